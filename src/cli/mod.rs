@@ -1,0 +1,2 @@
+//! Command line.
+pub fn main() -> i32 { 2 }

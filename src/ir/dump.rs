@@ -1,0 +1,1 @@
+//! `--dump-ir`: a readable, deterministic listing of an [`Ir`](super::Ir).

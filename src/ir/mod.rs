@@ -1,0 +1,981 @@
+//! The one typed intermediate representation that every front-end lowers to.
+//!
+//! Takes in: nothing but constructor calls from `lang::{cql6,legacy,yacpdb}`.
+//! Gives out: an [`Ir`] — a flat arena of [`Filter`] nodes addressed by [`FilterId`],
+//! plus the query [`Settings`] (the `cql(...)` header and CLI overrides) and the
+//! variable table. `ir::transform` expands transforms inside the arena before
+//! `eval` ever sees it, and `ir::dump` prints it (`--dump-ir`).
+//! Must never: look at a game, read source text, or print.
+//!
+//! # Matching model
+//! Every filter is evaluated at one position of a game (a node of the game tree).
+//! It either *does not match* there, or it matches and has a [`ValueType`]d value
+//! (a set of squares, a number, a position, a piece, a string) or no value at all.
+//! A set filter matches when its set is non-empty, unless noted; a numeric filter
+//! matches whenever it has a number. A query matches a game when the number of
+//! matching positions lies in `Settings::matchcount` (default at least one).
+//!
+//! Arena nodes are hash-consed: adding a node equal to an existing one returns the
+//! existing id, so copies made by transforms share every sub-tree they leave unchanged.
+
+pub mod dump;
+pub mod transform;
+
+use std::collections::HashMap;
+
+use shakmaty::{Bitboard, Color, Role};
+
+/// Index of a filter node in the [`Ir`] arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FilterId(pub u32);
+
+/// Index of a variable in [`Ir::vars`] (square, piece, number, string, position, set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// Byte range of the source text a node came from, for diagnostics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Span {
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span from byte offsets.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start: start as u32, end: end as u32 }
+    }
+}
+
+/// What kind of value a filter yields when it matches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    /// Only matches or not (`check`, `and`, universal iteration).
+    None,
+    /// A set of squares (`♖`, `a-h8`, `♖→♛`).
+    Set,
+    /// An integer (`#♙`, `ply`, `power ♕`).
+    Number,
+    /// A node of the game tree (`find check`, `parent`).
+    Position,
+    /// A piece identity (a piece variable).
+    Piece,
+    /// A string (`player white`, `"abc"`).
+    String,
+}
+
+/// A set of piece kinds a piece designator accepts: bit `color*6 + role-1` for the
+/// twelve coloured pieces, bit 12 for an empty square.
+///
+/// `A` is the six white bits, `[Aa]` all twelve, `_` / `□` bit 12 only, `?` all thirteen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PieceMask(pub u16);
+
+impl PieceMask {
+    /// The empty-square bit.
+    pub const EMPTY: PieceMask = PieceMask(1 << 12);
+    /// Every white piece (`A`, `△`).
+    pub const WHITE: PieceMask = PieceMask(0x3f);
+    /// Every black piece (`a`, `▲`).
+    pub const BLACK: PieceMask = PieceMask(0x3f << 6);
+    /// Every piece of either colour (`[Aa]`, `◭`).
+    pub const ANY_PIECE: PieceMask = PieceMask(0xfff);
+    /// Any piece or an empty square (legacy `?`).
+    pub const ANYTHING: PieceMask = PieceMask(0x1fff);
+
+    /// The bit of one coloured piece.
+    pub fn piece(color: Color, role: Role) -> PieceMask {
+        let c = if color.is_white() { 0 } else { 1 };
+        PieceMask(1 << (c * 6 + role as u16 - 1))
+    }
+    /// Union of two masks.
+    pub fn with(self, other: PieceMask) -> PieceMask {
+        PieceMask(self.0 | other.0)
+    }
+    /// Does this mask accept this coloured piece?
+    pub fn contains_piece(self, color: Color, role: Role) -> bool {
+        self.0 & PieceMask::piece(color, role).0 != 0
+    }
+    /// Does this mask accept an empty square?
+    pub fn contains_empty(self) -> bool {
+        self.0 & PieceMask::EMPTY.0 != 0
+    }
+    /// The same mask with white and black exchanged (`flipcolor`, `reversecolor`).
+    pub fn swap_colors(self) -> PieceMask {
+        let w = self.0 & 0x3f;
+        let b = (self.0 >> 6) & 0x3f;
+        PieceMask((self.0 & 0x1000) | (w << 6) | b)
+    }
+}
+
+/// Comparison operators (`<` `<=`/`≤` `==` `!=`/`≠` `>=`/`≥` `>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `<`
+    Lt,
+    /// `<=`, `≤`
+    Le,
+    /// `==`
+    Eq,
+    /// `!=`, `≠`
+    Ne,
+    /// `>=`, `≥`
+    Ge,
+    /// `>`
+    Gt,
+}
+
+impl CmpOp {
+    /// Apply the comparison to two ordered values.
+    pub fn holds<T: Ord>(self, a: T, b: T) -> bool {
+        match self {
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Ge => a >= b,
+            CmpOp::Gt => a > b,
+        }
+    }
+}
+
+/// Integer arithmetic operators. Division and remainder by zero do not match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArithOp {
+    /// `+` (also string concatenation when both sides are strings)
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/` (integer division, truncating)
+    Div,
+    /// `%`
+    Rem,
+}
+
+/// The eight board directions, as a bit mask, used by direction filters, `ray`, `pin`
+/// and `rotate45`.
+///
+/// Bits: 0 up (north), 1 down, 2 right (east), 3 left, 4 northeast, 5 northwest,
+/// 6 southeast, 7 southwest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Directions(pub u8);
+
+impl Directions {
+    /// `up`
+    pub const UP: Directions = Directions(1);
+    /// `down`
+    pub const DOWN: Directions = Directions(2);
+    /// `right`
+    pub const RIGHT: Directions = Directions(4);
+    /// `left`
+    pub const LEFT: Directions = Directions(8);
+    /// `northeast`
+    pub const NORTHEAST: Directions = Directions(16);
+    /// `northwest`
+    pub const NORTHWEST: Directions = Directions(32);
+    /// `southeast`
+    pub const SOUTHEAST: Directions = Directions(64);
+    /// `southwest`
+    pub const SOUTHWEST: Directions = Directions(128);
+    /// `vertical` = up and down
+    pub const VERTICAL: Directions = Directions(3);
+    /// `horizontal` = left and right
+    pub const HORIZONTAL: Directions = Directions(12);
+    /// `orthogonal` = vertical and horizontal (rook lines)
+    pub const ORTHOGONAL: Directions = Directions(15);
+    /// `diagonal` = the four diagonals (bishop lines)
+    pub const DIAGONAL: Directions = Directions(0xf0);
+    /// `anydirection` = all eight (queen lines)
+    pub const ANY: Directions = Directions(0xff);
+
+    /// (file delta, rank delta) of each bit, in bit order.
+    pub const DELTAS: [(i8, i8); 8] =
+        [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+}
+
+/// How `find` walks the game tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FindDirection {
+    /// `find F`: this position and its descendants (main line only unless `variations`).
+    Forward,
+    /// `find <-- F`: this position and its ancestors.
+    Backward,
+}
+
+/// Whether a move filter looks at a move actually played or at possible moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveSource {
+    /// The move played from this position to its (main-line, or each) child: `X――Y`, `move`.
+    Next,
+    /// The move that led into this position: `move previous`.
+    Previous,
+    /// Any legal move in this position: `legal`, `move legal`.
+    Legal,
+    /// Any pseudo-legal move (ignores checks): `pseudolegal`.
+    Pseudolegal,
+}
+
+/// Special kinds a move filter can require.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveKind {
+    /// Any move.
+    Any,
+    /// `o-o` — king-side castling.
+    CastleKingside,
+    /// `o-o-o` — queen-side castling.
+    CastleQueenside,
+    /// `castle` — either castling.
+    Castle,
+    /// `enpassant` — an en-passant capture.
+    EnPassant,
+    /// `null` / `--` in PGN — a null move.
+    Null,
+}
+
+/// Which part of the matching moves a move filter yields as its value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MoveValue {
+    /// The set of destination squares (the default for `X――Y` and `move to`).
+    To,
+    /// The set of origin squares (`move from`).
+    From,
+    /// The number of matching moves (`countmoves`).
+    Count,
+}
+
+/// A move filter: CQL 6.2 `X――Y`, `X×Y`, `――=♖`, `o-o`, and the 6.0 `move` filter.
+///
+/// A move matches when every given part holds. Captures: `capture` is the set the
+/// captured piece must stand on (for en passant: the captured pawn's square) —
+/// `X×Y` sets it to `Y`. `promote` is a mask of roles the move must promote to
+/// (colour is ignored, as in CQL 6.2). `then` is evaluated in the position after the
+/// move (`――(check)`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct MoveFilter {
+    /// Played, previous, legal or pseudo-legal moves.
+    pub source: MoveSource,
+    /// Set the moving piece must stand on; `None` = any.
+    pub from: Option<FilterId>,
+    /// Set of destination squares; `None` = any.
+    pub to: Option<FilterId>,
+    /// Set the captured piece must stand on; `None` = capture not required.
+    pub capture: Option<FilterId>,
+    /// Roles the move must promote to (bit per `Role as u8`); 0 = promotion not required.
+    pub promote: u8,
+    /// A special kind of move.
+    pub kind: MoveKind,
+    /// Filter that must match in the position after the move.
+    pub then: Option<FilterId>,
+    /// Only the main-line move (`primary`) / only variation moves (`secondary`) / either.
+    pub line: LineChoice,
+    /// What the filter yields.
+    pub value: MoveValue,
+}
+
+/// A choice among the moves from a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LineChoice {
+    /// Any child.
+    Any,
+    /// Only the first child (main continuation): `primary`.
+    Primary,
+    /// Only later children (variations): `secondary`.
+    Secondary,
+}
+
+/// A game header field.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HeaderField {
+    /// `[White]` or `[Black]` — the player of that colour (transforms swap it).
+    Player(Color),
+    /// `[WhiteElo]` / `[BlackElo]`.
+    Elo(Color),
+    /// `[Event]`
+    Event,
+    /// `[Site]`
+    Site,
+    /// `[Date]`
+    Date,
+    /// `[ECO]`
+    Eco,
+    /// `[Result]` as text.
+    ResultText,
+    /// Any tag by name (`tag "TimeControl"`).
+    Tag(String),
+}
+
+/// A game result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// `1-0`
+    WhiteWins,
+    /// `0-1`
+    BlackWins,
+    /// `1/2-1/2`
+    Draw,
+}
+
+/// Position-tree navigation values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TreeStep {
+    /// `parent` — the position before the last move.
+    Parent,
+    /// `initialposition` — the root of the game.
+    Initial,
+    /// `currentposition`, `∙`.
+    Current,
+    /// `lastposition` / the terminal position of the main line below this one.
+    Last,
+}
+
+/// Relations between two positions of the game tree (`≺ ≻ ≼ ≽`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TreeRelation {
+    /// `x ≺ y`: x is a proper ancestor of y.
+    Ancestor,
+    /// `x ≼ y`: x is y or an ancestor of it.
+    AncestorOrSelf,
+    /// `x ≻ y`: x is a proper descendant of y.
+    Descendant,
+    /// `x ≽ y`: x is y or a descendant of it.
+    DescendantOrSelf,
+}
+
+/// Built-in operations that take evaluated arguments and produce a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `abs(n)`
+    Abs,
+    /// `min(a b …)` — smallest; all must match.
+    Min,
+    /// `max(a b …)`
+    Max,
+    /// `sqrt(n)` — integer square root; negative does not match.
+    Sqrt,
+    /// `int(s)` — string to number; no match if not numeric.
+    Int,
+    /// `str(x)` — any value to its string form.
+    Str,
+    /// `lowercase(s)`
+    Lowercase,
+    /// `uppercase(s)`
+    Uppercase,
+    /// `ascii(s)` / `ascii(n)` — character code conversion.
+    Ascii,
+    /// `indexof(needle haystack)` — byte index or -1.
+    IndexOf,
+    /// `file s` — 1..8 of a single square.
+    File,
+    /// `rank s` — 1..8 of a single square.
+    Rank,
+    /// `makesquare(file rank)` / `makesquare "e4"`.
+    MakeSquare,
+    /// `type x` — 1 pawn … 6 king of the piece on a single square; 0 empty.
+    Type,
+    /// `typename x` — "pawn" … "king".
+    TypeName,
+    /// `piecename x` — "P", "n", …
+    PieceName,
+    /// `colortype x` — 1 white, -1 black, 0 empty.
+    ColorType,
+    /// `power X` — P1 N3 B3 R5 Q9 K0 summed over the set.
+    Power,
+    /// `light X` — the light squares of X.
+    Light,
+    /// `dark X` — the dark squares of X.
+    Dark,
+    /// `#s` on a string — its length.
+    Length,
+    /// `s[i]` / `s[i:j]` — substring.
+    Substring,
+    /// `pieceid x` — the identity number of a piece (or of the piece on a square).
+    PieceId,
+}
+
+/// Pawn-structure sets (CQL 6.2 `passedpawns` …): the pawns of both colours with
+/// that property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PawnStructure {
+    /// No enemy pawn ahead on its own or an adjacent file.
+    Passed,
+    /// Another pawn of its colour on the same file.
+    Doubled,
+    /// No pawn of its colour on an adjacent file.
+    Isolated,
+    /// A pawn of its colour on an adjacent file.
+    Connected,
+}
+
+/// Problemist mate and stalemate qualities (CQL 6.2 `puremate` …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FinaleQuality {
+    /// `puremate`
+    PureMate,
+    /// `modelmate`
+    ModelMate,
+    /// `idealmate`
+    IdealMate,
+    /// `purestalemate`
+    PureStalemate,
+    /// `modelstalemate`
+    ModelStalemate,
+    /// `idealstalemate`
+    IdealStalemate,
+}
+
+/// The board transforms of CQL 6 (`flip`, `shift`, …). They exist only until
+/// `ir::transform::expand` has replaced them by copies of their argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TransformKind {
+    /// `flip`, `✵`: the 8 symmetries of the square (dihedral group).
+    Flip,
+    /// `flipvertical`: mirror a-file ↔ h-file… no: mirror about the vertical axis (a↔h).
+    FlipVertical,
+    /// `fliphorizontal`: mirror about the horizontal axis (rank 1 ↔ rank 8).
+    FlipHorizontal,
+    /// `flipcolor`, `⬓`: identity and the colour-swapped, rank-mirrored copy.
+    FlipColor,
+    /// `reversecolor`: only the colour-swapped copy (no identity).
+    ReverseColor,
+    /// `rotate90`: the four rotations by multiples of 90°.
+    Rotate90,
+    /// `rotate45`: the eight rotations of directions by multiples of 45°.
+    Rotate45,
+    /// `shift`: all translations keeping named squares on the board.
+    Shift,
+    /// `shifthorizontal`: translations along ranks.
+    ShiftHorizontal,
+    /// `shiftvertical`: translations along files.
+    ShiftVertical,
+}
+
+/// One game-level analysis of the YACPDB query language: a predicate name and its
+/// arguments as given (`*` = wildcard), validated by the front-end.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct YacpdbPredicate {
+    /// Predicate name as in YACPDB (`ClosedWalk`, `PW`, `Author`, …).
+    pub name: String,
+    /// Arguments, `None` for the wildcard `*`.
+    pub args: Vec<Option<String>>,
+}
+
+/// Parameters of a `line` sequence filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LineParams {
+    /// `<--` instead of `-->`.
+    pub backward: bool,
+    /// `firstmatch`
+    pub first_match: bool,
+    /// `lastposition` — the value is the last matched position.
+    pub last_position: bool,
+    /// `singlecolor` — only positions with the same side to move.
+    pub single_color: bool,
+    /// `nestban`
+    pub nest_ban: bool,
+    /// `primary` — follow main continuations only.
+    pub primary: bool,
+    /// `secondary`
+    pub secondary: bool,
+    /// `quiet` — no comments.
+    pub quiet: bool,
+}
+
+/// One typed filter node. Each variant says what it means in chess terms and how it
+/// is spelled in the front-ends (CQL 6 / legacy / YACPDB).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Filter {
+    // ----- constants -------------------------------------------------------
+    /// Always matches, no value. CQL 6: `true`, an empty `{}`.
+    True,
+    /// Never matches. CQL 6: `false`; legacy `[ ]`.
+    False,
+    /// An integer constant. CQL 6: `3`, `white` (1), `black` (-1).
+    Number(i64),
+    /// A string constant. CQL 6: `"Kasparov"`.
+    Str(String),
+    /// A fixed set of squares. CQL 6: `a1`, `a-h1-8`, `[a1,h8]`, `.` (all squares).
+    Squares(Bitboard),
+
+    // ----- pieces and sets ---------------------------------------------------
+    /// The squares of `squares` whose content is accepted by `mask`.
+    /// CQL 6: `♖`, `R`, `[RQ]a-h7`, `_d4`, `◭`, `□`; legacy `R?2`, `[RQ][a1-8]`.
+    Pieces {
+        /// Accepted piece kinds (and empty squares).
+        mask: PieceMask,
+        /// Squares looked at.
+        squares: Bitboard,
+    },
+    /// Union of set filters. CQL 6: `A | B`, `∪`, `[...]` of sets.
+    Union(Vec<FilterId>),
+    /// Intersection of set filters. CQL 6: `A & B`, `∩`.
+    Intersection(Vec<FilterId>),
+    /// All squares not in the set. CQL 6: `~A`.
+    Complement(FilterId),
+    /// Subset test `A in B` (true when A is empty). Matches without a value.
+    In(FilterId, FilterId),
+    /// Number of squares of a set (`#A`), or length of a string; always matches.
+    Count(FilterId),
+    /// Squares reachable from the argument's squares in `dirs`, at a distance in
+    /// `min..=max` (blocking pieces are ignored). CQL 6: `up 1 ♔`, `diagonal 2 7 X`.
+    Direction {
+        /// The directions.
+        dirs: Directions,
+        /// Smallest distance.
+        min: u8,
+        /// Largest distance.
+        max: u8,
+        /// The origin set.
+        arg: FilterId,
+    },
+    /// `A → B`: the squares of A holding a piece that attacks some square of B.
+    /// `attacks` in ASCII; `B ← A` is `Attacks { attackers: A, targets: B, value_is_targets: true }`.
+    Attacks {
+        /// The attacking pieces.
+        attackers: FilterId,
+        /// The attacked squares.
+        targets: FilterId,
+        /// `←` / `attackedby`: the value is the attacked squares, not the attackers.
+        value_is_targets: bool,
+    },
+    /// Squares strictly between two squares on a line, over all pairs that are
+    /// aligned. CQL 6: `between(a b)`.
+    Between(FilterId, FilterId),
+    /// `ray dirs (A B C …)`: a straight line in `dirs` from a square of A through a
+    /// square of B … with only empty squares between consecutive ones. Value: the
+    /// squares of the last argument reached.
+    Ray {
+        /// Allowed directions.
+        dirs: Directions,
+        /// The sets along the line, in order.
+        sets: Vec<FilterId>,
+        /// `xray`: the first link is an attack, later links may jump pieces of
+        /// the attacker's line.
+        xray: bool,
+    },
+    /// `pin [from A] [through B] [to C]`: the set of pinned pieces — pieces of B
+    /// standing between a line piece of A of the other colour and a piece of C of their own
+    /// colour, nothing else between. Defaults: A all sliders, B any piece, C the kings.
+    Pin {
+        /// Pinning pieces.
+        from: Option<FilterId>,
+        /// Pinned pieces.
+        through: Option<FilterId>,
+        /// Pieces shielded (default: kings).
+        to: Option<FilterId>,
+    },
+    /// Pawn structure sets (`passedpawns` …), restricted to the argument if given.
+    PawnStructure(PawnStructure),
+
+    // ----- numbers, strings, comparisons ------------------------------------
+    /// A chain of comparisons `a < b <= c`: matches when each link holds. Sets
+    /// compared with numbers are counted; strings compare as strings; positions by
+    /// their id. Value: the value of the first operand.
+    Compare {
+        /// The first operand.
+        first: FilterId,
+        /// The following `(op, operand)` links.
+        rest: Vec<(CmpOp, FilterId)>,
+    },
+    /// Integer arithmetic (or string `+`). No match if an operand does not match.
+    Arith(ArithOp, FilterId, FilterId),
+    /// Unary minus.
+    Neg(FilterId),
+    /// A built-in function of evaluated arguments (`abs`, `min`, `str`, `power`, …).
+    Call(Builtin, Vec<FilterId>),
+    /// Does the string match the regular expression? Value: the matched text; sets
+    /// the capture groups `\1`… for later `RegexGroup`. CQL 6: `s ~~ "re"`.
+    RegexMatch {
+        /// The string to search.
+        subject: FilterId,
+        /// The pattern source (compiled once per query by `eval`).
+        pattern: String,
+    },
+    /// `\N` — group N of the last successful `~~` match.
+    RegexGroup(u8),
+    /// Substring test `a` contains `b` (CQL 6 implicit search: `event "ch"`).
+    Contains {
+        /// The haystack.
+        haystack: FilterId,
+        /// The needle.
+        needle: FilterId,
+        /// Compare ignoring ASCII case (legacy `:player`).
+        ignore_case: bool,
+    },
+
+    // ----- logic -------------------------------------------------------------
+    /// All must match. Value: that of the last one. CQL 6: juxtaposition, `and`, `{ }`.
+    And(Vec<FilterId>),
+    /// Some must match (evaluated left to right, first matching one's value).
+    Or(Vec<FilterId>),
+    /// Matches when the argument does not. CQL 6: `not F`.
+    Not(FilterId),
+    /// `if C then A [else B]`: value of the branch taken. Without `else`, no match
+    /// when C fails.
+    If {
+        /// Condition.
+        cond: FilterId,
+        /// Taken when the condition matches.
+        then: FilterId,
+        /// Taken otherwise.
+        otherwise: Option<FilterId>,
+    },
+    /// Number of matching filters of the list (transform copies with a range:
+    /// `rotate90 count find Ra1`). Always matches.
+    CountMatching(Vec<FilterId>),
+
+    // ----- position state ----------------------------------------------------
+    /// Side to move is in check. CQL 6 `check`; legacy `:check`.
+    Check,
+    /// Side to move is checkmated. `mate`.
+    Mate,
+    /// Side to move is stalemated. `stalemate`.
+    Stalemate,
+    /// It is this colour's turn. `wtm` / `btm`.
+    ToMove(Color),
+    /// Numeric side to move: 1 white, -1 black. `sidetomove`.
+    SideToMove,
+    /// The root position of the game. `initial`.
+    Initial,
+    /// A position with no continuation (in the lines being searched). `terminal`.
+    Terminal,
+    /// Plies from the root (0 at the root). `ply`.
+    Ply,
+    /// Full move number of the next move (PGN numbering, FEN-aware). `movenumber`.
+    MoveNumber,
+    /// On the main line. `mainline`.
+    Mainline,
+    /// Inside a variation. `variation`.
+    Variation,
+    /// A problemist mate/stalemate quality.
+    Finale(FinaleQuality),
+    /// A move filter (played, previous, legal, pseudo-legal moves).
+    Move(Box<MoveFilter>),
+    /// Does the position have a comment? `hascomment`.
+    HasComment,
+    /// The original PGN comment after the move into this position. `originalcomment`.
+    OriginalComment,
+
+    // ----- header ------------------------------------------------------------
+    /// A header field as a string (numeric for Elo). CQL 6: `player white`, `event`.
+    Header(HeaderField),
+    /// The game ends with this result. CQL 6 `result 1-0`; legacy `:result`.
+    Result(GameResult),
+    /// Year of the `[Date]` tag; no match when unknown. `year`.
+    Year,
+    /// The ordinal of the game in the input, from 1. `gamenumber`.
+    GameNumber,
+
+    // ----- game tree ---------------------------------------------------------
+    /// `find [<--] [all] [N M] F`: search this position and its descendants (or
+    /// ancestors). Without a range or `all`: matches when some position matches, value
+    /// the first one found. With `all` or a range: value the number of matching positions,
+    /// matching when it lies in the range (default 1..).
+    Find {
+        /// Forward (descendants) or backward (ancestors).
+        direction: FindDirection,
+        /// Count the matches instead of stopping at the first.
+        all: bool,
+        /// Bounds on the count (`find 3 5 F`).
+        range: Option<(i64, i64)>,
+        /// The filter looked for.
+        body: FilterId,
+    },
+    /// Evaluate `body` at the position given by `at` (CQL 6: `X:f`, `parent:check`).
+    AtPosition {
+        /// A position-valued filter.
+        at: FilterId,
+        /// Filter evaluated there.
+        body: FilterId,
+    },
+    /// A position relative to the current one.
+    Tree(TreeStep),
+    /// `child(n)`: the n-th continuation (0 = main); `child` = 0.
+    Child(FilterId),
+    /// Ancestry test between two positions.
+    TreeRelation(TreeRelation, FilterId, FilterId),
+    /// `lca(x y)` — nearest common ancestor.
+    Lca(FilterId, FilterId),
+    /// `distance(x y)` — plies between two positions through their common ancestor.
+    Distance(FilterId, FilterId),
+    /// `depth` — number of variation levels at this position (0 on the main line).
+    Depth,
+    /// `positionid` — a number identifying this node in the game tree.
+    PositionId,
+    /// `line --> A --> B* …`: positions matching the constituents one after another.
+    /// Value: the number of positions matched (or the last position, with
+    /// `lastposition`).
+    Line {
+        /// Direction and options.
+        params: LineParams,
+        /// The constituents (made of `Seq*` nodes and plain filters).
+        body: FilterId,
+    },
+    /// A sequence constituent list (for `line`, `path`, legacy `:sequence`).
+    SeqConcat(Vec<FilterId>),
+    /// A repeated constituent `F{min,max}` (`*` = 0..∞, `+` = 1..∞, `?` = 0..1).
+    SeqRepeat {
+        /// The repeated constituent.
+        body: FilterId,
+        /// Minimum repetitions.
+        min: u32,
+        /// Maximum repetitions (`u32::MAX` = unbounded).
+        max: u32,
+    },
+    /// Alternatives inside a sequence (`(A | B)` in `path`).
+    SeqAlt(Vec<FilterId>),
+    /// `echo (s t) [in all] body`: for each position t (of the game, or the
+    /// descendants of s), with s the current one; matches if body matches for some t.
+    Echo {
+        /// Variable bound to the source position.
+        source: VarId,
+        /// Variable bound to each target position.
+        target: VarId,
+        /// Search every position, not only descendants.
+        in_all: bool,
+        /// Filter evaluated per pair.
+        body: FilterId,
+    },
+    /// `consecutivemoves(x y)` — the length of the longest run of identical moves
+    /// ending at x and y.
+    ConsecutiveMoves(FilterId, FilterId),
+
+    // ----- variables and iteration -------------------------------------------
+    /// The value of a variable; no match when unbound.
+    Var(VarId),
+    /// `x = v`, `x += v` …: assign and match (value: the new value).
+    Assign {
+        /// The variable.
+        var: VarId,
+        /// `None` for plain `=`, else the compound operator.
+        op: Option<ArithOp>,
+        /// The assigned value.
+        value: FilterId,
+    },
+    /// `isbound x` / `isunbound x`.
+    IsBound(VarId),
+    /// `unbind x`.
+    Unbind(VarId),
+    /// `x∊Z F` / `∀x∊Z F` / `square [all] x in Z F`: bind a square variable to each
+    /// square of Z. Existential form's value: the set of squares for which F matched.
+    /// Universal form: no value; vacuously true over an empty Z.
+    SquareIter {
+        /// The square variable.
+        var: VarId,
+        /// The domain set.
+        domain: FilterId,
+        /// The body.
+        body: FilterId,
+        /// `∀` / `[forall]` / `all`.
+        forall: bool,
+    },
+    /// `◭y∊Z F` / `∀◭y∊Z F` / `piece [all] y in Z F`: bind a piece variable to the
+    /// identity of each piece on a square of Z. Existential value: the squares of Z
+    /// whose piece made F match.
+    PieceIter {
+        /// The piece variable.
+        var: VarId,
+        /// The domain set (its squares in the current position).
+        domain: FilterId,
+        /// The body.
+        body: FilterId,
+        /// Universal form.
+        forall: bool,
+    },
+    /// Bind a piece variable to every identity that at some position of the game is
+    /// a piece of `mask` (legacy `:forany NAME designator` tags); matches when the body
+    /// matches for some identity. Evaluated at the root; tags bound together never share
+    /// an identity.
+    IdentityIter {
+        /// The tag variable.
+        var: VarId,
+        /// Piece kinds the identity must have at some point.
+        mask: PieceMask,
+        /// The body.
+        body: FilterId,
+    },
+    /// `while (C) body`, `loop body`: repeat while C matches (loop: while body matches).
+    While {
+        /// Condition; `None` for `loop`.
+        cond: Option<FilterId>,
+        /// The repeated filter.
+        body: FilterId,
+    },
+
+    // ----- output ------------------------------------------------------------
+    /// `comment(a b …)`, `///`: attach text to this position in the output (kept only
+    /// if the enclosing filters match). Always matches.
+    Comment(Vec<FilterId>),
+    /// `message(a b …)`: print a line on stderr. Always matches.
+    Message(Vec<FilterId>),
+    /// `sort [min] ["doc"] value`: match like `value`, and rank games by it.
+    Sort {
+        /// Documentation shown in the output.
+        doc: String,
+        /// Ascending (`sort min`) instead of descending.
+        min: bool,
+        /// The numeric filter.
+        value: FilterId,
+    },
+    /// `settag("Name" value)`.
+    SetTag(FilterId, FilterId),
+    /// `removecomment`.
+    RemoveComment,
+
+    // ----- game-level analyses -----------------------------------------------
+    /// The count of a YACPDB predicate over the whole solution tree of the game
+    /// (`ClosedWalk(wR, 4, *)`); computed once per game, numeric, always matches.
+    Yacpdb(YacpdbPredicate),
+
+    // ----- compile-time only -------------------------------------------------
+    /// A transform of its argument; replaced by `ir::transform::expand`.
+    /// `range`: count the matching copies and require the count in range
+    /// (`rotate90 4 find Ra1`). `count`: the value is that count (`rotate90 count F`).
+    Transform {
+        /// Which transform.
+        kind: TransformKind,
+        /// Count copies and compare to this range.
+        range: Option<(i64, i64)>,
+        /// Yield the number of matching copies.
+        count: bool,
+        /// The transformed filter.
+        body: FilterId,
+    },
+}
+
+/// What a variable holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VarKind {
+    /// A square (bound by square iteration) — a one-square set.
+    Square,
+    /// A piece identity.
+    Piece,
+    /// A number, set, string or position (typed by its first assignment).
+    Value,
+    /// A position variable (`echo`).
+    Position,
+}
+
+/// A variable of the query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VarInfo {
+    /// The name the user wrote.
+    pub name: String,
+    /// What it holds.
+    pub kind: VarKind,
+    /// `persistent`: summed over all games and printed at the end.
+    pub persistent: bool,
+}
+
+/// Query options from the `cql(...)` header, legacy match-list keywords and the CLI.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settings {
+    /// Input files named by the script (`cql(input f)`); the CLI overrides.
+    pub input: Vec<String>,
+    /// Output file (`cql(output f)`).
+    pub output: Option<String>,
+    /// Search variations too (`cql(variations)`, `--variations`).
+    pub variations: bool,
+    /// Number of matching positions a game needs (inclusive).
+    pub matchcount: (u64, u64),
+    /// Text written at matching positions instead of `CQL` (`matchstring`).
+    pub matchstring: Option<String>,
+    /// Only games whose number is in this range (`gamenumber N M`).
+    pub gamenumber: Option<(u64, u64)>,
+    /// `silent`: no `{CQL}` comments.
+    pub silent: bool,
+    /// `quiet`: no user comments.
+    pub quiet: bool,
+    /// `result R` in the header: restrict to games with this result.
+    pub result: Option<GameResult>,
+    /// Evaluate the body once per game at the root (YACPDB queries, legacy match
+    /// lists) instead of at every position.
+    pub per_game: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            input: Vec::new(),
+            output: None,
+            variations: false,
+            matchcount: (1, u64::MAX),
+            matchstring: None,
+            gamenumber: None,
+            silent: false,
+            quiet: false,
+            result: None,
+            per_game: false,
+        }
+    }
+}
+
+/// A whole query in IR form: the arena, its variables, the root filter and settings.
+#[derive(Clone, Debug, Default)]
+pub struct Ir {
+    nodes: Vec<Filter>,
+    spans: Vec<Span>,
+    dedup: HashMap<Filter, FilterId>,
+    /// Variables, indexed by [`VarId`].
+    pub vars: Vec<VarInfo>,
+    /// The filter evaluated at each position (or once per game).
+    pub root: Option<FilterId>,
+    /// Header options.
+    pub settings: Settings,
+}
+
+impl Ir {
+    /// An empty query.
+    pub fn new() -> Ir {
+        Ir::default()
+    }
+
+    /// Add a node (or find the equal one already there) and return its id.
+    pub fn add(&mut self, filter: Filter, span: Span) -> FilterId {
+        if let Some(&id) = self.dedup.get(&filter) {
+            return id;
+        }
+        let id = FilterId(self.nodes.len() as u32);
+        self.nodes.push(filter.clone());
+        self.spans.push(span);
+        self.dedup.insert(filter, id);
+        id
+    }
+
+    /// The node behind an id.
+    pub fn get(&self, id: FilterId) -> &Filter {
+        &self.nodes[id.0 as usize]
+    }
+
+    /// Source span of a node.
+    pub fn span(&self, id: FilterId) -> Span {
+        self.spans[id.0 as usize]
+    }
+
+    /// Number of nodes in the arena.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Is the arena empty?
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Declare a variable, or return the existing one of that name.
+    pub fn var(&mut self, name: &str, kind: VarKind) -> VarId {
+        if let Some(i) = self.vars.iter().position(|v| v.name == name) {
+            return VarId(i as u32);
+        }
+        self.vars.push(VarInfo { name: name.to_string(), kind, persistent: false });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    /// Look a variable up by name.
+    pub fn find_var(&self, name: &str) -> Option<VarId> {
+        self.vars.iter().position(|v| v.name == name).map(|i| VarId(i as u32))
+    }
+}

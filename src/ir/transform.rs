@@ -1,0 +1,1 @@
+//! Compile-time expansion of CQL transforms (`flip`, `shift`, `rotate90`, …).

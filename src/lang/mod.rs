@@ -1,0 +1,198 @@
+//! The three query front-ends and their shared diagnostics.
+//!
+//! Takes in: query source text (a `.cql` script, a legacy `(match …)` script, a YACPDB
+//! query). Gives out: an [`crate::ir::Ir`] or a list of [`Diagnostic`]s.
+//! Must never: look at a game or evaluate anything.
+
+pub mod cql6;
+pub mod legacy;
+pub mod yacpdb;
+
+use crate::ir::{Ir, Span};
+
+/// Which query language a source text is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// CQL 6.x, Unicode or ASCII.
+    Cql6,
+    /// The S-expression language of CQL 1–3 and CQL-S: `(match …)`.
+    Legacy,
+    /// The YACPDB query language: `ClosedWalk(wR, 4, *) AND NOT Twins > 1`.
+    Yacpdb,
+}
+
+impl Syntax {
+    /// Guess the syntax of a script: legacy when the first item after comments is
+    /// `(match`, CQL 6 otherwise.
+    pub fn detect(source: &str) -> Syntax {
+        let mut rest = source.trim_start_matches('\u{feff}');
+        loop {
+            rest = rest.trim_start();
+            if rest.starts_with(';') || rest.starts_with("//") {
+                rest = rest.find('\n').map_or("", |i| &rest[i..]);
+            } else if let Some(r) = rest.strip_prefix("/*") {
+                rest = r.find("*/").map_or("", |i| &r[i + 2..]);
+            } else {
+                break;
+            }
+        }
+        if let Some(r) = rest.strip_prefix('(') {
+            if r.trim_start().starts_with("match") {
+                return Syntax::Legacy;
+            }
+        }
+        Syntax::Cql6
+    }
+}
+
+/// One problem found in a query: a message, where, and a hint for fixing it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What is wrong: lowercase, no full stop, quoting the user's text in backticks.
+    pub message: String,
+    /// The offending source text.
+    pub span: Span,
+    /// How to fix it, if we can tell.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic without a hint.
+    pub fn new(message: impl Into<String>, span: Span) -> Diagnostic {
+        Diagnostic { message: message.into(), span, hint: None }
+    }
+    /// Add a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// The error of the `lang` layer: every diagnostic found in one source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// The diagnostics, in source order (at most 20).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Error {
+    /// Render every diagnostic as `file:line:column: error: message`, the source line,
+    /// a caret line under the offending text, and the hint.
+    pub fn render(&self, file: &str, source: &str) -> String {
+        let mut out = String::new();
+        for d in &self.diagnostics {
+            out.push_str(&render_one(d, file, source));
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for d in &self.diagnostics {
+            writeln!(f, "{} (bytes {}..{})", d.message, d.span.start, d.span.end)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = &source[..floor_char_boundary(source, offset)];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let col = before[line_start..].chars().count() + 1;
+    (line, col)
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn render_one(d: &Diagnostic, file: &str, source: &str) -> String {
+    let start = floor_char_boundary(source, (d.span.start as usize).min(source.len()));
+    let end = floor_char_boundary(source, (d.span.end as usize).min(source.len())).max(start);
+    let (line, col) = line_col(source, start);
+    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
+    let text = source[line_start..line_end].trim_end_matches('\r');
+    let width = source[start..end.min(line_end)].chars().count().max(1);
+    let gutter = line.to_string().len();
+    let mut out = format!("{file}:{line}:{col}: error: {}\n", d.message);
+    out.push_str(&format!("{:gutter$} |\n", ""));
+    out.push_str(&format!("{line} | {text}\n"));
+    out.push_str(&format!("{:gutter$} | {}{}\n", "", " ".repeat(col - 1), "^".repeat(width)));
+    if let Some(h) = &d.hint {
+        out.push_str(&format!("{:gutter$} = hint: {h}\n", ""));
+    }
+    out
+}
+
+/// Parse a query in the given syntax into IR.
+pub fn parse(source: &str, syntax: Syntax) -> Result<Ir, Error> {
+    match syntax {
+        Syntax::Cql6 => cql6::parse(source),
+        Syntax::Legacy => legacy::parse(source),
+        Syntax::Yacpdb => yacpdb::parse(source),
+    }
+}
+
+/// The nearest of `candidates` to `word` by edit distance, if it is close enough to be
+/// a likely typo (used for "did you mean" hints).
+pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let mut best: Option<(usize, &str)> = None;
+    for &c in candidates {
+        let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+        if best.map_or(true, |(bd, _)| d < bd) {
+            best = Some((d, c));
+        }
+    }
+    best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut cur = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            cur[j] = (prev[j] + 1).min(cur[j - 1] + 1).min(prev[j - 1] + cost);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detect_legacy_after_comments() {
+        assert_eq!(Syntax::detect("; old script\n(match (position))"), Syntax::Legacy);
+        assert_eq!(Syntax::detect("cql() mate"), Syntax::Cql6);
+    }
+
+    #[test]
+    fn render_has_caret_under_offending_text() {
+        let e = Error { diagnostics: vec![Diagnostic::new("unknown filter `mtae`", Span::new(6, 10)).with_hint("did you mean `mate`?")] };
+        let r = e.render("q.cql", "cql() mtae");
+        assert!(r.starts_with("q.cql:1:7: error: unknown filter `mtae`"), "{r}");
+        assert!(r.contains("  |       ^^^^"), "{r}");
+        assert!(r.contains("hint: did you mean `mate`?"));
+    }
+
+    #[test]
+    fn nearest_keyword() {
+        assert_eq!(nearest("mtae", &["mate", "stalemate", "check"]), Some("mate"));
+        assert_eq!(nearest("zzzzzz", &["mate"]), None);
+    }
+}

@@ -1,0 +1,212 @@
+//! The game model: one PGN game as a tree of positions, with tags, comments, NAGs and
+//! variations, replayed with shakmaty.
+//!
+//! Takes in: the raw bytes of one game (cut out by `input`).
+//! Gives out: a [`Game`] — tags and a flat vector of [`Node`]s (node 0 is the start
+//! position; each node's first child is the main continuation, later children are
+//! variations) — or a [`GameError`] saying where the game is broken.
+//! Must never: panic on bad input, print, or look at a query.
+
+mod parse;
+
+
+
+use shakmaty::{Bitboard, Chess, Color, Move, Role, Square};
+
+/// Index of a node (a position) in [`Game::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+impl NodeId {
+    /// The start position of every game.
+    pub const ROOT: NodeId = NodeId(0);
+    /// As a vector index.
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Identity of a piece: which unit of the start position (or FEN set-up) it is.
+/// Kept through moves, castling, en passant and promotion; 0 means "no piece".
+pub type PieceId = u8;
+
+/// For each square, the identity of the piece standing there (0 = empty).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PieceIds(pub [PieceId; 64]);
+
+impl Default for PieceIds {
+    fn default() -> Self {
+        PieceIds([0; 64])
+    }
+}
+
+impl PieceIds {
+    /// The identity on a square (0 if empty).
+    pub fn at(&self, sq: Square) -> PieceId {
+        self.0[sq as usize]
+    }
+    /// The square a given identity stands on, if it is still on the board.
+    pub fn square_of(&self, id: PieceId) -> Option<Square> {
+        if id == 0 {
+            return None;
+        }
+        self.0.iter().position(|&x| x == id).map(|i| Square::new(i as u32))
+    }
+}
+
+/// The move that leads into a node.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Played {
+    /// A real move.
+    Move(Move),
+    /// A null move (`--`, `Z0`): only the side to move changes.
+    Null,
+}
+
+/// One position of the game tree and the move that led to it.
+#[derive(Clone, Debug)]
+pub struct Node {
+    /// The position before the move into this one (`None` at the root).
+    pub parent: Option<NodeId>,
+    /// Continuations: the first is the main one, later ones are variations.
+    pub children: Vec<NodeId>,
+    /// The move that led here (`None` at the root).
+    pub played: Option<Played>,
+    /// The move as written in the PGN (SAN with its suffix), empty at the root.
+    pub san: String,
+    /// Comments written after the move into this node (at the root: before the first move).
+    pub comments: Vec<String>,
+    /// Numeric annotation glyphs after the move (`$1` = 1).
+    pub nags: Vec<u8>,
+    /// The position.
+    pub pos: Chess,
+    /// Piece identities of this position.
+    pub ids: PieceIds,
+    /// Plies from the root.
+    pub ply: u32,
+    /// Variation depth: 0 on the main line, +1 for each variation entered.
+    pub depth: u32,
+}
+
+impl Node {
+    /// Is this node on the main line?
+    pub fn is_mainline(&self) -> bool {
+        self.depth == 0
+    }
+}
+
+/// A PGN tag (header) pair. The value keeps the input's bytes (unescaped `\"`); use
+/// [`Tag::text`] for a lossy UTF-8 view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tag {
+    /// Tag name, e.g. `White`.
+    pub name: String,
+    /// Raw value bytes.
+    pub value: Vec<u8>,
+}
+
+impl Tag {
+    /// The value as text (invalid UTF-8 replaced).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.value)
+    }
+}
+
+/// One game: its number, tags and position tree.
+#[derive(Clone, Debug, Default)]
+pub struct Game {
+    /// Ordinal of the game across all inputs, from 1.
+    pub number: u64,
+    /// Tags in input order.
+    pub tags: Vec<Tag>,
+    /// Nodes; `nodes[0]` is the start position. Empty until replayed.
+    pub nodes: Vec<Node>,
+    /// The game-termination marker (`1-0`, `0-1`, `1/2-1/2`, `*`), if any.
+    pub termination: Option<String>,
+    /// Line in the input file where the game starts (1-based), for messages.
+    pub line: u64,
+}
+
+impl Game {
+    /// The value of a tag by name (case-sensitive, first occurrence).
+    pub fn tag(&self, name: &str) -> Option<&Tag> {
+        self.tags.iter().find(|t| t.name == name)
+    }
+    /// The node behind an id.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.index()]
+    }
+    /// The main line, from the root to the last main-line position.
+    pub fn mainline(&self) -> impl Iterator<Item = NodeId> + '_ {
+        let mut next = if self.nodes.is_empty() { None } else { Some(NodeId::ROOT) };
+        std::iter::from_fn(move || {
+            let cur = next?;
+            next = self.nodes[cur.index()].children.first().copied();
+            Some(cur)
+        })
+    }
+}
+
+/// Why a game could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameErrorKind {
+    /// A move that is not legal (or not readable) in its position.
+    IllegalMove {
+        /// The move text.
+        san: String,
+        /// Ply at which it occurs.
+        ply: u32,
+    },
+    /// A `[FEN]` tag that is not a valid position.
+    BadFen(String),
+    /// A tag section that does not close.
+    UnterminatedTag,
+    /// A comment that does not close.
+    UnterminatedComment,
+    /// Anything else the PGN reader refused.
+    Syntax(String),
+}
+
+/// A game that could not be read, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameError {
+    /// What is wrong.
+    pub kind: GameErrorKind,
+    /// Line in the input (1-based) near the problem.
+    pub line: u64,
+}
+
+impl std::fmt::Display for GameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            GameErrorKind::IllegalMove { san, ply } => {
+                write!(f, "line {}: illegal move `{}` at ply {}", self.line, san, ply)
+            }
+            GameErrorKind::BadFen(fen) => write!(f, "line {}: invalid FEN `{}`", self.line, fen),
+            GameErrorKind::UnterminatedTag => write!(f, "line {}: unterminated tag", self.line),
+            GameErrorKind::UnterminatedComment => {
+                write!(f, "line {}: unterminated comment", self.line)
+            }
+            GameErrorKind::Syntax(s) => write!(f, "line {}: {}", self.line, s),
+        }
+    }
+}
+
+impl std::error::Error for GameError {}
+
+/// Piece values used by `power` (king 0).
+pub fn role_power(role: Role) -> i64 {
+    match role {
+        Role::Pawn => 1,
+        Role::Knight | Role::Bishop => 3,
+        Role::Rook => 5,
+        Role::Queen => 9,
+        Role::King => 0,
+    }
+}
+
+/// Squares of one colour's pieces in a position.
+pub fn color_bb(pos: &Chess, color: Color) -> Bitboard {
+    use shakmaty::Position;
+    pos.board().by_color(color)
+}

@@ -1,0 +1,1 @@
+//! Reading one game's bytes into a [`super::Game`].
