@@ -604,7 +604,13 @@ impl Lowerer {
             return err(format!("`{kw}` belongs in a {other_place}, not in a {place}"), span);
         }
         let d = err(format!("unknown {place} keyword `{kw}`"), span);
-        match nearest(kw, known) {
+        let anagram = |a: &str| {
+            let mut v: Vec<char> = a.chars().collect();
+            v.sort_unstable();
+            v
+        };
+        let swapped = known.iter().copied().find(|k| k.len() == kw.len() && anagram(k) == anagram(kw));
+        match nearest(kw, known).or(swapped) {
             Some(n) => d.with_hint(format!("did you mean `{n}`?")),
             None => d.with_hint(format!("see docs/legacy.md for the keywords of a {place}")),
         }
@@ -655,7 +661,7 @@ impl Lowerer {
     }
 
     fn move_filter(&mut self, st: &ListState, span: Span) -> FilterId {
-        let mut combine = |me: &mut Lowerer, sets: &[FilterId]| match sets.len() {
+        let combine = |me: &mut Lowerer, sets: &[FilterId]| match sets.len() {
             0 => None,
             1 => Some(sets[0]),
             _ => Some(me.add(Filter::Intersection(sets.to_vec()), span)),
@@ -978,7 +984,7 @@ impl Lowerer {
             Some(t) if !starts_range(t) => Some(c.designator(kw)?),
             _ => None,
         };
-        let mut power = |me: &mut Lowerer, d: &Designator, s: Span, part: PieceMask| -> Result<FilterId, Diagnostic> {
+        let power = |me: &mut Lowerer, d: &Designator, s: Span, part: PieceMask| -> Result<FilterId, Diagnostic> {
             let mask = match d.kinds {
                 PieceKinds::Mask(m) => PieceMask(m.0 & part.0),
                 PieceKinds::Tag(_) => {

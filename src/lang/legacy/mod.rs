@@ -44,7 +44,7 @@ fn looks_like_cql6(source: &str) -> Option<Diagnostic> {
                 );
             }
         }
-        if !trimmed.is_empty() {
+        if !trimmed.is_empty() && !trimmed.starts_with("//") {
             return None;
         }
         offset += line.len();
