@@ -555,3 +555,29 @@ fn every_suite_script_parses() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
     assert!(parsed > 0);
 }
+
+mod fuzz {
+    use super::parse;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "(", ")", "(match", "(position", ":forany", "t", "$t", "$t[a1]", ":tagmatch", ":piececount", ":attackcount",
+        ":powerdifference", ":sequence", ":gappedsequence", ":and", ":or", ":not", "!:check", ":flipcolor", ":shift",
+        ":matchcount", ":movefrom", ":moveto", ":promote", ":ray", ":pawncount", "consecutive(2)", "R", "[RQ][a1-8]",
+        "?d4", ".", "U", "[ ]", "2", "-3", "unlimited", ">=1", "*", ";", "\n", "\"x\"", "[", "]", "é", ":year",
+        ":result", "1/2", ":player", ":variations", ":nomatch",
+    ];
+
+    proptest! {
+        #[test]
+        fn random_token_soup_never_panics(picks in proptest::collection::vec(0usize..PIECES.len(), 0..40)) {
+            let src: Vec<&str> = picks.iter().map(|&i| PIECES[i]).collect();
+            let _ = parse(&src.join(" "));
+        }
+
+        #[test]
+        fn random_text_never_panics(src in ".{0,80}") {
+            let _ = parse(&src);
+        }
+    }
+}
