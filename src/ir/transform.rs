@@ -1,1 +1,778 @@
-//! Compile-time expansion of CQL transforms (`flip`, `shift`, `rotate90`, …).
+//! Compile-time expansion of CQL transforms (`flip`, `shift`, `rotate90`, `flipcolor`, …).
+//!
+//! Takes in: an [`Ir`] whose tree (from `ir.root`) may contain [`Filter::Transform`] nodes.
+//! Gives out: the same arena with every reachable transform replaced by the copies of its
+//! body mapped through each board transformation of its group (an `Or`, a `Union` for a
+//! set-valued body, or a `CountMatching` for `count` / ranged forms), and `ir.root`
+//! pointing at the rebuilt tree. Unchanged sub-trees keep their ids, because the arena is
+//! hash-consed: a copy equal to the original *is* the original (`flip {check}` adds no node).
+//! Must never: evaluate anything, look at a game, panic on a strange tree (deep nesting and
+//! runaway growth are refused with a diagnostic).
+//!
+//! # Decisions worth knowing
+//! * Copies are de-duplicated: `T F` is the `Or`/`Union` of the *distinct* images, and
+//!   `T count F` counts distinct images that match (`flip count check` is 1, not 8).
+//! * Colour swap (`flipcolor`, `reversecolor`) swaps piece colours, `wtm`/`btm`, player and
+//!   Elo colours and the decisive results, mirrors ranks (and so `up`↔`down`), and turns the
+//!   numeric `sidetomove` and `colortype x` into their negations, so that
+//!   `flipcolor sidetomove == white` means "either side to move". Number constants are
+//!   never changed.
+//! * Castling: board maps that mirror files onto files (a↔h: `flipvertical`, the 180°
+//!   rotation) swap `o-o` and `o-o-o`; every other map leaves castling alone.
+//! * Shifts move each named square, except that a square whose whole file is in its set
+//!   does not move vertically and a square whose whole rank is in its set does not move
+//!   horizontally (so `Kd1-8`, `Ka-h2` and the full board keep their shape, as the CQL
+//!   documentation requires). Squares pushed off the board vanish; a copy in which a
+//!   non-empty square set vanishes entirely is dropped.
+//! * `rotate45` only turns directions; a body naming a particular square (a square set
+//!   that is not the whole board) is an error.
+
+use std::collections::HashMap;
+
+use shakmaty::{Bitboard, Color};
+
+use crate::ir::{
+    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir,
+    MoveFilter, MoveKind, PieceMask, Span, TransformKind, ValueType, VarKind,
+};
+use crate::lang::Diagnostic;
+
+/// Deepest filter nesting the expansion walks before refusing the query.
+pub const MAX_DEPTH: usize = 400;
+
+/// Largest arena (in nodes) the expansion may grow to before refusing the query.
+pub const MAX_NODES: usize = 2_000_000;
+
+/// One basic transform of the board: how it moves squares, turns directions and
+/// swaps colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoardMap {
+    /// A symmetry of the square board (dihedral group). With centred doubled coordinates
+    /// `x = 2·file − 7`, `y = 2·rank − 7` a square goes to `(a·x + b·y, c·x + d·y)`.
+    Dihedral {
+        /// x from x.
+        a: i8,
+        /// x from y.
+        b: i8,
+        /// y from x.
+        c: i8,
+        /// y from y.
+        d: i8,
+    },
+    /// Swap the colours and mirror the ranks (rank r ↔ rank 9−r).
+    ColorSwap,
+    /// Turn directions counter-clockwise by this many eighths of a full turn; squares are
+    /// never moved.
+    Rotate45(u8),
+    /// Translate squares by this many files and ranks (see the module notes for full
+    /// files and ranks).
+    Shift {
+        /// Files to the right (negative: left).
+        dx: i8,
+        /// Ranks up (negative: down).
+        dy: i8,
+    },
+}
+
+impl BoardMap {
+    /// The identity of the dihedral group.
+    pub const IDENTITY: BoardMap = BoardMap::Dihedral { a: 1, b: 0, c: 0, d: 1 };
+    /// Mirror about the vertical axis: a-file ↔ h-file (`flipvertical`).
+    pub const MIRROR_FILES: BoardMap = BoardMap::Dihedral { a: -1, b: 0, c: 0, d: 1 };
+    /// Mirror about the horizontal axis: rank 1 ↔ rank 8 (`fliphorizontal`).
+    pub const MIRROR_RANKS: BoardMap = BoardMap::Dihedral { a: 1, b: 0, c: 0, d: -1 };
+    /// Quarter turn counter-clockwise (g6 → c7).
+    pub const ROTATE_90: BoardMap = BoardMap::Dihedral { a: 0, b: -1, c: 1, d: 0 };
+    /// Half turn (g6 → b3).
+    pub const ROTATE_180: BoardMap = BoardMap::Dihedral { a: -1, b: 0, c: 0, d: -1 };
+    /// Three quarter turns counter-clockwise (g6 → f2).
+    pub const ROTATE_270: BoardMap = BoardMap::Dihedral { a: 0, b: 1, c: -1, d: 0 };
+    /// Mirror about the a1–h8 diagonal (g6 → f7).
+    pub const MIRROR_DIAGONAL: BoardMap = BoardMap::Dihedral { a: 0, b: 1, c: 1, d: 0 };
+    /// Mirror about the h1–a8 diagonal (g6 → c2).
+    pub const MIRROR_ANTI_DIAGONAL: BoardMap = BoardMap::Dihedral { a: 0, b: -1, c: -1, d: 0 };
+
+    /// Does this map leave every filter unchanged?
+    pub fn is_identity(self) -> bool {
+        matches!(self, BoardMap::Rotate45(0) | BoardMap::Shift { dx: 0, dy: 0 })
+            || self == BoardMap::IDENTITY
+    }
+
+    /// Does this map swap white and black?
+    pub fn swaps_colors(self) -> bool {
+        self == BoardMap::ColorSwap
+    }
+
+    /// Does this map send files to files with a↔h mirrored (so king-side castling
+    /// becomes queen-side castling)?
+    pub fn mirrors_files(self) -> bool {
+        matches!(self, BoardMap::Dihedral { a: -1, b: 0, .. })
+    }
+
+    /// Where a square (file, rank: 0..8) goes under a rigid map, if it stays on the board.
+    /// Shifts are handled by [`BoardMap::map_squares`] because they depend on the whole set.
+    fn map_coords(self, file: i8, rank: i8) -> (i8, i8) {
+        match self {
+            BoardMap::Dihedral { a, b, c, d } => {
+                let (x, y) = (2 * file - 7, 2 * rank - 7);
+                let (nx, ny) = (a * x + b * y, c * x + d * y);
+                ((nx + 7) / 2, (ny + 7) / 2)
+            }
+            BoardMap::ColorSwap => (file, 7 - rank),
+            BoardMap::Rotate45(_) => (file, rank),
+            BoardMap::Shift { dx, dy } => (file + dx, rank + dy),
+        }
+    }
+
+    /// The image of a set of squares. Squares pushed off the board by a shift vanish;
+    /// under a shift, a square whose whole file (rank) is in the set does not move
+    /// vertically (horizontally).
+    pub fn map_squares(self, squares: Bitboard) -> Bitboard {
+        if self.is_identity() || matches!(self, BoardMap::Rotate45(_)) {
+            return squares;
+        }
+        let bits = squares.0;
+        let mut out = 0u64;
+        for index in 0..64u32 {
+            if bits & (1u64 << index) == 0 {
+                continue;
+            }
+            let (file, rank) = ((index % 8) as i8, (index / 8) as i8);
+            let (nf, nr) = match self {
+                BoardMap::Shift { dx, dy } => {
+                    let file_mask = 0x0101_0101_0101_0101u64 << file;
+                    let rank_mask = 0xffu64 << (8 * rank);
+                    let whole_file = bits & file_mask == file_mask;
+                    let whole_rank = bits & rank_mask == rank_mask;
+                    (
+                        file + if whole_rank { 0 } else { dx },
+                        rank + if whole_file { 0 } else { dy },
+                    )
+                }
+                _ => self.map_coords(file, rank),
+            };
+            if (0..8).contains(&nf) && (0..8).contains(&nr) {
+                out |= 1u64 << (nr as u32 * 8 + nf as u32);
+            }
+        }
+        Bitboard(out)
+    }
+
+    /// The image of a set of board directions (bits as in [`Directions`]).
+    pub fn map_directions(self, dirs: Directions) -> Directions {
+        let mut out = 0u8;
+        for (bit, &(df, dr)) in Directions::DELTAS.iter().enumerate() {
+            if dirs.0 & (1 << bit) == 0 {
+                continue;
+            }
+            let (nf, nr) = match self {
+                BoardMap::Dihedral { a, b, c, d } => (a * df + b * dr, c * df + d * dr),
+                BoardMap::ColorSwap => (df, -dr),
+                BoardMap::Rotate45(steps) => rotate_delta_45(df, dr, steps),
+                BoardMap::Shift { .. } => (df, dr),
+            };
+            if let Some(target) = Directions::DELTAS.iter().position(|&d| d == (nf, nr)) {
+                out |= 1 << target;
+            }
+        }
+        Directions(out)
+    }
+
+    /// The image of a set of piece kinds (colours swapped by the colour transform only).
+    pub fn map_mask(self, mask: PieceMask) -> PieceMask {
+        if self.swaps_colors() {
+            mask.swap_colors()
+        } else {
+            mask
+        }
+    }
+
+    /// The image of a colour.
+    pub fn map_color(self, color: Color) -> Color {
+        if self.swaps_colors() {
+            color.other()
+        } else {
+            color
+        }
+    }
+}
+
+/// The compass directions in counter-clockwise order, starting at `up`.
+const COMPASS_CCW: [(i8, i8); 8] =
+    [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
+
+/// Turn a unit step counter-clockwise by `steps` eighths of a turn.
+fn rotate_delta_45(df: i8, dr: i8, steps: u8) -> (i8, i8) {
+    match COMPASS_CCW.iter().position(|&d| d == (df, dr)) {
+        Some(i) => COMPASS_CCW[(i + steps as usize) % 8],
+        None => (df, dr),
+    }
+}
+
+/// The basic transforms of a transform filter, identity first (none for `reversecolor`).
+/// For the shifts this lists every offset; [`expand`] drops those that push a named square
+/// set off the board.
+pub fn group(kind: TransformKind) -> Vec<BoardMap> {
+    match kind {
+        TransformKind::Flip => vec![
+            BoardMap::IDENTITY,
+            BoardMap::MIRROR_FILES,
+            BoardMap::MIRROR_RANKS,
+            BoardMap::ROTATE_90,
+            BoardMap::ROTATE_180,
+            BoardMap::ROTATE_270,
+            BoardMap::MIRROR_DIAGONAL,
+            BoardMap::MIRROR_ANTI_DIAGONAL,
+        ],
+        TransformKind::FlipVertical => vec![BoardMap::IDENTITY, BoardMap::MIRROR_FILES],
+        TransformKind::FlipHorizontal => vec![BoardMap::IDENTITY, BoardMap::MIRROR_RANKS],
+        TransformKind::FlipColor => vec![BoardMap::IDENTITY, BoardMap::ColorSwap],
+        TransformKind::ReverseColor => vec![BoardMap::ColorSwap],
+        TransformKind::Rotate90 => vec![
+            BoardMap::IDENTITY,
+            BoardMap::ROTATE_90,
+            BoardMap::ROTATE_180,
+            BoardMap::ROTATE_270,
+        ],
+        TransformKind::Rotate45 => (0..8).map(BoardMap::Rotate45).collect(),
+        TransformKind::Shift => shifts(-7..=7, -7..=7),
+        TransformKind::ShiftHorizontal => shifts(-7..=7, 0..=0),
+        TransformKind::ShiftVertical => shifts(0..=0, -7..=7),
+    }
+}
+
+/// Every translation of the given ranges, the identity first, then by rank then file offset.
+fn shifts(dxs: std::ops::RangeInclusive<i8>, dys: std::ops::RangeInclusive<i8>) -> Vec<BoardMap> {
+    let mut out = vec![BoardMap::Shift { dx: 0, dy: 0 }];
+    for dy in dys {
+        for dx in dxs.clone() {
+            if (dx, dy) != (0, 0) {
+                out.push(BoardMap::Shift { dx, dy });
+            }
+        }
+    }
+    out
+}
+
+/// Rebuild a filter with each direct child replaced by `f(child)`, in field order.
+/// Leaves come back unchanged. The first error of `f` is returned.
+pub fn map_children<E>(
+    filter: &Filter,
+    mut f: impl FnMut(FilterId) -> Result<FilterId, E>,
+) -> Result<Filter, E> {
+    let mut list = |v: &Vec<FilterId>| -> Result<Vec<FilterId>, E> { v.iter().map(|&c| f(c)).collect() };
+    // `list` borrows `f`; the single-child cases below use a second closure over it.
+    let mapped = match filter {
+        Filter::Union(v) => Filter::Union(list(v)?),
+        Filter::Intersection(v) => Filter::Intersection(list(v)?),
+        Filter::Call(b, v) => Filter::Call(*b, list(v)?),
+        Filter::And(v) => Filter::And(list(v)?),
+        Filter::Or(v) => Filter::Or(list(v)?),
+        Filter::CountMatching(v) => Filter::CountMatching(list(v)?),
+        Filter::SeqConcat(v) => Filter::SeqConcat(list(v)?),
+        Filter::SeqAlt(v) => Filter::SeqAlt(list(v)?),
+        Filter::Comment(v) => Filter::Comment(list(v)?),
+        Filter::Message(v) => Filter::Message(list(v)?),
+        Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: *dirs, sets: list(sets)?, xray: *xray },
+        other => return map_single_children(other, f),
+    };
+    Ok(mapped)
+}
+
+/// The part of [`map_children`] for nodes with a fixed number of children.
+fn map_single_children<E>(
+    filter: &Filter,
+    mut f: impl FnMut(FilterId) -> Result<FilterId, E>,
+) -> Result<Filter, E> {
+    let opt = |o: &Option<FilterId>, f: &mut dyn FnMut(FilterId) -> Result<FilterId, E>| -> Result<Option<FilterId>, E> {
+        o.map(f).transpose()
+    };
+    let mapped = match filter {
+        Filter::Complement(a) => Filter::Complement(f(*a)?),
+        Filter::In(a, b) => Filter::In(f(*a)?, f(*b)?),
+        Filter::Count(a) => Filter::Count(f(*a)?),
+        Filter::Direction { dirs, min, max, arg } => {
+            Filter::Direction { dirs: *dirs, min: *min, max: *max, arg: f(*arg)? }
+        }
+        Filter::Attacks { attackers, targets, value_is_targets } => Filter::Attacks {
+            attackers: f(*attackers)?,
+            targets: f(*targets)?,
+            value_is_targets: *value_is_targets,
+        },
+        Filter::Between(a, b) => Filter::Between(f(*a)?, f(*b)?),
+        Filter::Pin { from, through, to } => Filter::Pin {
+            from: opt(from, &mut f)?,
+            through: opt(through, &mut f)?,
+            to: opt(to, &mut f)?,
+        },
+        Filter::Compare { first, rest } => {
+            let first = f(*first)?;
+            let mut links = Vec::with_capacity(rest.len());
+            for &(op, operand) in rest {
+                links.push((op, f(operand)?));
+            }
+            Filter::Compare { first, rest: links }
+        }
+        Filter::Arith(op, a, b) => Filter::Arith(*op, f(*a)?, f(*b)?),
+        Filter::Neg(a) => Filter::Neg(f(*a)?),
+        Filter::RegexMatch { subject, pattern } => {
+            Filter::RegexMatch { subject: f(*subject)?, pattern: pattern.clone() }
+        }
+        Filter::Contains { haystack, needle, ignore_case } => Filter::Contains {
+            haystack: f(*haystack)?,
+            needle: f(*needle)?,
+            ignore_case: *ignore_case,
+        },
+        Filter::Not(a) => Filter::Not(f(*a)?),
+        Filter::If { cond, then, otherwise } => Filter::If {
+            cond: f(*cond)?,
+            then: f(*then)?,
+            otherwise: opt(otherwise, &mut f)?,
+        },
+        Filter::Move(m) => {
+            let from = opt(&m.from, &mut f)?;
+            let to = opt(&m.to, &mut f)?;
+            let capture = opt(&m.capture, &mut f)?;
+            let then = opt(&m.then, &mut f)?;
+            Filter::Move(Box::new(MoveFilter { from, to, capture, then, ..(**m).clone() }))
+        }
+        Filter::Find { direction, all, range, body } => {
+            Filter::Find { direction: *direction, all: *all, range: *range, body: f(*body)? }
+        }
+        Filter::AtPosition { at, body } => Filter::AtPosition { at: f(*at)?, body: f(*body)? },
+        Filter::Child(a) => Filter::Child(f(*a)?),
+        Filter::TreeRelation(r, a, b) => Filter::TreeRelation(*r, f(*a)?, f(*b)?),
+        Filter::Lca(a, b) => Filter::Lca(f(*a)?, f(*b)?),
+        Filter::Distance(a, b) => Filter::Distance(f(*a)?, f(*b)?),
+        Filter::Line { params, body } => Filter::Line { params: *params, body: f(*body)? },
+        Filter::SeqRepeat { body, min, max } => {
+            Filter::SeqRepeat { body: f(*body)?, min: *min, max: *max }
+        }
+        Filter::Echo { source, target, in_all, body } => {
+            Filter::Echo { source: *source, target: *target, in_all: *in_all, body: f(*body)? }
+        }
+        Filter::ConsecutiveMoves(a, b) => Filter::ConsecutiveMoves(f(*a)?, f(*b)?),
+        Filter::Assign { var, op, value } => Filter::Assign { var: *var, op: *op, value: f(*value)? },
+        Filter::SquareIter { var, domain, body, forall } => Filter::SquareIter {
+            var: *var,
+            domain: f(*domain)?,
+            body: f(*body)?,
+            forall: *forall,
+        },
+        Filter::PieceIter { var, domain, body, forall } => Filter::PieceIter {
+            var: *var,
+            domain: f(*domain)?,
+            body: f(*body)?,
+            forall: *forall,
+        },
+        Filter::IdentityIter { var, mask, body } => {
+            Filter::IdentityIter { var: *var, mask: *mask, body: f(*body)? }
+        }
+        Filter::While { cond, body } => Filter::While { cond: opt(cond, &mut f)?, body: f(*body)? },
+        Filter::Sort { doc, min, value } => Filter::Sort { doc: doc.clone(), min: *min, value: f(*value)? },
+        Filter::SetTag(a, b) => Filter::SetTag(f(*a)?, f(*b)?),
+        Filter::Transform { kind, range, count, body } => {
+            Filter::Transform { kind: *kind, range: *range, count: *count, body: f(*body)? }
+        }
+        leaf => leaf.clone(),
+    };
+    Ok(mapped)
+}
+
+/// The direct children of a filter, in field order (empty for leaves).
+pub fn children(filter: &Filter) -> Vec<FilterId> {
+    let mut out = Vec::new();
+    let _ = map_children::<()>(filter, |c| {
+        out.push(c);
+        Ok(c)
+    });
+    out
+}
+
+/// What kind of value a filter yields when it matches, as far as the tree alone tells
+/// (a variable of unknown type gives [`ValueType::None`]).
+pub fn value_type(ir: &Ir, id: FilterId) -> ValueType {
+    value_type_at(ir, id, 0)
+}
+
+fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
+    if depth > MAX_DEPTH {
+        return ValueType::None;
+    }
+    let sub = |c: FilterId| value_type_at(ir, c, depth + 1);
+    match ir.get(id) {
+        Filter::True | Filter::False => ValueType::None,
+        Filter::Number(_) => ValueType::Number,
+        Filter::Str(_) => ValueType::String,
+        Filter::Squares(_)
+        | Filter::Pieces { .. }
+        | Filter::Union(_)
+        | Filter::Intersection(_)
+        | Filter::Complement(_)
+        | Filter::Direction { .. }
+        | Filter::Attacks { .. }
+        | Filter::Between(..)
+        | Filter::Ray { .. }
+        | Filter::Pin { .. }
+        | Filter::PawnStructure(_) => ValueType::Set,
+        Filter::In(..) => ValueType::None,
+        Filter::Count(_) => ValueType::Number,
+        Filter::Compare { first, .. } => sub(*first),
+        Filter::Arith(ArithOp::Add, a, _) if sub(*a) == ValueType::String => ValueType::String,
+        Filter::Arith(..) | Filter::Neg(_) => ValueType::Number,
+        Filter::Call(builtin, args) => match builtin {
+            Builtin::Str
+            | Builtin::Lowercase
+            | Builtin::Uppercase
+            | Builtin::TypeName
+            | Builtin::PieceName
+            | Builtin::Substring => ValueType::String,
+            Builtin::MakeSquare | Builtin::Light | Builtin::Dark => ValueType::Set,
+            Builtin::Ascii => match args.first() {
+                Some(&a) if sub(a) == ValueType::String => ValueType::Number,
+                _ => ValueType::String,
+            },
+            _ => ValueType::Number,
+        },
+        Filter::RegexMatch { .. } | Filter::RegexGroup(_) => ValueType::String,
+        Filter::Contains { .. } => ValueType::None,
+        Filter::And(v) => v.last().map_or(ValueType::None, |&c| sub(c)),
+        Filter::Or(v) => {
+            let mut types = v.iter().map(|&c| sub(c));
+            match types.next() {
+                Some(first) if types.all(|t| t == first) => first,
+                _ => ValueType::None,
+            }
+        }
+        Filter::Not(_) => ValueType::None,
+        Filter::If { then, .. } => sub(*then),
+        Filter::CountMatching(_) => ValueType::Number,
+        Filter::SideToMove | Filter::Ply | Filter::MoveNumber => ValueType::Number,
+        Filter::Move(m) => match m.value {
+            crate::ir::MoveValue::Count => ValueType::Number,
+            _ => ValueType::Set,
+        },
+        Filter::OriginalComment => ValueType::String,
+        Filter::Header(HeaderField::Elo(_)) => ValueType::Number,
+        Filter::Header(_) => ValueType::String,
+        Filter::Year | Filter::GameNumber => ValueType::Number,
+        Filter::Find { all, range, .. } => {
+            if *all || range.is_some() {
+                ValueType::Number
+            } else {
+                ValueType::Position
+            }
+        }
+        Filter::AtPosition { body, .. } => sub(*body),
+        Filter::Tree(_) | Filter::Child(_) | Filter::Lca(..) => ValueType::Position,
+        Filter::Distance(..) | Filter::Depth | Filter::PositionId => ValueType::Number,
+        Filter::Line { params, .. } => {
+            if params.last_position {
+                ValueType::Position
+            } else {
+                ValueType::Number
+            }
+        }
+        Filter::ConsecutiveMoves(..) => ValueType::Number,
+        Filter::Var(v) => match ir.vars.get(v.0 as usize).map(|info| info.kind) {
+            Some(VarKind::Square) => ValueType::Set,
+            Some(VarKind::Piece) => ValueType::Piece,
+            Some(VarKind::Position) => ValueType::Position,
+            _ => ValueType::None,
+        },
+        Filter::Assign { value, .. } => sub(*value),
+        Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
+            if *forall {
+                ValueType::None
+            } else {
+                ValueType::Set
+            }
+        }
+        Filter::Sort { value, .. } => sub(*value),
+        Filter::Yacpdb(_) => ValueType::Number,
+        Filter::Transform { range, count, body, .. } => {
+            if *count || range.is_some() {
+                ValueType::Number
+            } else {
+                sub(*body)
+            }
+        }
+        _ => ValueType::None,
+    }
+}
+
+/// Why mapping a body through one basic transform stopped.
+enum Stop {
+    /// A named square set left the board: this copy does not exist.
+    Dropped,
+    /// The query cannot be expanded.
+    Refused(Vec<Diagnostic>),
+}
+
+/// Replace every [`Filter::Transform`] reachable from `ir.root` by the copies of its body
+/// (inner transforms first), and point `ir.root` at the rebuilt tree.
+///
+/// Errors: `rotate45` over a body that names a particular square, nesting deeper than
+/// [`MAX_DEPTH`], or an expansion larger than [`MAX_NODES`]; each diagnostic carries the
+/// span of the offending node.
+pub fn expand(ir: &mut Ir) -> Result<(), Vec<Diagnostic>> {
+    let Some(root) = ir.root else {
+        return Ok(());
+    };
+    let mut memo = HashMap::new();
+    let new_root = expand_node(ir, root, 0, &mut memo)?;
+    ir.root = Some(new_root);
+    Ok(())
+}
+
+fn too_deep(span: Span) -> Vec<Diagnostic> {
+    vec![Diagnostic::new("query nested too deeply to expand its transforms", span)
+        .with_hint("split the query into smaller filters")]
+}
+
+fn expand_node(
+    ir: &mut Ir,
+    id: FilterId,
+    depth: usize,
+    memo: &mut HashMap<FilterId, FilterId>,
+) -> Result<FilterId, Vec<Diagnostic>> {
+    if let Some(&done) = memo.get(&id) {
+        return Ok(done);
+    }
+    if depth > MAX_DEPTH {
+        return Err(too_deep(ir.span(id)));
+    }
+    let node = ir.get(id).clone();
+    let result = if let Filter::Transform { kind, range, count, body } = node {
+        let body = expand_node(ir, body, depth + 1, memo)?;
+        let span = ir.span(id);
+        let expanded = apply_transform(ir, kind, range, count, body, span, depth)?;
+        if ir.len() > MAX_NODES {
+            return Err(vec![Diagnostic::new("transforms expand this query beyond the size limit", span)
+                .with_hint("nest fewer transforms, or name fewer squares inside `shift`")]);
+        }
+        expanded
+    } else {
+        let rebuilt = map_children(&node, |c| expand_node(ir, c, depth + 1, memo))?;
+        if rebuilt == node {
+            id
+        } else {
+            let span = ir.span(id);
+            ir.add(rebuilt, span)
+        }
+    };
+    memo.insert(id, result);
+    Ok(result)
+}
+
+/// Build the replacement of one transform whose body is already expanded.
+fn apply_transform(
+    ir: &mut Ir,
+    kind: TransformKind,
+    range: Option<(i64, i64)>,
+    count: bool,
+    body: FilterId,
+    span: Span,
+    depth: usize,
+) -> Result<FilterId, Vec<Diagnostic>> {
+    if kind == TransformKind::Rotate45 {
+        let named = squares_named(ir, body);
+        if !named.is_empty() {
+            return Err(named
+                .into_iter()
+                .map(|sq| {
+                    Diagnostic::new("`rotate45` cannot be applied to a particular square", ir.span(sq))
+                        .with_hint("`rotate45` only turns directions; use `flip` or `rotate90` for squares")
+                })
+                .collect());
+        }
+    }
+    let mut copies: Vec<FilterId> = Vec::new();
+    for map in group(kind) {
+        let mut memo = HashMap::new();
+        match map_node(ir, map, body, depth, &mut memo) {
+            Ok(copy) => {
+                if !copies.contains(&copy) {
+                    copies.push(copy);
+                }
+            }
+            Err(Stop::Dropped) => {}
+            Err(Stop::Refused(d)) => return Err(d),
+        }
+    }
+    let is_set = value_type(ir, body) == ValueType::Set;
+    let result = if let Some((low, high)) = range {
+        let counted = ir.add(Filter::CountMatching(copies), span);
+        let low_id = ir.add(Filter::Number(low), span);
+        if low == high {
+            ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Eq, low_id)] }, span)
+        } else {
+            let at_least = ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, low_id)] }, span);
+            if high == i64::MAX {
+                at_least
+            } else {
+                let high_id = ir.add(Filter::Number(high), span);
+                let at_most =
+                    ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Le, high_id)] }, span);
+                ir.add(Filter::And(vec![at_least, at_most]), span)
+            }
+        }
+    } else if count {
+        ir.add(Filter::CountMatching(copies), span)
+    } else if copies.len() == 1 {
+        copies[0]
+    } else if copies.is_empty() {
+        ir.add(Filter::False, span)
+    } else if is_set {
+        ir.add(Filter::Union(copies), span)
+    } else {
+        ir.add(Filter::Or(copies), span)
+    };
+    Ok(result)
+}
+
+/// The square-set nodes under `root` that name particular squares (not the whole board,
+/// not empty), in tree order, each once.
+fn squares_named(ir: &Ir, root: FilterId) -> Vec<FilterId> {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    let mut found = Vec::new();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let node = ir.get(id);
+        let squares = match node {
+            Filter::Squares(bb) => Some(*bb),
+            Filter::Pieces { squares, .. } => Some(*squares),
+            _ => None,
+        };
+        if let Some(bb) = squares {
+            if bb != Bitboard::FULL && bb != Bitboard::EMPTY {
+                found.push(id);
+            }
+        }
+        let mut kids = children(node);
+        kids.reverse();
+        stack.extend(kids);
+    }
+    found
+}
+
+/// The image of one node under one basic transform (memoised per transform).
+fn map_node(
+    ir: &mut Ir,
+    map: BoardMap,
+    id: FilterId,
+    depth: usize,
+    memo: &mut HashMap<FilterId, Result<FilterId, ()>>,
+) -> Result<FilterId, Stop> {
+    if map.is_identity() {
+        return Ok(id);
+    }
+    if let Some(done) = memo.get(&id) {
+        return (*done).map_err(|_| Stop::Dropped);
+    }
+    if depth > MAX_DEPTH {
+        return Err(Stop::Refused(too_deep(ir.span(id))));
+    }
+    let node = ir.get(id).clone();
+    let span = ir.span(id);
+    let shifting = matches!(map, BoardMap::Shift { .. });
+    let vanished = |before: Bitboard, after: Bitboard| shifting && before.any() && after.is_empty();
+    let mut recurse = |ir: &mut Ir, c: FilterId| map_node(ir, map, c, depth + 1, memo);
+    let mapped: Result<Filter, Stop> = match &node {
+        Filter::Squares(bb) => {
+            let image = map.map_squares(*bb);
+            if vanished(*bb, image) {
+                Err(Stop::Dropped)
+            } else {
+                Ok(Filter::Squares(image))
+            }
+        }
+        Filter::Pieces { mask, squares } => {
+            let image = map.map_squares(*squares);
+            if vanished(*squares, image) {
+                Err(Stop::Dropped)
+            } else {
+                Ok(Filter::Pieces { mask: map.map_mask(*mask), squares: image })
+            }
+        }
+        Filter::ToMove(c) => Ok(Filter::ToMove(map.map_color(*c))),
+        Filter::Header(HeaderField::Player(c)) => Ok(Filter::Header(HeaderField::Player(map.map_color(*c)))),
+        Filter::Header(HeaderField::Elo(c)) => Ok(Filter::Header(HeaderField::Elo(map.map_color(*c)))),
+        Filter::Result(r) if map.swaps_colors() => Ok(Filter::Result(match r {
+            GameResult::WhiteWins => GameResult::BlackWins,
+            GameResult::BlackWins => GameResult::WhiteWins,
+            GameResult::Draw => GameResult::Draw,
+        })),
+        Filter::SideToMove if map.swaps_colors() => {
+            let plain = ir.add(Filter::SideToMove, span);
+            Ok(Filter::Neg(plain))
+        }
+        Filter::Call(Builtin::ColorType, args) if map.swaps_colors() => {
+            let mut mapped_args = Vec::with_capacity(args.len());
+            let mut failure = None;
+            for &a in args {
+                match recurse(ir, a) {
+                    Ok(x) => mapped_args.push(x),
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+            match failure {
+                Some(e) => Err(e),
+                None => {
+                    let call = ir.add(Filter::Call(Builtin::ColorType, mapped_args), span);
+                    Ok(Filter::Neg(call))
+                }
+            }
+        }
+        Filter::IdentityIter { var, mask, body } => recurse(ir, *body)
+            .map(|body| Filter::IdentityIter { var: *var, mask: map.map_mask(*mask), body }),
+        other => {
+            let rebuilt = map_children(other, |c| recurse(ir, c));
+            rebuilt.map(|f| match f {
+                Filter::Direction { dirs, min, max, arg } => {
+                    Filter::Direction { dirs: map.map_directions(dirs), min, max, arg }
+                }
+                Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: map.map_directions(dirs), sets, xray },
+                Filter::Move(mut m) if map.mirrors_files() => {
+                    m.kind = match m.kind {
+                        MoveKind::CastleKingside => MoveKind::CastleQueenside,
+                        MoveKind::CastleQueenside => MoveKind::CastleKingside,
+                        k => k,
+                    };
+                    Filter::Move(m)
+                }
+                // --x is x: keep colour swaps of negated numbers from piling up.
+                Filter::Neg(inner) if map.swaps_colors() && inner != neg_child(&node) => {
+                    match ir.get(inner) {
+                        Filter::Neg(x) => ir.get(*x).clone(),
+                        _ => Filter::Neg(inner),
+                    }
+                }
+                f => f,
+            })
+        }
+    };
+    let result = match mapped {
+        Ok(filter) if filter == node => Ok(id),
+        Ok(filter) => Ok(ir.add(filter, span)),
+        Err(Stop::Dropped) => Err(Stop::Dropped),
+        Err(Stop::Refused(d)) => return Err(Stop::Refused(d)),
+    };
+    memo.insert(id, result.as_ref().map(|&x| x).map_err(|_| ()));
+    result
+}
+
+/// The argument of a `Neg` node (or an impossible id for any other node).
+fn neg_child(filter: &Filter) -> FilterId {
+    match filter {
+        Filter::Neg(x) => *x,
+        _ => FilterId(u32::MAX),
+    }
+}
+
