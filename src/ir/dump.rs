@@ -1,1 +1,514 @@
 //! `--dump-ir`: a readable, deterministic listing of an [`Ir`](super::Ir).
+//!
+//! Takes in: an [`Ir`] (usually after `ir::transform::expand`).
+//! Gives out: text — a `settings:` line, a `variables:` block, then the tree under
+//! `ir.root` as an indented outline, one node per line, children indented by two spaces
+//! and named by their field where the field has a name (`from:`, `body:` …). A node with
+//! children that is used more than once is printed in full the first time as `#N = …`
+//! and afterwards only as `#N`. Labels are numbered in print order, never from arena ids,
+//! so two IRs that mean the same print the same text whatever order they were built in.
+//! Squares print as CQL square sets (`a-h8`, `[a1,h8]`), piece kinds as CQL letters
+//! (`[RQ]`, `A`, `_`), directions by their CQL names.
+//! Must never: change the IR, print anything itself, or recurse without bound.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use shakmaty::{Bitboard, Color};
+
+use super::transform::{children, MAX_DEPTH};
+use super::{
+    ArithOp, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, MoveSource,
+    MoveValue, PieceMask, Settings, VarId, VarKind,
+};
+
+/// The whole listing of a query: settings, variables, and the filter tree.
+pub fn dump(ir: &Ir) -> String {
+    let mut out = String::new();
+    out.push_str(&settings_line(&ir.settings));
+    out.push('\n');
+    if ir.vars.is_empty() {
+        out.push_str("variables: none\n");
+    } else {
+        out.push_str("variables:\n");
+        for info in &ir.vars {
+            let kind = match info.kind {
+                VarKind::Square => "square",
+                VarKind::Piece => "piece",
+                VarKind::Value => "value",
+                VarKind::Position => "position",
+            };
+            let persistent = if info.persistent { " persistent" } else { "" };
+            let _ = writeln!(out, "  {}: {kind}{persistent}", info.name);
+        }
+    }
+    match ir.root {
+        None => out.push_str("tree: none\n"),
+        Some(root) => {
+            out.push_str("tree:\n");
+            let mut printer = Printer { ir, uses: use_counts(ir, root), labels: HashMap::new(), out };
+            printer.node(root, "", 1);
+            out = printer.out;
+        }
+    }
+    out
+}
+
+/// The `cql(...)` options as one line, every field shown so two dumps compare line by line.
+fn settings_line(s: &Settings) -> String {
+    let yes_no = |b: bool| if b { "yes" } else { "no" };
+    let (low, high) = s.matchcount;
+    let mut line = format!(
+        "settings: matchcount {low}..{} | variations {} | silent {} | quiet {} | per-game {}",
+        if high == u64::MAX { String::new() } else { high.to_string() },
+        yes_no(s.variations),
+        yes_no(s.silent),
+        yes_no(s.quiet),
+        yes_no(s.per_game),
+    );
+    if !s.input.is_empty() {
+        let _ = write!(line, " | input {:?}", s.input);
+    }
+    if let Some(o) = &s.output {
+        let _ = write!(line, " | output {o:?}");
+    }
+    if let Some(m) = &s.matchstring {
+        let _ = write!(line, " | matchstring {m:?}");
+    }
+    if let Some((a, b)) = s.gamenumber {
+        let _ = write!(line, " | gamenumber {a}..{b}");
+    }
+    if let Some(r) = s.result {
+        let _ = write!(line, " | result {}", result_text(r));
+    }
+    line
+}
+
+/// How many times each node is reached as a child, counting each distinct node's
+/// children once (a shared sub-tree is printed once, so its children are too).
+fn use_counts(ir: &Ir, root: FilterId) -> HashMap<FilterId, usize> {
+    let mut uses: HashMap<FilterId, usize> = HashMap::new();
+    uses.insert(root, 1);
+    let mut visited = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if !visited.insert(id) {
+            continue;
+        }
+        for child in children(ir.get(id)) {
+            *uses.entry(child).or_insert(0) += 1;
+            stack.push(child);
+        }
+    }
+    uses
+}
+
+struct Printer<'a> {
+    ir: &'a Ir,
+    uses: HashMap<FilterId, usize>,
+    labels: HashMap<FilterId, usize>,
+    out: String,
+}
+
+impl Printer<'_> {
+    fn node(&mut self, id: FilterId, field: &str, depth: usize) {
+        let indent = "  ".repeat(depth);
+        let prefix = if field.is_empty() { String::new() } else { format!("{field}: ") };
+        if depth > MAX_DEPTH {
+            let _ = writeln!(self.out, "{indent}{prefix}… (nested too deeply to print)");
+            return;
+        }
+        if let Some(label) = self.labels.get(&id) {
+            let _ = writeln!(self.out, "{indent}{prefix}#{label}");
+            return;
+        }
+        let filter = self.ir.get(id);
+        let kids = labeled_children(filter);
+        let mut label_text = String::new();
+        if !kids.is_empty() && self.uses.get(&id).copied().unwrap_or(0) > 1 {
+            let label = self.labels.len() + 1;
+            self.labels.insert(id, label);
+            label_text = format!("#{label} = ");
+        }
+        let _ = writeln!(self.out, "{indent}{prefix}{label_text}{}", head(self.ir, filter));
+        for (name, child) in kids {
+            self.node(child, name, depth + 1);
+        }
+    }
+}
+
+/// The children of a node with the names of their fields (empty for list elements).
+fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
+    let opt = |name: &'static str, o: &Option<FilterId>| o.map(|c| (name, c));
+    match filter {
+        Filter::Attacks { attackers, targets, .. } => vec![("attackers", *attackers), ("targets", *targets)],
+        Filter::Pin { from, through, to } => {
+            [opt("from", from), opt("through", through), opt("to", to)].into_iter().flatten().collect()
+        }
+        Filter::Compare { first, rest } => {
+            let mut v = vec![("", *first)];
+            v.extend(rest.iter().map(|&(op, c)| (cmp_text(op), c)));
+            v
+        }
+        Filter::Contains { haystack, needle, .. } => vec![("haystack", *haystack), ("needle", *needle)],
+        Filter::If { cond, then, otherwise } => {
+            let mut v = vec![("if", *cond), ("then", *then)];
+            v.extend(opt("else", otherwise));
+            v
+        }
+        Filter::Move(m) => [opt("from", &m.from), opt("to", &m.to), opt("capture", &m.capture), opt("then", &m.then)]
+            .into_iter()
+            .flatten()
+            .collect(),
+        Filter::AtPosition { at, body } => vec![("at", *at), ("body", *body)],
+        Filter::SquareIter { domain, body, .. } | Filter::PieceIter { domain, body, .. } => {
+            vec![("in", *domain), ("body", *body)]
+        }
+        Filter::While { cond, body } => {
+            let mut v: Vec<_> = opt("while", cond).into_iter().collect();
+            v.push(("body", *body));
+            v
+        }
+        Filter::SetTag(name, value) => vec![("tag", *name), ("value", *value)],
+        other => children(other).into_iter().map(|c| ("", c)).collect(),
+    }
+}
+
+fn var_name(ir: &Ir, var: VarId) -> String {
+    ir.vars.get(var.0 as usize).map_or_else(|| format!("${}", var.0), |info| info.name.clone())
+}
+
+/// `Debug` of a plain enum, lower-cased: the stable spelling of names like `puremate`.
+fn lower<T: std::fmt::Debug>(value: T) -> String {
+    format!("{value:?}").to_lowercase()
+}
+
+fn color_text(c: Color) -> &'static str {
+    if c.is_white() {
+        "white"
+    } else {
+        "black"
+    }
+}
+
+fn result_text(r: GameResult) -> &'static str {
+    match r {
+        GameResult::WhiteWins => "1-0",
+        GameResult::BlackWins => "0-1",
+        GameResult::Draw => "1/2-1/2",
+    }
+}
+
+fn cmp_text(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Lt => "<",
+        CmpOp::Le => "<=",
+        CmpOp::Eq => "==",
+        CmpOp::Ne => "!=",
+        CmpOp::Ge => ">=",
+        CmpOp::Gt => ">",
+    }
+}
+
+fn range_text(low: i64, high: i64) -> String {
+    if high == i64::MAX {
+        format!("{low}..")
+    } else {
+        format!("{low}..{high}")
+    }
+}
+
+/// The one-line description of a node, without its children.
+fn head(ir: &Ir, filter: &Filter) -> String {
+    match filter {
+        Filter::True => "true".into(),
+        Filter::False => "false".into(),
+        Filter::Number(n) => n.to_string(),
+        Filter::Str(s) => format!("{s:?}"),
+        Filter::Squares(bb) => format!("Squares {}", squares_text(*bb)),
+        Filter::Pieces { mask, squares } => {
+            if *squares == Bitboard::FULL {
+                format!("Pieces {}", mask_text(*mask))
+            } else {
+                format!("Pieces {}{}", mask_text(*mask), squares_text(*squares))
+            }
+        }
+        Filter::Direction { dirs, min, max, .. } => {
+            format!("Direction {} {min}..{max}", directions_text(*dirs))
+        }
+        Filter::Attacks { value_is_targets, .. } => {
+            if *value_is_targets { "AttackedBy (value: targets)".into() } else { "Attacks".into() }
+        }
+        Filter::Ray { dirs, xray, .. } => {
+            format!("{} {}", if *xray { "XRay" } else { "Ray" }, directions_text(*dirs))
+        }
+        Filter::PawnStructure(p) => format!("PawnStructure {}", lower(p)),
+        Filter::Arith(op, ..) => {
+            let sign = match op {
+                ArithOp::Add => "+",
+                ArithOp::Sub => "-",
+                ArithOp::Mul => "*",
+                ArithOp::Div => "/",
+                ArithOp::Rem => "%",
+            };
+            format!("Arith {sign}")
+        }
+        Filter::Call(builtin, _) => format!("Call {}", lower(builtin)),
+        Filter::RegexMatch { pattern, .. } => format!("RegexMatch {pattern:?}"),
+        Filter::RegexGroup(n) => format!("RegexGroup \\{n}"),
+        Filter::Contains { ignore_case, .. } => {
+            if *ignore_case { "Contains (ignoring case)".into() } else { "Contains".into() }
+        }
+        Filter::ToMove(c) => format!("ToMove {}", color_text(*c)),
+        Filter::Finale(q) => format!("Finale {}", lower(q)),
+        Filter::Move(m) => {
+            let mut text = format!(
+                "Move {}",
+                match m.source {
+                    MoveSource::Next => "next",
+                    MoveSource::Previous => "previous",
+                    MoveSource::Legal => "legal",
+                    MoveSource::Pseudolegal => "pseudolegal",
+                }
+            );
+            let kind = match m.kind {
+                MoveKind::Any => "",
+                MoveKind::CastleKingside => " o-o",
+                MoveKind::CastleQueenside => " o-o-o",
+                MoveKind::Castle => " castle",
+                MoveKind::EnPassant => " enpassant",
+                MoveKind::Null => " null",
+            };
+            text.push_str(kind);
+            if m.promote != 0 {
+                let letters: String = [(1u8, 'P'), (2, 'N'), (3, 'B'), (4, 'R'), (5, 'Q'), (6, 'K')]
+                    .iter()
+                    .filter(|(bit, _)| m.promote & (1 << bit) != 0)
+                    .map(|&(_, c)| c)
+                    .collect();
+                let _ = write!(text, " promote {letters}");
+            }
+            if m.line != super::LineChoice::Any {
+                let _ = write!(text, " {}", lower(m.line));
+            }
+            match m.value {
+                MoveValue::To => {}
+                MoveValue::From => text.push_str(" (value: from)"),
+                MoveValue::Count => text.push_str(" (value: count)"),
+            }
+            text
+        }
+        Filter::Header(field) => match field {
+            HeaderField::Player(c) => format!("Header player {}", color_text(*c)),
+            HeaderField::Elo(c) => format!("Header elo {}", color_text(*c)),
+            HeaderField::Tag(name) => format!("Header tag {name:?}"),
+            other => format!("Header {}", lower(other)),
+        },
+        Filter::Result(r) => format!("Result {}", result_text(*r)),
+        Filter::Find { direction, all, range, .. } => {
+            let mut text = format!("Find {}", lower(direction));
+            if *all {
+                text.push_str(" all");
+            }
+            if let Some((a, b)) = range {
+                let _ = write!(text, " {}", range_text(*a, *b));
+            }
+            text
+        }
+        Filter::Tree(step) => format!("Tree {}", lower(step)),
+        Filter::TreeRelation(rel, ..) => format!("TreeRelation {}", lower(rel)),
+        Filter::Line { params, .. } => {
+            let mut text = String::from(if params.backward { "Line <--" } else { "Line -->" });
+            for (on, word) in [
+                (params.first_match, "firstmatch"),
+                (params.last_position, "lastposition"),
+                (params.single_color, "singlecolor"),
+                (params.nest_ban, "nestban"),
+                (params.primary, "primary"),
+                (params.secondary, "secondary"),
+                (params.quiet, "quiet"),
+            ] {
+                if on {
+                    let _ = write!(text, " {word}");
+                }
+            }
+            text
+        }
+        Filter::SeqRepeat { min, max, .. } => {
+            if *max == u32::MAX {
+                format!("SeqRepeat {{{min},}}")
+            } else {
+                format!("SeqRepeat {{{min},{max}}}")
+            }
+        }
+        Filter::Echo { source, target, in_all, .. } => format!(
+            "Echo ({} {}){}",
+            var_name(ir, *source),
+            var_name(ir, *target),
+            if *in_all { " in all" } else { "" }
+        ),
+        Filter::Var(v) => format!("Var {}", var_name(ir, *v)),
+        Filter::Assign { var, op, .. } => {
+            let op = match op {
+                None => "=",
+                Some(ArithOp::Add) => "+=",
+                Some(ArithOp::Sub) => "-=",
+                Some(ArithOp::Mul) => "*=",
+                Some(ArithOp::Div) => "/=",
+                Some(ArithOp::Rem) => "%=",
+            };
+            format!("Assign {} {op}", var_name(ir, *var))
+        }
+        Filter::IsBound(v) => format!("IsBound {}", var_name(ir, *v)),
+        Filter::Unbind(v) => format!("Unbind {}", var_name(ir, *v)),
+        Filter::SquareIter { var, forall, .. } => {
+            format!("SquareIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
+        }
+        Filter::PieceIter { var, forall, .. } => {
+            format!("PieceIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
+        }
+        Filter::IdentityIter { var, mask, .. } => {
+            format!("IdentityIter {} {}", var_name(ir, *var), mask_text(*mask))
+        }
+        Filter::Sort { doc, min, .. } => format!("Sort{} {doc:?}", if *min { " min" } else { "" }),
+        Filter::Yacpdb(p) => {
+            let args: Vec<&str> = p.args.iter().map(|a| a.as_deref().unwrap_or("*")).collect();
+            format!("Yacpdb {}({})", p.name, args.join(", "))
+        }
+        Filter::Transform { kind, range, count, .. } => {
+            let mut text = format!("Transform {}", lower(kind));
+            if *count {
+                text.push_str(" count");
+            }
+            if let Some((a, b)) = range {
+                let _ = write!(text, " {}", range_text(*a, *b));
+            }
+            text
+        }
+        // Variants whose name says everything: the Debug name up to any payload.
+        other => {
+            let debug = format!("{other:?}");
+            let end = debug.find(['(', ' ', '{']).unwrap_or(debug.len());
+            debug[..end].to_string()
+        }
+    }
+}
+
+/// A set of squares in CQL notation: `a-h8`, `d1-8`, `g6`, `[a1,h8]`, `[]` when empty.
+/// Rectangles are found both file-major and rank-major; the shorter listing wins.
+pub fn squares_text(squares: Bitboard) -> String {
+    let bits = squares.0;
+    if bits == 0 {
+        return "[]".into();
+    }
+    // Mask of ranks on each file, and of files on each rank.
+    let ranks_of_file = |f: u32| -> u8 { (0..8).filter(|r| bits & (1u64 << (r * 8 + f)) != 0).fold(0, |m, r| m | 1 << r) };
+    let files_of_rank = |r: u32| -> u8 { ((bits >> (r * 8)) & 0xff) as u8 };
+    let by_files = rectangles(ranks_of_file, false);
+    let by_ranks = rectangles(files_of_rank, true);
+    let items = if by_ranks.len() < by_files.len() { by_ranks } else { by_files };
+    let texts: Vec<String> = items
+        .iter()
+        .map(|&(f1, f2, r1, r2)| {
+            let file = |f: u8| (b'a' + f) as char;
+            let files = if f1 == f2 { file(f1).to_string() } else { format!("{}-{}", file(f1), file(f2)) };
+            let ranks = if r1 == r2 { (r1 + 1).to_string() } else { format!("{}-{}", r1 + 1, r2 + 1) };
+            format!("{files}{ranks}")
+        })
+        .collect();
+    if texts.len() == 1 {
+        texts.into_iter().next().unwrap_or_default()
+    } else {
+        format!("[{}]", texts.join(","))
+    }
+}
+
+/// Cover a board by rectangles `(file1, file2, rank1, rank2)`: group consecutive lines
+/// (files, or ranks when `lines_are_ranks`) with the same cross mask, then split each
+/// mask into runs.
+fn rectangles(mask_of_line: impl Fn(u32) -> u8, lines_are_ranks: bool) -> Vec<(u8, u8, u8, u8)> {
+    let mut out = Vec::new();
+    let mut line = 0u32;
+    while line < 8 {
+        let mask = mask_of_line(line);
+        let mut last = line;
+        while last + 1 < 8 && mask_of_line(last + 1) == mask {
+            last += 1;
+        }
+        if mask != 0 {
+            for (a, b) in runs(mask) {
+                let (l1, l2) = (line as u8, last as u8);
+                out.push(if lines_are_ranks { (a, b, l1, l2) } else { (l1, l2, a, b) });
+            }
+        }
+        line = last + 1;
+    }
+    out
+}
+
+/// Maximal runs of set bits of a byte, as inclusive index pairs.
+fn runs(mask: u8) -> Vec<(u8, u8)> {
+    let mut out = Vec::new();
+    let mut i = 0u8;
+    while i < 8 {
+        if mask & (1 << i) != 0 {
+            let start = i;
+            while i + 1 < 8 && mask & (1 << (i + 1)) != 0 {
+                i += 1;
+            }
+            out.push((start, i));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// A set of piece kinds in CQL letters: `R`, `[RQ]`, `A` (all white), `a`, `[Aa]`, `_`
+/// (empty square), `[Aa_]` (anything), `[]` (nothing).
+pub fn mask_text(mask: PieceMask) -> String {
+    const LETTERS: [char; 6] = ['P', 'N', 'B', 'R', 'Q', 'K'];
+    let mut tokens: Vec<String> = Vec::new();
+    for (shift, all) in [(0, "A"), (6, "a")] {
+        let side = (mask.0 >> shift) & 0x3f;
+        if side == 0x3f {
+            tokens.push(all.into());
+        } else {
+            for (i, letter) in LETTERS.iter().enumerate() {
+                if side & (1 << i) != 0 {
+                    let c = if shift == 0 { *letter } else { letter.to_ascii_lowercase() };
+                    tokens.push(c.to_string());
+                }
+            }
+        }
+    }
+    if mask.contains_empty() {
+        tokens.push("_".into());
+    }
+    if tokens.len() == 1 {
+        tokens.remove(0)
+    } else {
+        format!("[{}]", tokens.concat())
+    }
+}
+
+/// A set of directions by CQL name: `up`, `diagonal`, `anydirection`, `[up,right]`.
+pub fn directions_text(dirs: Directions) -> String {
+    const NAMES: [&str; 8] =
+        ["up", "down", "right", "left", "northeast", "northwest", "southeast", "southwest"];
+    let named = [
+        (Directions::ANY, "anydirection"),
+        (Directions::ORTHOGONAL, "orthogonal"),
+        (Directions::DIAGONAL, "diagonal"),
+        (Directions::VERTICAL, "vertical"),
+        (Directions::HORIZONTAL, "horizontal"),
+    ];
+    if let Some((_, name)) = named.iter().find(|(d, _)| *d == dirs) {
+        return (*name).into();
+    }
+    let parts: Vec<&str> = (0..8).filter(|b| dirs.0 & (1 << b) != 0).map(|b| NAMES[b]).collect();
+    match parts.len() {
+        0 => "[]".into(),
+        1 => parts[0].into(),
+        _ => format!("[{}]", parts.join(",")),
+    }
+}
