@@ -8,6 +8,7 @@
 //! Must never: panic on bad input, print, or look at a query.
 
 mod parse;
+pub use parse::GameParser;
 
 
 
