@@ -1,0 +1,215 @@
+//! CQL-style PGN for one matching game.
+//!
+//! Takes in: a replayed [`Game`] and its [`GameMatch`].
+//! Gives out: the game's bytes: its tags (input bytes kept, `settag` applied), a
+//! `{Game number N}` comment, the movetext re-serialised from the game tree (move
+//! numbers, SAN as written, NAGs, original comments, variations) with `{CQL}` after
+//! every matching position and the query's comments, wrapped at 79 columns, then a
+//! blank line.
+//! Must never: write anywhere but the buffer it is given, or recurse on the depth of
+//! variations (the walk uses an explicit stack).
+
+use shakmaty::{Color, Position};
+
+use crate::eval::GameMatch;
+use crate::pgn::{Game, NodeId};
+
+/// The column after which the movetext is wrapped.
+const WRAP_COLUMN: usize = 79;
+
+/// How a matching game is written as PGN.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PgnStyle {
+    /// The mark written after each matching position (`CQL` unless `matchstring`).
+    pub matchstring: String,
+    /// `silent`: no marks at matching positions.
+    pub silent: bool,
+    /// `quiet`: no comments from the query (`comment`, `///`).
+    pub quiet: bool,
+    /// Write the leading `{Game number N}` comment (off with `-noheader`).
+    pub game_number_comment: bool,
+}
+
+impl Default for PgnStyle {
+    fn default() -> Self {
+        PgnStyle { matchstring: "CQL".into(), silent: false, quiet: false, game_number_comment: true }
+    }
+}
+
+/// Movetext words joined by spaces and wrapped at [`WRAP_COLUMN`].
+struct Wrapper<'a> {
+    out: &'a mut Vec<u8>,
+    column: usize,
+    /// Write the next word without a separator (after `(`).
+    glue: bool,
+}
+
+impl Wrapper<'_> {
+    fn word(&mut self, word: &str) {
+        if self.glue {
+            self.glue = false;
+        } else if self.column > 0 {
+            if self.column + 1 + word.len() > WRAP_COLUMN {
+                self.out.push(b'\n');
+                self.column = 0;
+            } else {
+                self.out.push(b' ');
+                self.column += 1;
+            }
+        }
+        self.out.extend_from_slice(word.as_bytes());
+        self.column = match word.rfind('\n') {
+            Some(i) => word.len() - i - 1,
+            None => self.column + word.len(),
+        };
+    }
+    fn comment(&mut self, text: &str) {
+        self.word(&format!("{{{text}}}"));
+    }
+}
+
+/// One step of the movetext walk.
+enum Step {
+    /// Write the move into this node (and continue down its main line); `alternatives`:
+    /// the node is a main continuation, so its parent's variations follow it.
+    Line { node: NodeId, alternatives: bool, force_number: bool },
+    Open,
+    Close,
+}
+
+/// Append the PGN of a matching game to `out`.
+///
+/// `game` must have been replayed (its nodes present); a game without nodes gets an
+/// empty movetext. `sort_values` are written into the leading comment.
+pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8>) {
+    write_tags(game, m, out);
+    out.push(b'\n');
+    let mut w = Wrapper { out, column: 0, glue: false };
+    if style.game_number_comment {
+        let mut head = format!("Game number {}", game.number);
+        for (doc, value) in &m.sort {
+            if doc.is_empty() {
+                head.push_str(&format!(" sort: {value}"));
+            } else {
+                head.push_str(&format!(" {doc}: {value}"));
+            }
+        }
+        w.comment(&head);
+    }
+    let mut marks = vec![false; game.nodes.len()];
+    for id in &m.positions {
+        if let Some(mark) = marks.get_mut(id.index()) {
+            *mark = true;
+        }
+    }
+    let mut user_comments: std::collections::BTreeMap<NodeId, Vec<&str>> = Default::default();
+    for (at, text) in &m.comments {
+        user_comments.entry(*at).or_default().push(text);
+    }
+    let annotate = |w: &mut Wrapper, id: NodeId| {
+        if let Some(node) = game.nodes.get(id.index()) {
+            for c in &node.comments {
+                w.comment(c);
+            }
+        }
+        if !style.quiet {
+            for text in user_comments.get(&id).into_iter().flatten() {
+                w.comment(text);
+            }
+        }
+        if !style.silent && marks.get(id.index()).copied().unwrap_or(false) {
+            w.comment(&style.matchstring);
+        }
+    };
+    if !game.nodes.is_empty() {
+        annotate(&mut w, NodeId::ROOT);
+        let root = game.node(NodeId::ROOT);
+        let mut stack: Vec<Step> = Vec::new();
+        if let Some(&first) = root.children.first() {
+            stack.push(Step::Line { node: first, alternatives: true, force_number: true });
+        }
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Open => {
+                    w.word("(");
+                    w.glue = true;
+                }
+                Step::Close => w.close_paren(),
+                Step::Line { node, alternatives, force_number } => {
+                    let n = game.node(node);
+                    let Some(parent_id) = n.parent else { continue };
+                    let parent = game.node(parent_id);
+                    let moves = parent.pos.fullmoves().get();
+                    match parent.pos.turn() {
+                        Color::White => w.word(&format!("{moves}.")),
+                        Color::Black if force_number => w.word(&format!("{moves}...")),
+                        Color::Black => {}
+                    }
+                    w.word(if n.san.is_empty() { "--" } else { &n.san });
+                    for nag in &n.nags {
+                        w.word(&format!("${nag}"));
+                    }
+                    let before = w.out.len();
+                    annotate(&mut w, node);
+                    let wrote_comment = w.out.len() != before;
+                    let variations: &[NodeId] =
+                        if alternatives { parent.children.get(1..).unwrap_or(&[]) } else { &[] };
+                    if let Some(&next) = n.children.first() {
+                        stack.push(Step::Line {
+                            node: next,
+                            alternatives: true,
+                            force_number: wrote_comment || !variations.is_empty(),
+                        });
+                    }
+                    for &v in variations.iter().rev() {
+                        stack.push(Step::Close);
+                        stack.push(Step::Line { node: v, alternatives: false, force_number: true });
+                        stack.push(Step::Open);
+                    }
+                }
+            }
+        }
+    }
+    let result = game
+        .termination
+        .clone()
+        .or_else(|| game.tag("Result").map(|t| t.text().into_owned()))
+        .unwrap_or_else(|| "*".into());
+    w.word(&result);
+    out.extend_from_slice(b"\n\n");
+}
+
+impl Wrapper<'_> {
+    /// Write `)` straight after the previous word.
+    fn close_paren(&mut self) {
+        self.out.push(b')');
+        self.column += 1;
+    }
+}
+
+fn write_tags(game: &Game, m: &GameMatch, out: &mut Vec<u8>) {
+    let set = |name: &str| m.set_tags.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v);
+    for tag in &game.tags {
+        out.push(b'[');
+        out.extend_from_slice(tag.name.as_bytes());
+        out.extend_from_slice(b" \"");
+        match set(&tag.name) {
+            Some(v) => out.extend_from_slice(escape(v).as_bytes()),
+            None => out.extend_from_slice(&tag.value),
+        }
+        out.extend_from_slice(b"\"]\n");
+    }
+    let mut added: Vec<&str> = Vec::new();
+    for (name, value) in &m.set_tags {
+        if game.tag(name).is_none() && !added.contains(&name.as_str()) {
+            added.push(name);
+            let v = set(name).unwrap_or(value);
+            out.extend_from_slice(format!("[{name} \"{}\"]\n", escape(v)).as_bytes());
+        }
+    }
+}
+
+/// Escape a tag value written by the query (`settag`).
+fn escape(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
