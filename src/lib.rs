@@ -12,3 +12,4 @@ pub mod ir;
 pub mod lang;
 pub mod output;
 pub mod pgn;
+pub mod scan;

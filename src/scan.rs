@@ -1,0 +1,614 @@
+//! The threaded scan: games in, matching games' output bytes out, in input order.
+//!
+//! Takes in: input paths, a compiled query (anything implementing [`Evaluator`]),
+//! a [`ScanConfig`] and an output [`Sink`].
+//! Gives out: the output bytes written to the sink and the tallies ([`ScanOutcome`]).
+//!
+//! Threads: one reader (the `input::Games` iterator, cut into batches of
+//! [`BATCH_SIZE`] raw games with a sequence number) → a bounded channel → N workers
+//! (each with its own `GameParser`, reused `Game` and evaluator scratch: parse,
+//! evaluate, render the output of a matching game) → a bounded channel → the writer
+//! (the calling thread), which restores input order with a reorder buffer keyed by
+//! batch sequence. The buffer is bounded: the reader needs a token to send a batch and
+//! the writer hands the token back only once that batch's turn has come, so at most
+//! [`ScanConfig::in_flight`] batches exist at once and memory does not grow with input.
+//! The output is therefore byte-identical for any thread count.
+//!
+//! `sort` queries: the writer must see every match before it can write the first, so it
+//! keeps the rendered bytes of every matching game in memory (plus the sort values),
+//! and writes them at the end, best first (descending, or ascending for `sort min`;
+//! ties by game number). Memory is the size of all matching games' output; with
+//! `--limit N` only the best N are kept (at most 2N at any time).
+//!
+//! Must never: write to stdout except through the sink, let a malformed game stop the
+//! scan, or lose count: every game read is matched, unmatched or skipped.
+
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::time::Instant;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+
+use crate::eval::{GameMatch, Query, Scratch};
+use crate::input::{Games, RawGame};
+use crate::output::{render_game, Format, Sink};
+use crate::pgn::{Game, GameParser};
+
+/// Raw games per batch handed to a worker.
+pub const BATCH_SIZE: usize = 64;
+
+/// What the scan needs from a compiled query. Implemented by [`eval::Query`]; tests
+/// and benchmarks may supply their own.
+///
+/// [`eval::Query`]: crate::eval::Query
+pub trait Evaluator: Sync {
+    /// Per-worker mutable state.
+    type Scratch: Send + Default;
+    /// Given the tags (no moves read yet), must the moves be replayed?
+    fn wants_moves(&self, game: &Game) -> bool;
+    /// Evaluate on a parsed game.
+    fn eval_game(&self, scratch: &mut Self::Scratch, game: &Game) -> GameMatch;
+}
+
+impl Evaluator for Query {
+    type Scratch = Scratch;
+    fn wants_moves(&self, game: &Game) -> bool {
+        self.may_match_tags(game) && self.needs_positions()
+    }
+    fn eval_game(&self, scratch: &mut Scratch, game: &Game) -> GameMatch {
+        Query::eval_game(self, scratch, game)
+    }
+}
+
+/// How sort values are ordered: by the documentation string of each `sort`, whether
+/// it is `sort min` (ascending). Keys whose documentation is not listed are descending.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SortOrder {
+    /// Documentation strings of the `sort min` filters.
+    pub ascending: HashSet<String>,
+}
+
+impl SortOrder {
+    /// The sort order of a query: `None` when it has no `sort` filter.
+    pub fn of_query(ir: &crate::ir::Ir) -> Option<SortOrder> {
+        let mut found = false;
+        let mut order = SortOrder::default();
+        for i in 0..ir.len() {
+            if let crate::ir::Filter::Sort { doc, min, .. } = ir.get(crate::ir::FilterId(i as u32)) {
+                found = true;
+                if *min {
+                    order.ascending.insert(doc.clone());
+                }
+            }
+        }
+        found.then_some(order)
+    }
+}
+
+/// Options of one scan.
+#[derive(Clone, Debug)]
+pub struct ScanConfig {
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Stop after this many matching games.
+    pub limit: Option<u64>,
+    /// What to write for each matching game.
+    pub format: Format,
+    /// Set when the query sorts its matches.
+    pub sort: Option<SortOrder>,
+    /// Only games whose number lies in this range (inclusive) are evaluated; the
+    /// reader stops after the upper bound.
+    pub gamenumber: Option<(u64, u64)>,
+    /// Batches that may exist at once (reorder-buffer bound).
+    pub in_flight: usize,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl ScanConfig {
+    /// Defaults: all cores, no limit, the given format.
+    pub fn new(format: Format) -> ScanConfig {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        ScanConfig { threads, limit: None, format, sort: None, gamenumber: None, in_flight: 4 * threads + 4, progress: false }
+    }
+}
+
+/// The tallies of a finished scan.
+#[derive(Debug, Default)]
+pub struct ScanOutcome<S> {
+    /// Games read (= matched + unmatched + skipped).
+    pub read: u64,
+    /// Games that matched.
+    pub matched: u64,
+    /// Games that did not match.
+    pub unmatched: u64,
+    /// Malformed games, reported on stderr and skipped.
+    pub skipped: u64,
+    /// Input files that could not be read.
+    pub input_errors: u64,
+    /// The output was closed by its reader (`head`): the scan stopped quietly.
+    pub broken_pipe: bool,
+    /// Writing the output failed for another reason.
+    pub write_error: Option<std::io::Error>,
+    /// Every worker's scratch (for persistent variables).
+    pub scratches: Vec<S>,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+struct Batch {
+    seq: u64,
+    games: Vec<RawGame>,
+}
+
+enum Verdict {
+    Unmatched,
+    Skipped(String),
+    Matched { bytes: Vec<u8>, sort: Vec<(i64, bool)> },
+}
+
+struct Outcome {
+    number: u64,
+    verdict: Verdict,
+    messages: Vec<String>,
+}
+
+struct BatchResult {
+    seq: u64,
+    outcomes: Vec<Outcome>,
+}
+
+/// Run the scan over `paths` and write to `sink`.
+pub fn run<E: Evaluator>(
+    evaluator: &E,
+    paths: Vec<String>,
+    config: &ScanConfig,
+    sink: &mut Sink,
+) -> ScanOutcome<E::Scratch> {
+    let started = Instant::now();
+    let threads = config.threads.max(1);
+    let in_flight = config.in_flight.max(2);
+    let stop = AtomicBool::new(false);
+    let input_errors = AtomicU64::new(0);
+    let (work_tx, work_rx) = bounded::<Batch>(threads * 2);
+    let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
+    let (token_tx, token_rx) = bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
+    let mut outcome = std::thread::scope(|scope| {
+        let stop = &stop;
+        let input_errors = &input_errors;
+        scope.spawn(move || read_batches(paths, config.gamenumber, work_tx, token_rx, stop, input_errors));
+        let mut workers = Vec::new();
+        for _ in 0..threads {
+            let work_rx = work_rx.clone();
+            let result_tx = result_tx.clone();
+            workers.push(scope.spawn(move || work(evaluator, config, work_rx, result_tx, stop)));
+        }
+        drop(work_rx);
+        drop(result_tx);
+        let mut outcome = write_in_order(config, result_rx, token_tx, sink, stop);
+        for w in workers {
+            match w.join() {
+                Ok(scratch) => outcome.scratches.push(scratch),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        outcome
+    });
+    outcome.input_errors = input_errors.load(AtomicOrdering::Relaxed);
+    outcome.seconds = started.elapsed().as_secs_f64();
+    outcome
+}
+
+fn read_batches(
+    paths: Vec<String>,
+    gamenumber: Option<(u64, u64)>,
+    work_tx: Sender<Batch>,
+    tokens: Receiver<()>,
+    stop: &AtomicBool,
+    input_errors: &AtomicU64,
+) {
+    let last = gamenumber.map_or(u64::MAX, |(_, hi)| hi);
+    let mut seq = 0;
+    let mut games = Vec::with_capacity(BATCH_SIZE);
+    let send = |games: Vec<RawGame>, seq: &mut u64| -> bool {
+        if stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
+            return false;
+        }
+        let ok = work_tx.send(Batch { seq: *seq, games }).is_ok();
+        *seq += 1;
+        ok
+    };
+    for item in Games::new(paths) {
+        match item {
+            Ok(raw) => {
+                if raw.number > last {
+                    break;
+                }
+                games.push(raw);
+                if games.len() == BATCH_SIZE {
+                    let full = std::mem::replace(&mut games, Vec::with_capacity(BATCH_SIZE));
+                    if !send(full, &mut seq) {
+                        return;
+                    }
+                }
+            }
+            Err(e) => {
+                input_errors.fetch_add(1, AtomicOrdering::Relaxed);
+                eprintln!("cqlrs: {e}");
+            }
+        }
+        if stop.load(AtomicOrdering::Relaxed) {
+            return;
+        }
+    }
+    if !games.is_empty() {
+        send(games, &mut seq);
+    }
+}
+
+fn work<E: Evaluator>(
+    evaluator: &E,
+    config: &ScanConfig,
+    work_rx: Receiver<Batch>,
+    result_tx: Sender<BatchResult>,
+    stop: &AtomicBool,
+) -> E::Scratch {
+    let mut parser = GameParser::new();
+    let mut game = Game::default();
+    let mut scratch = E::Scratch::default();
+    let wants_moves = |g: &Game| evaluator.wants_moves(g);
+    for batch in work_rx {
+        if stop.load(AtomicOrdering::Relaxed) {
+            break;
+        }
+        let mut outcomes = Vec::with_capacity(batch.games.len());
+        for raw in &batch.games {
+            let mut outcome = Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new() };
+            if let Some((lo, hi)) = config.gamenumber {
+                if raw.number < lo || raw.number > hi {
+                    outcomes.push(outcome);
+                    continue;
+                }
+            }
+            if let Err(e) = parser.parse(raw, &mut game, &wants_moves) {
+                let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
+                outcome.verdict = Verdict::Skipped(message);
+                outcomes.push(outcome);
+                continue;
+            }
+            let found = evaluator.eval_game(&mut scratch, &game);
+            outcome.messages = found.messages.clone();
+            if found.matched {
+                // A header-only match has no moves yet; the PGN output needs them.
+                if config.format.needs_moves() && game.nodes.is_empty() {
+                    let _ = parser.parse(raw, &mut game, &|_| true);
+                }
+                let mut bytes = Vec::new();
+                render_game(&config.format, &game, &found, &raw.file, &mut bytes);
+                let sort = match &config.sort {
+                    Some(order) => {
+                        found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc))).collect()
+                    }
+                    None => Vec::new(),
+                };
+                outcome.verdict = Verdict::Matched { bytes, sort };
+            }
+            outcomes.push(outcome);
+        }
+        if result_tx.send(BatchResult { seq: batch.seq, outcomes }).is_err() {
+            break;
+        }
+    }
+    scratch
+}
+
+/// Order of two matches of a sorting query: better first; ties by game number.
+fn compare_sorted(a: &(Vec<(i64, bool)>, u64), b: &(Vec<(i64, bool)>, u64)) -> Ordering {
+    for i in 0..a.0.len().max(b.0.len()) {
+        let ord = match (a.0.get(i), b.0.get(i)) {
+            (Some(&(x, ascending)), Some(&(y, _))) => {
+                if ascending {
+                    x.cmp(&y)
+                } else {
+                    y.cmp(&x)
+                }
+            }
+            // A game without this sort value comes after those with one.
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        };
+        if ord != Ordering::Equal {
+            return ord;
+        }
+    }
+    a.1.cmp(&b.1)
+}
+
+type SortedMatch = ((Vec<(i64, bool)>, u64), Vec<u8>);
+
+fn write_in_order<S>(
+    config: &ScanConfig,
+    results: Receiver<BatchResult>,
+    tokens: Sender<()>,
+    sink: &mut Sink,
+    stop: &AtomicBool,
+) -> ScanOutcome<S> {
+    let mut out = ScanOutcome {
+        read: 0,
+        matched: 0,
+        unmatched: 0,
+        skipped: 0,
+        input_errors: 0,
+        broken_pipe: false,
+        write_error: None,
+        scratches: Vec::new(),
+        seconds: 0.0,
+    };
+    let progress = config.progress.then(|| {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar
+    });
+    let note = |line: &str| match &progress {
+        Some(bar) => bar.suspend(|| eprintln!("{line}")),
+        None => eprintln!("{line}"),
+    };
+    let mut sorted: Vec<SortedMatch> = Vec::new();
+    let mut pending: BTreeMap<u64, BatchResult> = BTreeMap::new();
+    let mut next_seq = 0u64;
+    let mut done = false;
+    let mut write = |bytes: &[u8], out: &mut ScanOutcome<S>| -> bool {
+        match sink.write(bytes) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                out.broken_pipe = true;
+                false
+            }
+            Err(e) => {
+                out.write_error = Some(e);
+                false
+            }
+        }
+    };
+    'receive: for result in &results {
+        pending.insert(result.seq, result);
+        while let Some(batch) = pending.remove(&next_seq) {
+            next_seq += 1;
+            for outcome in batch.outcomes {
+                out.read += 1;
+                for m in &outcome.messages {
+                    note(m);
+                }
+                match outcome.verdict {
+                    Verdict::Unmatched => out.unmatched += 1,
+                    Verdict::Skipped(message) => {
+                        out.skipped += 1;
+                        note(&message);
+                    }
+                    Verdict::Matched { bytes, sort } => {
+                        out.matched += 1;
+                        if config.sort.is_some() {
+                            sorted.push(((sort, outcome.number), bytes));
+                            if let Some(limit) = config.limit {
+                                if sorted.len() as u64 >= limit.saturating_mul(2).max(64) {
+                                    sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
+                                    sorted.truncate(limit as usize);
+                                }
+                            }
+                        } else if !write(&bytes, &mut out) {
+                            done = true;
+                        }
+                        if config.sort.is_none() && config.limit.is_some_and(|l| out.matched >= l) {
+                            done = true;
+                        }
+                    }
+                }
+                if done {
+                    break;
+                }
+            }
+            if let Some(bar) = &progress {
+                bar.set_message(format!("{} games, {} matches", out.read, out.matched));
+                bar.tick();
+            }
+            if done {
+                break 'receive;
+            }
+            // This batch's turn is over: the reader may send another.
+            let _ = tokens.send(());
+        }
+    }
+    // Unblock everyone: the reader waits for tokens, workers for the result channel.
+    stop.store(true, AtomicOrdering::Relaxed);
+    drop(tokens);
+    drop(results);
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+    if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() {
+        sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
+        let keep = config.limit.map_or(sorted.len(), |l| (l as usize).min(sorted.len()));
+        for (_, bytes) in &sorted[..keep] {
+            if !write(bytes, &mut out) {
+                break;
+            }
+        }
+        if let Some(limit) = config.limit {
+            // Matches beyond the limit were found but are not reported.
+            out.unmatched += out.matched.saturating_sub(limit);
+            out.matched = out.matched.min(limit);
+        }
+    }
+    if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() {
+        let line = format!("{}\n", out.matched);
+        write(line.as_bytes(), &mut out);
+    }
+    if !out.broken_pipe && out.write_error.is_none() {
+        if let Err(e) = sink.finish() {
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                out.broken_pipe = true;
+            } else {
+                out.write_error = Some(e);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::PgnStyle;
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+
+    /// Matches games with at least `min_plies` main-line moves; sorts by ply count.
+    struct PlyCount {
+        min_plies: usize,
+        sort: bool,
+    }
+
+    #[derive(Default)]
+    struct Counter {
+        evaluated: u64,
+    }
+
+    impl Evaluator for PlyCount {
+        type Scratch = Counter;
+        fn wants_moves(&self, _game: &Game) -> bool {
+            true
+        }
+        fn eval_game(&self, scratch: &mut Counter, game: &Game) -> GameMatch {
+            scratch.evaluated += 1;
+            let plies = game.mainline().count().saturating_sub(1);
+            let last = game.mainline().last();
+            GameMatch {
+                matched: plies >= self.min_plies,
+                positions: last.into_iter().collect(),
+                sort: if self.sort { vec![("plies".into(), plies as i64)] } else { Vec::new() },
+                ..Default::default()
+            }
+        }
+    }
+
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    fn corpus(name: &str, games: usize) -> String {
+        let dir = std::env::temp_dir().join(format!("cqlrs-scan-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"];
+        let mut text = String::new();
+        for i in 0..games {
+            text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n"));
+            if i % 17 == 5 {
+                text.push_str("1. e4 Ke7?? *\n\n"); // illegal: skipped
+                continue;
+            }
+            for (k, m) in moves.iter().take(i % 11).enumerate() {
+                if k % 2 == 0 {
+                    text.push_str(&format!("{}. ", k / 2 + 1));
+                }
+                text.push_str(m);
+                text.push(' ');
+            }
+            text.push_str("*\n\n");
+        }
+        let p = dir.join("c.pgn");
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    }
+
+    fn scan(path: &str, eval: &PlyCount, threads: usize, format: Format, limit: Option<u64>) -> (Vec<u8>, ScanOutcome<Counter>) {
+        let mut config = ScanConfig::new(format);
+        config.threads = threads;
+        config.in_flight = 3;
+        config.limit = limit;
+        if eval.sort {
+            config.sort = Some(SortOrder::default());
+        }
+        let buf = Shared::default();
+        let mut sink = Sink::from_writer(Box::new(buf.clone()));
+        let outcome = run(eval, vec![path.to_string()], &config, &mut sink);
+        let bytes = buf.0.lock().unwrap().clone();
+        (bytes, outcome)
+    }
+
+    #[test]
+    fn output_is_identical_for_any_thread_count() {
+        let path = corpus("threads", 700);
+        let eval = PlyCount { min_plies: 6, sort: false };
+        let (one, o1) = scan(&path, &eval, 1, Format::Pgn(PgnStyle::default()), None);
+        let (three, o3) = scan(&path, &eval, 3, Format::Pgn(PgnStyle::default()), None);
+        assert_eq!(one, three);
+        assert!(!one.is_empty());
+        assert_eq!(o1.read, 700);
+        assert_eq!(o1.read, o1.matched + o1.unmatched + o1.skipped);
+        assert_eq!(o1.skipped, (0..700).filter(|i| i % 17 == 5).count() as u64);
+        assert_eq!((o1.matched, o1.skipped), (o3.matched, o3.skipped));
+        let evaluated: u64 = o3.scratches.iter().map(|s| s.evaluated).sum();
+        assert_eq!(evaluated, 700 - o3.skipped);
+        assert_eq!(o3.scratches.len(), 3);
+    }
+
+    #[test]
+    fn numbers_are_in_input_order_and_limit_stops_cleanly() {
+        let path = corpus("limit", 300);
+        let eval = PlyCount { min_plies: 9, sort: false };
+        let (all, outcome) = scan(&path, &eval, 2, Format::Numbers, None);
+        let numbers: Vec<u64> = String::from_utf8(all).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        assert!(numbers.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(numbers.len() as u64, outcome.matched);
+        let (some, limited) = scan(&path, &eval, 2, Format::Numbers, Some(5));
+        let first5: Vec<u64> = String::from_utf8(some).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(first5, numbers[..5]);
+        assert_eq!(limited.matched, 5);
+        assert_eq!(limited.read, limited.matched + limited.unmatched + limited.skipped);
+        assert_eq!(limited.read, numbers[4]);
+    }
+
+    #[test]
+    fn sort_orders_by_value_then_number() {
+        let path = corpus("sort", 100);
+        let eval = PlyCount { min_plies: 1, sort: true };
+        let (bytes, _) = scan(&path, &eval, 2, Format::Numbers, None);
+        let numbers: Vec<u64> = String::from_utf8(bytes).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        let plies = |n: u64| (n - 1) % 11;
+        assert!(numbers.windows(2).all(|w| plies(w[0]) > plies(w[1]) || (plies(w[0]) == plies(w[1]) && w[0] < w[1])));
+        assert_eq!(plies(numbers[0]), 10);
+        let (top, limited) = scan(&path, &eval, 2, Format::Numbers, Some(3));
+        let top: Vec<u64> = String::from_utf8(top).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+        assert_eq!(top, numbers[..3]);
+        assert_eq!(limited.matched, 3);
+        assert_eq!(limited.read, 100);
+    }
+
+    #[test]
+    fn count_format_and_gamenumber_range() {
+        let path = corpus("count", 50);
+        let eval = PlyCount { min_plies: 0, sort: false };
+        let mut config = ScanConfig::new(Format::Count);
+        config.threads = 2;
+        config.gamenumber = Some((10, 19));
+        let buf = Shared::default();
+        let mut sink = Sink::from_writer(Box::new(buf.clone()));
+        let outcome = run(&eval, vec![path], &config, &mut sink);
+        assert_eq!(outcome.read, 19);
+        assert_eq!(outcome.matched, 10); // games 10..=19; none of them is malformed
+        assert_eq!(String::from_utf8(buf.0.lock().unwrap().clone()).unwrap(), format!("{}\n", outcome.matched));
+    }
+}
