@@ -1,2 +1,373 @@
-//! Command line.
-pub fn main() -> i32 { 2 }
+//! Command line: from arguments to a finished scan and an exit status.
+//!
+//! Takes in: the process arguments ([`args`] checks their shape), query files and
+//! inline queries.
+//! Gives out: a compiled query with the CLI's filters, transforms and settings
+//! applied, a scan over the inputs, the summary on stderr, and the exit status:
+//! 0 = some game matched, 1 = none, 2 = error (bad query, unreadable file, failed
+//! write). Malformed games are reported but do not change the status.
+//! Must never: write to stdout itself (the `output` module does), or start scanning
+//! when the query has errors.
+
+pub mod args;
+
+use std::io::IsTerminal;
+
+use clap::Parser;
+
+use crate::eval::Query;
+use crate::ir::{CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, Span, TransformKind};
+use crate::lang::{self, Syntax};
+use crate::output::{self, Format, PgnStyle, Sink, Summary};
+use crate::scan::{self, ScanConfig, SortOrder};
+
+pub use args::Args;
+
+/// Inputs bigger than this (in bytes) get a progress bar when stderr is a terminal.
+const PROGRESS_MIN_BYTES: u64 = 32 << 20;
+
+/// Exit status: some game matched.
+pub const EXIT_MATCH: i32 = 0;
+/// Exit status: no game matched.
+pub const EXIT_NO_MATCH: i32 = 1;
+/// Exit status: an error (bad query or arguments, unreadable input, failed write).
+pub const EXIT_ERROR: i32 = 2;
+
+/// Run the program with the process arguments; returns the exit status.
+pub fn main() -> i32 {
+    run(std::env::args().collect())
+}
+
+/// Run the program with these arguments (the first is the program name).
+pub fn run(argv: Vec<String>) -> i32 {
+    let args = match Args::try_parse_from(args::normalize(argv)) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_ERROR } else { EXIT_MATCH };
+        }
+    };
+    match execute(&args) {
+        Ok(code) => code,
+        Err(message) => {
+            if !message.is_empty() {
+                eprint!("{message}");
+                if !message.ends_with('\n') {
+                    eprintln!();
+                }
+            }
+            EXIT_ERROR
+        }
+    }
+}
+
+/// A query's text and where it came from (for error messages).
+struct QuerySource {
+    name: String,
+    text: String,
+    syntax: Syntax,
+    script: Option<String>,
+}
+
+fn read_file(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cqlrs: {path}: {e}"))
+}
+
+fn execute(args: &Args) -> Result<i32, String> {
+    if let Some(path) = args.to_ascii.as_deref().or(args.to_unicode.as_deref()) {
+        let text = read_file(path)?;
+        let converted =
+            if args.to_ascii.is_some() { lang::cql6::to_ascii(&text) } else { lang::cql6::to_unicode(&text) };
+        let converted = converted.map_err(|e| e.render(path, &text))?;
+        output::print_stdout(&converted).map_err(|e| format!("cqlrs: {e}"))?;
+        return Ok(EXIT_MATCH);
+    }
+    let mut ir = match query_source(args)? {
+        Some(src) => {
+            let mut ir = lang::parse(&src.text, src.syntax).map_err(|e| e.render(&src.name, &src.text))?;
+            apply_cli(args, &mut ir)?;
+            crate::ir::transform::expand(&mut ir)
+                .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
+            if let (None, Some(script)) = (&ir.settings.output, &src.script) {
+                if args.output.is_none() && !args.numbers && !args.count && !args.json {
+                    ir.settings.output = Some(default_output(script));
+                }
+            }
+            ir
+        }
+        None => {
+            // Only CLI filters: a header query evaluated once per game.
+            let mut ir = Ir::new();
+            ir.root = Some(ir.add(Filter::True, Span::default()));
+            ir.settings.per_game = true;
+            apply_cli(args, &mut ir)?;
+            ir
+        }
+    };
+    if args.dump_ir {
+        output::print_stdout(&crate::ir::dump::dump(&ir)).map_err(|e| format!("cqlrs: {e}"))?;
+        return Ok(EXIT_MATCH);
+    }
+    let inputs = if !args.input.is_empty() {
+        args.input.clone()
+    } else if !ir.settings.input.is_empty() {
+        std::mem::take(&mut ir.settings.input)
+    } else if !std::io::stdin().is_terminal() {
+        vec!["-".to_string()]
+    } else {
+        return Err("cqlrs: no input: give a PGN file with `-input FILE` (or `-` for stdin)".into());
+    };
+    let format = if args.numbers {
+        Format::Numbers
+    } else if args.count {
+        Format::Count
+    } else if args.json {
+        Format::Json
+    } else {
+        Format::Pgn(PgnStyle {
+            matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
+            silent: ir.settings.silent,
+            quiet: ir.settings.quiet,
+            game_number_comment: !args.noheader,
+        })
+    };
+    let out_path = args.output.clone().or_else(|| match format {
+        Format::Pgn(_) => ir.settings.output.clone(),
+        _ => None,
+    });
+    let mut sink = match out_path.as_deref() {
+        None | Some("-") => Sink::stdout(),
+        Some(path) => Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?,
+    };
+    let mut config = ScanConfig::new(format);
+    if args.singlethreaded {
+        config.threads = 1;
+    } else if let Some(n) = args.threads {
+        config.threads = n.max(1);
+    }
+    config.in_flight = 4 * config.threads + 4;
+    config.limit = args.limit;
+    config.sort = SortOrder::of_query(&ir);
+    config.gamenumber = ir.settings.gamenumber;
+    config.progress = std::io::stderr().is_terminal()
+        && inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>() >= PROGRESS_MIN_BYTES;
+    let query = Query::new(ir).map_err(|e| format!("cqlrs: {e}"))?;
+    let outcome = scan::run(&query, inputs, &config, &mut sink);
+    if outcome.broken_pipe {
+        return Ok(EXIT_MATCH);
+    }
+    if let Some(e) = &outcome.write_error {
+        return Err(format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")));
+    }
+    let summary = Summary {
+        matched: outcome.matched,
+        read: outcome.read,
+        skipped: outcome.skipped,
+        seconds: outcome.seconds,
+        threads: config.threads,
+        output: sink.path.clone(),
+    };
+    eprintln!("{}", summary.line());
+    for (name, value) in query.persistent_totals(&outcome.scratches) {
+        eprintln!("{name}: {value}");
+    }
+    Ok(if outcome.input_errors > 0 {
+        EXIT_ERROR
+    } else if outcome.matched > 0 {
+        EXIT_MATCH
+    } else {
+        EXIT_NO_MATCH
+    })
+}
+
+/// `<script stem>-out.pgn`, in the current directory.
+fn default_output(script: &str) -> String {
+    let stem = std::path::Path::new(script).file_stem().map_or("cql".into(), |s| s.to_string_lossy().into_owned());
+    format!("{stem}-out.pgn")
+}
+
+/// Which query the arguments give, if any.
+fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
+    if let Some(q) = &args.yacpdb {
+        if args.script.is_some() || args.cql.is_some() {
+            return Err("cqlrs: `--yacpdb QUERY` cannot be combined with a script or `-cql`".into());
+        }
+        return Ok(Some(QuerySource { name: "<yacpdb>".into(), text: q.clone(), syntax: Syntax::Yacpdb, script: None }));
+    }
+    if let Some(path) = &args.script {
+        let mut text = read_file(path)?;
+        let syntax = match args.syntax {
+            Some(s) => syntax_of(s),
+            None if path.ends_with(".yacpdb") => Syntax::Yacpdb,
+            None => Syntax::detect(&text),
+        };
+        if let Some(filter) = &args.cql {
+            if syntax != Syntax::Cql6 {
+                return Err("cqlrs: `-cql FILTER` can only be added to a CQL 6 script".into());
+            }
+            text.push('\n');
+            text.push_str(filter);
+            text.push('\n');
+        }
+        return Ok(Some(QuerySource { name: path.clone(), text, syntax, script: Some(path.clone()) }));
+    }
+    if let Some(filter) = &args.cql {
+        let syntax = args.syntax.map_or(Syntax::Cql6, syntax_of);
+        let text = if syntax == Syntax::Cql6 { format!("cql()\n{filter}\n") } else { filter.clone() };
+        return Ok(Some(QuerySource { name: "<command line>".into(), text, syntax, script: None }));
+    }
+    if has_cli_filters(args) {
+        return Ok(None);
+    }
+    Err("cqlrs: no query: give a script, `-cql FILTER` or `--yacpdb QUERY` (see --help)".into())
+}
+
+fn syntax_of(s: args::SyntaxArg) -> Syntax {
+    match s {
+        args::SyntaxArg::Cql6 => Syntax::Cql6,
+        args::SyntaxArg::Legacy => Syntax::Legacy,
+        args::SyntaxArg::Yacpdb => Syntax::Yacpdb,
+    }
+}
+
+fn has_cli_filters(args: &Args) -> bool {
+    args.player.is_some()
+        || args.white.is_some()
+        || args.black.is_some()
+        || args.event.is_some()
+        || args.site.is_some()
+        || args.result.is_some()
+        || args.year.is_some()
+        || args.gamenumber.is_some()
+}
+
+/// Apply the command line to a parsed query: settings, transforms around the body,
+/// header filters ANDed in front of it.
+fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
+    let s = &mut ir.settings;
+    if let Some(range) = args.gamenumber {
+        s.gamenumber = Some(range);
+    }
+    if let Some(range) = args.matchcount {
+        s.matchcount = range;
+    }
+    if let Some(text) = &args.matchstring {
+        s.matchstring = Some(text.clone());
+    }
+    if args.mainline {
+        s.variations = false;
+    }
+    if args.variations {
+        s.variations = true;
+    }
+    s.silent |= args.silent;
+    s.quiet |= args.quiet;
+
+    let none = Span::default();
+    let mut body = match ir.root {
+        Some(root) => root,
+        None => ir.add(Filter::True, none),
+    };
+    let transforms = [
+        (args.flip, TransformKind::Flip),
+        (args.flipcolor, TransformKind::FlipColor),
+        (args.shift, TransformKind::Shift),
+        (args.fliphorizontal, TransformKind::FlipHorizontal),
+        (args.flipvertical, TransformKind::FlipVertical),
+        (args.rotate90, TransformKind::Rotate90),
+        (args.rotate45, TransformKind::Rotate45),
+        (args.reversecolor, TransformKind::ReverseColor),
+    ];
+    for (on, kind) in transforms {
+        if on {
+            body = ir.add(Filter::Transform { kind, range: None, count: false, body }, none);
+        }
+    }
+
+    let mut filters: Vec<FilterId> = Vec::new();
+    let contains = |ir: &mut Ir, field: HeaderField, text: &str| {
+        let haystack = ir.add(Filter::Header(field), none);
+        let needle = ir.add(Filter::Str(text.to_string()), none);
+        ir.add(Filter::Contains { haystack, needle, ignore_case: false }, none)
+    };
+    if let Some(name) = &args.player {
+        let w = contains(ir, HeaderField::Player(shakmaty::Color::White), name);
+        let b = contains(ir, HeaderField::Player(shakmaty::Color::Black), name);
+        filters.push(ir.add(Filter::Or(vec![w, b]), none));
+    }
+    if let Some(name) = &args.white {
+        filters.push(contains(ir, HeaderField::Player(shakmaty::Color::White), name));
+    }
+    if let Some(name) = &args.black {
+        filters.push(contains(ir, HeaderField::Player(shakmaty::Color::Black), name));
+    }
+    if let Some(text) = &args.event {
+        filters.push(contains(ir, HeaderField::Event, text));
+    }
+    if let Some(text) = &args.site {
+        filters.push(contains(ir, HeaderField::Site, text));
+    }
+    if let Some(r) = &args.result {
+        let result = match r.as_str() {
+            "1-0" => GameResult::WhiteWins,
+            "0-1" => GameResult::BlackWins,
+            "1/2-1/2" | "1/2" | "draw" | "=" => GameResult::Draw,
+            other => return Err(format!("cqlrs: invalid result `{other}`: expected 1-0, 0-1 or 1/2-1/2")),
+        };
+        filters.push(ir.add(Filter::Result(result), none));
+    }
+    if let Some((lo, hi)) = args.year {
+        let year = ir.add(Filter::Year, none);
+        let lo = ir.add(Filter::Number(lo as i64), none);
+        let hi = ir.add(Filter::Number(hi as i64), none);
+        filters.push(ir.add(Filter::Compare { first: year, rest: vec![(CmpOp::Ge, lo), (CmpOp::Le, hi)] }, none));
+    }
+    if !filters.is_empty() {
+        filters.push(body);
+        body = ir.add(Filter::And(filters), none);
+    }
+    ir.root = Some(body);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(a: &[&str]) -> Args {
+        Args::try_parse_from(args::normalize(a.iter().map(|s| s.to_string()))).unwrap()
+    }
+
+    #[test]
+    fn cli_filters_and_transforms_wrap_the_body() {
+        let args = parse(&["cqlrs", "-player", "Tal", "-year", "1960", "1961", "-flipcolor", "-gamenumber", "3", "-silent"]);
+        let mut ir = Ir::new();
+        let mate = ir.add(Filter::Mate, Span::default());
+        ir.root = Some(mate);
+        apply_cli(&args, &mut ir).unwrap();
+        let Filter::And(parts) = ir.get(ir.root.unwrap()).clone() else { panic!("expected And") };
+        assert_eq!(parts.len(), 3);
+        assert!(matches!(ir.get(parts[0]), Filter::Or(v) if v.len() == 2));
+        assert!(matches!(ir.get(parts[1]), Filter::Compare { rest, .. } if rest.len() == 2));
+        assert!(matches!(ir.get(parts[2]), Filter::Transform { kind: TransformKind::FlipColor, body, .. } if *body == mate));
+        assert_eq!(ir.settings.gamenumber, Some((3, 3)));
+        assert!(ir.settings.silent);
+    }
+
+    #[test]
+    fn bad_result_is_an_error() {
+        let args = parse(&["cqlrs", "-result", "2-0"]);
+        let mut ir = Ir::new();
+        assert!(apply_cli(&args, &mut ir).unwrap_err().contains("invalid result `2-0`"));
+    }
+
+    #[test]
+    fn default_output_name_uses_the_script_stem() {
+        assert_eq!(default_output("dir/mates.cql"), "mates-out.pgn");
+    }
+
+    #[test]
+    fn no_query_is_an_error() {
+        assert_eq!(run(vec!["cqlrs".into(), "-i".into(), "x.pgn".into()]), EXIT_ERROR);
+    }
+}
