@@ -6,8 +6,27 @@
 //! Must never: read source text, print, or keep state between games except
 //! `persistent` variables in its [`Scratch`].
 
-use crate::ir::Ir;
+mod board;
+mod engine;
+pub mod finale;
+mod line;
+mod moves;
+mod value;
+pub mod yacpdb;
+
+#[cfg(test)]
+mod testutil;
+#[cfg(test)]
+mod tests;
+
+use regex::Regex;
+
+use crate::ir::{Builtin, Filter, FilterId, Ir};
 use crate::pgn::{Game, NodeId};
+
+use engine::{Ctx, Loc};
+pub use moves::{ids_after, initial_ids};
+pub use value::Value;
 
 /// The error of the eval layer: a query the evaluator cannot run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,11 +47,22 @@ impl std::error::Error for Error {}
 #[derive(Debug)]
 pub struct Query {
     ir: Ir,
+    /// Compiled `~~` patterns, indexed by the id of their `RegexMatch` node.
+    regexes: Vec<Option<Regex>>,
+    /// Conjuncts of the root that need only the game's tags.
+    header_conjuncts: Vec<FilterId>,
+    /// The whole root needs only the tags.
+    header_only: bool,
+    /// The query has YACPDB predicates (build the game analysis).
+    has_yacpdb: bool,
 }
 
 /// Per-worker mutable state: variable slots, caches, persistent sums.
 #[derive(Debug, Default)]
-pub struct Scratch {}
+pub struct Scratch {
+    /// One slot per query variable; persistent ones keep their values across games.
+    vars: Vec<Option<Value>>,
+}
 
 /// What a query found in one game.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -51,12 +81,118 @@ pub struct GameMatch {
     pub messages: Vec<String>,
     /// YACPDB predicate instances found, with their counts (for `--json`).
     pub predicates: Vec<(String, i64)>,
+    /// Positions whose original comments `removecomment` deletes in the output.
+    pub removed_comments: Vec<NodeId>,
+    /// Set when the query had to be abandoned on this game (runaway work); the game
+    /// then does not match.
+    pub error: Option<Error>,
+}
+
+/// Deepest IR nesting the static analyses look into.
+const ANALYSIS_DEPTH: u32 = 200;
+
+/// Children of a filter node (every sub-filter it evaluates).
+fn children_of(f: &Filter) -> Vec<FilterId> {
+    use Filter::*;
+    match f {
+        True | False | Number(_) | Str(_) | Squares(_) | Pieces { .. } | PawnStructure(_) | RegexGroup(_)
+        | Check | Mate | Stalemate | ToMove(_) | SideToMove | Initial | Terminal | Ply | MoveNumber
+        | Mainline | Variation | Finale(_) | HasComment | OriginalComment | Header(_) | Result(_) | Year
+        | GameNumber | Tree(_) | Depth | PositionId | Var(_) | IsBound(_) | Unbind(_) | RemoveComment
+        | Yacpdb(_) => vec![],
+        Union(v) | Intersection(v) | And(v) | Or(v) | CountMatching(v) | Call(_, v) | SeqConcat(v)
+        | SeqAlt(v) | Comment(v) | Message(v) => v.clone(),
+        Ray { sets, .. } => sets.clone(),
+        Complement(a) | Count(a) | Neg(a) | Not(a) | Child(a) => vec![*a],
+        Direction { arg, .. } => vec![*arg],
+        In(a, b) | Between(a, b) | Arith(_, a, b) | TreeRelation(_, a, b) | Lca(a, b) | Distance(a, b)
+        | ConsecutiveMoves(a, b) | SetTag(a, b) => vec![*a, *b],
+        Attacks { attackers, targets, .. } => vec![*attackers, *targets],
+        Pin { from, through, to } => [from, through, to].into_iter().flatten().copied().collect(),
+        Compare { first, rest } => std::iter::once(*first).chain(rest.iter().map(|r| r.1)).collect(),
+        RegexMatch { subject, .. } => vec![*subject],
+        Contains { haystack, needle, .. } => vec![*haystack, *needle],
+        If { cond, then, otherwise } => [Some(*cond), Some(*then), *otherwise].into_iter().flatten().collect(),
+        Move(m) => [m.from, m.to, m.capture, m.then].into_iter().flatten().collect(),
+        Find { body, .. } | Line { body, .. } | SeqRepeat { body, .. } | Echo { body, .. } => vec![*body],
+        AtPosition { at, body } => vec![*at, *body],
+        Assign { value, .. } => vec![*value],
+        SquareIter { domain, body, .. } | PieceIter { domain, body, .. } => vec![*domain, *body],
+        IdentityIter { body, .. } => vec![*body],
+        While { cond, body } => cond.iter().copied().chain(std::iter::once(*body)).collect(),
+        Sort { value, .. } => vec![*value],
+        Transform { body, .. } => vec![*body],
+    }
+}
+
+/// Does this filter need nothing but the game's tags (no position, no variable, no output)?
+fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
+    if depth > ANALYSIS_DEPTH {
+        return false;
+    }
+    use Filter::*;
+    let node = ir.get(f);
+    let own = match node {
+        True | False | Number(_) | Str(_) | Header(_) | Result(_) | Year | GameNumber | Compare { .. }
+        | Arith(..) | Neg(_) | Contains { .. } | RegexMatch { .. } | RegexGroup(_) | And(_) | Or(_) | Not(_)
+        | If { .. } => true,
+        Call(b, _) => matches!(
+            b,
+            Builtin::Abs
+                | Builtin::Min
+                | Builtin::Max
+                | Builtin::Sqrt
+                | Builtin::Int
+                | Builtin::Lowercase
+                | Builtin::Uppercase
+                | Builtin::Ascii
+                | Builtin::IndexOf
+                | Builtin::Length
+                | Builtin::Substring
+        ),
+        _ => false,
+    };
+    own && children_of(node).into_iter().all(|c| is_header_only(ir, c, depth + 1))
 }
 
 impl Query {
-    /// Compile an IR (transforms expanded) into a query.
+    /// Compile an IR (transforms expanded) into a query: compiles every regular
+    /// expression once and finds the header-only parts of the query.
     pub fn new(ir: Ir) -> Result<Query, Error> {
-        Ok(Query { ir })
+        let mut regexes = Vec::with_capacity(ir.len());
+        let mut has_yacpdb = false;
+        for i in 0..ir.len() {
+            let node = ir.get(FilterId(i as u32));
+            match node {
+                Filter::RegexMatch { pattern, .. } => {
+                    let re = Regex::new(pattern).map_err(|e| Error {
+                        message: format!("invalid regular expression `{pattern}`: {e}"),
+                    })?;
+                    regexes.push(Some(re));
+                    continue;
+                }
+                Filter::Transform { .. } => {
+                    return Err(Error { message: "internal error: transform not expanded before evaluation".into() })
+                }
+                Filter::Yacpdb(_) => has_yacpdb = true,
+                _ => {}
+            }
+            regexes.push(None);
+        }
+        let mut header_conjuncts = Vec::new();
+        let mut header_only = false;
+        if let Some(root) = ir.root {
+            header_only = is_header_only(&ir, root, 0);
+            let mut todo = vec![root];
+            while let Some(f) = todo.pop() {
+                match ir.get(f) {
+                    Filter::And(items) => todo.extend(items.iter().rev()),
+                    _ if is_header_only(&ir, f, 0) => header_conjuncts.push(f),
+                    _ => {}
+                }
+            }
+        }
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb })
     }
 
     /// The IR this query runs.
@@ -66,23 +202,142 @@ impl Query {
 
     /// Does the query need positions (move replay)? `false` for header-only queries.
     pub fn needs_positions(&self) -> bool {
-        true
+        let (lo, hi) = self.ir.settings.matchcount;
+        !(self.header_only && lo <= 1 && hi >= 1)
     }
 
     /// Can a game with these tags (no moves read yet) still match? Header filters
     /// are checked here, before replay.
-    pub fn may_match_tags(&self, _game: &Game) -> bool {
+    pub fn may_match_tags(&self, game: &Game) -> bool {
+        if !self.game_selected(game) {
+            return false;
+        }
+        let mut vars = Vec::new();
+        let mut ctx = Ctx::new(self, game, &mut vars);
+        for &f in &self.header_conjuncts {
+            match ctx.test(f, Loc::Header) {
+                Ok(true) => {}
+                Ok(false) => return false,
+                Err(_) => return true,
+            }
+        }
+        true
+    }
+
+    /// Game-number and result restrictions of the settings.
+    fn game_selected(&self, game: &Game) -> bool {
+        let s = &self.ir.settings;
+        if let Some((lo, hi)) = s.gamenumber {
+            if game.number < lo || game.number > hi {
+                return false;
+            }
+        }
+        if let Some(r) = s.result {
+            if engine::game_result(game) != Some(r) {
+                return false;
+            }
+        }
         true
     }
 
     /// Evaluate the query on a replayed game.
-    pub fn eval_game(&self, _scratch: &mut Scratch, _game: &Game) -> GameMatch {
-        GameMatch::default()
+    pub fn eval_game(&self, scratch: &mut Scratch, game: &Game) -> GameMatch {
+        let mut result = GameMatch::default();
+        scratch.prepare(&self.ir);
+        let Some(root) = self.ir.root else { return result };
+        if !self.game_selected(game) {
+            return result;
+        }
+        let mut ctx = Ctx::new(self, game, &mut scratch.vars);
+        if game.nodes.is_empty() {
+            if self.needs_positions() {
+                return result;
+            }
+            match ctx.test(root, Loc::Header) {
+                Ok(ok) => result.matched = ok,
+                Err(e) => result.error = Some(e),
+            }
+            return result;
+        }
+        let nodes = if self.ir.settings.per_game { vec![NodeId::ROOT] } else { ctx.searched_nodes() };
+        for n in nodes {
+            let mark = ctx.out.mark();
+            match ctx.test(root, Loc::Node(n)) {
+                Ok(true) => result.positions.push(n),
+                Ok(false) => ctx.out.rollback(mark),
+                Err(e) => {
+                    result.error = Some(e);
+                    break;
+                }
+            }
+        }
+        let count = result.positions.len() as u64;
+        let (lo, hi) = self.ir.settings.matchcount;
+        result.matched = result.error.is_none() && count >= lo && count <= hi;
+        let out = std::mem::take(&mut ctx.out);
+        result.comments = out.comments;
+        result.set_tags = out.tags;
+        result.messages = out.messages;
+        result.removed_comments = out.removed;
+        for (doc, min, value) in out.sorts {
+            match result.sort.iter_mut().find(|(d, _)| *d == doc) {
+                Some(entry) => entry.1 = if min { entry.1.min(value) } else { entry.1.max(value) },
+                None => result.sort.push((doc, value)),
+            }
+        }
+        if self.has_yacpdb {
+            if let Some(a) = &ctx.analysis {
+                result.predicates = a.instances();
+            }
+        }
+        result
     }
 
     /// Persistent variables accumulated in the given scratches, merged: name and
-    /// printed value, in declaration order.
-    pub fn persistent_totals(&self, _scratches: &[Scratch]) -> Vec<(String, String)> {
-        Vec::new()
+    /// printed value, in declaration order. Numbers are summed over the workers.
+    pub fn persistent_totals(&self, scratches: &[Scratch]) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (i, info) in self.ir.vars.iter().enumerate() {
+            if !info.persistent {
+                continue;
+            }
+            let mut sum: Option<i64> = None;
+            let mut other: Option<String> = None;
+            for s in scratches {
+                match s.vars.get(i).and_then(|v| v.as_ref()) {
+                    Some(Value::Number(n)) => sum = Some(sum.unwrap_or(0).saturating_add(*n)),
+                    Some(Value::Str(t)) => other = Some(t.clone()),
+                    Some(Value::Set(b)) => other = Some(value::squares_text(*b)),
+                    _ => {}
+                }
+            }
+            if let Some(n) = sum {
+                out.push((info.name.clone(), n.to_string()));
+            } else if let Some(t) = other {
+                out.push((info.name.clone(), t));
+            } else {
+                out.push((info.name.clone(), "0".to_string()));
+            }
+        }
+        out
+    }
+}
+
+impl Scratch {
+    /// Make room for the query's variables and unbind every non-persistent one.
+    fn prepare(&mut self, ir: &Ir) {
+        if self.vars.len() < ir.vars.len() {
+            self.vars.resize(ir.vars.len(), None);
+        }
+        for (slot, info) in self.vars.iter_mut().zip(ir.vars.iter()) {
+            if !info.persistent {
+                *slot = None;
+            }
+        }
+    }
+
+    /// The current value of a variable slot (after a game: its last value).
+    pub fn var(&self, var: crate::ir::VarId) -> Option<&Value> {
+        self.vars.get(var.0 as usize).and_then(|v| v.as_ref())
     }
 }

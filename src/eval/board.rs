@@ -1,0 +1,327 @@
+//! Board geometry for the evaluator: attacks, lines, rays, pins, pawn structure.
+//!
+//! Takes in: a shakmaty [`Board`] and square sets. Gives out: square sets.
+//! Must never: look at the game tree, allocate per call, or panic on any board.
+
+use shakmaty::{attacks, Bitboard, Board, Color, File, Piece, Rank, Role, Square};
+
+use crate::ir::{Directions, PawnStructure, PieceMask};
+
+/// The square one step from `sq` along `(file delta, rank delta)`, if on the board.
+pub fn step(sq: Square, delta: (i8, i8)) -> Option<Square> {
+    let f = sq.file().to_u32() as i32 + delta.0 as i32;
+    let r = sq.rank().to_u32() as i32 + delta.1 as i32;
+    if (0..8).contains(&f) && (0..8).contains(&r) {
+        Some(Square::from_coords(File::new(f as u32), Rank::new(r as u32)))
+    } else {
+        None
+    }
+}
+
+/// The deltas of the directions set in `dirs`.
+pub fn deltas(dirs: Directions) -> impl Iterator<Item = (i8, i8)> {
+    Directions::DELTAS
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| dirs.0 & (1 << i) != 0)
+        .map(|(_, d)| *d)
+}
+
+/// Squares whose content `mask` accepts, among `squares`.
+pub fn pieces(board: &Board, mask: PieceMask, squares: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for color in [Color::White, Color::Black] {
+        for role in Role::ALL {
+            if mask.contains_piece(color, role) {
+                out |= board.by_piece(Piece { color, role });
+            }
+        }
+    }
+    if mask.contains_empty() {
+        out |= !board.occupied();
+    }
+    out & squares
+}
+
+/// Squares attacked by the piece on `sq` given the board's occupancy (pawns: diagonals
+/// only; own pieces count as attacked). Empty when `sq` is empty.
+pub fn attacks_from(board: &Board, sq: Square) -> Bitboard {
+    match board.piece_at(sq) {
+        Some(piece) => attacks::attacks(sq, piece, board.occupied()),
+        None => Bitboard::EMPTY,
+    }
+}
+
+/// `A → B`: the squares of A whose piece attacks some square of B.
+pub fn attackers(board: &Board, a: Bitboard, b: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for sq in a & board.occupied() {
+        if attacks_from(board, sq).intersects(b) {
+            out.add(sq);
+        }
+    }
+    out
+}
+
+/// `B ← A`: the squares of B attacked by some piece standing on A.
+pub fn attacked_by(board: &Board, a: Bitboard, b: Bitboard) -> Bitboard {
+    let mut hit = Bitboard::EMPTY;
+    for sq in a & board.occupied() {
+        hit |= attacks_from(board, sq);
+    }
+    hit & b
+}
+
+/// `between(A B)`: the squares strictly between each aligned pair of a square of A and
+/// a square of B.
+pub fn between(a: Bitboard, b: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for x in a {
+        for y in b {
+            out |= attacks::between(x, y);
+        }
+    }
+    out
+}
+
+/// Squares at distance `min..=max` from a square of `from` in the directions `dirs`,
+/// ignoring pieces in the way.
+pub fn direction(dirs: Directions, min: u8, max: u8, from: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for sq in from {
+        for d in deltas(dirs) {
+            let mut cur = sq;
+            let mut dist = 0u8;
+            while let Some(next) = step(cur, d) {
+                dist += 1;
+                if dist > max {
+                    break;
+                }
+                if dist >= min {
+                    out.add(next);
+                }
+                cur = next;
+            }
+        }
+    }
+    out
+}
+
+/// The line directions along which a piece of this role attacks (sliders only).
+pub fn slider_dirs(role: Role) -> Directions {
+    match role {
+        Role::Rook => Directions::ORTHOGONAL,
+        Role::Bishop => Directions::DIAGONAL,
+        Role::Queen => Directions::ANY,
+        _ => Directions(0),
+    }
+}
+
+/// `ray dirs (S0 S1 … Sk)` and `xray`: squares of Sk reached by a straight line in one of
+/// `dirs` visiting a square of each set in order, with only empty squares between two
+/// consecutive links. For `xray` the line must also be one along which the piece on the
+/// first link attacks.
+pub fn ray(board: &Board, dirs: Directions, sets: &[Bitboard], xray: bool) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    if sets.len() < 2 {
+        return out;
+    }
+    let occupied = board.occupied();
+    for start in sets[0] {
+        let mut allowed = dirs;
+        if xray {
+            let role = match board.role_at(start) {
+                Some(r) => r,
+                None => continue,
+            };
+            allowed = Directions(allowed.0 & slider_dirs(role).0);
+        }
+        for d in deltas(allowed) {
+            ray_walk(start, d, &sets[1..], occupied, &mut out);
+        }
+    }
+    out
+}
+
+/// Follow one direction from `from`, trying every square of `rest[0]` reachable with only
+/// empty squares before it, then continuing with the rest of the chain.
+fn ray_walk(from: Square, d: (i8, i8), rest: &[Bitboard], occupied: Bitboard, out: &mut Bitboard) {
+    let mut cur = from;
+    while let Some(next) = step(cur, d) {
+        if rest[0].contains(next) {
+            if rest.len() == 1 {
+                out.add(next);
+            } else {
+                ray_walk(next, d, &rest[1..], occupied, out);
+            }
+        }
+        if occupied.contains(next) {
+            break;
+        }
+        cur = next;
+    }
+}
+
+/// `pin from A through B to C`: pieces of B standing between a slider of A of the other
+/// colour and a piece of C of their own colour, on the slider's line, nothing else between.
+pub fn pinned(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    let occupied = board.occupied();
+    for pinner in from & board.sliders() {
+        let (color, role) = match board.piece_at(pinner) {
+            Some(p) => (p.color, p.role),
+            None => continue,
+        };
+        for d in deltas(slider_dirs(role)) {
+            let mut cur = pinner;
+            let mut candidate: Option<Square> = None;
+            while let Some(next) = step(cur, d) {
+                cur = next;
+                if !occupied.contains(next) {
+                    continue;
+                }
+                match candidate {
+                    None => {
+                        if board.color_at(next) == Some(color) || !through.contains(next) {
+                            break;
+                        }
+                        candidate = Some(next);
+                    }
+                    Some(pinned_sq) => {
+                        if to.contains(next) && board.color_at(next) == board.color_at(pinned_sq) {
+                            out.add(pinned_sq);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Files adjacent to a file, as a square set.
+fn adjacent_files(file: File) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    if let Some(f) = file.offset(-1) {
+        out |= Bitboard::from_file(f);
+    }
+    if let Some(f) = file.offset(1) {
+        out |= Bitboard::from_file(f);
+    }
+    out
+}
+
+/// Squares strictly in front of `sq` from `color`'s point of view, on its own file and
+/// the adjacent ones.
+fn front_span(sq: Square, color: Color) -> Bitboard {
+    let files = Bitboard::from_file(sq.file()) | adjacent_files(sq.file());
+    let mut ranks = Bitboard::EMPTY;
+    for r in 0..8u32 {
+        let ahead = if color.is_white() { r > sq.rank().to_u32() } else { r < sq.rank().to_u32() };
+        if ahead {
+            ranks |= Bitboard::from_rank(Rank::new(r));
+        }
+    }
+    files & ranks
+}
+
+/// The pawns of both colours with the given structural property.
+pub fn pawn_structure(board: &Board, kind: PawnStructure) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for color in [Color::White, Color::Black] {
+        let own = board.by_piece(Piece { color, role: Role::Pawn });
+        let enemy = board.by_piece(Piece { color: !color, role: Role::Pawn });
+        for sq in own {
+            let file = Bitboard::from_file(sq.file());
+            let side = adjacent_files(sq.file());
+            let holds = match kind {
+                PawnStructure::Passed => !front_span(sq, color).intersects(enemy),
+                PawnStructure::Doubled => (own & file).more_than_one(),
+                PawnStructure::Isolated => !own.intersects(side),
+                PawnStructure::Connected => own.intersects(side),
+            };
+            if holds {
+                out.add(sq);
+            }
+        }
+    }
+    out
+}
+
+/// Sum of piece values (`power`) of the pieces on `squares`.
+pub fn power(board: &Board, squares: Bitboard) -> i64 {
+    (squares & board.occupied())
+        .into_iter()
+        .filter_map(|sq| board.role_at(sq))
+        .map(crate::pgn::role_power)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::{CastlingMode, Chess, Position};
+
+    fn board(fen: &str) -> Board {
+        let pos: Chess = Fen::from_ascii(fen.as_bytes())
+            .unwrap()
+            .into_position(CastlingMode::Standard)
+            .unwrap();
+        pos.board().clone()
+    }
+
+    #[test]
+    fn pawn_attacks_diagonally_and_own_pieces_count() {
+        let b = board("4k3/8/8/8/8/8/4P3/R3K3 w - - 0 1");
+        // e2 pawn attacks d3/f3, not e3.
+        assert!(attacked_by(&b, Bitboard::from(Square::E2), Bitboard::from(Square::E3)).is_empty());
+        assert!(attacked_by(&b, Bitboard::from(Square::E2), Bitboard::from(Square::D3)).any());
+        // the rook on a1 attacks its own king on e1
+        assert_eq!(attackers(&b, Bitboard::from(Square::A1), Bitboard::from(Square::E1)), Bitboard::from(Square::A1));
+    }
+
+    #[test]
+    fn between_and_direction() {
+        let bt = between(Bitboard::from(Square::A1), Bitboard::from(Square::D4));
+        assert_eq!(bt, Bitboard::from(Square::B2) | Bitboard::from(Square::C3));
+        assert!(between(Bitboard::from(Square::A1), Bitboard::from(Square::B3)).is_empty());
+        let up = direction(Directions::UP, 1, 2, Bitboard::from(Square::E4));
+        assert_eq!(up, Bitboard::from(Square::E5) | Bitboard::from(Square::E6));
+    }
+
+    #[test]
+    fn pin_of_knight_to_king() {
+        let b = board("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1");
+        let all = Bitboard::FULL;
+        assert_eq!(pinned(&b, all, all, b.kings()), Bitboard::from(Square::E7));
+        // a second piece in between breaks the pin
+        let b2 = board("4k3/4n3/4p3/8/8/8/8/4RK2 w - - 0 1");
+        assert!(pinned(&b2, all, all, b2.kings()).is_empty());
+    }
+
+    #[test]
+    fn ray_needs_empty_squares_between_links() {
+        let b = board("4k3/8/4n3/8/8/8/8/4RK2 w - - 0 1");
+        let r = Bitboard::from(Square::E1);
+        let n = Bitboard::from(Square::E6);
+        let k = Bitboard::from(Square::E8);
+        assert_eq!(ray(&b, Directions::ANY, &[r, n, k], false), k);
+        assert_eq!(ray(&b, Directions::ANY, &[r, k], false), Bitboard::EMPTY);
+        assert_eq!(ray(&b, Directions::ANY, &[r, n, k], true), k);
+        assert!(ray(&b, Directions::DIAGONAL, &[r, n, k], false).is_empty());
+    }
+
+    #[test]
+    fn pawn_structures_for_both_colours() {
+        let b = board("4k3/p7/8/8/8/8/PP5P/4K3 w - - 0 1");
+        let passed = pawn_structure(&b, PawnStructure::Passed);
+        assert!(passed.contains(Square::H2));
+        assert!(!passed.contains(Square::B2));
+        assert!(!passed.contains(Square::A7)); // a2/b2 ahead of it from black's side
+        let isolated = pawn_structure(&b, PawnStructure::Isolated);
+        assert!(isolated.contains(Square::H2) && isolated.contains(Square::A7));
+        assert!(pawn_structure(&b, PawnStructure::Connected).contains(Square::A2));
+    }
+}

@@ -1,0 +1,1356 @@
+//! The filter interpreter: evaluates one IR filter at one position of one game.
+//!
+//! Takes in: the query's IR, a replayed [`Game`], variable slots, and a location (a game
+//! node, a temporary position after a generated move, or "no position" for header-only
+//! checks). Gives out: `Ok(None)` when the filter does not match, `Ok(Some(value))` when it
+//! does, or an [`Error`] for runaway work or a malformed IR.
+//! Must never: panic on any game or IR, recurse without bound, or keep output (comments,
+//! sort values, tags, messages) of a filter that did not match.
+
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+
+use super::board;
+use super::moves::{self, MoveFacts};
+use super::value::{squares_text, Value};
+use super::{yacpdb, Error, Query};
+use crate::ir::{
+    ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField,
+    Ir, LineChoice, MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId,
+};
+use crate::ir::Filter;
+use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played};
+
+/// Most filter evaluations allowed for one game before it is abandoned as runaway.
+pub const STEP_LIMIT: u64 = 200_000_000;
+/// Deepest nesting of filter evaluations.
+pub const DEPTH_LIMIT: u32 = 400;
+/// Most iterations of one `while`/`loop`.
+pub const WHILE_LIMIT: u64 = 1_000_000;
+
+/// Where a filter is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loc {
+    /// A position of the game tree.
+    Node(NodeId),
+    /// A temporary position after a generated (legal or pseudo-legal) move: index into
+    /// the evaluator's stack of temporary positions.
+    Temp(u32),
+    /// No position: only the header is known (tag pre-filtering).
+    Header,
+}
+
+/// A position reached by a generated move, not part of the game.
+#[derive(Clone, Debug)]
+pub struct Temp {
+    /// The position after the move.
+    pub pos: Chess,
+    /// Piece identities after the move.
+    pub ids: PieceIds,
+    /// Where the move was made.
+    pub parent: Loc,
+    /// The move.
+    pub played: Move,
+}
+
+/// Output collected while evaluating, with marks to roll back what failed filters wrote.
+#[derive(Debug, Default)]
+pub struct Out {
+    /// `comment` texts per node.
+    pub comments: Vec<(NodeId, String)>,
+    /// `sort` entries: doc, ascending, value.
+    pub sorts: Vec<(String, bool, i64)>,
+    /// `settag` pairs.
+    pub tags: Vec<(String, String)>,
+    /// `message` lines.
+    pub messages: Vec<String>,
+    /// Nodes whose original comments `removecomment` deletes.
+    pub removed: Vec<NodeId>,
+}
+
+/// Lengths of the output lists at some moment.
+#[derive(Clone, Copy, Debug)]
+pub struct Mark([usize; 5]);
+
+impl Out {
+    /// Remember the current lengths.
+    pub fn mark(&self) -> Mark {
+        Mark([
+            self.comments.len(),
+            self.sorts.len(),
+            self.tags.len(),
+            self.messages.len(),
+            self.removed.len(),
+        ])
+    }
+    /// Drop everything written since `mark`.
+    pub fn rollback(&mut self, mark: Mark) {
+        self.comments.truncate(mark.0[0]);
+        self.sorts.truncate(mark.0[1]);
+        self.tags.truncate(mark.0[2]);
+        self.messages.truncate(mark.0[3]);
+        self.removed.truncate(mark.0[4]);
+    }
+}
+
+/// Result of evaluating a filter: `None` = no match.
+pub type Eval = Result<Option<Value>, Error>;
+
+/// The evaluation state for one game.
+pub struct Ctx<'a> {
+    /// The compiled query.
+    pub q: &'a Query,
+    /// Its IR.
+    pub ir: &'a Ir,
+    /// The game.
+    pub game: &'a Game,
+    /// Variable slots.
+    pub vars: &'a mut Vec<Option<Value>>,
+    /// Temporary positions of generated moves being looked into.
+    pub temps: Vec<Temp>,
+    /// Collected output.
+    pub out: Out,
+    /// Capture groups of the last successful regex match.
+    pub groups: Vec<Option<String>>,
+    /// The game's YACPDB analysis, built on first use.
+    pub analysis: Option<yacpdb::Analysis>,
+    /// Identities held by enclosing identity iterations.
+    pub bound_identities: Vec<PieceId>,
+    /// Evaluations made so far in this game.
+    pub steps: u64,
+    /// Current nesting depth.
+    pub depth: u32,
+    /// Search variations too.
+    pub variations: bool,
+}
+
+fn internal(msg: impl Into<String>) -> Error {
+    Error { message: msg.into() }
+}
+
+/// Filters that match only when their set value is non-empty (outside value mode).
+fn set_matching(f: &Filter) -> bool {
+    matches!(
+        f,
+        Filter::Squares(_)
+            | Filter::Pieces { .. }
+            | Filter::Union(_)
+            | Filter::Intersection(_)
+            | Filter::Complement(_)
+            | Filter::Direction { .. }
+            | Filter::Attacks { .. }
+            | Filter::Between(..)
+            | Filter::Ray { .. }
+            | Filter::Pin { .. }
+            | Filter::PawnStructure(_)
+            | Filter::Var(_)
+            | Filter::Call(Builtin::Light | Builtin::Dark | Builtin::MakeSquare, _)
+    )
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
+    match op {
+        ArithOp::Add => a.checked_add(b),
+        ArithOp::Sub => a.checked_sub(b),
+        ArithOp::Mul => a.checked_mul(b),
+        ArithOp::Div => a.checked_div(b),
+        ArithOp::Rem => a.checked_rem(b),
+    }
+}
+
+/// The game's result from the `[Result]` tag, else the termination marker.
+pub fn game_result(game: &Game) -> Option<GameResult> {
+    let text = game
+        .tag("Result")
+        .map(|t| t.text().trim().to_string())
+        .filter(|t| t != "*" && !t.is_empty())
+        .or_else(|| game.termination.clone())?;
+    match text.trim() {
+        "1-0" => Some(GameResult::WhiteWins),
+        "0-1" => Some(GameResult::BlackWins),
+        "1/2-1/2" | "½-½" => Some(GameResult::Draw),
+        _ => None,
+    }
+}
+
+impl<'a> Ctx<'a> {
+    /// A fresh context for one game.
+    pub fn new(q: &'a Query, game: &'a Game, vars: &'a mut Vec<Option<Value>>) -> Ctx<'a> {
+        Ctx {
+            q,
+            ir: &q.ir,
+            game,
+            vars,
+            temps: Vec::new(),
+            out: Out::default(),
+            groups: Vec::new(),
+            analysis: None,
+            bound_identities: Vec::new(),
+            steps: 0,
+            depth: 0,
+            variations: q.ir.settings.variations,
+        }
+    }
+
+    // ----- location helpers ------------------------------------------------
+
+    /// The position at a location.
+    pub fn pos(&self, at: Loc) -> Option<&Chess> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| &node.pos),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| &t.pos),
+            Loc::Header => None,
+        }
+    }
+
+    /// Piece identities at a location.
+    pub fn ids(&self, at: Loc) -> PieceIds {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| node.ids).unwrap_or_default(),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| t.ids).unwrap_or_default(),
+            Loc::Header => PieceIds::default(),
+        }
+    }
+
+    /// The nearest game node at or above a location.
+    pub fn node_of(&self, at: Loc) -> Option<NodeId> {
+        let mut cur = at;
+        loop {
+            match cur {
+                Loc::Node(n) => return Some(n),
+                Loc::Temp(i) => cur = self.temps.get(i as usize)?.parent,
+                Loc::Header => return None,
+            }
+        }
+    }
+
+    /// The location one move back.
+    fn parent(&self, at: Loc) -> Option<Loc> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index())?.parent.map(Loc::Node),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| t.parent),
+            Loc::Header => None,
+        }
+    }
+
+    /// Continuations searched from a node (only the main one without `variations`).
+    pub fn children(&self, n: NodeId) -> &'a [NodeId] {
+        let game: &'a Game = self.game;
+        match game.nodes.get(n.index()) {
+            Some(node) if self.variations => &node.children,
+            Some(node) => &node.children[..node.children.len().min(1)],
+            None => &[],
+        }
+    }
+
+    /// The square a piece identity stands on at a location.
+    fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
+        self.ids(at).square_of(id)
+    }
+
+    fn ply(&self, at: Loc) -> Option<u32> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|x| x.ply),
+            Loc::Temp(_) => self.parent(at).and_then(|p| self.ply(p)).map(|p| p + 1),
+            Loc::Header => None,
+        }
+    }
+
+    /// Searched nodes of the game in game-tree (pre-)order.
+    pub fn searched_nodes(&self) -> Vec<NodeId> {
+        let mut out = Vec::new();
+        if self.game.nodes.is_empty() {
+            return out;
+        }
+        let mut stack = vec![NodeId::ROOT];
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            for &c in self.children(n).iter().rev() {
+                stack.push(c);
+            }
+        }
+        out
+    }
+
+    fn is_ancestor_or_self(&self, x: NodeId, y: NodeId) -> bool {
+        let mut cur = Some(y);
+        while let Some(c) = cur {
+            if c == x {
+                return true;
+            }
+            cur = self.game.nodes.get(c.index()).and_then(|n| n.parent);
+        }
+        false
+    }
+
+    fn lca(&self, x: NodeId, y: NodeId) -> Option<NodeId> {
+        let mut cur = Some(x);
+        while let Some(c) = cur {
+            if self.is_ancestor_or_self(c, y) {
+                return Some(c);
+            }
+            cur = self.game.nodes.get(c.index()).and_then(|n| n.parent);
+        }
+        None
+    }
+
+    // ----- value conversions -------------------------------------------------
+
+    /// A value as a set of squares (a piece identity: its square, if on the board).
+    pub fn as_set(&self, v: &Value, at: Loc) -> Option<Bitboard> {
+        match v {
+            Value::Set(b) => Some(*b),
+            Value::Piece(id) => Some(self.square_of(*id, at).map(Bitboard::from).unwrap_or(Bitboard::EMPTY)),
+            _ => None,
+        }
+    }
+
+    /// A value as a number (sets are counted, positions by id).
+    fn as_number(&self, v: &Value, at: Loc) -> Option<i64> {
+        match v {
+            Value::Number(n) => Some(*n),
+            Value::Set(b) => Some(b.count() as i64),
+            Value::Piece(id) => Some(self.square_of(*id, at).is_some() as i64),
+            Value::Position(n) => Some(n.0 as i64),
+            _ => None,
+        }
+    }
+
+    /// A value written as text (comments, `str`).
+    pub fn text_of(&self, v: &Value, at: Loc) -> String {
+        match v {
+            Value::None => String::new(),
+            Value::Set(b) => squares_text(*b),
+            Value::Number(n) => n.to_string(),
+            Value::Str(s) => s.clone(),
+            Value::Position(n) => match self.game.nodes.get(n.index()) {
+                Some(node) if node.parent.is_some() => {
+                    let parent_pos = self.game.nodes.get(node.parent.map_or(0, |p| p.index())).map(|p| &p.pos);
+                    let number = parent_pos.map_or(0, |p| p.fullmoves().get());
+                    let dots = if parent_pos.map_or(true, |p| p.turn().is_white()) { "." } else { "..." };
+                    format!("{number}{dots}{}", node.san)
+                }
+                _ => "initial position".to_string(),
+            },
+            Value::Piece(id) => match (self.square_of(*id, at), self.pos(at)) {
+                (Some(sq), Some(pos)) => {
+                    let letter = pos.board().piece_at(sq).map(|p| p.char()).unwrap_or('?');
+                    let mut s = letter.to_string();
+                    sq.append_to_string(&mut s);
+                    s
+                }
+                _ => "captured".to_string(),
+            },
+        }
+    }
+
+    /// The single square of a value, if it has exactly one.
+    fn single_square(&self, v: &Value, at: Loc) -> Option<Square> {
+        self.as_set(v, at)?.single_square()
+    }
+
+    // ----- evaluation entry points ---------------------------------------
+
+    /// Evaluate a filter. In value mode an empty set is a valid value (`#P == 0`);
+    /// otherwise a set filter with an empty set does not match. Output written by a
+    /// filter that does not match is rolled back.
+    pub fn eval(&mut self, f: FilterId, at: Loc, value_mode: bool) -> Eval {
+        self.steps += 1;
+        if self.steps > STEP_LIMIT {
+            return Err(internal("query abandoned: too much work in one game"));
+        }
+        if self.depth >= DEPTH_LIMIT {
+            return Err(internal("query abandoned: filters nested too deeply"));
+        }
+        self.depth += 1;
+        let mark = self.out.mark();
+        let result = self.eval_inner(f, at, value_mode);
+        self.depth -= 1;
+        let result = result?;
+        let result = match result {
+            Some(Value::Set(b)) if !value_mode && b.is_empty() && set_matching(self.ir.get(f)) => None,
+            Some(Value::Piece(id)) if !value_mode && self.square_of(id, at).is_none() => None,
+            other => other,
+        };
+        if result.is_none() {
+            self.out.rollback(mark);
+        }
+        Ok(result)
+    }
+
+    /// Does the filter match here?
+    pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
+        Ok(self.eval(f, at, false)?.is_some())
+    }
+
+    fn value(&mut self, f: FilterId, at: Loc) -> Eval {
+        self.eval(f, at, true)
+    }
+
+    fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at)))
+    }
+
+    fn number_value(&mut self, f: FilterId, at: Loc) -> Result<Option<i64>, Error> {
+        Ok(self.value(f, at)?.and_then(|v| self.as_number(&v, at)))
+    }
+
+    fn string_value(&mut self, f: FilterId, at: Loc) -> Result<Option<String>, Error> {
+        Ok(match self.value(f, at)? {
+            Some(Value::Str(s)) => Some(s),
+            _ => None,
+        })
+    }
+
+    fn position_value(&mut self, f: FilterId, at: Loc) -> Result<Option<NodeId>, Error> {
+        Ok(match self.value(f, at)? {
+            Some(Value::Position(n)) => Some(n),
+            _ => None,
+        })
+    }
+
+    fn set_var(&mut self, var: VarId, v: Option<Value>) -> Option<Value> {
+        let i = var.0 as usize;
+        if self.vars.len() <= i {
+            self.vars.resize(i + 1, None);
+        }
+        std::mem::replace(&mut self.vars[i], v)
+    }
+
+    fn get_var(&self, var: VarId) -> Option<&Value> {
+        self.vars.get(var.0 as usize).and_then(|v| v.as_ref())
+    }
+
+    // ----- the interpreter -------------------------------------------------
+
+    fn eval_inner(&mut self, f: FilterId, at: Loc, vm: bool) -> Eval {
+        let ir: &'a Ir = self.ir;
+        let filter: &'a Filter = ir.get(f);
+        let found = |b: bool| if b { Some(Value::None) } else { None };
+        Ok(match filter {
+            Filter::True => Some(Value::None),
+            Filter::False => None,
+            Filter::Number(n) => Some(Value::Number(*n)),
+            Filter::Str(s) => Some(Value::Str(s.clone())),
+            Filter::Squares(b) => Some(Value::Set(*b)),
+
+            Filter::Pieces { mask, squares } => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(Value::Set(board::pieces(pos.board(), *mask, *squares)))
+            }
+            Filter::Union(items) => {
+                let mut acc = Bitboard::EMPTY;
+                for &i in items {
+                    acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                Some(Value::Set(acc))
+            }
+            Filter::Intersection(items) => {
+                let mut acc = Bitboard::FULL;
+                for &i in items {
+                    match self.set_value(i, at)? {
+                        Some(b) => acc &= b,
+                        None => return Ok(None),
+                    }
+                }
+                Some(Value::Set(acc))
+            }
+            Filter::Complement(a) => self.set_value(*a, at)?.map(|b| Value::Set(!b)),
+            Filter::In(a, b) => {
+                let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                found(x.is_subset(y))
+            }
+            Filter::Count(a) => match self.value(*a, at)? {
+                Some(Value::Str(s)) => Some(Value::Number(s.chars().count() as i64)),
+                Some(v) => self.as_number(&v, at).map(Value::Number),
+                None => Some(Value::Number(0)),
+            },
+            Filter::Direction { dirs, min, max, arg } => {
+                let Some(from) = self.set_value(*arg, at)? else { return Ok(None) };
+                Some(Value::Set(board::direction(*dirs, *min, *max, from)))
+            }
+            Filter::Attacks { attackers, targets, value_is_targets } => {
+                let (Some(a), Some(b)) = (self.set_value(*attackers, at)?, self.set_value(*targets, at)?) else {
+                    return Ok(None);
+                };
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let set = if *value_is_targets {
+                    board::attacked_by(pos.board(), a, b)
+                } else {
+                    board::attackers(pos.board(), a, b)
+                };
+                Some(Value::Set(set))
+            }
+            Filter::Between(a, b) => {
+                let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                Some(Value::Set(board::between(x, y)))
+            }
+            Filter::Ray { dirs, sets, xray } => {
+                let mut bbs = [Bitboard::EMPTY; 16];
+                if sets.len() > bbs.len() {
+                    return Err(internal("ray with more than 16 sets"));
+                }
+                for (k, &s) in sets.iter().enumerate() {
+                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(Value::Set(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray)))
+            }
+            Filter::Pin { from, through, to } => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let kings = pos.board().kings();
+                let from = match from {
+                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                    None => Bitboard::FULL,
+                };
+                let through = match through {
+                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                    None => Bitboard::FULL,
+                };
+                let to = match to {
+                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                    None => kings,
+                };
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(Value::Set(board::pinned(pos.board(), from, through, to)))
+            }
+            Filter::PawnStructure(kind) => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(Value::Set(board::pawn_structure(pos.board(), *kind)))
+            }
+
+            // ----- numbers, strings, comparisons -----
+            Filter::Compare { first, rest } => {
+                let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
+                let mut left = first_value.clone();
+                for (op, operand) in rest {
+                    let Some(right) = self.value(*operand, at)? else { return Ok(None) };
+                    match self.compare(&left, *op, &right, at) {
+                        Some(true) => {}
+                        _ => return Ok(None),
+                    }
+                    left = right;
+                }
+                Some(first_value)
+            }
+            Filter::Arith(op, a, b) => {
+                let (Some(x), Some(y)) = (self.value(*a, at)?, self.value(*b, at)?) else {
+                    return Ok(None);
+                };
+                match (&x, &y, op) {
+                    (Value::Str(s), Value::Str(t), ArithOp::Add) => Some(Value::Str(format!("{s}{t}"))),
+                    _ => {
+                        let (Some(m), Some(n)) = (self.as_number(&x, at), self.as_number(&y, at)) else {
+                            return Ok(None);
+                        };
+                        arith(*op, m, n).map(Value::Number)
+                    }
+                }
+            }
+            Filter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
+            Filter::Call(builtin, args) => return self.call(*builtin, args, at),
+            Filter::RegexMatch { subject, .. } => {
+                let Some(text) = self.string_value(*subject, at)? else { return Ok(None) };
+                let Some(Some(re)) = self.q.regexes.get(f.0 as usize) else {
+                    return Err(internal("regular expression not compiled"));
+                };
+                match re.captures(&text) {
+                    Some(caps) => {
+                        self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                        caps.get(0).map(|m| Value::Str(m.as_str().to_string()))
+                    }
+                    None => None,
+                }
+            }
+            Filter::RegexGroup(n) => self.groups.get(*n as usize).cloned().flatten().map(Value::Str),
+            Filter::Contains { haystack, needle, ignore_case } => {
+                let (Some(h), Some(n)) = (self.string_value(*haystack, at)?, self.string_value(*needle, at)?) else {
+                    return Ok(None);
+                };
+                let ok = if *ignore_case { h.to_lowercase().contains(&n.to_lowercase()) } else { h.contains(&n) };
+                found(ok)
+            }
+
+            // ----- logic -----
+            Filter::And(items) => {
+                let mut last = Some(Value::None);
+                for (k, &i) in items.iter().enumerate() {
+                    let is_last = k + 1 == items.len();
+                    last = self.eval(i, at, vm && is_last)?;
+                    if last.is_none() {
+                        return Ok(None);
+                    }
+                }
+                last
+            }
+            Filter::Or(items) => {
+                for &i in items {
+                    if let Some(v) = self.eval(i, at, false)? {
+                        return Ok(Some(v));
+                    }
+                }
+                None
+            }
+            Filter::Not(a) => found(!self.test(*a, at)?),
+            Filter::If { cond, then, otherwise } => {
+                if self.test(*cond, at)? {
+                    self.eval(*then, at, vm)?
+                } else if let Some(o) = otherwise {
+                    self.eval(*o, at, vm)?
+                } else {
+                    None
+                }
+            }
+            Filter::CountMatching(items) => {
+                let mut n = 0;
+                for &i in items {
+                    n += self.test(i, at)? as i64;
+                }
+                Some(Value::Number(n))
+            }
+
+            // ----- position state -----
+            Filter::Check => found(self.pos(at).is_some_and(|p| p.is_check())),
+            Filter::Mate => found(self.pos(at).is_some_and(|p| p.is_checkmate())),
+            Filter::Stalemate => found(self.pos(at).is_some_and(|p| p.is_stalemate())),
+            Filter::ToMove(c) => found(self.pos(at).is_some_and(|p| p.turn() == *c)),
+            Filter::SideToMove => {
+                self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 }))
+            }
+            Filter::Initial => found(at == Loc::Node(NodeId::ROOT)),
+            Filter::Terminal => match at {
+                Loc::Node(n) => found(self.children(n).is_empty()),
+                Loc::Temp(_) => Some(Value::None),
+                Loc::Header => None,
+            },
+            Filter::Ply => self.ply(at).map(|p| Value::Number(p as i64)),
+            Filter::MoveNumber => self.pos(at).map(|p| Value::Number(p.fullmoves().get() as i64)),
+            Filter::Mainline | Filter::Variation => {
+                let Some(n) = self.node_of(at) else { return Ok(None) };
+                let main = self.game.node(n).is_mainline();
+                found(main == matches!(filter, Filter::Mainline))
+            }
+            Filter::Finale(quality) => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let Some(fin) = super::finale::classify(pos) else { return Ok(None) };
+                let ok = match quality {
+                    FinaleQuality::PureMate => fin.mate && fin.pure,
+                    FinaleQuality::ModelMate => fin.mate && fin.model,
+                    FinaleQuality::IdealMate => fin.mate && fin.ideal,
+                    FinaleQuality::PureStalemate => !fin.mate && fin.pure,
+                    FinaleQuality::ModelStalemate => !fin.mate && fin.model,
+                    FinaleQuality::IdealStalemate => !fin.mate && fin.ideal,
+                };
+                found(ok)
+            }
+            Filter::Move(mf) => return self.eval_move(mf, at),
+            Filter::HasComment => {
+                let Loc::Node(n) = at else { return Ok(None) };
+                let original = !self.game.node(n).comments.is_empty();
+                found(original || self.out.comments.iter().any(|(c, _)| *c == n))
+            }
+            Filter::OriginalComment => {
+                let Loc::Node(n) = at else { return Ok(None) };
+                let comments = &self.game.node(n).comments;
+                if comments.is_empty() {
+                    None
+                } else {
+                    Some(Value::Str(comments.join(" ")))
+                }
+            }
+
+            // ----- header -----
+            Filter::Header(field) => self.header(field),
+            Filter::Result(r) => found(game_result(self.game) == Some(*r)),
+            Filter::Year => {
+                let date = self.game.tag("Date").map(|t| t.text().to_string()).unwrap_or_default();
+                let year = date.get(..4).and_then(|y| y.parse::<i64>().ok());
+                year.map(Value::Number)
+            }
+            Filter::GameNumber => Some(Value::Number(self.game.number as i64)),
+
+            // ----- game tree -----
+            Filter::Find { direction, all, range, body } => {
+                return self.find(*direction, *all || range.is_some(), *range, *body, at)
+            }
+            Filter::AtPosition { at: where_, body } => {
+                let Some(n) = self.position_value(*where_, at)? else { return Ok(None) };
+                self.eval(*body, Loc::Node(n), vm)?
+            }
+            Filter::Tree(step) => match (step, at) {
+                (_, Loc::Header) => None,
+                (TreeStep::Initial, _) => (!self.game.nodes.is_empty()).then_some(Value::Position(NodeId::ROOT)),
+                (TreeStep::Current, Loc::Node(n)) => Some(Value::Position(n)),
+                (TreeStep::Current, _) => None,
+                (TreeStep::Parent, _) => match self.parent(at) {
+                    Some(Loc::Node(p)) => Some(Value::Position(p)),
+                    _ => None,
+                },
+                (TreeStep::Last, Loc::Node(n)) => {
+                    let mut cur = n;
+                    while let Some(&c) = self.children(cur).first() {
+                        cur = c;
+                    }
+                    Some(Value::Position(cur))
+                }
+                (TreeStep::Last, _) => None,
+            },
+            Filter::Child(index) => {
+                let Loc::Node(n) = at else { return Ok(None) };
+                let Some(i) = self.number_value(*index, at)? else { return Ok(None) };
+                let kids = self.children(n);
+                usize::try_from(i).ok().and_then(|i| kids.get(i)).map(|&c| Value::Position(c))
+            }
+            Filter::TreeRelation(rel, a, b) => {
+                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                let ok = match rel {
+                    TreeRelation::Ancestor => x != y && self.is_ancestor_or_self(x, y),
+                    TreeRelation::AncestorOrSelf => self.is_ancestor_or_self(x, y),
+                    TreeRelation::Descendant => x != y && self.is_ancestor_or_self(y, x),
+                    TreeRelation::DescendantOrSelf => self.is_ancestor_or_self(y, x),
+                };
+                found(ok)
+            }
+            Filter::Lca(a, b) => {
+                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                self.lca(x, y).map(Value::Position)
+            }
+            Filter::Distance(a, b) => {
+                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                let Some(l) = self.lca(x, y) else { return Ok(None) };
+                let ply = |n: NodeId| self.game.node(n).ply as i64;
+                Some(Value::Number(ply(x) + ply(y) - 2 * ply(l)))
+            }
+            Filter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
+            Filter::PositionId => match at {
+                Loc::Node(n) => Some(Value::Number(n.0 as i64)),
+                _ => None,
+            },
+            Filter::Line { params, body } => return self.line(*params, *body, at),
+            Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
+                return Err(internal("sequence constituent outside of a line"))
+            }
+            Filter::Echo { source, target, in_all, body } => {
+                return self.echo(*source, *target, *in_all, *body, at)
+            }
+            Filter::ConsecutiveMoves(a, b) => {
+                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                Some(Value::Number(self.consecutive_moves(x, y)))
+            }
+
+            // ----- variables and iteration -----
+            Filter::Var(v) => self.get_var(*v).cloned(),
+            Filter::Assign { var, op, value } => {
+                let Some(new) = self.value(*value, at)? else { return Ok(None) };
+                let result = match op {
+                    None => new,
+                    Some(op) => {
+                        let old = self.get_var(*var).cloned();
+                        match (old, &new, op) {
+                            (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => Value::Str(format!("{s}{t}")),
+                            (old, _, _) => {
+                                let a = match old {
+                                    Some(v) => self.as_number(&v, at),
+                                    None => Some(0),
+                                };
+                                let (Some(a), Some(b)) = (a, self.as_number(&new, at)) else {
+                                    return Ok(None);
+                                };
+                                match arith(*op, a, b) {
+                                    Some(n) => Value::Number(n),
+                                    None => return Ok(None),
+                                }
+                            }
+                        }
+                    }
+                };
+                self.set_var(*var, Some(result.clone()));
+                Some(result)
+            }
+            Filter::IsBound(v) => found(self.get_var(*v).is_some()),
+            Filter::Unbind(v) => {
+                self.set_var(*v, None);
+                Some(Value::None)
+            }
+            Filter::SquareIter { var, domain, body, forall } => {
+                let Some(dom) = self.set_value(*domain, at)? else { return Ok(None) };
+                let saved = self.set_var(*var, None);
+                let mut hits = Bitboard::EMPTY;
+                let mut all = true;
+                for sq in dom {
+                    self.set_var(*var, Some(Value::square(sq)));
+                    if self.test(*body, at)? {
+                        hits.add(sq);
+                    } else if *forall {
+                        all = false;
+                        break;
+                    }
+                }
+                self.set_var(*var, saved);
+                if *forall {
+                    found(all)
+                } else if hits.is_empty() {
+                    None
+                } else {
+                    Some(Value::Set(hits))
+                }
+            }
+            Filter::PieceIter { var, domain, body, forall } => {
+                let Some(dom) = self.set_value(*domain, at)? else { return Ok(None) };
+                let ids = self.ids(at);
+                let saved = self.set_var(*var, None);
+                let mut hits = Bitboard::EMPTY;
+                let mut all = true;
+                for sq in dom {
+                    let id = ids.at(sq);
+                    if id == 0 {
+                        continue;
+                    }
+                    self.set_var(*var, Some(Value::Piece(id)));
+                    if self.test(*body, at)? {
+                        hits.add(sq);
+                    } else if *forall {
+                        all = false;
+                        break;
+                    }
+                }
+                self.set_var(*var, saved);
+                if *forall {
+                    found(all)
+                } else if hits.is_empty() {
+                    None
+                } else {
+                    Some(Value::Set(hits))
+                }
+            }
+            Filter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
+            Filter::While { cond, body } => {
+                let mut n: u64 = 0;
+                loop {
+                    n += 1;
+                    if n > WHILE_LIMIT {
+                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                    }
+                    if let Some(c) = cond {
+                        if !self.test(*c, at)? {
+                            break;
+                        }
+                        self.test(*body, at)?;
+                    } else if !self.test(*body, at)? {
+                        break;
+                    }
+                }
+                Some(Value::None)
+            }
+
+            // ----- output -----
+            Filter::Comment(args) => {
+                let text = self.args_text(args, at)?;
+                if let Some(n) = self.node_of(at) {
+                    self.out.comments.push((n, text));
+                }
+                Some(Value::None)
+            }
+            Filter::Message(args) => {
+                let text = self.args_text(args, at)?;
+                self.out.messages.push(text);
+                Some(Value::None)
+            }
+            Filter::Sort { doc, min, value } => {
+                let Some(n) = self.number_value(*value, at)? else { return Ok(None) };
+                self.out.sorts.push((doc.clone(), *min, n));
+                Some(Value::Number(n))
+            }
+            Filter::SetTag(name, value) => {
+                let Some(name) = self.value(*name, at)? else { return Ok(None) };
+                let Some(value) = self.value(*value, at)? else { return Ok(None) };
+                let (name, value) = (self.text_of(&name, at), self.text_of(&value, at));
+                self.out.tags.push((name, value));
+                Some(Value::None)
+            }
+            Filter::RemoveComment => {
+                if let Some(n) = self.node_of(at) {
+                    self.out.removed.push(n);
+                }
+                Some(Value::None)
+            }
+
+            Filter::Yacpdb(pred) => {
+                if self.analysis.is_none() {
+                    self.analysis = Some(yacpdb::Analysis::of(self.game));
+                }
+                let count = self.analysis.as_ref().map_or(0, |a| a.count(pred, self.game));
+                Some(Value::Number(count))
+            }
+            Filter::Transform { .. } => {
+                return Err(internal("internal error: a transform reached the evaluator unexpanded"))
+            }
+        })
+    }
+
+    fn args_text(&mut self, args: &[FilterId], at: Loc) -> Result<String, Error> {
+        let mut text = String::new();
+        for &a in args {
+            if let Some(v) = self.value(a, at)? {
+                text.push_str(&self.text_of(&v, at));
+            }
+        }
+        Ok(text)
+    }
+
+    fn compare(&self, left: &Value, op: CmpOp, right: &Value, at: Loc) -> Option<bool> {
+        match (left, right) {
+            (Value::Str(a), Value::Str(b)) => Some(op.holds(a.as_str(), b.as_str())),
+            (Value::Str(_), _) | (_, Value::Str(_)) => None,
+            (Value::Piece(a), Value::Piece(b)) if matches!(op, CmpOp::Eq | CmpOp::Ne) => {
+                Some(op.holds(a, b) || (op == CmpOp::Ne && a != b))
+            }
+            (Value::Set(_) | Value::Piece(_), Value::Set(_) | Value::Piece(_))
+                if matches!(op, CmpOp::Eq | CmpOp::Ne) =>
+            {
+                let (a, b) = (self.as_set(left, at)?, self.as_set(right, at)?);
+                Some((a == b) == (op == CmpOp::Eq))
+            }
+            (Value::None, _) | (_, Value::None) => None,
+            _ => Some(op.holds(self.as_number(left, at)?, self.as_number(right, at)?)),
+        }
+    }
+
+    fn header(&self, field: &HeaderField) -> Option<Value> {
+        let name: &str = match field {
+            HeaderField::Player(Color::White) => "White",
+            HeaderField::Player(Color::Black) => "Black",
+            HeaderField::Elo(c) => {
+                let tag = if c.is_white() { "WhiteElo" } else { "BlackElo" };
+                let text = self.game.tag(tag)?.text().trim().to_string();
+                return text.parse::<i64>().ok().map(Value::Number);
+            }
+            HeaderField::Event => "Event",
+            HeaderField::Site => "Site",
+            HeaderField::Date => "Date",
+            HeaderField::Eco => "ECO",
+            HeaderField::ResultText => "Result",
+            HeaderField::Tag(name) => name.as_str(),
+        };
+        self.game.tag(name).map(|t| Value::Str(t.text().into_owned()))
+    }
+
+    fn call(&mut self, builtin: Builtin, args: &[FilterId], at: Loc) -> Eval {
+        let mut values: Vec<Value> = Vec::with_capacity(args.len());
+        for &a in args {
+            match self.value(a, at)? {
+                Some(v) => values.push(v),
+                None => return Ok(None),
+            }
+        }
+        let num = |k: usize| values.get(k).and_then(|v| self.as_number(v, at));
+        let string = |k: usize| match values.get(k) {
+            Some(Value::Str(s)) => Some(s.as_str()),
+            _ => None,
+        };
+        let piece_here = |k: usize| -> Option<Option<shakmaty::Piece>> {
+            let sq = self.single_square(values.get(k)?, at)?;
+            Some(self.pos(at)?.board().piece_at(sq))
+        };
+        Ok(match builtin {
+            Builtin::Abs => num(0).and_then(|n| n.checked_abs()).map(Value::Number),
+            Builtin::Min | Builtin::Max => {
+                let mut best: Option<i64> = None;
+                for k in 0..values.len() {
+                    let Some(n) = num(k) else { return Ok(None) };
+                    best = Some(match best {
+                        None => n,
+                        Some(b) if builtin == Builtin::Min => b.min(n),
+                        Some(b) => b.max(n),
+                    });
+                }
+                best.map(Value::Number)
+            }
+            Builtin::Sqrt => num(0).filter(|n| *n >= 0).map(|n| Value::Number(isqrt(n))),
+            Builtin::Int => string(0).and_then(|s| s.trim().parse::<i64>().ok()).map(Value::Number),
+            Builtin::Str => values.first().map(|v| Value::Str(self.text_of(v, at))),
+            Builtin::Lowercase => string(0).map(|s| Value::Str(s.to_lowercase())),
+            Builtin::Uppercase => string(0).map(|s| Value::Str(s.to_uppercase())),
+            Builtin::Ascii => match values.first() {
+                Some(Value::Str(s)) => s.chars().next().map(|c| Value::Number(c as i64)),
+                Some(Value::Number(n)) => u32::try_from(*n)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .map(|c| Value::Str(c.to_string())),
+                _ => None,
+            },
+            Builtin::IndexOf => match (string(0), string(1)) {
+                (Some(needle), Some(hay)) => Some(Value::Number(hay.find(needle).map_or(-1, |i| i as i64))),
+                _ => None,
+            },
+            Builtin::File | Builtin::Rank => {
+                let sq = values.first().and_then(|v| self.single_square(v, at));
+                sq.map(|sq| {
+                    let n = if builtin == Builtin::File { sq.file().to_u32() } else { sq.rank().to_u32() };
+                    Value::Number(n as i64 + 1)
+                })
+            }
+            Builtin::MakeSquare => match (values.first(), values.get(1)) {
+                (Some(Value::Str(s)), None) => {
+                    Square::from_ascii(s.trim().as_bytes()).ok().map(Value::square)
+                }
+                (Some(_), Some(_)) => match (num(0), num(1)) {
+                    (Some(f), Some(r)) if (1..=8).contains(&f) && (1..=8).contains(&r) => Some(Value::square(
+                        Square::from_coords(shakmaty::File::new(f as u32 - 1), shakmaty::Rank::new(r as u32 - 1)),
+                    )),
+                    _ => None,
+                },
+                _ => None,
+            },
+            Builtin::Type => piece_here(0).map(|p| Value::Number(p.map_or(0, |p| p.role as i64))),
+            Builtin::TypeName => piece_here(0).flatten().map(|p| Value::Str(role_name(p.role).to_string())),
+            Builtin::PieceName => piece_here(0).flatten().map(|p| Value::Str(p.char().to_string())),
+            Builtin::ColorType => piece_here(0).map(|p| {
+                Value::Number(match p {
+                    Some(p) if p.color.is_white() => 1,
+                    Some(_) => -1,
+                    None => 0,
+                })
+            }),
+            Builtin::Power => {
+                let set = values.first().and_then(|v| self.as_set(v, at));
+                match (set, self.pos(at)) {
+                    (Some(s), Some(pos)) => Some(Value::Number(board::power(pos.board(), s))),
+                    _ => None,
+                }
+            }
+            Builtin::Light => values.first().and_then(|v| self.as_set(v, at)).map(|s| Value::Set(s & Bitboard::LIGHT_SQUARES)),
+            Builtin::Dark => values.first().and_then(|v| self.as_set(v, at)).map(|s| Value::Set(s & Bitboard::DARK_SQUARES)),
+            Builtin::Length => match values.first() {
+                Some(Value::Str(s)) => Some(Value::Number(s.chars().count() as i64)),
+                Some(v) => self.as_number(v, at).map(Value::Number),
+                None => None,
+            },
+            Builtin::Substring => {
+                let Some(s) = string(0) else { return Ok(None) };
+                let chars: Vec<char> = s.chars().collect();
+                let Some(i) = num(1) else { return Ok(None) };
+                let j = if values.len() > 2 { num(2) } else { Some(i + 1) };
+                let Some(j) = j else { return Ok(None) };
+                let len = chars.len() as i64;
+                if i < 0 || i > len {
+                    return Ok(None);
+                }
+                let j = j.clamp(i, len);
+                Some(Value::Str(chars[i as usize..j as usize].iter().collect()))
+            }
+            Builtin::PieceId => match values.first() {
+                Some(Value::Piece(id)) => Some(Value::Number(*id as i64)),
+                Some(v) => {
+                    let sq = self.single_square(v, at);
+                    sq.map(|sq| self.ids(at).at(sq)).filter(|&id| id != 0).map(|id| Value::Number(id as i64))
+                }
+                None => None,
+            },
+        })
+    }
+
+    // ----- moves ---------------------------------------------------------
+
+    fn eval_move(&mut self, mf: &'a MoveFilter, at: Loc) -> Eval {
+        if at == Loc::Header {
+            return Ok(None);
+        }
+        let origin = match mf.source {
+            MoveSource::Previous => match self.parent(at) {
+                Some(p) => p,
+                None => return Ok(None),
+            },
+            _ => at,
+        };
+        let mut sets = [None, None, None];
+        for (k, part) in [mf.from, mf.to, mf.capture].into_iter().enumerate() {
+            if let Some(id) = part {
+                sets[k] = Some(self.set_value(id, origin)?.unwrap_or(Bitboard::EMPTY));
+            }
+        }
+        let [from_set, to_set, capture_set] = sets;
+        let Some(mover) = self.pos(origin).map(|p| p.turn()) else { return Ok(None) };
+        let mut count: i64 = 0;
+        let mut from_acc = Bitboard::EMPTY;
+        let mut to_acc = Bitboard::EMPTY;
+        let mut record = |f: Option<&MoveFacts>| {
+            count += 1;
+            if let Some(f) = f {
+                from_acc.add(f.from);
+                to_acc.add(f.to);
+            }
+        };
+        match mf.source {
+            MoveSource::Next | MoveSource::Previous => {
+                // (child location, move into it, is it the main continuation)
+                let game: &'a Game = self.game;
+                let mut previous: Option<(Loc, Option<Move>, bool)> = None;
+                let mut kids: &'a [NodeId] = &[];
+                if mf.source == MoveSource::Next {
+                    let Loc::Node(n) = at else { return Ok(None) };
+                    kids = self.children(n);
+                } else {
+                    let played: Option<Option<Move>> = match at {
+                        Loc::Node(n) => match &game.node(n).played {
+                            Some(Played::Move(m)) => Some(Some(*m)),
+                            Some(Played::Null) => Some(None),
+                            None => None,
+                        },
+                        Loc::Temp(i) => self.temps.get(i as usize).map(|t| Some(t.played)),
+                        Loc::Header => None,
+                    };
+                    let Some(played) = played else { return Ok(None) };
+                    let main = match at {
+                        Loc::Node(n) => game.node(n).parent.map_or(true, |p| game.node(p).children.first() == Some(&n)),
+                        _ => false,
+                    };
+                    previous = Some((at, played, main));
+                }
+                let next_moves = kids.iter().enumerate().filter_map(|(i, &c)| match &game.node(c).played {
+                    Some(Played::Move(m)) => Some((Loc::Node(c), Some(*m), i == 0)),
+                    Some(Played::Null) => Some((Loc::Node(c), None, i == 0)),
+                    None => None,
+                });
+                for (child, m, main) in previous.into_iter().chain(next_moves) {
+                    match mf.line {
+                        LineChoice::Primary if !main => continue,
+                        LineChoice::Secondary if main => continue,
+                        _ => {}
+                    }
+                    let f = match m {
+                        Some(m) => match moves::facts(&m, mover) {
+                            Some(f) => Some(f),
+                            None => continue,
+                        },
+                        None => None,
+                    };
+                    if !moves::shape_matches(mf, f.as_ref(), from_set, to_set, capture_set) {
+                        continue;
+                    }
+                    if let Some(t) = mf.then {
+                        if !self.test(t, child)? {
+                            continue;
+                        }
+                    }
+                    record(f.as_ref());
+                }
+            }
+            MoveSource::Legal | MoveSource::Pseudolegal => {
+                let Some(pos) = self.pos(origin).cloned() else { return Ok(None) };
+                let list = if mf.source == MoveSource::Legal { pos.legal_moves() } else { moves::pseudo_legal_moves(&pos) };
+                let ids = self.ids(origin);
+                for m in list {
+                    let Some(f) = moves::facts(&m, mover) else { continue };
+                    if !moves::shape_matches(mf, Some(&f), from_set, to_set, capture_set) {
+                        continue;
+                    }
+                    if let Some(t) = mf.then {
+                        let mut after = pos.clone();
+                        after.play_unchecked(m);
+                        self.temps.push(Temp { pos: after, ids: moves::ids_after(&ids, &m, mover), parent: origin, played: m });
+                        let idx = (self.temps.len() - 1) as u32;
+                        let ok = self.test(t, Loc::Temp(idx));
+                        self.temps.pop();
+                        if !ok? {
+                            continue;
+                        }
+                    }
+                    record(Some(&f));
+                }
+            }
+        }
+        if mf.value == MoveValue::Count {
+            return Ok(Some(Value::Number(count)));
+        }
+        if count == 0 {
+            return Ok(None);
+        }
+        if mf.kind == MoveKind::Null {
+            return Ok(Some(Value::None));
+        }
+        Ok(Some(Value::Set(if mf.value == MoveValue::From { from_acc } else { to_acc })))
+    }
+
+    // ----- game tree -----------------------------------------------------
+
+    fn find(&mut self, direction: FindDirection, counting: bool, range: Option<(i64, i64)>, body: FilterId, at: Loc) -> Eval {
+        let (lo, hi) = range.unwrap_or((1, i64::MAX));
+        let mut count: i64 = 0;
+        let start = match at {
+            Loc::Node(n) => n,
+            Loc::Temp(_) => {
+                // A generated position has no continuation; backwards it continues in the game.
+                if self.test(body, at)? {
+                    if !counting {
+                        return Ok(Some(Value::None));
+                    }
+                    count += 1;
+                }
+                if direction == FindDirection::Forward {
+                    return Ok(((lo..=hi).contains(&count)).then_some(Value::Number(count)));
+                }
+                match self.node_of(at) {
+                    Some(n) => n,
+                    None => return Ok(None),
+                }
+            }
+            Loc::Header => return Ok(None),
+        };
+        match direction {
+            FindDirection::Backward => {
+                let mut cur = Some(start);
+                while let Some(n) = cur {
+                    if self.test(body, Loc::Node(n))? {
+                        if !counting {
+                            return Ok(Some(Value::Position(n)));
+                        }
+                        count += 1;
+                    }
+                    cur = self.game.node(n).parent;
+                }
+            }
+            FindDirection::Forward if !self.variations => {
+                let mut cur = Some(start);
+                while let Some(n) = cur {
+                    if self.test(body, Loc::Node(n))? {
+                        if !counting {
+                            return Ok(Some(Value::Position(n)));
+                        }
+                        count += 1;
+                    }
+                    cur = self.children(n).first().copied();
+                }
+            }
+            FindDirection::Forward => {
+                let mut stack = vec![start];
+                while let Some(n) = stack.pop() {
+                    if self.test(body, Loc::Node(n))? {
+                        if !counting {
+                            return Ok(Some(Value::Position(n)));
+                        }
+                        count += 1;
+                    }
+                    stack.extend(self.children(n).iter().rev());
+                }
+            }
+        }
+        if counting && (lo..=hi).contains(&count) {
+            Ok(Some(Value::Number(count)))
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn echo(&mut self, source: VarId, target: VarId, in_all: bool, body: FilterId, at: Loc) -> Eval {
+        let Loc::Node(s) = at else { return Ok(None) };
+        let targets: Vec<NodeId> = if in_all {
+            self.searched_nodes().into_iter().filter(|&t| t != s).collect()
+        } else {
+            let mut out = Vec::new();
+            let mut stack: Vec<NodeId> = self.children(s).iter().rev().copied().collect();
+            while let Some(n) = stack.pop() {
+                out.push(n);
+                stack.extend(self.children(n).iter().rev());
+            }
+            out
+        };
+        let saved_s = self.set_var(source, Some(Value::Position(s)));
+        let saved_t = self.set_var(target, None);
+        let mut best: Option<Value> = None;
+        for t in targets {
+            self.set_var(target, Some(Value::Position(t)));
+            if let Some(v) = self.eval(body, Loc::Node(t), false)? {
+                best = Some(match (best, v) {
+                    (Some(Value::Number(a)), Value::Number(b)) => Value::Number(a.max(b)),
+                    (None, Value::Number(b)) => Value::Number(b),
+                    (Some(old), _) => old,
+                    (None, _) => Value::None,
+                });
+            }
+        }
+        self.set_var(source, saved_s);
+        self.set_var(target, saved_t);
+        Ok(best)
+    }
+
+    fn consecutive_moves(&self, x: NodeId, y: NodeId) -> i64 {
+        if self.is_ancestor_or_self(x, y) || self.is_ancestor_or_self(y, x) {
+            return 0;
+        }
+        let (mut a, mut b) = (x, y);
+        let mut n = 0;
+        loop {
+            let (na, nb) = (self.game.node(a), self.game.node(b));
+            match (&na.played, &nb.played, na.parent, nb.parent) {
+                (Some(ma), Some(mb), Some(pa), Some(pb)) if ma == mb && a != b => {
+                    n += 1;
+                    a = pa;
+                    b = pb;
+                }
+                _ => return n,
+            }
+        }
+    }
+
+    fn identity_iter(&mut self, var: VarId, mask: PieceMask, body: FilterId, at: Loc) -> Eval {
+        let mut seen = [false; 256];
+        let nodes = self.searched_nodes();
+        for n in nodes {
+            let node = self.game.node(n);
+            for sq in board::pieces(node.pos.board(), PieceMask(mask.0 & PieceMask::ANY_PIECE.0), Bitboard::FULL) {
+                seen[node.ids.at(sq) as usize] = true;
+            }
+        }
+        let saved = self.set_var(var, None);
+        let mut matched = false;
+        for id in 1..=255u8 {
+            if !seen[id as usize] || self.bound_identities.contains(&id) {
+                continue;
+            }
+            self.set_var(var, Some(Value::Piece(id)));
+            self.bound_identities.push(id);
+            let ok = self.test(body, at);
+            self.bound_identities.pop();
+            if ok? {
+                matched = true;
+                break;
+            }
+        }
+        self.set_var(var, saved);
+        Ok(matched.then_some(Value::None))
+    }
+}
+
+fn isqrt(n: i64) -> i64 {
+    let mut r = (n as f64).sqrt() as i64;
+    while r > 0 && r.saturating_mul(r) > n {
+        r -= 1;
+    }
+    while (r + 1).saturating_mul(r + 1) <= n {
+        r += 1;
+    }
+    r
+}

@@ -1,0 +1,130 @@
+//! `line` sequence matching over consecutive positions of the game tree.
+//!
+//! Takes in: a `Line` filter's parameters and its constituents (`SeqConcat`, `SeqRepeat`,
+//! `SeqAlt` and plain filters). Gives out: the number of positions of the longest match
+//! (or its last position). Must never: loop forever on constituents that match no
+//! position (`(A*)*`), or recurse without bound.
+
+use super::engine::{Ctx, Eval, Loc, DEPTH_LIMIT};
+use super::value::Value;
+use super::Error;
+use crate::ir::{Filter, FilterId, LineParams};
+use crate::pgn::NodeId;
+
+/// A partial match: the last position consumed (`None`: none yet) and how many were.
+type State = (Option<NodeId>, u32);
+
+impl<'a> Ctx<'a> {
+    /// Evaluate `line` at a position.
+    pub(super) fn line(&mut self, params: LineParams, body: FilterId, at: Loc) -> Eval {
+        let Loc::Node(start) = at else { return Ok(None) };
+        let finals = self.seq_states(body, vec![(None, 0)], &params, start)?;
+        let Some(&(last, count)) = finals.iter().max_by_key(|s| s.1) else { return Ok(None) };
+        if params.last_position {
+            return Ok(Some(Value::Position(last.unwrap_or(start))));
+        }
+        Ok(Some(Value::Number(count as i64)))
+    }
+
+    /// The positions a line may consume next after `state`.
+    fn successors(&self, state: State, params: &LineParams, start: NodeId, out: &mut Vec<NodeId>) {
+        let Some(last) = state.0 else {
+            out.push(start);
+            return;
+        };
+        let step = |n: NodeId, out: &mut Vec<NodeId>| {
+            if params.backward {
+                out.extend(self.game.node(n).parent);
+            } else {
+                let kids = self.children(n);
+                if params.primary {
+                    out.extend(kids.first().copied());
+                } else if params.secondary {
+                    out.extend(kids.iter().skip(1).copied());
+                } else {
+                    out.extend(kids.iter().copied());
+                }
+            }
+        };
+        if params.single_color {
+            let mut mid = Vec::new();
+            step(last, &mut mid);
+            for m in mid {
+                step(m, out);
+            }
+        } else {
+            step(last, out);
+        }
+    }
+
+    fn seq_states(&mut self, item: FilterId, states: Vec<State>, params: &LineParams, start: NodeId) -> Result<Vec<State>, Error> {
+        if states.is_empty() {
+            return Ok(states);
+        }
+        if self.depth >= DEPTH_LIMIT {
+            return Err(Error { message: "query abandoned: line constituents nested too deeply".into() });
+        }
+        self.depth += 1;
+        let r = self.seq_states_inner(item, states, params, start);
+        self.depth -= 1;
+        r
+    }
+
+    fn seq_states_inner(&mut self, item: FilterId, states: Vec<State>, params: &LineParams, start: NodeId) -> Result<Vec<State>, Error> {
+        let ir = self.ir;
+        let mut out: Vec<State> = Vec::new();
+        match ir.get(item) {
+            Filter::SeqConcat(items) => {
+                let mut cur = states;
+                for &i in items {
+                    cur = self.seq_states(i, cur, params, start)?;
+                    if cur.is_empty() {
+                        break;
+                    }
+                }
+                out = cur;
+            }
+            Filter::SeqAlt(alts) => {
+                for &a in alts {
+                    let r = self.seq_states(a, states.clone(), params, start)?;
+                    out.extend(r);
+                }
+            }
+            Filter::SeqRepeat { body, min, max } => {
+                let cap = self.game.nodes.len() as u32 + 1;
+                if *min == 0 {
+                    out.extend(states.iter().copied());
+                }
+                let mut frontier = states;
+                let mut k: u32 = 0;
+                while k < *max && k <= cap {
+                    k += 1;
+                    frontier = self.seq_states(*body, frontier, params, start)?;
+                    frontier.sort_unstable();
+                    frontier.dedup();
+                    if frontier.is_empty() {
+                        break;
+                    }
+                    if k >= *min {
+                        out.extend(frontier.iter().copied());
+                    }
+                }
+            }
+            _ => {
+                let mut next = Vec::new();
+                for state in states {
+                    next.clear();
+                    self.successors(state, params, start, &mut next);
+                    for &n in &next {
+                        if self.test(item, Loc::Node(n))? {
+                            out.push((Some(n), state.1 + 1));
+                        }
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+}

@@ -1,0 +1,280 @@
+//! Move facts for the evaluator: what a move's from/to/capture squares are in CQL terms,
+//! pseudo-legal move generation, and how piece identities follow a move.
+//!
+//! Takes in: shakmaty positions and moves. Gives out: [`MoveFacts`], move lists,
+//! [`PieceIds`]. Must never: panic on any position or move, or look at the game tree.
+
+use shakmaty::{attacks, Bitboard, Chess, Color, Move, MoveList, Piece, Position, Rank, Role, Square};
+
+use crate::ir::{MoveFilter, MoveKind};
+use crate::pgn::PieceIds;
+
+/// The squares of one move as CQL sees them. `None` for a null move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveFacts {
+    /// Square the moving piece leaves (the king's square for castling).
+    pub from: Square,
+    /// Square the moving piece arrives on (the king's destination for castling).
+    pub to: Square,
+    /// Square of the captured piece (the taken pawn's square for en passant).
+    pub capture: Option<Square>,
+    /// Role promoted to.
+    pub promotion: Option<Role>,
+    /// Castling side: `Some(true)` king-side, `Some(false)` queen-side.
+    pub castle_kingside: Option<bool>,
+    /// En passant capture.
+    pub en_passant: bool,
+}
+
+/// The CQL view of a move made by `mover`.
+pub fn facts(m: &Move, mover: Color) -> Option<MoveFacts> {
+    match *m {
+        Move::Normal { from, capture, to, promotion, .. } => Some(MoveFacts {
+            from,
+            to,
+            capture: capture.map(|_| to),
+            promotion,
+            castle_kingside: None,
+            en_passant: false,
+        }),
+        Move::EnPassant { from, to } => Some(MoveFacts {
+            from,
+            to,
+            capture: Some(Square::from_coords(to.file(), from.rank())),
+            promotion: None,
+            castle_kingside: None,
+            en_passant: true,
+        }),
+        Move::Castle { king, rook } => {
+            let side = m.castling_side()?;
+            Some(MoveFacts {
+                from: king,
+                to: side.king_to(mover),
+                capture: None,
+                promotion: None,
+                castle_kingside: Some(king < rook),
+                en_passant: false,
+            })
+        }
+        Move::Put { .. } => None,
+    }
+}
+
+/// Does a move (given by its facts, `None` = null move) satisfy the shape of a move filter
+/// given the already evaluated from/to/capture sets?
+pub fn shape_matches(
+    filter: &MoveFilter,
+    facts: Option<&MoveFacts>,
+    from: Option<Bitboard>,
+    to: Option<Bitboard>,
+    capture: Option<Bitboard>,
+) -> bool {
+    let f = match facts {
+        None => {
+            // A null move only satisfies filters that ask for nothing but a move.
+            return filter.kind == MoveKind::Null
+                || (filter.kind == MoveKind::Any
+                    && from.is_none()
+                    && to.is_none()
+                    && capture.is_none()
+                    && filter.promote == 0);
+        }
+        Some(f) => f,
+    };
+    let kind_ok = match filter.kind {
+        MoveKind::Any => true,
+        MoveKind::CastleKingside => f.castle_kingside == Some(true),
+        MoveKind::CastleQueenside => f.castle_kingside == Some(false),
+        MoveKind::Castle => f.castle_kingside.is_some(),
+        MoveKind::EnPassant => f.en_passant,
+        MoveKind::Null => false,
+    };
+    if !kind_ok {
+        return false;
+    }
+    if let Some(set) = from {
+        if !set.contains(f.from) {
+            return false;
+        }
+    }
+    if let Some(set) = to {
+        if !set.contains(f.to) {
+            return false;
+        }
+    }
+    if let Some(set) = capture {
+        match f.capture {
+            Some(sq) if set.contains(sq) => {}
+            _ => return false,
+        }
+    }
+    if filter.promote != 0 {
+        match f.promotion {
+            Some(role) if filter.promote & (1u8 << (role as u8)) != 0 => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Every pseudo-legal move of the side to move: legal moves plus moves that leave (or
+/// put) the own king in check. Castling is taken from the legal moves only.
+pub fn pseudo_legal_moves(pos: &Chess) -> MoveList {
+    let mut out = MoveList::new();
+    let board = pos.board();
+    let us = pos.turn();
+    let ours = board.by_color(us);
+    let theirs = board.by_color(!us);
+    let occupied = board.occupied();
+    for from in ours {
+        let role = match board.role_at(from) {
+            Some(r) => r,
+            None => continue,
+        };
+        if role == Role::Pawn {
+            pawn_moves(pos, from, &mut out);
+            continue;
+        }
+        let targets = attacks::attacks(from, Piece { color: us, role }, occupied) & !ours;
+        for to in targets {
+            let capture = if theirs.contains(to) { board.role_at(to) } else { None };
+            out.push(Move::Normal { role, from, capture, to, promotion: None });
+        }
+    }
+    for m in pos.legal_moves() {
+        if m.is_castle() {
+            out.push(m);
+        }
+    }
+    out
+}
+
+fn push_pawn(out: &mut MoveList, from: Square, to: Square, capture: Option<Role>, last_rank: bool) {
+    if last_rank {
+        for promo in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
+            out.push(Move::Normal { role: Role::Pawn, from, capture, to, promotion: Some(promo) });
+        }
+    } else {
+        out.push(Move::Normal { role: Role::Pawn, from, capture, to, promotion: None });
+    }
+}
+
+fn pawn_moves(pos: &Chess, from: Square, out: &mut MoveList) {
+    let board = pos.board();
+    let us = pos.turn();
+    let occupied = board.occupied();
+    let forward: i8 = if us.is_white() { 1 } else { -1 };
+    let last = if us.is_white() { Rank::Eighth } else { Rank::First };
+    let start = if us.is_white() { Rank::Second } else { Rank::Seventh };
+    if let Some(one) = super::board::step(from, (0, forward)) {
+        if !occupied.contains(one) {
+            push_pawn(out, from, one, None, one.rank() == last);
+            if from.rank() == start {
+                if let Some(two) = super::board::step(one, (0, forward)) {
+                    if !occupied.contains(two) {
+                        out.push(Move::Normal { role: Role::Pawn, from, capture: None, to: two, promotion: None });
+                    }
+                }
+            }
+        }
+    }
+    let theirs = board.by_color(!us);
+    for to in attacks::pawn_attacks(us, from) {
+        if theirs.contains(to) {
+            push_pawn(out, from, to, board.role_at(to), to.rank() == last);
+        } else if pos.maybe_ep_square() == Some(to) {
+            out.push(Move::EnPassant { from, to });
+        }
+    }
+}
+
+/// Piece identities after `m` is played by `mover` (identities follow the piece through
+/// castling, en passant and promotion).
+pub fn ids_after(ids: &PieceIds, m: &Move, mover: Color) -> PieceIds {
+    let mut next = *ids;
+    match *m {
+        Move::Normal { from, to, .. } => {
+            next.0[to as usize] = ids.0[from as usize];
+            next.0[from as usize] = 0;
+        }
+        Move::EnPassant { from, to } => {
+            let taken = Square::from_coords(to.file(), from.rank());
+            next.0[to as usize] = ids.0[from as usize];
+            next.0[from as usize] = 0;
+            next.0[taken as usize] = 0;
+        }
+        Move::Castle { king, rook } => {
+            let king_id = ids.0[king as usize];
+            let rook_id = ids.0[rook as usize];
+            next.0[king as usize] = 0;
+            next.0[rook as usize] = 0;
+            if let Some(side) = m.castling_side() {
+                next.0[side.king_to(mover) as usize] = king_id;
+                next.0[side.rook_to(mover) as usize] = rook_id;
+            }
+        }
+        Move::Put { .. } => {}
+    }
+    next
+}
+
+/// Identities of a set-up position: 1, 2, … given to the occupied squares from a1 on.
+pub fn initial_ids(pos: &Chess) -> PieceIds {
+    let mut ids = PieceIds::default();
+    let mut next: u8 = 1;
+    for sq in pos.board().occupied() {
+        ids.0[sq as usize] = next;
+        next = next.saturating_add(1);
+    }
+    ids
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::fen::Fen;
+    use shakmaty::CastlingMode;
+
+    fn pos(fen: &str) -> Chess {
+        Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn pseudo_legal_includes_moves_into_check() {
+        // the e2 knight is pinned: moving it is pseudo-legal only
+        let p = pos("4r1k1/8/8/8/8/8/4N3/4K3 w - - 0 1");
+        let legal = p.legal_moves().len();
+        let pseudo = pseudo_legal_moves(&p).len();
+        assert!(pseudo > legal, "{pseudo} vs {legal}");
+        assert!(pseudo_legal_moves(&p).iter().any(|m| m.from() == Some(Square::E2)));
+        assert!(!p.legal_moves().iter().any(|m| m.from() == Some(Square::E2)));
+    }
+
+    #[test]
+    fn pseudo_legal_equals_legal_in_start_position() {
+        let p = Chess::default();
+        assert_eq!(pseudo_legal_moves(&p).len(), 20);
+    }
+
+    #[test]
+    fn castling_facts_use_king_destination() {
+        let p = pos("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        let m = p.legal_moves().into_iter().find(|m| m.is_castle()).unwrap();
+        let f = facts(&m, Color::White).unwrap();
+        assert_eq!(f.to, Square::G1);
+        assert_eq!(f.castle_kingside, Some(true));
+        let ids = ids_after(&initial_ids(&p), &m, Color::White);
+        assert_ne!(ids.at(Square::G1), 0);
+        assert_ne!(ids.at(Square::F1), 0);
+        assert_eq!(ids.at(Square::H1), 0);
+    }
+
+    #[test]
+    fn en_passant_capture_square_is_the_pawn() {
+        let p = pos("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2");
+        let m = p.legal_moves().into_iter().find(|m| m.is_en_passant()).unwrap();
+        let f = facts(&m, Color::White).unwrap();
+        assert_eq!(f.capture, Some(Square::D5));
+        assert_eq!(f.to, Square::D6);
+    }
+}
