@@ -1,0 +1,436 @@
+//! Evaluator tests over hand-built games and hand-built IR, one family at a time.
+
+use shakmaty::{Bitboard, Color, Role, Square};
+
+use super::testutil::GameBuilder;
+use super::{GameMatch, Query, Scratch, Value};
+use crate::ir::*;
+use crate::pgn::{Game, NodeId};
+
+fn sp() -> Span {
+    Span::default()
+}
+
+fn run(ir: Ir, game: &Game) -> GameMatch {
+    let q = Query::new(ir).unwrap();
+    q.eval_game(&mut Scratch::default(), game)
+}
+
+fn sq(s: Square) -> Bitboard {
+    Bitboard::from(s)
+}
+
+fn pieces(ir: &mut Ir, color: Color, role: Role, squares: Bitboard) -> FilterId {
+    ir.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares }, sp())
+}
+
+fn mv(source: MoveSource) -> MoveFilter {
+    MoveFilter {
+        source,
+        from: None,
+        to: None,
+        capture: None,
+        promote: 0,
+        kind: MoveKind::Any,
+        then: None,
+        line: LineChoice::Any,
+        value: MoveValue::To,
+    }
+}
+
+/// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#
+fn scholars_mate() -> (Game, Vec<NodeId>) {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
+    (b.game, line)
+}
+
+#[test]
+fn count_and_empty_set_in_value_mode() {
+    let (game, line) = scholars_mate();
+    let mut ir = Ir::new();
+    // #♙a-h7 == 0: white pawns on the 7th rank: none, a valid 0.
+    let p7 = pieces(&mut ir, Color::White, Role::Pawn, Bitboard::from_rank(shakmaty::Rank::Seventh));
+    let count = ir.add(Filter::Count(p7), sp());
+    let zero = ir.add(Filter::Number(0), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: count, rest: vec![(CmpOp::Eq, zero)] }, sp()));
+    let m = run(ir, &game);
+    assert_eq!(m.positions.len(), line.len() + 1);
+
+    // ♟ < 8 (set compared with number is counted): true only after Qxf7 took a pawn.
+    let mut ir = Ir::new();
+    let bp = pieces(&mut ir, Color::Black, Role::Pawn, Bitboard::FULL);
+    let eight = ir.add(Filter::Number(8), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: bp, rest: vec![(CmpOp::Lt, eight)] }, sp()));
+    let m = run(ir, &game);
+    assert_eq!(m.positions, vec![line[6]]);
+
+    // A bare empty set does not match.
+    let mut ir = Ir::new();
+    ir.root = Some(pieces(&mut ir, Color::White, Role::Pawn, Bitboard::from_rank(shakmaty::Rank::Seventh)));
+    assert!(!run(ir, &game).matched);
+}
+
+#[test]
+fn attacks_check_mate_and_attack_values() {
+    let (game, line) = scholars_mate();
+    let mut ir = Ir::new();
+    let q = pieces(&mut ir, Color::White, Role::Queen, Bitboard::FULL);
+    let k = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
+    let att = ir.add(Filter::Attacks { attackers: q, targets: k, value_is_targets: false }, sp());
+    let mate = ir.add(Filter::Mate, sp());
+    ir.root = Some(ir.add(Filter::And(vec![mate, att]), sp()));
+    let m = run(ir, &game);
+    assert!(m.matched);
+    assert_eq!(m.positions, vec![line[6]]);
+
+    // ← value is the attacked squares: the black king's square e8.
+    let mut ir = Ir::new();
+    let q = pieces(&mut ir, Color::White, Role::Queen, Bitboard::FULL);
+    let k = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
+    let att = ir.add(Filter::Attacks { attackers: q, targets: k, value_is_targets: true }, sp());
+    let e8 = ir.add(Filter::Squares(sq(Square::E8)), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: att, rest: vec![(CmpOp::Eq, e8)] }, sp()));
+    assert_eq!(run(ir, &game).positions, vec![line[6]]);
+}
+
+#[test]
+fn directions_and_pins() {
+    let mut b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
+    b.line(NodeId::ROOT, &["Kg2"]);
+    let game = b.game;
+    let mut ir = Ir::new();
+    let pin = ir.add(Filter::Pin { from: None, through: None, to: None }, sp());
+    let n = pieces(&mut ir, Color::Black, Role::Knight, Bitboard::FULL);
+    ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, n)] }, sp()));
+    assert_eq!(run(ir, &game).positions.len(), 2);
+
+    // up 1 2 from the rook: e2, e3
+    let mut ir = Ir::new();
+    let r = pieces(&mut ir, Color::White, Role::Rook, Bitboard::FULL);
+    let up = ir.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 2, arg: r }, sp());
+    let c = ir.add(Filter::Count(up), sp());
+    let two = ir.add(Filter::Number(2), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: c, rest: vec![(CmpOp::Eq, two)] }, sp()));
+    assert!(run(ir, &game).matched);
+}
+
+#[test]
+fn en_passant_and_capture_shapes() {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "a6", "e5", "d5", "exd6"]);
+    let game = b.game;
+    // enpassant: matches at the position before exd6
+    let mut ir = Ir::new();
+    let mut f = mv(MoveSource::Next);
+    f.kind = MoveKind::EnPassant;
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert_eq!(run(ir, &game).positions, vec![line[3]]);
+    // × with no sets matches the e.p. capture; the capture square is d5
+    let mut ir = Ir::new();
+    let d5 = ir.add(Filter::Squares(sq(Square::D5)), sp());
+    let mut f = mv(MoveSource::Next);
+    f.capture = Some(d5);
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert_eq!(run(ir, &game).positions, vec![line[3]]);
+    // ――◭ (to-square occupied) does not match e.p.
+    let mut ir = Ir::new();
+    let occupied = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+    let mut f = mv(MoveSource::Next);
+    f.to = Some(occupied);
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert!(!run(ir, &game).matched);
+    // pseudo-legal e.p. exists too, and previous move into the final position is e.p.
+    let mut ir = Ir::new();
+    let mut f = mv(MoveSource::Previous);
+    f.kind = MoveKind::EnPassant;
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert_eq!(run(ir, &game).positions, vec![line[4]]);
+}
+
+#[test]
+fn promotion_ignores_colour_and_identity_follows_the_piece() {
+    let mut b = GameBuilder::new(Some("8/P6k/8/8/8/8/p6K/8 w - - 0 1"));
+    let line = b.line(NodeId::ROOT, &["a8=R", "a1=R"]);
+    let game = b.game;
+    let mut ir = Ir::new();
+    let mut f = mv(MoveSource::Next);
+    f.promote = 1 << (Role::Rook as u8);
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT, line[0]]);
+
+    // ◭y∊♙a7 find (y & ♖): the pawn's identity is a rook later.
+    let mut ir = Ir::new();
+    let y = ir.var("y", VarKind::Piece);
+    let dom = pieces(&mut ir, Color::White, Role::Pawn, sq(Square::A7));
+    let yv = ir.add(Filter::Var(y), sp());
+    let rook = pieces(&mut ir, Color::White, Role::Rook, Bitboard::FULL);
+    let both = ir.add(Filter::Intersection(vec![yv, rook]), sp());
+    let find = ir.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: both }, sp());
+    ir.root = Some(ir.add(Filter::PieceIter { var: y, domain: dom, body: find, forall: false }, sp()));
+    assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
+}
+
+#[test]
+fn castling_kinds_and_legal_moves() {
+    let mut b = GameBuilder::new(Some("r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1"));
+    let line = b.line(NodeId::ROOT, &["O-O", "O-O-O"]);
+    let game = b.game;
+    let mut ir = Ir::new();
+    let mut f = mv(MoveSource::Next);
+    f.kind = MoveKind::CastleKingside;
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
+    let mut ir = Ir::new();
+    let c1 = ir.add(Filter::Squares(sq(Square::C8)), sp());
+    let mut f = mv(MoveSource::Next);
+    f.kind = MoveKind::Castle;
+    f.to = Some(c1);
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    assert_eq!(run(ir, &game).positions, vec![line[0]]);
+
+    // countmoves legal at the start of a normal game is 20; legal moves giving check
+    let start = GameBuilder::new(None).game;
+    let mut ir = Ir::new();
+    let mut f = mv(MoveSource::Legal);
+    f.value = MoveValue::Count;
+    let count = ir.add(Filter::Move(Box::new(f)), sp());
+    let twenty = ir.add(Filter::Number(20), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: count, rest: vec![(CmpOp::Eq, twenty)] }, sp()));
+    assert!(run(ir, &start).matched);
+    let (game, line) = scholars_mate();
+    let mut ir = Ir::new();
+    let mate = ir.add(Filter::Mate, sp());
+    let mut f = mv(MoveSource::Legal);
+    f.then = Some(mate);
+    ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
+    // only after 3...Nf6 does White have a mating move (Qxf7#)
+    assert_eq!(run(ir, &game).positions, vec![line[5]]);
+}
+
+#[test]
+fn find_forward_backward_and_counting() {
+    let (game, line) = scholars_mate();
+    let mut ir = Ir::new();
+    let mate = ir.add(Filter::Mate, sp());
+    let find = ir.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: mate }, sp());
+    let initial = ir.add(Filter::Initial, sp());
+    ir.root = Some(ir.add(Filter::And(vec![initial, find]), sp()));
+    assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
+
+    let mut ir = Ir::new();
+    let wtm = ir.add(Filter::ToMove(Color::White), sp());
+    let find = ir.add(Filter::Find { direction: FindDirection::Backward, all: true, range: Some((4, 4)), body: wtm }, sp());
+    ir.root = Some(find);
+    // positions with exactly 4 white-to-move positions at or before them: plies 6 and 7
+    assert_eq!(run(ir, &game).positions, vec![line[5], line[6]]);
+}
+
+#[test]
+fn line_sequences() {
+    let (game, line) = scholars_mate();
+    // line --> wtm --> btm{2,} --> mate : wtm/btm alternate, so btm{2,} cannot match
+    let mut ir = Ir::new();
+    let wtm = ir.add(Filter::ToMove(Color::White), sp());
+    let tr = ir.add(Filter::True, sp());
+    let mate = ir.add(Filter::Mate, sp());
+    let any = ir.add(Filter::SeqRepeat { body: tr, min: 0, max: u32::MAX }, sp());
+    let seq = ir.add(Filter::SeqConcat(vec![wtm, any, mate]), sp());
+    let lf = ir.add(Filter::Line { params: LineParams::default(), body: seq }, sp());
+    let five = ir.add(Filter::Number(5), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: lf, rest: vec![(CmpOp::Eq, five)] }, sp()));
+    // from ply 2 (wtm) to ply 7 (mate) is 6 positions; from ply 3? btm. ply 2: 6, ply 4: 4
+    let m = run(ir, &game);
+    assert!(!m.matched, "{:?}", m.positions);
+    let mut ir = Ir::new();
+    let wtm = ir.add(Filter::ToMove(Color::White), sp());
+    let tr = ir.add(Filter::True, sp());
+    let mate = ir.add(Filter::Mate, sp());
+    let any = ir.add(Filter::SeqRepeat { body: tr, min: 0, max: u32::MAX }, sp());
+    let seq = ir.add(Filter::SeqConcat(vec![wtm, any, mate]), sp());
+    let lf = ir.add(Filter::Line { params: LineParams::default(), body: seq }, sp());
+    let four = ir.add(Filter::Number(4), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: lf, rest: vec![(CmpOp::Eq, four)] }, sp()));
+    assert_eq!(run(ir, &game).positions, vec![line[3]]);
+}
+
+#[test]
+fn universal_iteration_is_vacuously_true_and_existential_has_a_value() {
+    let (game, _) = scholars_mate();
+    let mut ir = Ir::new();
+    let x = ir.var("x", VarKind::Square);
+    let none = pieces(&mut ir, Color::White, Role::Pawn, Bitboard::from_rank(shakmaty::Rank::Eighth));
+    let f = ir.add(Filter::False, sp());
+    ir.root = Some(ir.add(Filter::SquareIter { var: x, domain: none, body: f, forall: true }, sp()));
+    assert!(run(ir, &game).matched);
+
+    // 2 == x∊♘ (x & b1-g1): two white knights on the first rank at the start only
+    let mut ir = Ir::new();
+    let x = ir.var("x", VarKind::Square);
+    let n = pieces(&mut ir, Color::White, Role::Knight, Bitboard::FULL);
+    let xv = ir.add(Filter::Var(x), sp());
+    let rank1 = ir.add(Filter::Squares(Bitboard::from_rank(shakmaty::Rank::First)), sp());
+    let body = ir.add(Filter::Intersection(vec![xv, rank1]), sp());
+    let it = ir.add(Filter::SquareIter { var: x, domain: n, body, forall: false }, sp());
+    let two = ir.add(Filter::Number(2), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: two, rest: vec![(CmpOp::Eq, it)] }, sp()));
+    assert_eq!(run(ir, &game).positions.len(), 8);
+}
+
+#[test]
+fn variables_and_persistent_totals() {
+    let (game, _) = scholars_mate();
+    let mut ir = Ir::new();
+    let c = ir.var("checks", VarKind::Value);
+    ir.vars[c.0 as usize].persistent = true;
+    let one = ir.add(Filter::Number(1), sp());
+    let check = ir.add(Filter::Check, sp());
+    let inc = ir.add(Filter::Assign { var: c, op: Some(ArithOp::Add), value: one }, sp());
+    ir.root = Some(ir.add(Filter::And(vec![check, inc]), sp()));
+    let q = Query::new(ir).unwrap();
+    let mut s1 = Scratch::default();
+    let mut s2 = Scratch::default();
+    q.eval_game(&mut s1, &game);
+    q.eval_game(&mut s1, &game);
+    q.eval_game(&mut s2, &game);
+    assert_eq!(s1.var(c), Some(&Value::Number(2)));
+    assert_eq!(q.persistent_totals(&[s1, s2]), vec![("checks".to_string(), "3".to_string())]);
+}
+
+#[test]
+fn comments_of_failed_branches_are_discarded() {
+    let (game, line) = scholars_mate();
+    let mut ir = Ir::new();
+    let a = ir.add(Filter::Str("lost".into()), sp());
+    let ca = ir.add(Filter::Comment(vec![a]), sp());
+    let f = ir.add(Filter::False, sp());
+    let failed = ir.add(Filter::And(vec![ca, f]), sp());
+    let b = ir.add(Filter::Str("mate on ".into()), sp());
+    let k = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
+    let cb = ir.add(Filter::Comment(vec![b, k]), sp());
+    let or = ir.add(Filter::Or(vec![failed, cb]), sp());
+    let mate = ir.add(Filter::Mate, sp());
+    ir.root = Some(ir.add(Filter::And(vec![mate, or]), sp()));
+    let m = run(ir, &game);
+    assert_eq!(m.comments, vec![(line[6], "mate on e8".to_string())]);
+}
+
+#[test]
+fn sort_keeps_the_best_value() {
+    let (game, _) = scholars_mate();
+    let mut ir = Ir::new();
+    let ply = ir.add(Filter::Ply, sp());
+    let check = ir.add(Filter::Check, sp());
+    let s = ir.add(Filter::Sort { doc: "ply".into(), min: false, value: ply }, sp());
+    ir.root = Some(ir.add(Filter::And(vec![check, s]), sp()));
+    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 7)]);
+    let mut ir = Ir::new();
+    let ply = ir.add(Filter::Ply, sp());
+    ir.root = Some(ir.add(Filter::Sort { doc: "ply".into(), min: true, value: ply }, sp()));
+    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 0)]);
+}
+
+#[test]
+fn header_filters_and_tag_prefiltering() {
+    let mut b = GameBuilder::new(None);
+    b.line(NodeId::ROOT, &["e4"]);
+    b.tag("White", "Carlsen, Magnus").tag("WhiteElo", "2850").tag("Date", "2019.05.01").tag("Result", "1-0");
+    let game = b.game;
+    let mut ir = Ir::new();
+    let w = ir.add(Filter::Header(HeaderField::Player(Color::White)), sp());
+    let needle = ir.add(Filter::Str("Carlsen".into()), sp());
+    let player = ir.add(Filter::Contains { haystack: w, needle, ignore_case: false }, sp());
+    let elo = ir.add(Filter::Header(HeaderField::Elo(Color::White)), sp());
+    let limit = ir.add(Filter::Number(2800), sp());
+    let strong = ir.add(Filter::Compare { first: elo, rest: vec![(CmpOp::Ge, limit)] }, sp());
+    let year = ir.add(Filter::Year, sp());
+    let y = ir.add(Filter::Number(2019), sp());
+    let in_year = ir.add(Filter::Compare { first: year, rest: vec![(CmpOp::Eq, y)] }, sp());
+    let result = ir.add(Filter::Result(GameResult::WhiteWins), sp());
+    ir.root = Some(ir.add(Filter::And(vec![player, strong, in_year, result]), sp()));
+    let q = Query::new(ir.clone()).unwrap();
+    assert!(!q.needs_positions());
+    assert!(q.may_match_tags(&game));
+    assert!(q.eval_game(&mut Scratch::default(), &game).matched);
+
+    let mut other = game.clone();
+    other.tags[0].value = b"Anand, V".to_vec();
+    assert!(!q.may_match_tags(&other));
+
+    // A mixed query still prefilters on its header conjuncts.
+    let check = ir.add(Filter::Check, sp());
+    ir.root = Some(ir.add(Filter::And(vec![player, check]), sp()));
+    let q = Query::new(ir).unwrap();
+    assert!(q.needs_positions());
+    assert!(!q.may_match_tags(&other));
+    assert!(q.may_match_tags(&game));
+}
+
+#[test]
+fn variations_are_searched_only_when_asked() {
+    let mut b = GameBuilder::new(None);
+    let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]);
+    let side = b.line(main[2], &["Qh4#"]);
+    let mut game = b.game;
+    game.number = 1;
+    let mut ir = Ir::new();
+    ir.root = Some(ir.add(Filter::Mate, sp()));
+    assert!(!run(ir.clone(), &game).matched);
+    ir.settings.variations = true;
+    let m = run(ir.clone(), &game);
+    assert_eq!(m.positions, vec![side[0]]);
+    let var = ir.add(Filter::Variation, sp());
+    ir.root = Some(var);
+    assert_eq!(run(ir, &game).positions, vec![side[0]]);
+}
+
+#[test]
+fn runaway_loop_and_bad_regex_are_errors() {
+    let (game, _) = scholars_mate();
+    let mut ir = Ir::new();
+    let t = ir.add(Filter::True, sp());
+    ir.root = Some(ir.add(Filter::While { cond: Some(t), body: t }, sp()));
+    let m = run(ir, &game);
+    assert!(m.error.is_some() && !m.matched);
+
+    let mut ir = Ir::new();
+    let s = ir.add(Filter::Str("x".into()), sp());
+    ir.root = Some(ir.add(Filter::RegexMatch { subject: s, pattern: "(".into() }, sp()));
+    assert!(Query::new(ir).is_err());
+}
+
+#[test]
+fn regex_groups_and_string_builtins() {
+    let mut b = GameBuilder::new(None);
+    b.tag("Event", "World Championship 2021");
+    let game = b.game;
+    let mut ir = Ir::new();
+    let ev = ir.add(Filter::Header(HeaderField::Event), sp());
+    let re = ir.add(Filter::RegexMatch { subject: ev, pattern: r"(\d{4})".into() }, sp());
+    let g = ir.add(Filter::RegexGroup(1), sp());
+    let int = ir.add(Filter::Call(Builtin::Int, vec![g]), sp());
+    let year = ir.add(Filter::Number(2021), sp());
+    let eq = ir.add(Filter::Compare { first: int, rest: vec![(CmpOp::Eq, year)] }, sp());
+    ir.root = Some(ir.add(Filter::And(vec![re, eq]), sp()));
+    assert!(run(ir, &game).matched);
+}
+
+#[test]
+fn identity_iteration_binds_distinct_pieces() {
+    let (game, _) = scholars_mate();
+    // two distinct white queens at some position: impossible
+    let mut ir = Ir::new();
+    let a = ir.var("a", VarKind::Piece);
+    let bvar = ir.var("b", VarKind::Piece);
+    let t = ir.add(Filter::True, sp());
+    let inner = ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Queen), body: t }, sp());
+    ir.root = Some(ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Queen), body: inner }, sp()));
+    ir.settings.per_game = true;
+    assert!(!run(ir.clone(), &game).matched);
+    // but two distinct white knights exist
+    let inner = ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Knight), body: t }, sp());
+    ir.root = Some(ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Knight), body: inner }, sp()));
+    let m = run(ir, &game);
+    assert!(m.matched);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+}

@@ -1,0 +1,83 @@
+//! Test helpers: games built from a FEN and SAN moves (with variations), without the
+//! PGN parser, and IR built by hand.
+
+use shakmaty::fen::Fen;
+use shakmaty::san::San;
+use shakmaty::{CastlingMode, Chess, Position};
+
+use super::moves::{ids_after, initial_ids};
+use crate::pgn::{Game, Node, NodeId, Played};
+
+/// Builds a [`Game`] node by node.
+pub struct GameBuilder {
+    pub game: Game,
+}
+
+impl GameBuilder {
+    /// A game from the standard start (`fen` = None) or a FEN.
+    pub fn new(fen: Option<&str>) -> GameBuilder {
+        let pos: Chess = match fen {
+            Some(f) => Fen::from_ascii(f.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap(),
+            None => Chess::default(),
+        };
+        let ids = initial_ids(&pos);
+        let root = Node {
+            parent: None,
+            children: vec![],
+            played: None,
+            san: String::new(),
+            comments: vec![],
+            nags: vec![],
+            pos,
+            ids,
+            ply: 0,
+            depth: 0,
+        };
+        GameBuilder { game: Game { number: 1, nodes: vec![root], ..Game::default() } }
+    }
+
+    /// Play SAN moves (`--` = null move) from `from`; the first becomes a new child of
+    /// `from` (a variation if it already has one). Returns the new nodes.
+    pub fn line(&mut self, from: NodeId, sans: &[&str]) -> Vec<NodeId> {
+        let mut cur = from;
+        let mut out = vec![];
+        for san in sans {
+            let parent = &self.game.nodes[cur.index()];
+            let (pos, ids, played) = if *san == "--" {
+                let p = parent.pos.clone().swap_turn().unwrap();
+                (p, parent.ids, Played::Null)
+            } else {
+                let m = San::from_ascii(san.as_bytes()).unwrap().to_move(&parent.pos).unwrap();
+                let mut p = parent.pos.clone();
+                let ids = ids_after(&parent.ids, &m, p.turn());
+                p.play_unchecked(m);
+                (p, ids, Played::Move(m))
+            };
+            let depth = parent.depth + u32::from(!parent.children.is_empty());
+            let node = Node {
+                parent: Some(cur),
+                children: vec![],
+                played: Some(played),
+                san: san.to_string(),
+                comments: vec![],
+                nags: vec![],
+                pos,
+                ids,
+                ply: parent.ply + 1,
+                depth,
+            };
+            let id = NodeId(self.game.nodes.len() as u32);
+            self.game.nodes.push(node);
+            self.game.nodes[cur.index()].children.push(id);
+            out.push(id);
+            cur = id;
+        }
+        out
+    }
+
+    /// Set a tag.
+    pub fn tag(&mut self, name: &str, value: &str) -> &mut Self {
+        self.game.tags.push(crate::pgn::Tag { name: name.into(), value: value.as_bytes().to_vec() });
+        self
+    }
+}
