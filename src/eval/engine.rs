@@ -456,10 +456,20 @@ impl<'a> Ctx<'a> {
                 Some(Value::Set(acc))
             }
             Filter::Intersection(items) => {
+                // Sets intersect as sets; positions (`source ∩ target` in `echo`) give the
+                // squares whose content is the same in every position.
                 let mut acc = Bitboard::FULL;
+                let mut first_board: Option<NodeId> = None;
                 for &i in items {
-                    match self.set_value(i, at)? {
-                        Some(b) => acc &= b,
+                    match self.value(i, at)? {
+                        Some(Value::Position(n)) => match first_board {
+                            None => first_board = Some(n),
+                            Some(m) => acc &= same_content(&self.game.node(m).pos, &self.game.node(n).pos),
+                        },
+                        Some(v) => match self.as_set(&v, at) {
+                            Some(b) => acc &= b,
+                            None => return Ok(None),
+                        },
                         None => return Ok(None),
                     }
                 }
@@ -1342,6 +1352,17 @@ impl<'a> Ctx<'a> {
         self.set_var(var, saved);
         Ok(matched.then_some(Value::None))
     }
+}
+
+/// Squares holding the same content (piece or emptiness) in two positions.
+fn same_content(a: &Chess, b: &Chess) -> Bitboard {
+    let (x, y) = (a.board(), b.board());
+    let mut differ = x.occupied() ^ y.occupied();
+    differ |= x.white() ^ y.white();
+    for role in Role::ALL {
+        differ |= x.by_role(role) ^ y.by_role(role);
+    }
+    !differ
 }
 
 fn isqrt(n: i64) -> i64 {

@@ -434,3 +434,45 @@ fn identity_iteration_binds_distinct_pieces() {
     assert!(m.matched);
     assert_eq!(m.positions, vec![NodeId::ROOT]);
 }
+
+#[test]
+fn echo_compares_positions_square_by_square() {
+    // 1.Nf3 Nf6 2.Ng1 Ng8 repeats the start position at ply 4.
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["Nf3", "Nf6", "Ng1", "Ng8"]);
+    let game = b.game;
+    let mut ir = Ir::new();
+    let s = ir.var("s", VarKind::Position);
+    let t = ir.var("t", VarKind::Position);
+    let sv = ir.add(Filter::Var(s), sp());
+    let tv = ir.add(Filter::Var(t), sp());
+    let same = ir.add(Filter::Intersection(vec![sv, tv]), sp());
+    let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
+    let eq = ir.add(Filter::Compare { first: same, rest: vec![(CmpOp::Eq, all)] }, sp());
+    ir.root = Some(ir.add(Filter::Echo { source: s, target: t, in_all: false, body: eq }, sp()));
+    let m = run(ir, &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    let _ = line;
+}
+
+#[test]
+fn consecutive_moves_across_branches() {
+    let mut b = GameBuilder::new(None);
+    let main = b.line(NodeId::ROOT, &["e4", "e5", "Nf3"]);
+    let side = b.line(NodeId::ROOT, &["d4", "e5", "Nf3"]);
+    let mut ir = Ir::new();
+    ir.settings.variations = true;
+    let s = ir.var("s", VarKind::Position);
+    let t = ir.var("t", VarKind::Position);
+    let sv = ir.add(Filter::Var(s), sp());
+    let tv = ir.add(Filter::Var(t), sp());
+    let cm = ir.add(Filter::ConsecutiveMoves(sv, tv), sp());
+    let two = ir.add(Filter::Number(2), sp());
+    let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }, sp());
+    let mainline = ir.add(Filter::Mainline, sp());
+    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, body: ge }, sp());
+    ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
+    let m = run(ir, &b.game);
+    assert_eq!(m.positions, vec![main[2]]);
+    let _ = side;
+}
