@@ -22,8 +22,9 @@ use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played};
 
 /// Most filter evaluations allowed for one game before it is abandoned as runaway.
 pub const STEP_LIMIT: u64 = 200_000_000;
-/// Deepest nesting of filter evaluations.
-pub const DEPTH_LIMIT: u32 = 400;
+/// Deepest nesting of filter evaluations (sized so that a 2 MiB worker stack suffices
+/// even in debug builds).
+pub const DEPTH_LIMIT: u32 = 100;
 /// Most iterations of one `while`/`loop`.
 pub const WHILE_LIMIT: u64 = 1_000_000;
 

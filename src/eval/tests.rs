@@ -476,3 +476,17 @@ fn consecutive_moves_across_branches() {
     assert_eq!(m.positions, vec![main[2]]);
     let _ = side;
 }
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    let (game, _) = scholars_mate();
+    let mut ir = Ir::new();
+    let mut f = ir.add(Filter::Check, sp());
+    for _ in 0..5000 {
+        f = ir.add(Filter::Not(f), sp());
+    }
+    ir.root = Some(f);
+    let m = run(ir, &game);
+    assert!(m.error.is_some());
+    assert!(!m.matched);
+}
