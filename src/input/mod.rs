@@ -1,20 +1,54 @@
-//! Reading input files (minimal stand-in of the `input` stage, replaced at merge).
+//! Reading input files: opening paths or stdin, undoing compression, and cutting the
+//! byte stream into one raw byte chunk per game.
 //!
-//! Takes in: file paths (`-` = standard input), plain or gzip / zstd / bzip2 compressed.
-//! Gives out: the raw bytes of each game ([`RawGame`]) in input order, numbered from 1
-//! across all files.
-//! Must never: parse moves, print, or stop the whole scan because one game is damaged.
+//! Takes in: file paths (or `-` for standard input), plain or gzip / zstd / bzip2
+//! compressed, detected by their magic bytes.
+//! Gives out: [`RawGame`]s — the bytes of one game with its number (1-based, continuous
+//! across all inputs), the file it came from and the line it starts on — through
+//! [`Splitter`] (one reader) or [`Games`] (several paths chained).
+//! Must never: parse moves (that is `pgn`'s job, done in parallel workers), buffer a
+//! whole file, or let damage in one game swallow the rest of a file.
+//!
+//! # Where a game ends
+//! A game is an optional tag section (lines whose first non-blank byte is `[`) followed
+//! by movetext; it ends where a new tag section begins after movetext has been seen, or
+//! at the end of the input. Brace comments `{…}` may span lines and contain `[`; `;`
+//! comments run to the end of their line; lines starting with `%` are escape lines and
+//! are skipped. A leading byte-order mark, CR line ends, NUL bytes and other stray
+//! control bytes count as blank. Input that holds nothing but blank lines is no game.
+//!
+//! An unterminated brace comment would swallow everything after it; to make such damage
+//! cost only its own game, a line that looks exactly like a tag pair (`[Name "value"]`)
+//! right after a blank line is taken as the start of the next game even inside a
+//! comment. The damaged game is still handed out, and `pgn` reports the open comment.
 
-use std::io::{BufRead, BufReader, Read};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
 use std::sync::Arc;
 
-/// A file that could not be opened or read.
+/// Size of the read buffers around files and decoders.
+const BUFFER_BYTES: usize = 256 * 1024;
+
+/// The bytes of one game as cut out of an input file, not yet parsed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RawGame {
+    /// Ordinal of the game across all inputs, from 1.
+    pub number: u64,
+    /// The path the game came from (`-` for stdin), for messages.
+    pub file: Arc<str>,
+    /// The 1-based line of the input file on which the game starts.
+    pub line: u64,
+    /// The game's bytes: tag section and movetext, as they are in the file.
+    pub bytes: Vec<u8>,
+}
+
+/// An input file that could not be opened, read or decompressed.
 #[derive(Debug)]
 pub struct Error {
-    /// The path as given by the user.
-    pub path: String,
+    /// The path involved (`-` for stdin).
+    pub path: Arc<str>,
     /// What went wrong.
-    pub source: std::io::Error,
+    pub source: io::Error,
 }
 
 impl std::fmt::Display for Error {
@@ -23,62 +57,394 @@ impl std::fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
-
-/// The undecoded text of one game, as cut out of its file.
-#[derive(Clone, Debug)]
-pub struct RawGame {
-    /// Ordinal of the game across all inputs, from 1.
-    pub number: u64,
-    /// The file the game came from.
-    pub file: Arc<str>,
-    /// Line (1-based) where the game starts in that file.
-    pub line: u64,
-    /// The game's bytes: tag section and movetext.
-    pub bytes: Vec<u8>,
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
 }
 
-/// Open a path for reading (`-` = stdin), decompressing by magic bytes.
+impl Error {
+    fn new(path: &str, source: io::Error) -> Error {
+        Error { path: Arc::from(path), source }
+    }
+}
+
+/// The compression format of an input, as told by its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed (anything without a known magic number).
+    Plain,
+    /// gzip (`1f 8b`), possibly several members concatenated.
+    Gzip,
+    /// Zstandard (`28 b5 2f fd`).
+    Zstd,
+    /// bzip2 (`BZh`), possibly several streams concatenated.
+    Bzip2,
+}
+
+impl Compression {
+    /// Recognise a format from the first bytes of a stream.
+    pub fn sniff(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else if head.starts_with(b"BZh") {
+            Compression::Bzip2
+        } else {
+            Compression::Plain
+        }
+    }
+}
+
+/// Open a path (`-` = standard input) for reading, undoing gzip, zstd or bzip2
+/// compression when the magic bytes say so. The result streams; nothing is read ahead
+/// beyond the buffers.
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Error> {
-    let wrap = |source| Error { path: path.to_string(), source };
     let raw: Box<dyn Read + Send> = if path == "-" {
-        Box::new(std::io::stdin())
+        Box::new(io::stdin())
     } else {
-        Box::new(std::fs::File::open(path).map_err(wrap)?)
+        Box::new(File::open(path).map_err(|e| Error::new(path, e))?)
     };
-    let mut buffered = BufReader::with_capacity(1 << 16, raw);
-    let magic = buffered.fill_buf().map_err(wrap)?.to_vec();
-    let decoded: Box<dyn BufRead + Send> = if magic.starts_with(&[0x1f, 0x8b]) {
-        Box::new(BufReader::new(flate2::read::MultiGzDecoder::new(buffered)))
-    } else if magic.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Box::new(BufReader::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(wrap)?))
-    } else if magic.starts_with(b"BZh") {
-        Box::new(BufReader::new(bzip2::read::MultiBzDecoder::new(buffered)))
-    } else {
-        Box::new(buffered)
-    };
-    Ok(decoded)
+    wrap_decoder(raw).map_err(|e| Error::new(path, e))
 }
 
-/// The games of a list of files, in order.
+/// Put the right decoder around a byte stream, judging by its first bytes.
+pub fn wrap_decoder(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
+    let mut reader = BufReader::with_capacity(BUFFER_BYTES, raw);
+    // Peek at up to four bytes; a pipe may hand them out one at a time.
+    let mut head = [0u8; 4];
+    let mut have = 0;
+    while have < head.len() {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            break;
+        }
+        if have == 0 && buf.len() >= head.len() {
+            // Common case: everything is already in the buffer, no need to consume.
+            head.copy_from_slice(&buf[..4]);
+            return Ok(decoder_for(Compression::sniff(&head), reader)?);
+        }
+        let take = (head.len() - have).min(buf.len());
+        head[have..have + take].copy_from_slice(&buf[..take]);
+        reader.consume(take);
+        have += take;
+    }
+    // Short or slow stream: put the peeked bytes back in front.
+    let kind = Compression::sniff(&head[..have]);
+    let prefix = io::Cursor::new(head[..have].to_vec());
+    let chained = BufReader::with_capacity(BUFFER_BYTES, Box::new(prefix.chain(reader)) as Box<dyn Read + Send>);
+    decoder_for(kind, chained)
+}
+
+fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io::Result<Box<dyn BufRead + Send>> {
+    Ok(match kind {
+        Compression::Plain => Box::new(reader),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            flate2::bufread::MultiGzDecoder::new(reader),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            zstd::stream::read::Decoder::with_buffer(reader)?,
+        )),
+        Compression::Bzip2 => Box::new(BufReader::with_capacity(
+            BUFFER_BYTES,
+            bzip2::bufread::MultiBzDecoder::new(reader),
+        )),
+    })
+}
+
+/// Is this byte "blank" for deciding what a line holds? Spaces, tabs, CR/LF, NUL and
+/// other control bytes, and the bytes of a UTF-8 byte-order mark (EF BB BF).
+#[inline]
+fn is_blank(b: u8) -> bool {
+    b <= b' ' || b == 0xef || b == 0xbb || b == 0xbf || b == 0x7f
+}
+
+/// Cuts a stream of PGN bytes into games (see the module docs for the rules).
+pub struct Splitter<R: BufRead> {
+    reader: R,
+    file: Arc<str>,
+    /// Number the next game will get.
+    next_number: u64,
+    /// Lines read so far.
+    lines_read: u64,
+    /// The game being collected.
+    current: RawGame,
+    /// Has the current game any tag or movetext content?
+    has_content: bool,
+    /// Has the current game movetext (so a tag line starts a new game)?
+    has_movetext: bool,
+    /// Are we inside a `{…}` comment that began on an earlier line?
+    in_comment: bool,
+    /// Was the previous line blank?
+    prev_blank: bool,
+    /// A line read ahead that starts the next game.
+    carried: Option<(Vec<u8>, u64)>,
+    done: bool,
+}
+
+impl<R: BufRead> Splitter<R> {
+    /// A splitter over one input; `file` names it in messages, `first_number` is the
+    /// number the first game gets.
+    pub fn new(reader: R, file: Arc<str>, first_number: u64) -> Splitter<R> {
+        Splitter {
+            reader,
+            current: RawGame { number: 0, file: file.clone(), line: 0, bytes: Vec::with_capacity(4096) },
+            file,
+            next_number: first_number,
+            lines_read: 0,
+            has_content: false,
+            has_movetext: false,
+            in_comment: false,
+            prev_blank: true,
+            carried: None,
+            done: false,
+        }
+    }
+
+    /// The number the next game handed out will get.
+    pub fn next_number(&self) -> u64 {
+        self.next_number
+    }
+
+    /// Hand out the collected game (if it has content) and start a fresh one.
+    fn take_current(&mut self) -> Option<RawGame> {
+        if !self.has_content {
+            self.current.bytes.clear();
+            return None;
+        }
+        let mut game = std::mem::replace(
+            &mut self.current,
+            RawGame { number: 0, file: self.file.clone(), line: 0, bytes: Vec::with_capacity(4096) },
+        );
+        game.number = self.next_number;
+        self.next_number += 1;
+        self.has_content = false;
+        self.has_movetext = false;
+        self.in_comment = false;
+        // Trim trailing blank bytes so a game's bytes end at its last token.
+        while game.bytes.last().is_some_and(|&b| is_blank(b)) {
+            game.bytes.pop();
+        }
+        Some(game)
+    }
+
+    /// Add one line (with its line number) to the current game; if it starts a new
+    /// game, return the finished one and keep the line for the new one.
+    fn feed_line(&mut self, line: Vec<u8>, line_no: u64) -> Option<RawGame> {
+        let first = line.iter().position(|&b| !is_blank(b));
+        let Some(first) = first else {
+            // Blank line.
+            if self.has_content {
+                self.current.bytes.extend_from_slice(&line);
+            }
+            self.prev_blank = true;
+            return None;
+        };
+        let prev_blank = std::mem::replace(&mut self.prev_blank, false);
+        if self.in_comment {
+            if prev_blank && looks_like_tag_pair(&line[first..]) {
+                // An unterminated comment: close the damaged game here.
+                self.in_comment = false;
+                let finished = self.take_current();
+                self.start_line(&line, first, line_no);
+                return finished;
+            }
+            self.current.bytes.extend_from_slice(&line);
+            self.in_comment = scan_movetext(&line, 0, true);
+            return None;
+        }
+        if line[first] == b'%' && first == 0 {
+            // Escape line: keep it with the game (pgn skips it) but it is no content.
+            if self.has_content {
+                self.current.bytes.extend_from_slice(&line);
+            }
+            return None;
+        }
+        if line[first] == b'['
+            && (self.has_movetext || (prev_blank && self.has_content && repeats_tag_name(&self.current.bytes, &line[first..])))
+        {
+            let finished = self.take_current();
+            self.start_line(&line, first, line_no);
+            return finished;
+        }
+        self.start_line(&line, first, line_no);
+        None
+    }
+
+    /// Append a non-blank line, not inside a comment, to the current game.
+    fn start_line(&mut self, line: &[u8], first: usize, line_no: u64) {
+        if !self.has_content {
+            self.has_content = true;
+            self.current.line = line_no;
+        }
+        self.current.bytes.extend_from_slice(line);
+        let movetext_from = if line[first] == b'[' { skip_tag_pairs(line, first) } else { first };
+        if movetext_from < line.len() && line[movetext_from..].iter().any(|&b| !is_blank(b)) {
+            self.has_movetext = true;
+            self.in_comment = scan_movetext(line, movetext_from, false);
+        }
+    }
+
+    fn read_line(&mut self) -> io::Result<Option<(Vec<u8>, u64)>> {
+        if let Some(carried) = self.carried.take() {
+            return Ok(Some(carried));
+        }
+        let mut line = Vec::with_capacity(128);
+        let n = self.reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        self.lines_read += 1;
+        Ok(Some((line, self.lines_read)))
+    }
+}
+
+impl<R: BufRead> Iterator for Splitter<R> {
+    type Item = Result<RawGame, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        loop {
+            match self.read_line() {
+                Ok(Some((line, line_no))) => {
+                    if let Some(game) = self.feed_line(line, line_no) {
+                        return Some(Ok(game));
+                    }
+                }
+                Ok(None) => {
+                    self.done = true;
+                    return self.take_current().map(Ok);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    // A read or decompression error ends this input; hand out what was
+                    // complete first? No: the partial game is unreliable, drop it.
+                    self.done = true;
+                    return Some(Err(Error { path: self.file.clone(), source: e }));
+                }
+            }
+        }
+    }
+}
+
+/// Skip the tag pairs at the start of a line (`[Name "value"] [Other "x"]`); return the
+/// index of the first byte after them (the line's length if nothing else follows).
+/// A tag whose quote or bracket never closes takes the rest of the line.
+fn skip_tag_pairs(line: &[u8], mut i: usize) -> usize {
+    loop {
+        while i < line.len() && is_blank(line[i]) {
+            i += 1;
+        }
+        if i >= line.len() || line[i] != b'[' {
+            return i;
+        }
+        i += 1;
+        let mut in_quote = false;
+        loop {
+            if i >= line.len() {
+                return i;
+            }
+            match line[i] {
+                b'\\' if in_quote => i += 1,
+                b'"' => in_quote = !in_quote,
+                b']' if !in_quote => {
+                    i += 1;
+                    break;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+    }
+}
+
+/// Scan movetext bytes of one line from `from`, starting inside a brace comment if
+/// `in_comment`; return whether a brace comment is still open at the end of the line.
+fn scan_movetext(line: &[u8], from: usize, mut in_comment: bool) -> bool {
+    let mut i = from;
+    while i < line.len() {
+        if in_comment {
+            match memchr::memchr(b'}', &line[i..]) {
+                Some(p) => {
+                    in_comment = false;
+                    i += p + 1;
+                }
+                None => return true,
+            }
+        } else {
+            match memchr::memchr2(b'{', b';', &line[i..]) {
+                Some(p) if line[i + p] == b'{' => {
+                    in_comment = true;
+                    i += p + 1;
+                }
+                // `;` comments out the rest of the line, braces included.
+                Some(_) | None => return false,
+            }
+        }
+    }
+    in_comment
+}
+
+/// The tag name at the start of `tag` (which begins with `[`).
+fn tag_name(tag: &[u8]) -> &[u8] {
+    let rest = &tag[1..];
+    let start = rest.iter().position(|&b| !is_blank(b)).unwrap_or(rest.len());
+    let len = rest[start..].iter().take_while(|&&b| !is_blank(b) && b != b'"' && b != b']').count();
+    &rest[start..start + len]
+}
+
+/// Does the tag on `tag_line` name a tag already given in the tag section `section`?
+/// (Then a blank line and this tag start a new, header-only game.)
+fn repeats_tag_name(section: &[u8], tag_line: &[u8]) -> bool {
+    let name = tag_name(tag_line);
+    if name.is_empty() {
+        return false;
+    }
+    section.split(|&b| b == b'\n').any(|line| {
+        let first = line.iter().position(|&b| !is_blank(b));
+        first.is_some_and(|f| line[f] == b'[' && tag_name(&line[f..]) == name)
+    })
+}
+
+/// Does this line (from its first non-blank byte) look exactly like a tag pair
+/// `[Name "value"]` and nothing else?
+fn looks_like_tag_pair(line: &[u8]) -> bool {
+    let mut end = line.len();
+    while end > 0 && is_blank(line[end - 1]) {
+        end -= 1;
+    }
+    let line = &line[..end];
+    if line.len() < 5 || line[0] != b'[' || line[end - 1] != b']' || line[end - 2] != b'"' {
+        return false;
+    }
+    let name_len = line[1..].iter().take_while(|b| b.is_ascii_alphanumeric() || **b == b'_').count();
+    if name_len == 0 {
+        return false;
+    }
+    let rest = &line[1 + name_len..end - 1];
+    let spaces = rest.iter().take_while(|&&b| b == b' ' || b == b'\t').count();
+    spaces > 0 && rest.get(spaces) == Some(&b'"') && rest.len() > spaces + 1
+}
+
+/// Every game of several inputs in order, numbered continuously from 1.
+///
+/// An input that cannot be opened or read yields one `Err` and the iteration goes on
+/// with the next input.
 pub struct Games {
     paths: std::vec::IntoIter<String>,
-    current: Option<(Arc<str>, Box<dyn BufRead + Send>)>,
-    line_no: u64,
+    current: Option<Splitter<Box<dyn BufRead + Send>>>,
     next_number: u64,
-    pending: Option<(Vec<u8>, u64)>,
 }
 
 impl Games {
-    /// Games of these files (`-` = stdin), numbered from 1.
+    /// Chain the given paths (`-` = stdin), in order.
     pub fn new(paths: Vec<String>) -> Games {
-        Games { paths: paths.into_iter(), current: None, line_no: 0, next_number: 1, pending: None }
-    }
-
-    fn emit(&mut self, file: &Arc<str>, bytes: Vec<u8>, line: u64) -> RawGame {
-        let number = self.next_number;
-        self.next_number += 1;
-        RawGame { number, file: file.clone(), line, bytes }
+        Games { paths: paths.into_iter(), current: None, next_number: 1 }
     }
 }
 
@@ -87,90 +453,28 @@ impl Iterator for Games {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if self.current.is_none() {
-                let path = self.paths.next()?;
-                match open(&path) {
-                    Ok(r) => self.current = Some((Arc::from(path.as_str()), r)),
-                    Err(e) => return Some(Err(e)),
-                }
-                self.line_no = 0;
-                self.pending = None;
-            }
-            let (file, reader) = self.current.as_mut()?;
-            let file = file.clone();
-            // Accumulate lines until a tag line follows movetext: that starts a new game.
-            let (mut game, mut start) = self.pending.take().unwrap_or((Vec::new(), 0));
-            let mut seen_movetext = false;
-            let mut in_comment = false;
-            let mut line = Vec::new();
-            loop {
-                line.clear();
-                let n = match reader.read_until(b'\n', &mut line) {
-                    Ok(n) => n,
-                    Err(source) => {
+            if let Some(splitter) = &mut self.current {
+                match splitter.next() {
+                    Some(item) => {
+                        self.next_number = splitter.next_number();
+                        return Some(item);
+                    }
+                    None => {
+                        self.next_number = splitter.next_number();
                         self.current = None;
-                        return Some(Err(Error { path: file.to_string(), source }));
-                    }
-                };
-                if n == 0 {
-                    self.current = None;
-                    if game.iter().any(|b| !b.is_ascii_whitespace()) {
-                        return Some(Ok(self.emit(&file, game, start)));
-                    }
-                    break;
-                }
-                self.line_no += 1;
-                let trimmed = line.trim_ascii();
-                if !in_comment && trimmed.starts_with(b"[") && seen_movetext {
-                    self.pending = Some((line.clone(), self.line_no));
-                    return Some(Ok(self.emit(&file, game, start)));
-                }
-                if game.iter().all(|b| b.is_ascii_whitespace()) {
-                    if trimmed.is_empty() {
-                        continue;
-                    }
-                    game.clear();
-                    start = self.line_no;
-                }
-                if !trimmed.is_empty() && (in_comment || !trimmed.starts_with(b"[")) {
-                    seen_movetext = true;
-                    for &b in trimmed {
-                        match b {
-                            b'{' => in_comment = true,
-                            b'}' => in_comment = false,
-                            _ => {}
-                        }
                     }
                 }
-                game.extend_from_slice(&line);
+            }
+            let path = self.paths.next()?;
+            match open(&path) {
+                Ok(reader) => {
+                    self.current = Some(Splitter::new(reader, Arc::from(path.as_str()), self.next_number));
+                }
+                Err(e) => return Some(Err(e)),
             }
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn splits_games_and_numbers_them() {
-        let dir = std::env::temp_dir().join(format!("cqlrs-input-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let p = dir.join("a.pgn");
-        std::fs::write(&p, "[Event \"a\"]\n\n1. e4 {x\n[not a tag]} 1-0\n\n[Event \"b\"]\n\n1. d4 0-1\n").unwrap();
-        let games: Vec<RawGame> =
-            Games::new(vec![p.to_string_lossy().into_owned()]).map(|g| g.unwrap()).collect();
-        assert_eq!(games.len(), 2);
-        assert_eq!((games[0].number, games[0].line), (1, 1));
-        assert_eq!((games[1].number, games[1].line), (2, 6));
-        assert!(String::from_utf8_lossy(&games[1].bytes).contains("1. d4"));
-        std::fs::remove_dir_all(&dir).ok();
-    }
-
-    #[test]
-    fn missing_file_is_an_error() {
-        let mut g = Games::new(vec!["/nonexistent/x.pgn".into()]);
-        assert!(matches!(g.next(), Some(Err(_))));
-        assert!(g.next().is_none());
-    }
-}
+mod tests;

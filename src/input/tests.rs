@@ -1,0 +1,167 @@
+//! Tests for opening, decompression and game splitting.
+
+use super::*;
+use std::io::Write;
+
+fn split(text: &[u8]) -> Vec<RawGame> {
+    Splitter::new(io::Cursor::new(text.to_vec()), Arc::from("test.pgn"), 1)
+        .map(|g| g.expect("in-memory input cannot fail"))
+        .collect()
+}
+
+fn texts(games: &[RawGame]) -> Vec<String> {
+    games.iter().map(|g| String::from_utf8_lossy(&g.bytes).into_owned()).collect()
+}
+
+#[test]
+fn splits_two_ordinary_games_with_numbers_and_lines() {
+    let pgn = b"[Event \"a\"]\n[Site \"x\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\n";
+    let games = split(pgn);
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0].number, 1);
+    assert_eq!(games[1].number, 2);
+    assert_eq!(games[0].line, 1);
+    assert_eq!(games[1].line, 6);
+    assert_eq!(texts(&games)[0], "[Event \"a\"]\n[Site \"x\"]\n\n1. e4 e5 1-0");
+    assert!(texts(&games)[1].starts_with("[Event \"b\"]"));
+}
+
+#[test]
+fn bracket_inside_multiline_comment_does_not_split() {
+    let pgn = b"[Event \"a\"]\n\n1. e4 {a comment\n[Event \"not a tag\"] still comment} e5 *\n[Event \"b\"]\n1. d4 *\n";
+    let games = split(pgn);
+    assert_eq!(games.len(), 2, "{:?}", texts(&games));
+    assert!(texts(&games)[0].contains("still comment} e5 *"));
+}
+
+#[test]
+fn semicolon_comment_hides_an_open_brace() {
+    let pgn = b"[Event \"a\"]\n\n1. e4 ; not a {comment\ne5 *\n[Event \"b\"]\n1. d4 *\n";
+    assert_eq!(split(pgn).len(), 2);
+}
+
+#[test]
+fn unterminated_comment_costs_only_its_game() {
+    let pgn = b"[Event \"a\"]\n\n1. e4 {never closed\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n1. c4 *\n";
+    let games = split(pgn);
+    assert_eq!(games.len(), 3, "{:?}", texts(&games));
+    assert_eq!(games[1].line, 5);
+    assert!(texts(&games)[2].contains("c4"));
+}
+
+#[test]
+fn header_only_games_are_games_and_blank_line_in_tags_is_tolerated() {
+    let pgn = b"[Event \"a\"]\n[Site \"s\"]\n\n[Event \"b\"]\n\n[Event \"c\"]\n\n[Date \"x\"]\n1. e4 *\n";
+    let games = split(pgn);
+    assert_eq!(games.len(), 3, "{:?}", texts(&games));
+    assert!(texts(&games)[2].contains("[Date"));
+}
+
+#[test]
+fn movetext_only_game_and_whitespace_only_input() {
+    assert_eq!(split(b"1. e4 e5 *\n").len(), 1);
+    assert_eq!(split(b"  \n\r\n\t\n").len(), 0);
+    assert_eq!(split(b"").len(), 0);
+}
+
+#[test]
+fn bom_crlf_and_nul_bytes_are_blank() {
+    let pgn = b"\xef\xbb\xbf[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n\0\0\0\r\n[Event \"b\"]\r\n\r\n1. d4 *\r\n";
+    let games = split(pgn);
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[1].line, 6);
+}
+
+#[test]
+fn escape_lines_are_not_content() {
+    let pgn = b"% a note\n[Event \"a\"]\n1. e4 *\n% trailing\n";
+    let games = split(pgn);
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].line, 2);
+}
+
+#[test]
+fn unterminated_tag_costs_only_its_game() {
+    let pgn = b"[Event \"a\n1. e4 *\n\n[Event \"b\"]\n1. d4 *\n";
+    assert_eq!(split(pgn).len(), 2);
+}
+
+fn write_temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("cqlrs-input-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write temp file");
+    path
+}
+
+const TWO_GAMES: &[u8] = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 *\n";
+
+#[test]
+fn opens_gzip_zstd_bzip2_and_plain_by_magic() {
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(TWO_GAMES).unwrap();
+    let gz = gz.finish().unwrap();
+    let zst = zstd::stream::encode_all(TWO_GAMES, 3).unwrap();
+    let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::default());
+    bz.write_all(TWO_GAMES).unwrap();
+    let bz = bz.finish().unwrap();
+    let files = [
+        write_temp("a.pgn", TWO_GAMES),
+        write_temp("b.pgn.gz", &gz),
+        write_temp("c.pgn.zst", &zst),
+        write_temp("d.pgn.bz2", &bz),
+    ];
+    for f in &files {
+        let mut text = Vec::new();
+        open(f.to_str().unwrap()).unwrap().read_to_end(&mut text).unwrap();
+        assert_eq!(text, TWO_GAMES, "{}", f.display());
+    }
+    // Chained: continuous numbering across files, a missing file is one error.
+    let mut paths: Vec<String> = files.iter().map(|p| p.to_str().unwrap().to_string()).collect();
+    paths.insert(2, "/nonexistent/file.pgn".to_string());
+    let items: Vec<_> = Games::new(paths).collect();
+    assert_eq!(items.len(), 9);
+    assert!(items[4].is_err());
+    let numbers: Vec<u64> = items.iter().filter_map(|g| g.as_ref().ok()).map(|g| g.number).collect();
+    assert_eq!(numbers, (1..=8).collect::<Vec<u64>>());
+}
+
+#[test]
+fn gzip_multi_member_is_read_whole() {
+    let mut out = Vec::new();
+    for part in [&TWO_GAMES[..20], &TWO_GAMES[20..]] {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(part).unwrap();
+        out.extend(gz.finish().unwrap());
+    }
+    let path = write_temp("multi.pgn.gz", &out);
+    let games: Vec<_> = Games::new(vec![path.to_str().unwrap().to_string()]).collect();
+    assert_eq!(games.len(), 2);
+}
+
+/// Game counts of the shared conformance corpora (skipped when ../shared is absent).
+#[test]
+fn corpus_game_counts() {
+    let dir = std::path::Path::new("/work/shared/corpus/conformance");
+    if !dir.exists() {
+        eprintln!("note: {} not found, corpus count test skipped", dir.display());
+        return;
+    }
+    let expected = [
+        ("twic1599.pgn", 1110),
+        ("lichess1000k.pgn", 438),
+        ("studies253.pgn", 253),
+        ("worldmatches.pgn", 580),
+        ("lichess-studies64.pgn", 64),
+        ("yacpdb-derived.pgn", 26),
+        ("yacpdb-extra.pgn", 16),
+    ];
+    for (name, count) in expected {
+        let path = dir.join(name);
+        let games: Vec<_> = Games::new(vec![path.to_str().unwrap().to_string()])
+            .collect::<Result<Vec<_>, _>>()
+            .expect("readable corpus");
+        assert_eq!(games.len(), count, "{name}");
+        assert_eq!(games.last().map(|g| g.number), Some(count as u64));
+    }
+}
