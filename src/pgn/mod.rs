@@ -10,6 +10,8 @@
 mod parse;
 pub use parse::GameParser;
 
+pub use parse::{initial_ids, moved_ids, GameParser};
+
 
 
 use shakmaty::{Bitboard, Chess, Color, Move, Role, Square};

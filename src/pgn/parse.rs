@@ -1,299 +1,635 @@
-//! Reading one game's bytes into a [`super::Game`] (minimal stand-in, replaced at merge).
+//! Reading one game's bytes into a [`Game`]: tags first, then (only when asked) the
+//! movetext, replayed with shakmaty into the position tree.
 //!
 //! Takes in: a [`RawGame`] cut out by `input`.
-//! Gives out: the game's tags and, when asked, its replayed position tree.
-//! Must never: panic on bad input, print, or recurse on the nesting of variations.
+//! Gives out: the filled [`Game`] or a [`GameError`] with the file line of the problem.
+//! Must never: panic on any input bytes, recurse on input nesting, or allocate per move
+//! beyond the node's own SAN text (nodes are recycled between games).
+//!
+//! This is a small hand-written tokenizer rather than pgn-reader's `Visitor`: we need the
+//! line of every token for error messages, the move text exactly as written, detection
+//! of unterminated comments, and lenient fallbacks (`0-0`, `e8Q`, `bxc3`/`Bxc3`,
+//! long algebraic) that pgn-reader does not expose; pgn-reader also silently drops
+//! tokens it cannot read, which would hide damage.
+//!
+//! Conventions:
+//! - `!`, `?`, `!!`, `??`, `!?`, `?!` after a move become NAGs 1–6 and are not kept in
+//!   [`Node::san`]; `+` and `#` are kept as written.
+//! - A comment written right after `(` (before the variation's first move) is attached
+//!   to that first move; a `;` comment is a comment like `{…}`.
+//! - A null move made while the side to move is in check cannot be turned into a legal
+//!   position with the other side to move; the node is kept with the position unchanged
+//!   (same side still to move), so the tree shape stays as written.
+//! - A variation before the first move of a game (nothing to be an alternative to) is
+//!   skipped.
+//! - Illegal moves are errors in variations too: the game is reported, not half-read.
 
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Square};
 
 use super::{Game, GameError, GameErrorKind, Node, NodeId, PieceIds, Played, Tag};
 use crate::input::RawGame;
 
-/// Deepest nesting of variations accepted.
-const MAX_VARIATION_DEPTH: usize = 200;
+/// At most this many nodes are kept for reuse between games.
+const POOL_LIMIT: usize = 1 << 16;
+/// Variations nested deeper than this are refused.
+const MAX_VARIATION_NESTING: usize = 10_000;
 
-/// Reusable reader of games; one per worker thread.
-#[derive(Debug, Default)]
-pub struct GameParser {}
+/// Reads games into [`Game`]s; keep one per worker and reuse it, it keeps buffers.
+#[derive(Default)]
+pub struct GameParser {
+    /// Recycled nodes (their vectors keep their capacity).
+    pool: Vec<Node>,
+    /// For each open variation: the node the main line resumes from after `)`.
+    resume_stack: Vec<NodeId>,
+    /// Comments seen after `(` but before the variation's first move.
+    pending_comments: Vec<String>,
+    /// Scratch space for rewriting a move token leniently.
+    scratch: Vec<u8>,
+    /// File line of the `[FEN` tag, for messages.
+    fen_line: u64,
+}
+
+/// A reading position inside one game's bytes, counting lines.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    /// File line of `bytes[pos]`.
+    line: u64,
+}
+
+impl Cursor<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+    /// Step over one byte, counting a line feed.
+    fn bump(&mut self) {
+        if self.bytes.get(self.pos) == Some(&b'\n') {
+            self.line += 1;
+        }
+        self.pos += 1;
+    }
+    /// Is `pos` the first byte of a line?
+    fn at_line_start(&self) -> bool {
+        self.pos == 0 || self.bytes[self.pos - 1] == b'\n'
+    }
+    /// Skip to the line feed ending this line (not past it).
+    fn skip_line(&mut self) {
+        self.pos = memchr::memchr(b'\n', &self.bytes[self.pos..]).map_or(self.bytes.len(), |p| self.pos + p);
+    }
+    /// Move to `to`, counting the line feeds stepped over.
+    fn advance_to(&mut self, to: usize) {
+        self.line += memchr::memchr_iter(b'\n', &self.bytes[self.pos..to]).count() as u64;
+        self.pos = to;
+    }
+}
+
+/// Blank bytes between tokens: whitespace, NUL and other control bytes, BOM bytes.
+#[inline]
+fn is_blank(b: u8) -> bool {
+    b <= b' ' || b == 0x7f || b == 0xef || b == 0xbb || b == 0xbf
+}
+
+/// Bytes that end a move token.
+#[inline]
+fn ends_token(b: u8) -> bool {
+    is_blank(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']')
+}
+
+/// Text of a comment: UTF-8 if it is, Latin-1 otherwise; surrounding blanks trimmed.
+fn decode_text(bytes: &[u8]) -> String {
+    let start = bytes.iter().position(|&b| !is_blank(b)).unwrap_or(bytes.len());
+    let end = bytes.iter().rposition(|&b| !is_blank(b)).map_or(start, |e| e + 1);
+    let bytes = &bytes[start..end.max(start)];
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// The game-termination marker a token stands for, in its standard spelling.
+fn termination_of(token: &[u8]) -> Option<&'static str> {
+    Some(match token {
+        b"1-0" | b"1\xe2\x80\x930" => "1-0",
+        b"0-1" | b"0\xe2\x80\x931" => "0-1",
+        b"1/2-1/2" | b"\xc2\xbd-\xc2\xbd" | b"1/2" | b"=-=" | b"\xc2\xbd\xe2\x80\x93\xc2\xbd" => "1/2-1/2",
+        b"*" => "*",
+        _ => return None,
+    })
+}
+
+/// The NAG that a stand-alone or suffix annotation symbol means.
+fn nag_of_symbol(sym: &[u8]) -> Option<u8> {
+    Some(match sym {
+        b"!" => 1,
+        b"?" => 2,
+        b"!!" => 3,
+        b"??" => 4,
+        b"!?" => 5,
+        b"?!" => 6,
+        b"=" => 10,
+        b"\xe2\x88\x9e" => 13,
+        b"+=" | b"+/=" => 14,
+        b"=+" | b"=/+" => 15,
+        b"+/-" => 16,
+        b"-/+" => 17,
+        b"+-" => 18,
+        b"-+" => 19,
+        _ => return None,
+    })
+}
+
+/// The termination marker at the very end of a game's bytes, if the last token is one.
+/// Cheap: used before (or instead of) reading the movetext.
+fn trailing_termination(bytes: &[u8]) -> Option<&'static str> {
+    let end = bytes.iter().rposition(|&b| !is_blank(b))? + 1;
+    let start = bytes[..end].iter().rposition(|&b| ends_token(b)).map_or(0, |p| p + 1);
+    termination_of(&bytes[start..end])
+}
+
+/// Does this Variant tag value ask for Chess960 castling?
+fn is_chess960_variant(value: &[u8]) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let has = |needle: &[u8]| lower.windows(needle.len()).any(|w| w == needle);
+    has(b"960") || has(b"fischer") || has(b"frc") || has(b"freestyle")
+}
 
 impl GameParser {
-    /// A new parser.
+    /// A parser with empty buffers.
     pub fn new() -> GameParser {
-        GameParser {}
+        GameParser::default()
     }
 
-    /// Read `raw` into `game` (cleared first). The moves are replayed only when
-    /// `want_moves(game)` says so after the tags are read.
-    pub fn parse(
-        &mut self,
-        raw: &RawGame,
-        game: &mut Game,
-        want_moves: &dyn Fn(&Game) -> bool,
-    ) -> Result<(), GameError> {
+    /// Fill `game` from `raw`: number, line, tags and termination marker; then, only if
+    /// `want_moves(game)` says so, the position tree (`game.nodes`, otherwise left empty).
+    pub fn parse(&mut self, raw: &RawGame, game: &mut Game, want_moves: &dyn Fn(&Game) -> bool) -> Result<(), GameError> {
         game.number = raw.number;
         game.line = raw.line;
-        game.tags.clear();
-        game.nodes.clear();
         game.termination = None;
-        let bytes = &raw.bytes;
-        let mut i = 0;
-        let mut line = raw.line;
-        // Tag section.
-        loop {
-            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-                if bytes[i] == b'\n' {
-                    line += 1;
-                }
-                i += 1;
-            }
-            if i >= bytes.len() || bytes[i] != b'[' {
-                break;
-            }
-            let end = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |e| i + e);
-            let text = bytes[i..end].trim_ascii();
-            if !text.ends_with(b"]") {
-                return Err(GameError { kind: GameErrorKind::UnterminatedTag, line });
-            }
-            let inner = &text[1..text.len() - 1];
-            let name_end = inner.iter().position(|b| b.is_ascii_whitespace()).unwrap_or(inner.len());
-            let name = String::from_utf8_lossy(&inner[..name_end]).into_owned();
-            let rest = inner[name_end..].trim_ascii();
-            let value = if rest.len() >= 2 && rest[0] == b'"' && rest[rest.len() - 1] == b'"' {
-                rest[1..rest.len() - 1].to_vec()
-            } else {
-                return Err(GameError { kind: GameErrorKind::UnterminatedTag, line });
-            };
-            game.tags.push(Tag { name, value });
-            i = end;
-        }
+        self.recycle_nodes(game);
+        let mut cur = Cursor { bytes: &raw.bytes, pos: 0, line: raw.line.max(1) };
+        self.fen_line = raw.line;
+        self.read_tags(&mut cur, game)?;
+        game.termination = trailing_termination(&raw.bytes[cur.pos..]).map(str::to_string);
         if !want_moves(game) {
             return Ok(());
         }
-        let start = start_position(game, line)?;
-        game.nodes.push(Node {
+        self.read_movetext(&mut cur, game)
+    }
+
+    /// Move the previous game's nodes into the pool.
+    fn recycle_nodes(&mut self, game: &mut Game) {
+        let room = POOL_LIMIT.saturating_sub(self.pool.len());
+        let keep = game.nodes.len().min(room);
+        self.pool.extend(game.nodes.drain(..keep));
+        game.nodes.clear();
+    }
+
+    /// A node from the pool (or a new one), reset and filled.
+    #[allow(clippy::too_many_arguments)]
+    fn new_node(&mut self, game: &mut Game, parent: Option<NodeId>, played: Option<Played>, san: &[u8], pos: Chess, ids: PieceIds, ply: u32, depth: u32) -> NodeId {
+        let mut node = self.pool.pop().unwrap_or_else(|| Node {
             parent: None,
             children: Vec::new(),
             played: None,
             san: String::new(),
             comments: Vec::new(),
             nags: Vec::new(),
-            ids: initial_ids(&start),
-            pos: start,
+            pos: Chess::default(),
+            ids: PieceIds::default(),
             ply: 0,
             depth: 0,
         });
-        let mut cur = NodeId::ROOT;
-        let mut stack: Vec<NodeId> = Vec::new();
-        while i < bytes.len() {
-            let b = bytes[i];
-            match b {
-                b'\n' => {
-                    line += 1;
-                    i += 1;
-                }
-                _ if b.is_ascii_whitespace() => i += 1,
-                b'{' => {
-                    let end = memchr::memchr(b'}', &bytes[i..])
-                        .ok_or(GameError { kind: GameErrorKind::UnterminatedComment, line })?;
-                    let text = &bytes[i + 1..i + end];
-                    line += text.iter().filter(|&&c| c == b'\n').count() as u64;
-                    let text = String::from_utf8_lossy(text).trim().to_string();
-                    game.nodes[cur.index()].comments.push(text);
-                    i += end + 1;
-                }
-                b';' => i = memchr::memchr(b'\n', &bytes[i..]).map_or(bytes.len(), |e| i + e),
-                b'(' => {
-                    if stack.len() >= MAX_VARIATION_DEPTH {
-                        return Err(syntax("variations nested too deeply", line));
-                    }
-                    let parent = game.nodes[cur.index()].parent.ok_or_else(|| syntax("variation before the first move", line))?;
-                    stack.push(cur);
-                    cur = parent;
-                    i += 1;
-                }
-                b')' => {
-                    cur = stack.pop().ok_or_else(|| syntax("unbalanced `)`", line))?;
-                    i += 1;
-                }
-                _ => {
-                    let end = bytes[i..]
-                        .iter()
-                        .position(|c| c.is_ascii_whitespace() || b"{}();".contains(c))
-                        .map_or(bytes.len(), |e| i + e);
-                    let token = &bytes[i..end];
-                    i = end;
-                    self.token(game, &mut cur, token, line)?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn token(&mut self, game: &mut Game, cur: &mut NodeId, token: &[u8], line: u64) -> Result<(), GameError> {
-        if matches!(token, b"1-0" | b"0-1" | b"1/2-1/2" | b"*") {
-            game.termination = Some(String::from_utf8_lossy(token).into_owned());
-            return Ok(());
-        }
-        if let Some(n) = token.strip_prefix(b"$") {
-            let nag = std::str::from_utf8(n).ok().and_then(|s| s.parse::<u8>().ok());
-            if let Some(nag) = nag {
-                game.nodes[cur.index()].nags.push(nag);
-            }
-            return Ok(());
-        }
-        let glyph = match token {
-            b"!" => Some(1),
-            b"?" => Some(2),
-            b"!!" => Some(3),
-            b"??" => Some(4),
-            b"!?" => Some(5),
-            b"?!" => Some(6),
-            _ => None,
-        };
-        if let Some(nag) = glyph {
-            game.nodes[cur.index()].nags.push(nag);
-            return Ok(());
-        }
-        // Move numbers: digits followed by dots, possibly glued to the move (`1.e4`).
-        let digits = token.iter().take_while(|c| c.is_ascii_digit()).count();
-        let token = if digits > 0 && token.get(digits) == Some(&b'.') {
-            let dots = token[digits..].iter().take_while(|&&c| c == b'.').count();
-            &token[digits + dots..]
-        } else if digits == token.len() {
-            &token[token.len()..]
-        } else {
-            token
-        };
-        if token.is_empty() {
-            return Ok(());
-        }
-        let annotated_end = token.iter().position(|c| b"!?".contains(c)).unwrap_or(token.len());
-        let written = &token[..annotated_end];
-        let parent = &game.nodes[cur.index()];
-        let illegal = || GameError {
-            kind: GameErrorKind::IllegalMove { san: String::from_utf8_lossy(written).into_owned(), ply: parent.ply + 1 },
-            line,
-        };
-        let (played, pos, ids) = if matches!(written, b"--" | b"Z0") {
-            let pos = parent.pos.clone().swap_turn().map_err(|_| illegal())?;
-            (Played::Null, pos, parent.ids)
-        } else {
-            let bare = written.strip_suffix(b"#").or_else(|| written.strip_suffix(b"+")).unwrap_or(written);
-            let san = San::from_ascii(bare).map_err(|_| illegal())?;
-            let m = san.to_move(&parent.pos).map_err(|_| illegal())?;
-            let mut pos = parent.pos.clone();
-            pos.play_unchecked(m);
-            (Played::Move(m), pos, carry_ids(&parent.ids, &parent.pos, m))
-        };
-        let first_child = parent.children.is_empty();
-        let node = Node {
-            parent: Some(*cur),
-            children: Vec::new(),
-            played: Some(played),
-            san: String::from_utf8_lossy(written).into_owned(),
-            comments: Vec::new(),
-            nags: Vec::new(),
-            pos,
-            ids,
-            ply: parent.ply + 1,
-            depth: parent.depth + u32::from(!first_child),
-        };
+        node.parent = parent;
+        node.children.clear();
+        node.played = played;
+        node.san.clear();
+        node.san.extend(san.iter().map(|&b| b as char));
+        node.comments.clear();
+        node.nags.clear();
+        node.pos = pos;
+        node.ids = ids;
+        node.ply = ply;
+        node.depth = depth;
         let id = NodeId(game.nodes.len() as u32);
         game.nodes.push(node);
-        game.nodes[cur.index()].children.push(id);
-        *cur = id;
-        if annotated_end < token.len() {
-            self.token(game, cur, &token[annotated_end..], line)?;
+        if let Some(p) = parent {
+            game.nodes[p.index()].children.push(id);
+        }
+        id
+    }
+
+    /// Read the tag section (reusing the tag vector's strings).
+    fn read_tags(&mut self, cur: &mut Cursor<'_>, game: &mut Game) -> Result<(), GameError> {
+        let mut count = 0;
+        loop {
+            while cur.peek().is_some_and(is_blank) {
+                cur.bump();
+            }
+            match cur.peek() {
+                Some(b'%') if cur.at_line_start() => cur.skip_line(),
+                Some(b'[') => {
+                    if count == game.tags.len() {
+                        game.tags.push(Tag { name: String::new(), value: Vec::new() });
+                    }
+                    let tag = &mut game.tags[count];
+                    let tag_line = cur.line;
+                    read_one_tag(cur, tag)?;
+                    if tag.name == "FEN" {
+                        self.fen_line = tag_line;
+                    }
+                    count += 1;
+                }
+                _ => break,
+            }
+        }
+        game.tags.truncate(count);
+        Ok(())
+    }
+
+    /// The start position from the `[FEN]` / `[Variant]` tags.
+    fn start_position(&self, game: &Game) -> Result<Chess, GameError> {
+        let chess960 = game.tag("Variant").is_some_and(|t| is_chess960_variant(&t.value));
+        let Some(fen_tag) = game.tag("FEN") else {
+            return Ok(Chess::default());
+        };
+        let bad_fen = || GameError { kind: GameErrorKind::BadFen(fen_tag.text().into_owned()), line: self.fen_line };
+        let text = fen_tag.value.trim_ascii();
+        let fen = Fen::from_ascii(text).map_err(|_| bad_fen())?;
+        let (first, second) = if chess960 {
+            (CastlingMode::Chess960, CastlingMode::Standard)
+        } else {
+            (CastlingMode::Standard, CastlingMode::Chess960)
+        };
+        let first_error = match fen.clone().into_position::<Chess>(first) {
+            Ok(pos) => return Ok(pos),
+            Err(e) => e,
+        };
+        if let Ok(pos) = fen.into_position::<Chess>(second) {
+            return Ok(pos);
+        }
+        first_error
+            .ignore_invalid_ep_square()
+            .or_else(|e| e.ignore_invalid_castling_rights())
+            .or_else(|e| e.ignore_too_much_material())
+            .or_else(|e| e.ignore_impossible_check())
+            .map_err(|_| bad_fen())
+    }
+
+    /// Read the movetext and replay it into `game.nodes`.
+    fn read_movetext(&mut self, cur: &mut Cursor<'_>, game: &mut Game) -> Result<(), GameError> {
+        let start = self.start_position(game)?;
+        let ids = initial_ids(&start);
+        let root = self.new_node(game, None, None, b"", start, ids, 0, 0);
+        self.resume_stack.clear();
+        self.pending_comments.clear();
+        let mut at = root;
+        // Inside a variation that is being skipped: its nesting depth.
+        let mut skipping = 0usize;
+        // Just after `(`, before the variation's first move.
+        let mut variation_start = false;
+        let bytes = cur.bytes;
+        while let Some(b) = cur.peek() {
+            match b {
+                _ if is_blank(b) => cur.bump(),
+                b'%' if cur.at_line_start() => cur.skip_line(),
+                b'{' => {
+                    let open_line = cur.line;
+                    let body = cur.pos + 1;
+                    let Some(len) = memchr::memchr(b'}', &bytes[body..]) else {
+                        return Err(GameError { kind: GameErrorKind::UnterminatedComment, line: open_line });
+                    };
+                    if skipping == 0 {
+                        self.add_comment(game, at, variation_start, decode_text(&bytes[body..body + len]));
+                    }
+                    cur.advance_to(body + len + 1);
+                }
+                b';' => {
+                    let body = cur.pos + 1;
+                    cur.skip_line();
+                    if skipping == 0 {
+                        self.add_comment(game, at, variation_start, decode_text(&bytes[body..cur.pos]));
+                    }
+                }
+                b'(' => {
+                    cur.bump();
+                    if skipping > 0 {
+                        skipping += 1;
+                    } else if let Some(parent) = game.nodes[at.index()].parent {
+                        if self.resume_stack.len() >= MAX_VARIATION_NESTING {
+                            return Err(GameError {
+                                kind: GameErrorKind::Syntax("variations nested too deeply".to_string()),
+                                line: cur.line,
+                            });
+                        }
+                        self.resume_stack.push(at);
+                        at = parent;
+                        variation_start = true;
+                    } else {
+                        skipping = 1;
+                    }
+                }
+                b')' => {
+                    cur.bump();
+                    if skipping > 0 {
+                        skipping -= 1;
+                    } else if let Some(resume) = self.resume_stack.pop() {
+                        if variation_start {
+                            // A variation with comments but no move: keep them on the move it branched from.
+                            let pending = std::mem::take(&mut self.pending_comments);
+                            game.nodes[resume.index()].comments.extend(pending);
+                        }
+                        at = resume;
+                        variation_start = false;
+                    }
+                }
+                b'$' => {
+                    cur.bump();
+                    let digits_start = cur.pos;
+                    while cur.peek().is_some_and(|d| d.is_ascii_digit()) {
+                        cur.bump();
+                    }
+                    let value = bytes[digits_start..cur.pos].iter().fold(0u32, |v, &d| (v * 10 + (d - b'0') as u32).min(1000));
+                    if skipping == 0 && !variation_start && cur.pos > digits_start && value <= 255 {
+                        game.nodes[at.index()].nags.push(value as u8);
+                    }
+                }
+                b'[' => {
+                    // A stray bracketed text inside movetext: skip it up to `]` on this line.
+                    let line_end = memchr::memchr(b'\n', &bytes[cur.pos..]).map_or(bytes.len(), |p| cur.pos + p);
+                    let close = memchr::memchr(b']', &bytes[cur.pos..line_end]).map_or(line_end, |p| cur.pos + p + 1);
+                    cur.advance_to(close);
+                }
+                b'}' | b']' => cur.bump(),
+                _ => {
+                    let token_start = cur.pos;
+                    let token_line = cur.line;
+                    while cur.peek().is_some_and(|c| !ends_token(c)) {
+                        cur.pos += 1;
+                    }
+                    if skipping > 0 {
+                        continue;
+                    }
+                    let token = &bytes[token_start..cur.pos];
+                    if let Some(result) = termination_of(token) {
+                        if self.resume_stack.is_empty() {
+                            game.termination = Some(result.to_string());
+                        }
+                        continue;
+                    }
+                    if let Some(next) = self.read_move_token(game, at, token, token_line, variation_start)? {
+                        at = next;
+                        variation_start = false;
+                    }
+                }
+            }
         }
         Ok(())
     }
+
+    /// Attach a comment to the node it follows (or hold it for a variation's first move).
+    fn add_comment(&mut self, game: &mut Game, at: NodeId, variation_start: bool, text: String) {
+        if variation_start {
+            self.pending_comments.push(text);
+        } else {
+            game.nodes[at.index()].comments.push(text);
+        }
+    }
+
+    /// Handle a token that is not a comment, variation mark, NAG or result: a move
+    /// number, an annotation symbol, or a move. Returns the new node if a move was made.
+    fn read_move_token(&mut self, game: &mut Game, at: NodeId, token: &[u8], line: u64, variation_start: bool) -> Result<Option<NodeId>, GameError> {
+        // Castling written with zeros, and `0000` null moves, start with a digit too.
+        let is_zero_castle = token.starts_with(b"0-0");
+        let mut text = token;
+        if !is_zero_castle && token != b"0000" && token.first().is_some_and(u8::is_ascii_digit) {
+            let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
+            let dots = token[digits..].iter().take_while(|&&b| b == b'.' || b == b'\xe2' || b == b'\x80' || b == b'\xa6').count();
+            text = &token[digits + dots..];
+            if text.is_empty() {
+                return Ok(None);
+            }
+        }
+        while text.first() == Some(&b'.') {
+            text = &text[1..];
+        }
+        if text.is_empty() || text == b"e.p." || text == b"ep" {
+            return Ok(None);
+        }
+        if let Some(nag) = nag_of_symbol(text) {
+            if !variation_start {
+                game.nodes[at.index()].nags.push(nag);
+            }
+            return Ok(None);
+        }
+        // Split off a `!`/`?` suffix.
+        let suffix_len = text.iter().rev().take_while(|&&b| b == b'!' || b == b'?').count();
+        let (san, suffix) = text.split_at(text.len() - suffix_len);
+        if san.is_empty() || !san[0].is_ascii_alphanumeric() && san[0] != b'-' && san[0] != b'@' {
+            // Some other symbol (an evaluation sign we do not know): not a move.
+            return Ok(None);
+        }
+        let parent = &game.nodes[at.index()];
+        let ply = parent.ply + 1;
+        let depth = self.resume_stack.len() as u32;
+        let (played, pos, ids) = if matches!(san, b"--" | b"Z0" | b"@@@@" | b"0000" | b"null") {
+            let pos = parent.pos.clone().swap_turn().unwrap_or_else(|_| parent.pos.clone());
+            (Played::Null, pos, parent.ids)
+        } else {
+            let Some(mv) = self.resolve_move(&parent.pos, san) else {
+                return Err(GameError {
+                    kind: GameErrorKind::IllegalMove { san: String::from_utf8_lossy(token).into_owned(), ply },
+                    line,
+                });
+            };
+            let mut pos = parent.pos.clone();
+            let ids = moved_ids(&parent.ids, &mv, pos.turn());
+            pos.play_unchecked(mv);
+            (Played::Move(mv), pos, ids)
+        };
+        let node = self.new_node(game, Some(at), Some(played), san, pos, ids, ply, depth);
+        if variation_start && !self.pending_comments.is_empty() {
+            let pending = std::mem::take(&mut self.pending_comments);
+            game.nodes[node.index()].comments.extend(pending);
+        }
+        if let Some(nag) = (!suffix.is_empty()).then(|| nag_of_symbol(suffix)).flatten() {
+            game.nodes[node.index()].nags.push(nag);
+        }
+        Ok(Some(node))
+    }
+
+    /// Find the legal move a token means: exact SAN first, then lenient readings.
+    fn resolve_move(&mut self, pos: &Chess, text: &[u8]) -> Option<Move> {
+        if let Some(mv) = San::from_ascii(text).ok().and_then(|san| san.to_move(pos).ok()) {
+            return Some(mv);
+        }
+        // Drop the check / mate marks for the lenient readings.
+        let mut core = text;
+        while let Some((&last, rest)) = core.split_last() {
+            if last == b'+' || last == b'#' {
+                core = rest;
+            } else {
+                break;
+            }
+        }
+        let scratch = &mut self.scratch;
+        let try_san = |bytes: &[u8]| San::from_ascii(bytes).ok().and_then(|san| san.to_move(pos).ok());
+        // Castling with zeros or lowercase letters.
+        if core.iter().all(|&b| matches!(b, b'0' | b'o' | b'O' | b'-')) && core.len() >= 3 {
+            scratch.clear();
+            scratch.extend(core.iter().map(|&b| if b == b'-' { b'-' } else { b'O' }));
+            if let Some(mv) = try_san(scratch) {
+                return Some(mv);
+            }
+        }
+        // Promotion without `=` (`e8Q`) or with a lowercase piece (`e8=q`).
+        scratch.clear();
+        scratch.extend_from_slice(core);
+        let n = scratch.len();
+        if n >= 3 && matches!(scratch[n - 1].to_ascii_uppercase(), b'Q' | b'R' | b'B' | b'N') {
+            let last = scratch[n - 1].to_ascii_uppercase();
+            if matches!(scratch[n - 2], b'1' | b'8') {
+                scratch[n - 1] = b'=';
+                scratch.push(last);
+            } else if scratch[n - 2] == b'=' {
+                scratch[n - 1] = last;
+            }
+            if let Some(mv) = try_san(scratch) {
+                return Some(mv);
+            }
+        }
+        // Piece letter in the wrong case: `bxc3` for `Bxc3` and back, `nf3`.
+        if let Some(&first) = core.first() {
+            let swapped = match first {
+                b'b' => Some(b'B'),
+                b'B' => Some(b'b'),
+                b'n' | b'r' | b'q' | b'k' => Some(first.to_ascii_uppercase()),
+                _ => None,
+            };
+            if let Some(letter) = swapped {
+                scratch.clear();
+                scratch.push(letter);
+                scratch.extend_from_slice(&core[1..]);
+                if let Some(mv) = try_san(scratch) {
+                    return Some(mv);
+                }
+            }
+        }
+        // Long algebraic / UCI: `e2e4`, `e2-e4`, `Ng1-f3`, `Ng1xf3`, `e7e8q`, `e7-e8=Q`.
+        scratch.clear();
+        let body = match core.first() {
+            Some(b'K' | b'Q' | b'R' | b'B' | b'N' | b'P') => &core[1..],
+            _ => core,
+        };
+        scratch.extend(body.iter().filter(|&&b| b != b'-' && b != b'x' && b != b':' && b != b'=').map(|b| b.to_ascii_lowercase()));
+        if (4..=5).contains(&scratch.len()) {
+            if let Some(mv) = UciMove::from_ascii(scratch).ok().and_then(|uci| uci.to_move(pos).ok()) {
+                return Some(mv);
+            }
+        }
+        None
+    }
 }
 
-fn syntax(message: &str, line: u64) -> GameError {
-    GameError { kind: GameErrorKind::Syntax(message.to_string()), line }
+/// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone).
+fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
+    let open_line = cur.line;
+    let unterminated = || GameError { kind: GameErrorKind::UnterminatedTag, line: open_line };
+    let bytes = cur.bytes;
+    let line_end = memchr::memchr(b'\n', &bytes[cur.pos..]).map_or(bytes.len(), |p| cur.pos + p);
+    let mut i = cur.pos + 1;
+    while i < line_end && is_blank(bytes[i]) {
+        i += 1;
+    }
+    let name_start = i;
+    while i < line_end && !is_blank(bytes[i]) && bytes[i] != b'"' && bytes[i] != b']' {
+        i += 1;
+    }
+    tag.name.clear();
+    tag.name.extend(bytes[name_start..i].iter().map(|&b| b as char));
+    tag.value.clear();
+    while i < line_end && is_blank(bytes[i]) {
+        i += 1;
+    }
+    if i < line_end && bytes[i] == b']' {
+        // `[Name]` with no value.
+        cur.pos = i + 1;
+        return Ok(());
+    }
+    if i >= line_end || bytes[i] != b'"' {
+        return Err(unterminated());
+    }
+    i += 1;
+    loop {
+        if i >= line_end {
+            return Err(unterminated());
+        }
+        match bytes[i] {
+            b'\\' if i + 1 < line_end && matches!(bytes[i + 1], b'"' | b'\\') => {
+                tag.value.push(bytes[i + 1]);
+                i += 2;
+            }
+            b'"' => {
+                // The closing quote is the one followed by `]`; others belong to the value.
+                let mut j = i + 1;
+                while j < line_end && is_blank(bytes[j]) {
+                    j += 1;
+                }
+                if j < line_end && bytes[j] == b']' {
+                    cur.pos = j + 1;
+                    return Ok(());
+                }
+                tag.value.push(b'"');
+                i += 1;
+            }
+            b => {
+                tag.value.push(b);
+                i += 1;
+            }
+        }
+    }
 }
 
-fn start_position(game: &Game, line: u64) -> Result<Chess, GameError> {
-    let Some(fen) = game.tag("FEN") else { return Ok(Chess::default()) };
-    let bad = || GameError { kind: GameErrorKind::BadFen(fen.text().into_owned()), line };
-    let fen = Fen::from_ascii(&fen.value).map_err(|_| bad())?;
-    fen.into_position(CastlingMode::Standard)
-        .or_else(|e| e.ignore_invalid_castling_rights().and_then(|p| Ok(p)))
-        .map_err(|_| bad())
-}
-
-fn initial_ids(pos: &Chess) -> PieceIds {
+/// Number the pieces of a start position 1..=n in square order a1, b1, …, h8.
+pub fn initial_ids(pos: &Chess) -> PieceIds {
     let mut ids = PieceIds::default();
-    let mut next = 1u8;
-    for sq in pos.board().occupied() {
-        ids.0[sq as usize] = next;
-        next = next.saturating_add(1);
+    for (n, sq) in pos.board().occupied().into_iter().enumerate() {
+        ids.0[sq as usize] = (n + 1).min(255) as u8;
     }
     ids
 }
 
-fn carry_ids(ids: &PieceIds, before: &Chess, m: Move) -> PieceIds {
-    let mut out = *ids;
-    match m {
+/// Piece identities after `mv` is played by `mover` from a position with `before`.
+pub fn moved_ids(before: &PieceIds, mv: &Move, mover: shakmaty::Color) -> PieceIds {
+    let mut ids = *before;
+    match *mv {
         Move::Normal { from, to, .. } => {
-            out.0[to as usize] = ids.0[from as usize];
-            out.0[from as usize] = 0;
+            ids.0[to as usize] = ids.0[from as usize];
+            ids.0[from as usize] = 0;
         }
         Move::EnPassant { from, to } => {
-            out.0[to as usize] = ids.0[from as usize];
-            out.0[from as usize] = 0;
-            let captured = shakmaty::Square::from_coords(to.file(), from.rank());
-            out.0[captured as usize] = 0;
+            let victim = Square::from_coords(to.file(), from.rank());
+            ids.0[victim as usize] = 0;
+            ids.0[to as usize] = ids.0[from as usize];
+            ids.0[from as usize] = 0;
         }
         Move::Castle { king, rook } => {
-            let side = shakmaty::CastlingSide::from_queen_side(rook < king);
-            let color = before.turn();
-            let (k, r) = (ids.0[king as usize], ids.0[rook as usize]);
-            out.0[king as usize] = 0;
-            out.0[rook as usize] = 0;
-            out.0[side.king_to(color) as usize] = k;
-            out.0[side.rook_to(color) as usize] = r;
+            let side = CastlingSide::from_queen_side(rook.file() < king.file());
+            let king_id = ids.0[king as usize];
+            let rook_id = ids.0[rook as usize];
+            ids.0[king as usize] = 0;
+            ids.0[rook as usize] = 0;
+            ids.0[side.king_to(mover) as usize] = king_id;
+            ids.0[side.rook_to(mover) as usize] = rook_id;
         }
-        Move::Put { .. } => {}
+        Move::Put { to, .. } => {
+            ids.0[to as usize] = 0;
+        }
     }
-    out
+    ids
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::Arc;
-
-    fn raw(text: &str) -> RawGame {
-        RawGame { number: 7, file: Arc::from("t.pgn"), line: 1, bytes: text.as_bytes().to_vec() }
-    }
-
-    #[test]
-    fn builds_tree_with_variation_comments_and_nags() {
-        let mut g = Game::default();
-        let r = raw("[White \"A\"]\n\n1. e4 $1 {good} (1. d4 d5) 1... e5 2. Nf3! 1-0\n");
-        GameParser::new().parse(&r, &mut g, &|_| true).unwrap();
-        assert_eq!(g.number, 7);
-        assert_eq!(g.tag("White").unwrap().text(), "A");
-        let main: Vec<_> = g.mainline().map(|n| g.node(n).san.clone()).collect();
-        assert_eq!(main, ["", "e4", "e5", "Nf3"]);
-        let e4 = g.node(g.node(NodeId::ROOT).children[0]);
-        assert_eq!(e4.nags, vec![1]);
-        assert_eq!(e4.comments, vec!["good".to_string()]);
-        assert_eq!(g.node(NodeId::ROOT).children.len(), 2);
-        assert_eq!(g.termination.as_deref(), Some("1-0"));
-        assert_eq!(g.node(g.mainline().last().unwrap()).nags, vec![1]);
-    }
-
-    #[test]
-    fn illegal_move_is_an_error_and_header_only_skips_moves() {
-        let mut g = Game::default();
-        let r = raw("[White \"A\"]\n\n1. e5 1-0\n");
-        let e = GameParser::new().parse(&r, &mut g, &|_| true).unwrap_err();
-        assert!(matches!(e.kind, GameErrorKind::IllegalMove { .. }));
-        GameParser::new().parse(&r, &mut g, &|_| false).unwrap();
-        assert!(g.nodes.is_empty());
-    }
-}
+mod tests;

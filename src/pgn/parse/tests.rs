@@ -1,0 +1,280 @@
+//! Tests for reading games into the position tree.
+
+use super::*;
+use shakmaty::{Color, EnPassantMode, Role};
+use std::sync::Arc;
+
+fn raw(text: &[u8], line: u64) -> RawGame {
+    RawGame { number: 7, file: Arc::from("t.pgn"), line, bytes: text.to_vec() }
+}
+
+fn parse(text: &str) -> Result<Game, GameError> {
+    let mut game = Game::default();
+    GameParser::new().parse(&raw(text.as_bytes(), 1), &mut game, &|_| true)?;
+    Ok(game)
+}
+
+fn sans(game: &Game, ids: &[NodeId]) -> Vec<String> {
+    ids.iter().map(|&id| game.node(id).san.clone()).collect()
+}
+
+fn fen_of(game: &Game, id: NodeId) -> String {
+    shakmaty::fen::Fen::from_position(&game.node(id).pos, EnPassantMode::Legal).to_string()
+}
+
+#[test]
+fn tags_escapes_and_termination() {
+    let game = parse("[Event \"A \\\"big\\\" one\"]\n[Site \"C:\\\\x\"]\n[Odd \"say \"hi\" there\"]\n\n1. e4 e5 1/2-1/2\n").unwrap();
+    assert_eq!(game.number, 7);
+    assert_eq!(game.tag("Event").unwrap().text(), "A \"big\" one");
+    assert_eq!(game.tag("Site").unwrap().text(), "C:\\x");
+    assert_eq!(game.tag("Odd").unwrap().text(), "say \"hi\" there");
+    assert_eq!(game.termination.as_deref(), Some("1/2-1/2"));
+    assert_eq!(game.nodes.len(), 3);
+}
+
+#[test]
+fn header_filter_skips_replay_but_keeps_termination() {
+    let mut game = Game::default();
+    let mut parser = GameParser::new();
+    let r = raw(b"[White \"X\"]\n\n1. e4 Qxx9 0-1", 1);
+    parser.parse(&r, &mut game, &|g| g.tag("White").is_some_and(|t| t.text() == "Y")).unwrap();
+    assert!(game.nodes.is_empty());
+    assert_eq!(game.termination.as_deref(), Some("0-1"));
+    // With moves wanted, the illegal move shows.
+    assert!(parser.parse(&r, &mut game, &|_| true).is_err());
+}
+
+#[test]
+fn variations_make_the_right_tree() {
+    // 1. e4 (1. d4 d5 (1... Nf6)) e5 2. Nf3
+    let game = parse("1. e4 {best} (1. d4 d5 (1... Nf6 $1)) e5 2. Nf3 *").unwrap();
+    let root = game.node(NodeId::ROOT);
+    assert_eq!(sans(&game, &root.children), vec!["e4", "d4"]);
+    let e4 = root.children[0];
+    let d4 = root.children[1];
+    assert_eq!(game.node(e4).comments, vec!["best".to_string()]);
+    assert_eq!(sans(&game, &game.node(d4).children), vec!["d5", "Nf6"]);
+    let nf6 = game.node(d4).children[1];
+    assert_eq!(game.node(nf6).depth, 2);
+    assert_eq!(game.node(nf6).nags, vec![1]);
+    assert_eq!(game.node(nf6).ply, 2);
+    assert_eq!(game.node(d4).depth, 1);
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(sans(&game, &main), vec!["", "e4", "e5", "Nf3"]);
+    assert!(main.iter().all(|&n| game.node(n).depth == 0));
+    assert_eq!(game.node(main[3]).parent, Some(main[2]));
+    assert_eq!(game.termination.as_deref(), Some("*"));
+}
+
+#[test]
+fn comments_before_first_move_and_at_variation_start() {
+    let game = parse("{intro} 1. e4 ( {instead} 1. c4 ) 1... c5 ; rest of line\n 2. Nf3 !? $14 *").unwrap();
+    let root = game.node(NodeId::ROOT);
+    assert_eq!(root.comments, vec!["intro".to_string()]);
+    let c4 = root.children[1];
+    assert_eq!(game.node(c4).comments, vec!["instead".to_string()]);
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(game.node(main[2]).comments, vec!["rest of line".to_string()]);
+    assert_eq!(game.node(main[3]).nags, vec![5, 14]);
+}
+
+#[test]
+fn lenient_san_forms() {
+    let game = parse(
+        "[FEN \"4k3/1P6/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n1. 0-0 Kd7 2. b8Q Kc6 3. Rfe1 Kd5 4. Qd6+?? *",
+    );
+    let game = game.unwrap();
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(game.node(main[1]).played, Some(Played::Move(Move::Castle { king: Square::E1, rook: Square::H1 })));
+    assert_eq!(game.node(main[3]).pos.board().role_at(Square::B8), Some(Role::Queen));
+    assert_eq!(game.node(main[7]).nags, vec![4]);
+    assert_eq!(game.node(main[7]).san, "Qd6+");
+    // Piece letter case clash and long algebraic.
+    let game = parse("1. e2-e4 d7d5 2. exd5 c6 3. Ng1-f3 Pxd5 4. nc3 *").unwrap();
+    assert_eq!(game.mainline().count(), 8);
+    let game = parse("[FEN \"4k3/8/8/8/8/1p6/P1P5/4K3 b - - 0 1\"]\n1... bxc2 *").unwrap();
+    assert_eq!(game.mainline().count(), 2);
+}
+
+#[test]
+fn ids_follow_castling_en_passant_and_promotion() {
+    let game = parse("1. e4 a6 2. e5 d5 3. exd6 Nf6 4. dxc7 Ng8 5. cxb8=Q Nf6 6. Nf3 e6 7. Bc4 Bc5 8. O-O *").unwrap();
+    let root = game.node(NodeId::ROOT);
+    // a1..h1 are 1..8, a2..h2 9..16, a7..h7 17..24, a8..h8 25..32.
+    assert_eq!(root.ids.at(Square::A1), 1);
+    assert_eq!(root.ids.at(Square::E2), 13);
+    assert_eq!(root.ids.at(Square::D7), 20);
+    assert_eq!(root.ids.at(Square::H8), 32);
+    let main: Vec<NodeId> = game.mainline().collect();
+    let after_ep = game.node(main[5]).ids;
+    assert_eq!(after_ep.at(Square::D6), 13);
+    assert_eq!(after_ep.at(Square::D5), 0, "the pawn taken en passant is gone");
+    assert_eq!(after_ep.square_of(20), None);
+    let after_promo = game.node(main[9]).ids;
+    assert_eq!(after_promo.at(Square::B8), 13, "promotion keeps the pawn's id");
+    assert_eq!(after_promo.square_of(26), None, "the captured knight is gone");
+    let last = game.node(*main.last().unwrap()).ids;
+    assert_eq!(last.at(Square::G1), 5, "king id moved by castling");
+    assert_eq!(last.at(Square::F1), 8, "rook id moved by castling");
+    assert_eq!(last.at(Square::E1), 0);
+    assert_eq!(last.at(Square::H1), 0);
+}
+
+#[test]
+fn chess960_castling_moves_both_ids() {
+    // King b1, rooks a1 and h1: O-O-O puts the king on c1 and the a-rook on d1.
+    let game = parse("[Variant \"Chess960\"]\n[FEN \"r3k2r/8/8/8/8/8/8/RK5R w KQkq - 0 1\"]\n1. O-O-O O-O *").unwrap();
+    let main: Vec<NodeId> = game.mainline().collect();
+    let root_ids = game.node(NodeId::ROOT).ids;
+    let ids = game.node(main[1]).ids;
+    assert_eq!(ids.at(Square::C1), root_ids.at(Square::B1));
+    assert_eq!(ids.at(Square::D1), root_ids.at(Square::A1));
+    assert_eq!(ids.at(Square::H1), root_ids.at(Square::H1));
+    assert_eq!(ids.at(Square::A1), 0);
+    assert_eq!(ids.at(Square::B1), 0);
+    assert_eq!(fen_of(&game, main[2]), "r4rk1/8/8/8/8/8/8/2KR3R w - - 2 2");
+}
+
+#[test]
+fn fen_without_variant_tag_uses_chess960_when_castling_needs_it() {
+    let game = parse("[SetUp \"1\"]\n[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n1. g3 *").unwrap();
+    assert_eq!(game.mainline().count(), 2);
+    let bad = parse("[FEN \"not a fen\"]\n1. e4 *").unwrap_err();
+    assert!(matches!(bad.kind, GameErrorKind::BadFen(_)));
+    assert_eq!(bad.line, 1);
+    // Castling rights that do not fit are dropped rather than refusing the game.
+    let game = parse("[FEN \"4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1\"]\n1. Kd2 *").unwrap();
+    assert_eq!(game.mainline().count(), 2);
+}
+
+#[test]
+fn null_moves_swap_the_side_to_move() {
+    let game = parse("1. e4 -- 2. d4 Z0 3. Nf3 *").unwrap();
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(main.len(), 6);
+    let null = game.node(main[2]);
+    assert_eq!(null.played, Some(Played::Null));
+    assert_eq!(null.pos.turn(), Color::White);
+    assert_eq!(null.pos.board(), game.node(main[1]).pos.board());
+    assert_eq!(null.pos.ep_square(EnPassantMode::Always), None);
+    assert_eq!(null.ids, game.node(main[1]).ids);
+    // Null move while in check: node kept, position unchanged.
+    let game = parse("1. e4 f5 2. Qh5+ -- *").unwrap();
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(main.len(), 5);
+    assert_eq!(game.node(main[4]).pos.turn(), Color::Black);
+}
+
+#[test]
+fn illegal_move_reports_its_line_and_text() {
+    let mut game = Game::default();
+    let text = b"[Event \"x\"]\n\n1. e4 e5\n2. Nf3 Nc6\n3. Bb5 Ke4\n";
+    let err = GameParser::new().parse(&raw(text, 100), &mut game, &|_| true).unwrap_err();
+    assert_eq!(err.line, 104);
+    assert_eq!(err.kind, GameErrorKind::IllegalMove { san: "Ke4".to_string(), ply: 6 });
+}
+
+#[test]
+fn unterminated_comment_and_tag_are_errors_with_lines() {
+    let err = parse("[Event \"x\"]\n1. e4\n{ open\n e5 *").unwrap_err();
+    assert_eq!(err, GameError { kind: GameErrorKind::UnterminatedComment, line: 3 });
+    let err = parse("[Event \"x\"]\n[Site \"open\n1. e4 *").unwrap_err();
+    assert_eq!(err, GameError { kind: GameErrorKind::UnterminatedTag, line: 2 });
+}
+
+#[test]
+fn crlf_bom_latin1_and_nul_are_tolerated() {
+    let bytes = b"\xef\xbb\xbf[Event \"Dortmund \xfc\"]\r\n\r\n1. e4 {sch\xf6n}\r\n e5\0 2. Nf3 1-0\r\n";
+    let mut game = Game::default();
+    GameParser::new().parse(&raw(bytes, 1), &mut game, &|_| true).unwrap();
+    assert_eq!(game.tag("Event").unwrap().value, b"Dortmund \xfc".to_vec());
+    assert_eq!(game.mainline().count(), 4);
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(game.node(main[1]).comments, vec!["schön".to_string()]);
+    assert_eq!(game.termination.as_deref(), Some("1-0"));
+}
+
+#[test]
+fn parser_reuses_nodes_between_games() {
+    let mut parser = GameParser::new();
+    let mut game = Game::default();
+    parser.parse(&raw(b"1. e4 (1. d4) e5 {x} 2. Nf3 *", 1), &mut game, &|_| true).unwrap();
+    assert_eq!(game.nodes.len(), 5);
+    parser.parse(&raw(b"[Event \"b\"]\n1. c4 *", 1), &mut game, &|_| true).unwrap();
+    assert_eq!(game.nodes.len(), 2);
+    assert!(game.nodes[0].comments.is_empty() && game.nodes[1].comments.is_empty());
+    assert_eq!(game.nodes[0].children, vec![NodeId(1)]);
+    assert_eq!(game.nodes[1].san, "c4");
+    assert_eq!(game.tags.len(), 1);
+}
+
+#[test]
+fn variation_before_first_move_is_skipped() {
+    let game = parse("( 1. d4 ) 1. e4 e5 *").unwrap();
+    assert_eq!(game.nodes.len(), 3);
+    assert_eq!(game.node(NodeId::ROOT).children.len(), 1);
+}
+
+/// Read every game of a file through splitter and parser; return (games, errors).
+fn read_file(path: &std::path::Path) -> (usize, Vec<GameError>) {
+    let mut parser = GameParser::new();
+    let mut game = Game::default();
+    let mut games = 0;
+    let mut errors = Vec::new();
+    for raw in crate::input::Games::new(vec![path.to_string_lossy().into_owned()]) {
+        let Ok(raw) = raw else {
+            errors.push(GameError { kind: GameErrorKind::Syntax("unreadable file".to_string()), line: 0 });
+            continue;
+        };
+        games += 1;
+        if let Err(e) = parser.parse(&raw, &mut game, &|_| true) {
+            eprintln!("{}: game {}: {e}", path.display(), raw.number);
+            errors.push(e);
+        }
+    }
+    (games, errors)
+}
+
+#[test]
+fn every_edge_file_reads_without_panic() {
+    let dir = std::path::Path::new("/work/shared/corpus/edge");
+    if !dir.exists() {
+        eprintln!("note: {} not found, edge corpus test skipped", dir.display());
+        return;
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    let mut files = 0;
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files += 1;
+                read_file(&path);
+            }
+        }
+    }
+    assert!(files > 100);
+}
+
+#[test]
+fn conformance_corpora_replay_cleanly() {
+    let dir = std::path::Path::new("/work/shared/corpus/conformance");
+    if !dir.exists() {
+        eprintln!("note: {} not found, corpus replay test skipped", dir.display());
+        return;
+    }
+    for (name, count) in [("studies253.pgn", 253), ("worldmatches.pgn", 580), ("lichess-studies64.pgn", 64), ("yacpdb-derived.pgn", 26), ("yacpdb-extra.pgn", 16)] {
+        let (games, errors) = read_file(&dir.join(name));
+        assert_eq!(games, count, "{name}");
+        // Known limit: shakmaty cannot hold a position without both kings (a few
+        // problem diagrams); those are the only games allowed to fail.
+        for e in &errors {
+            let GameErrorKind::BadFen(fen) = &e.kind else { panic!("{name}: {e}") };
+            let board = fen.split(' ').next().unwrap_or("");
+            assert!(!board.contains('K') || !board.contains('k'), "{name}: {e}");
+        }
+    }
+}
