@@ -500,6 +500,18 @@ impl GameParser {
                 return Some(mv);
             }
         }
+        // Long algebraic / UCI: `e2e4`, `e2-e4`, `Ng1-f3`, `Ng1xf3`, `e7e8q`, `e7-e8=Q`.
+        scratch.clear();
+        let body = match core.first() {
+            Some(b'K' | b'Q' | b'R' | b'B' | b'N' | b'P') => &core[1..],
+            _ => core,
+        };
+        scratch.extend(body.iter().filter(|&&b| b != b'-' && b != b'x' && b != b':' && b != b'=').map(|b| b.to_ascii_lowercase()));
+        if (4..=5).contains(&scratch.len()) {
+            if let Some(mv) = UciMove::from_ascii(scratch).ok().and_then(|uci| uci.to_move(pos).ok()) {
+                return Some(mv);
+            }
+        }
         // Piece letter in the wrong case: `bxc3` for `Bxc3` and back, `nf3`.
         if let Some(&first) = core.first() {
             let swapped = match first {
@@ -515,18 +527,6 @@ impl GameParser {
                 if let Some(mv) = try_san(scratch) {
                     return Some(mv);
                 }
-            }
-        }
-        // Long algebraic / UCI: `e2e4`, `e2-e4`, `Ng1-f3`, `Ng1xf3`, `e7e8q`, `e7-e8=Q`.
-        scratch.clear();
-        let body = match core.first() {
-            Some(b'K' | b'Q' | b'R' | b'B' | b'N' | b'P') => &core[1..],
-            _ => core,
-        };
-        scratch.extend(body.iter().filter(|&&b| b != b'-' && b != b'x' && b != b':' && b != b'=').map(|b| b.to_ascii_lowercase()));
-        if (4..=5).contains(&scratch.len()) {
-            if let Some(mv) = UciMove::from_ascii(scratch).ok().and_then(|uci| uci.to_move(pos).ok()) {
-                return Some(mv);
             }
         }
         None

@@ -95,6 +95,11 @@ fn lenient_san_forms() {
     assert_eq!(game.mainline().count(), 8);
     let game = parse("[FEN \"4k3/8/8/8/8/1p6/P1P5/4K3 b - - 0 1\"]\n1... bxc2 *").unwrap();
     assert_eq!(game.mainline().count(), 2);
+    // UCI moves: `b8d7` is the knight, not a bishop on the 8th rank.
+    let game = parse("g1f3 d7d6 e2e4 b8d7 f1c4 e7e5 e1g1 *").unwrap();
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(game.node(main[4]).pos.board().role_at(Square::D7), Some(Role::Knight));
+    assert_eq!(game.node(main[7]).pos.board().role_at(Square::G1), Some(Role::King));
 }
 
 #[test]
@@ -278,3 +283,4 @@ fn conformance_corpora_replay_cleanly() {
         }
     }
 }
+
