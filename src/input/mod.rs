@@ -180,8 +180,6 @@ pub struct Splitter<R: BufRead> {
     in_comment: bool,
     /// Was the previous line blank?
     prev_blank: bool,
-    /// A line read ahead that starts the next game.
-    carried: Option<(Vec<u8>, u64)>,
     done: bool,
 }
 
@@ -199,7 +197,6 @@ impl<R: BufRead> Splitter<R> {
             has_movetext: false,
             in_comment: false,
             prev_blank: true,
-            carried: None,
             done: false,
         }
     }
@@ -209,15 +206,19 @@ impl<R: BufRead> Splitter<R> {
         self.next_number
     }
 
-    /// Hand out the collected game (if it has content) and start a fresh one.
-    fn take_current(&mut self) -> Option<RawGame> {
+    /// Hand out the collected game (if it has content), keeping the bytes from `keep_from`
+    /// on (the line that starts the next game) as the start of a fresh one.
+    fn take_current(&mut self, keep_from: usize) -> Option<RawGame> {
         if !self.has_content {
-            self.current.bytes.clear();
+            self.current.bytes.drain(..keep_from);
             return None;
         }
+        let mut next = Vec::with_capacity(self.current.bytes.len().max(4096));
+        next.extend_from_slice(&self.current.bytes[keep_from..]);
+        self.current.bytes.truncate(keep_from);
         let mut game = std::mem::replace(
             &mut self.current,
-            RawGame { number: 0, file: self.file.clone(), line: 0, bytes: Vec::with_capacity(4096) },
+            RawGame { number: 0, file: self.file.clone(), line: 0, bytes: next },
         );
         game.number = self.next_number;
         self.next_number += 1;
@@ -231,14 +232,15 @@ impl<R: BufRead> Splitter<R> {
         Some(game)
     }
 
-    /// Add one line (with its line number) to the current game; if it starts a new
-    /// game, return the finished one and keep the line for the new one.
-    fn feed_line(&mut self, line: Vec<u8>, line_no: u64) -> Option<RawGame> {
+    /// Look at the line just appended to the current game (from byte `start`); if it
+    /// starts a new game, return the finished one and keep the line for the new one.
+    fn feed_line(&mut self, start: usize, line_no: u64) -> Option<RawGame> {
+        let line = &self.current.bytes[start..];
         let first = line.iter().position(|&b| !is_blank(b));
         let Some(first) = first else {
-            // Blank line.
-            if self.has_content {
-                self.current.bytes.extend_from_slice(&line);
+            // Blank line: only kept inside a game.
+            if !self.has_content {
+                self.current.bytes.truncate(start);
             }
             self.prev_blank = true;
             return None;
@@ -248,57 +250,50 @@ impl<R: BufRead> Splitter<R> {
             if prev_blank && looks_like_tag_pair(&line[first..]) {
                 // An unterminated comment: close the damaged game here.
                 self.in_comment = false;
-                let finished = self.take_current();
-                self.start_line(&line, first, line_no);
+                let finished = self.take_current(start);
+                self.start_line(0, first, line_no);
                 return finished;
             }
-            self.current.bytes.extend_from_slice(&line);
-            self.in_comment = scan_movetext(&line, 0, true);
+            self.in_comment = scan_movetext(line, 0, true);
             return None;
         }
         if line[first] == b'%' && first == 0 {
-            // Escape line: keep it with the game (pgn skips it) but it is no content.
-            if self.has_content {
-                self.current.bytes.extend_from_slice(&line);
+            // Escape line: kept inside a game (pgn skips it) but it is no content.
+            if !self.has_content {
+                self.current.bytes.truncate(start);
             }
             return None;
         }
         if line[first] == b'['
-            && (self.has_movetext || (prev_blank && self.has_content && repeats_tag_name(&self.current.bytes, &line[first..])))
+            && (self.has_movetext
+                || (prev_blank
+                    && self.has_content
+                    && repeats_tag_name(&self.current.bytes[..start], &self.current.bytes[start + first..])))
         {
-            let finished = self.take_current();
-            self.start_line(&line, first, line_no);
+            let finished = self.take_current(start);
+            self.start_line(0, first, line_no);
             return finished;
         }
-        self.start_line(&line, first, line_no);
+        self.start_line(start, first, line_no);
         None
     }
 
-    /// Append a non-blank line, not inside a comment, to the current game.
-    fn start_line(&mut self, line: &[u8], first: usize, line_no: u64) {
+    /// Account for a non-blank line (from byte `start`, first non-blank at `start +
+    /// first`), not inside a comment, that belongs to the current game.
+    fn start_line(&mut self, mut start: usize, first: usize, line_no: u64) {
         if !self.has_content {
+            // Only blank or escape bytes can come before the first content line.
+            self.current.bytes.drain(..start);
+            start = 0;
             self.has_content = true;
             self.current.line = line_no;
         }
-        self.current.bytes.extend_from_slice(line);
+        let line = &self.current.bytes[start..];
         let movetext_from = if line[first] == b'[' { skip_tag_pairs(line, first) } else { first };
         if movetext_from < line.len() && line[movetext_from..].iter().any(|&b| !is_blank(b)) {
             self.has_movetext = true;
             self.in_comment = scan_movetext(line, movetext_from, false);
         }
-    }
-
-    fn read_line(&mut self) -> io::Result<Option<(Vec<u8>, u64)>> {
-        if let Some(carried) = self.carried.take() {
-            return Ok(Some(carried));
-        }
-        let mut line = Vec::with_capacity(128);
-        let n = self.reader.read_until(b'\n', &mut line)?;
-        if n == 0 {
-            return Ok(None);
-        }
-        self.lines_read += 1;
-        Ok(Some((line, self.lines_read)))
     }
 }
 
@@ -310,20 +305,23 @@ impl<R: BufRead> Iterator for Splitter<R> {
             return None;
         }
         loop {
-            match self.read_line() {
-                Ok(Some((line, line_no))) => {
-                    if let Some(game) = self.feed_line(line, line_no) {
+            let start = self.current.bytes.len();
+            match self.reader.read_until(b'\n', &mut self.current.bytes) {
+                Ok(0) => {
+                    self.done = true;
+                    let end = self.current.bytes.len();
+                    return self.take_current(end).map(Ok);
+                }
+                Ok(_) => {
+                    self.lines_read += 1;
+                    if let Some(game) = self.feed_line(start, self.lines_read) {
                         return Some(Ok(game));
                     }
                 }
-                Ok(None) => {
-                    self.done = true;
-                    return self.take_current().map(Ok);
-                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    // A read or decompression error ends this input; hand out what was
-                    // complete first? No: the partial game is unreliable, drop it.
+                    // A read or decompression error ends this input; the partial game
+                    // is unreliable and dropped.
                     self.done = true;
                     return Some(Err(Error { path: self.file.clone(), source: e }));
                 }
