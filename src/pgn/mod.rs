@@ -8,7 +8,6 @@
 //! Must never: panic on bad input, print, or look at a query.
 
 mod parse;
-pub use parse::GameParser;
 
 pub use parse::{initial_ids, moved_ids, GameParser};
 
