@@ -91,39 +91,8 @@ pub struct GameMatch {
 /// Deepest IR nesting the static analyses look into.
 const ANALYSIS_DEPTH: u32 = 200;
 
-/// Children of a filter node (every sub-filter it evaluates).
-fn children_of(f: &Filter) -> Vec<FilterId> {
-    use Filter::*;
-    match f {
-        True | False | Number(_) | Str(_) | Squares(_) | Pieces { .. } | PawnStructure(_) | RegexGroup(_)
-        | Check | Mate | Stalemate | ToMove(_) | SideToMove | Initial | Terminal | Ply | MoveNumber
-        | Mainline | Variation | Finale(_) | HasComment | OriginalComment | Header(_) | Result(_) | Year
-        | GameNumber | Tree(_) | Depth | PositionId | Var(_) | IsBound(_) | Unbind(_) | RemoveComment
-        | Yacpdb(_) => vec![],
-        Union(v) | Intersection(v) | And(v) | Or(v) | CountMatching(v) | Call(_, v) | SeqConcat(v)
-        | SeqAlt(v) | Comment(v) | Message(v) => v.clone(),
-        Ray { sets, .. } => sets.clone(),
-        Complement(a) | Count(a) | Neg(a) | Not(a) | Child(a) => vec![*a],
-        Direction { arg, .. } => vec![*arg],
-        In(a, b) | Between(a, b) | Arith(_, a, b) | TreeRelation(_, a, b) | Lca(a, b) | Distance(a, b)
-        | ConsecutiveMoves(a, b) | SetTag(a, b) => vec![*a, *b],
-        Attacks { attackers, targets, .. } => vec![*attackers, *targets],
-        Pin { from, through, to } => [from, through, to].into_iter().flatten().copied().collect(),
-        Compare { first, rest } => std::iter::once(*first).chain(rest.iter().map(|r| r.1)).collect(),
-        RegexMatch { subject, .. } => vec![*subject],
-        Contains { haystack, needle, .. } => vec![*haystack, *needle],
-        If { cond, then, otherwise } => [Some(*cond), Some(*then), *otherwise].into_iter().flatten().collect(),
-        Move(m) => [m.from, m.to, m.capture, m.then].into_iter().flatten().collect(),
-        Find { body, .. } | Line { body, .. } | SeqRepeat { body, .. } | Echo { body, .. } => vec![*body],
-        AtPosition { at, body } => vec![*at, *body],
-        Assign { value, .. } => vec![*value],
-        SquareIter { domain, body, .. } | PieceIter { domain, body, .. } => vec![*domain, *body],
-        IdentityIter { body, .. } => vec![*body],
-        While { cond, body } => cond.iter().copied().chain(std::iter::once(*body)).collect(),
-        Sort { value, .. } => vec![*value],
-        Transform { body, .. } => vec![*body],
-    }
-}
+use crate::ir::transform::children as children_of;
+
 
 /// Does this filter need nothing but the game's tags (no position, no variable, no output)?
 fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
@@ -161,8 +130,21 @@ impl Query {
     pub fn new(ir: Ir) -> Result<Query, Error> {
         let mut regexes = Vec::with_capacity(ir.len());
         let mut has_yacpdb = false;
+        // Only nodes reachable from the root run; the arena may still hold the
+        // unexpanded originals of transformed sub-trees.
+        let mut reachable = vec![false; ir.len()];
+        let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+        while let Some(f) = todo.pop() {
+            if !std::mem::replace(&mut reachable[f.0 as usize], true) {
+                todo.extend(children_of(ir.get(f)));
+            }
+        }
         for i in 0..ir.len() {
             let node = ir.get(FilterId(i as u32));
+            if !reachable[i] {
+                regexes.push(None);
+                continue;
+            }
             match node {
                 Filter::RegexMatch { pattern, .. } => {
                     let re = Regex::new(pattern).map_err(|e| Error {
