@@ -1,0 +1,722 @@
+//! CQL 6 lexer: turns script text (Unicode or ASCII spelling) into tokens.
+//!
+//! Takes in: the script source. Gives out: a vector of [`Token`]s, each with its byte
+//! span, whether whitespace (or a comment) came before it, and its line, ending in
+//! [`Tok::Eof`]; plus diagnostics for characters it cannot read.
+//! Must never: panic on any input, interpret meaning beyond the token level.
+
+use shakmaty::{Bitboard, Color, Role, Square};
+
+use crate::ir::{GameResult, PieceMask, Span};
+use crate::lang::Diagnostic;
+
+/// Punctuation and operator symbols, each with its Unicode and ASCII spellings merged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sym {
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `{`
+    LBrace,
+    /// `}`
+    RBrace,
+    /// `[` that does not start a designator (string indexing)
+    LBracket,
+    /// `]`
+    RBracket,
+    /// `,`
+    Comma,
+    /// `:` (evaluate at a position: `parent:check`)
+    Colon,
+    /// `――` / `--`: a move
+    Dash,
+    /// `×` / `[x]`: a capture
+    Capture,
+    /// `→` / `->`: attacks
+    AttackRight,
+    /// `←` / `<-`: attacked by
+    AttackLeft,
+    /// `∩` / `&`
+    Inter,
+    /// `∪` / `|`
+    Union,
+    /// `~` complement
+    Tilde,
+    /// `~~` regex match
+    RegexOp,
+    /// `#` count
+    Hash,
+    /// `+`
+    Plus,
+    /// `-`
+    Minus,
+    /// `*`
+    Star,
+    /// `/`
+    Slash,
+    /// `%`
+    Percent,
+    /// `?`
+    Question,
+    /// `<`
+    Lt,
+    /// `≤` / `<=`
+    Le,
+    /// `==`
+    EqEq,
+    /// `≠` / `!=`
+    Ne,
+    /// `≥` / `>=`
+    Ge,
+    /// `>`
+    Gt,
+    /// `=`
+    Assign,
+    /// `+=`
+    PlusAssign,
+    /// `-=`
+    MinusAssign,
+    /// `*=`
+    StarAssign,
+    /// `/=`
+    SlashAssign,
+    /// `%=`
+    PercentAssign,
+    /// `-->` (line forward)
+    LineForward,
+    /// `<--` (line backward, `find <--`)
+    LineBackward,
+    /// `∊` / `[element]`
+    Element,
+    /// `∀` / `[forall]`
+    Forall,
+    /// `⊢` (path)
+    Path,
+    /// `◎` (focus)
+    Focus,
+    /// `✵` (flip)
+    FlipStar,
+    /// `⬓` (flipcolor)
+    FlipColorSquare,
+    /// `∙` (current position)
+    Current,
+    /// `≺`
+    Prec,
+    /// `≻`
+    Succ,
+    /// `≼`
+    PrecEq,
+    /// `≽`
+    SuccEq,
+    /// `///` comment-filter shorthand
+    TripleSlash,
+}
+
+/// What a token is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tok {
+    /// A keyword or a name (`mate`, `find`, `Sum`, `x`).
+    Word(String),
+    /// An integer literal.
+    Number(i64),
+    /// A string literal, escapes resolved.
+    Str(String),
+    /// A piece designator: the piece kinds and, if written, the squares (`♖`, `Kg1`, `[RQ]a-h7`, `_d4`).
+    Pieces {
+        /// Accepted piece kinds.
+        mask: PieceMask,
+        /// Squares written right after the pieces, if any.
+        squares: Option<Bitboard>,
+    },
+    /// A square set without pieces (`a1`, `c-f3-6`, `[a1,h8]`, `.`, `▦`).
+    Squares(Bitboard),
+    /// A file-only range such as `c-f` (not CQL 6 syntax; reported by the parser).
+    FileOnly,
+    /// `\N`: a regex capture group.
+    RegexGroup(u8),
+    /// A game result literal after `result`.
+    ResultLit(GameResult),
+    /// `o-o` (true) or `o-o-o` (false).
+    Castle(bool),
+    /// A symbol.
+    Sym(Sym),
+    /// End of input.
+    Eof,
+}
+
+/// One token with its place in the source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Token {
+    /// What it is.
+    pub tok: Tok,
+    /// Its bytes in the source.
+    pub span: Span,
+    /// Whitespace or a comment separates it from the previous token.
+    pub space_before: bool,
+    /// 1-based line of its first byte.
+    pub line: u32,
+}
+
+const PIECE_LETTERS: &str = "KQRBNPkqrbnpAa_";
+
+/// The piece mask of one ASCII designator letter (`K`…`p`, `A`, `a`, `_`).
+pub fn letter_mask(c: char) -> Option<PieceMask> {
+    let (color, role) = match c {
+        'A' => return Some(PieceMask::WHITE),
+        'a' => return Some(PieceMask::BLACK),
+        '_' => return Some(PieceMask::EMPTY),
+        'K' => (Color::White, Role::King),
+        'Q' => (Color::White, Role::Queen),
+        'R' => (Color::White, Role::Rook),
+        'B' => (Color::White, Role::Bishop),
+        'N' => (Color::White, Role::Knight),
+        'P' => (Color::White, Role::Pawn),
+        'k' => (Color::Black, Role::King),
+        'q' => (Color::Black, Role::Queen),
+        'r' => (Color::Black, Role::Rook),
+        'b' => (Color::Black, Role::Bishop),
+        'n' => (Color::Black, Role::Knight),
+        'p' => (Color::Black, Role::Pawn),
+        _ => return None,
+    };
+    Some(PieceMask::piece(color, role))
+}
+
+/// The piece mask of a Unicode designator character (`♔`…`♟`, `△`, `▲`, `◭`, `□`).
+pub fn unicode_piece_mask(c: char) -> Option<PieceMask> {
+    let letter = match c {
+        '♔' => 'K',
+        '♕' => 'Q',
+        '♖' => 'R',
+        '♗' => 'B',
+        '♘' => 'N',
+        '♙' => 'P',
+        '♚' => 'k',
+        '♛' => 'q',
+        '♜' => 'r',
+        '♝' => 'b',
+        '♞' => 'n',
+        '♟' => 'p',
+        '△' => 'A',
+        '▲' => 'a',
+        '□' => '_',
+        '◭' => return Some(PieceMask::ANY_PIECE),
+        _ => return None,
+    };
+    letter_mask(letter)
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Scan a square specification (`e4`, `a-h1-8`, `c-f3`, `d1-8`) at `i`. Returns the
+/// squares and the end offset, or `Err(end)` for a file-only range such as `c-f`.
+fn scan_square_spec(b: &[u8], i: usize) -> Option<Result<(Bitboard, usize), usize>> {
+    let file = |j: usize| b.get(j).copied().filter(|c| (b'a'..=b'h').contains(c));
+    let rank = |j: usize| b.get(j).copied().filter(|c| (b'1'..=b'8').contains(c));
+    let f0 = file(i)?;
+    let mut j = i + 1;
+    let mut f1 = f0;
+    if b.get(j) == Some(&b'-') {
+        if let Some(f) = file(j + 1) {
+            f1 = f;
+            j += 2;
+        }
+    }
+    let Some(r0) = rank(j) else {
+        if f1 != f0 && !b.get(j).is_some_and(|&c| is_word_byte(c)) {
+            return Some(Err(j));
+        }
+        return None;
+    };
+    j += 1;
+    let mut r1 = r0;
+    if b.get(j) == Some(&b'-') {
+        if let Some(r) = rank(j + 1) {
+            r1 = r;
+            j += 2;
+        }
+    }
+    let mut bb = Bitboard::EMPTY;
+    for f in f0.min(f1)..=f0.max(f1) {
+        for r in r0.min(r1)..=r0.max(r1) {
+            let sq = Square::from_coords(
+                shakmaty::File::new(u32::from(f - b'a')),
+                shakmaty::Rank::new(u32::from(r - b'1')),
+            );
+            bb.add(sq);
+        }
+    }
+    Some(Ok((bb, j)))
+}
+
+/// Parse the inside of a `[…]` square list (`a1,h8`, `a-d4, e5`).
+fn square_list(content: &str) -> Option<Bitboard> {
+    let mut bb = Bitboard::EMPTY;
+    for part in content.split(',') {
+        let part = part.trim();
+        let pb = part.as_bytes();
+        match scan_square_spec(pb, 0) {
+            Some(Ok((s, end))) if end == pb.len() => bb |= s,
+            _ => return None,
+        }
+    }
+    Some(bb)
+}
+
+/// The lexer's result: tokens (ending in `Eof`) and any diagnostics.
+pub struct Lexed {
+    /// The tokens.
+    pub tokens: Vec<Token>,
+    /// Problems found (unknown characters, unterminated strings or comments).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Split `src` into tokens.
+pub fn lex(src: &str) -> Lexed {
+    let b = src.as_bytes();
+    let mut tokens: Vec<Token> = Vec::new();
+    let mut diagnostics = Vec::new();
+    let mut i = 0usize;
+    let mut line = 1u32;
+    let mut space = true;
+    // Skip a byte-order mark.
+    if src.starts_with('\u{feff}') {
+        i = 3;
+    }
+    while i < b.len() {
+        let c = b[i];
+        // Whitespace and comments.
+        if c == b'\n' {
+            line += 1;
+            space = true;
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            space = true;
+            i += 1;
+            continue;
+        }
+        if c == b';' || (src[i..].starts_with("//") && !src[i..].starts_with("///")) {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            space = true;
+            continue;
+        }
+        if src[i..].starts_with("/*") {
+            match src[i + 2..].find("*/") {
+                Some(k) => {
+                    line += src[i..i + 2 + k].matches('\n').count() as u32;
+                    i += k + 4;
+                }
+                None => {
+                    diagnostics.push(Diagnostic::new("unterminated `/*` comment", Span::new(i, i + 2)).with_hint("close it with `*/`"));
+                    i = b.len();
+                }
+            }
+            space = true;
+            continue;
+        }
+        let start = i;
+        let tok_line = line;
+        let space_before = space;
+        let push = |tok: Tok, end: usize, tokens: &mut Vec<Token>| {
+            tokens.push(Token { tok, span: Span::new(start, end), space_before, line: tok_line });
+        };
+        let rest = &src[i..];
+        // Multi-byte Unicode symbols.
+        if c >= 0x80 {
+            let ch = rest.chars().next().unwrap_or('\u{fffd}');
+            let len = ch.len_utf8();
+            if let Some(mask) = unicode_piece_mask(ch) {
+                let mut end = i + len;
+                let mut squares = None;
+                match scan_square_spec(b, end) {
+                    Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                        squares = Some(bb);
+                        end = e;
+                    }
+                    Some(Err(e)) => {
+                        push(Tok::FileOnly, e, &mut tokens);
+                        i = e;
+                        space = false;
+                        continue;
+                    }
+                    _ => {}
+                }
+                push(Tok::Pieces { mask, squares }, end, &mut tokens);
+                i = end;
+                space = false;
+                continue;
+            }
+            let sym = match ch {
+                '―' | '—' => {
+                    // `――` is two U+2015; a single one is accepted as well.
+                    let mut end = i + len;
+                    if src[end..].starts_with(ch) {
+                        end += len;
+                    }
+                    push(Tok::Sym(Sym::Dash), end, &mut tokens);
+                    i = end;
+                    space = false;
+                    continue;
+                }
+                '▦' => {
+                    push(Tok::Squares(Bitboard::FULL), i + len, &mut tokens);
+                    i += len;
+                    space = false;
+                    continue;
+                }
+                '∊' | '∈' => Sym::Element,
+                '∀' => Sym::Forall,
+                '→' => Sym::AttackRight,
+                '←' => Sym::AttackLeft,
+                '∩' => Sym::Inter,
+                '∪' => Sym::Union,
+                '≤' => Sym::Le,
+                '≥' => Sym::Ge,
+                '≠' => Sym::Ne,
+                '×' => Sym::Capture,
+                '⊢' => Sym::Path,
+                '◎' => Sym::Focus,
+                '✵' => Sym::FlipStar,
+                '⬓' => Sym::FlipColorSquare,
+                '∙' => Sym::Current,
+                '≺' => Sym::Prec,
+                '≻' => Sym::Succ,
+                '≼' => Sym::PrecEq,
+                '≽' => Sym::SuccEq,
+                _ => {
+                    diagnostics.push(Diagnostic::new(format!("unexpected character `{ch}` (U+{:04X})", ch as u32), Span::new(i, i + len)));
+                    i += len;
+                    space = true;
+                    continue;
+                }
+            };
+            push(Tok::Sym(sym), i + len, &mut tokens);
+            i += len;
+            space = false;
+            continue;
+        }
+        // Strings.
+        if c == b'"' {
+            let mut s = String::new();
+            let mut j = i + 1;
+            let mut closed = false;
+            while j < b.len() {
+                let ch = src[j..].chars().next().unwrap_or('"');
+                if ch == '"' {
+                    closed = true;
+                    j += 1;
+                    break;
+                }
+                if ch == '\n' {
+                    line += 1;
+                }
+                if ch == '\\' && j + 1 < b.len() {
+                    let e = src[j + 1..].chars().next().unwrap_or('\\');
+                    match e {
+                        'n' => s.push('\n'),
+                        't' => s.push('\t'),
+                        '"' => s.push('"'),
+                        '\\' => s.push('\\'),
+                        other => {
+                            s.push('\\');
+                            s.push(other);
+                        }
+                    }
+                    j += 1 + e.len_utf8();
+                    continue;
+                }
+                s.push(ch);
+                j += ch.len_utf8();
+            }
+            if !closed {
+                diagnostics.push(Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"));
+            }
+            push(Tok::Str(s), j, &mut tokens);
+            i = j;
+            space = false;
+            continue;
+        }
+        // Results after `result`.
+        let after_result = matches!(tokens.last(), Some(Token { tok: Tok::Word(w), .. }) if w == "result");
+        if after_result {
+            let lits = [("1/2-1/2", GameResult::Draw), ("1-0", GameResult::WhiteWins), ("0-1", GameResult::BlackWins)];
+            if let Some(&(text, r)) = lits.iter().find(|(t, _)| rest.starts_with(t)) {
+                push(Tok::ResultLit(r), i + text.len(), &mut tokens);
+                i += text.len();
+                space = false;
+                continue;
+            }
+        }
+        if c.is_ascii_digit() {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            match src[i..j].parse::<i64>() {
+                Ok(n) => push(Tok::Number(n), j, &mut tokens),
+                Err(_) => {
+                    diagnostics.push(Diagnostic::new(format!("number `{}` is too large", &src[i..j]), Span::new(i, j)));
+                    push(Tok::Number(0), j, &mut tokens);
+                }
+            }
+            i = j;
+            space = false;
+            continue;
+        }
+        if c == b'\\' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()) {
+            push(Tok::RegexGroup(b[i + 1] - b'0'), i + 2, &mut tokens);
+            i += 2;
+            space = false;
+            continue;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' {
+            // Castling.
+            for (text, king) in [("o-o-o", false), ("O-O-O", false), ("o-o", true), ("O-O", true)] {
+                if rest.starts_with(text) && !b.get(i + text.len()).is_some_and(|&x| is_word_byte(x) || x == b'-') {
+                    push(Tok::Castle(king), i + text.len(), &mut tokens);
+                    i += text.len();
+                    space = false;
+                    break;
+                }
+            }
+            if i != start {
+                continue;
+            }
+            let mut wend = i;
+            while wend < b.len() && is_word_byte(b[wend]) {
+                wend += 1;
+            }
+            // A piece designator letter, maybe followed by squares.
+            if let Some(mask) = letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char)) {
+                if wend == i + 1 && b.get(wend) != Some(&b'-') {
+                    push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
+                    i = wend;
+                    space = false;
+                    continue;
+                }
+                match scan_square_spec(b, i + 1) {
+                    Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                        push(Tok::Pieces { mask, squares: Some(bb) }, e, &mut tokens);
+                        i = e;
+                        space = false;
+                        continue;
+                    }
+                    Some(Err(e)) => {
+                        push(Tok::FileOnly, e, &mut tokens);
+                        i = e;
+                        space = false;
+                        continue;
+                    }
+                    _ => {}
+                }
+                if wend == i + 1 {
+                    push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
+                    i = wend;
+                    space = false;
+                    continue;
+                }
+            }
+            match scan_square_spec(b, i) {
+                Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                    push(Tok::Squares(bb), e, &mut tokens);
+                    i = e;
+                    space = false;
+                    continue;
+                }
+                Some(Err(e)) if e > wend => {
+                    push(Tok::FileOnly, e, &mut tokens);
+                    i = e;
+                    space = false;
+                    continue;
+                }
+                _ => {}
+            }
+            push(Tok::Word(src[i..wend].to_string()), wend, &mut tokens);
+            i = wend;
+            space = false;
+            continue;
+        }
+        if c == b'[' {
+            if let Some(close) = rest[1..].find(']').filter(|&k| k <= 40) {
+                let content = &rest[1..1 + close];
+                let end = i + close + 2;
+                let designator = if content.contains('\n') {
+                    None
+                } else if content == "element" {
+                    Some(Tok::Sym(Sym::Element))
+                } else if content == "forall" {
+                    Some(Tok::Sym(Sym::Forall))
+                } else if content == "x" {
+                    Some(Tok::Sym(Sym::Capture))
+                } else if !content.is_empty() && content.chars().all(|ch| PIECE_LETTERS.contains(ch)) {
+                    let mask = content.chars().filter_map(letter_mask).fold(PieceMask(0), PieceMask::with);
+                    let mut squares = None;
+                    let mut e2 = end;
+                    match scan_square_spec(b, end) {
+                        Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                            squares = Some(bb);
+                            e2 = e;
+                        }
+                        _ => {}
+                    }
+                    push(Tok::Pieces { mask, squares }, e2, &mut tokens);
+                    i = e2;
+                    space = false;
+                    continue;
+                } else {
+                    square_list(content).map(Tok::Squares)
+                };
+                if let Some(t) = designator {
+                    push(t, end, &mut tokens);
+                    i = end;
+                    space = false;
+                    continue;
+                }
+            }
+            push(Tok::Sym(Sym::LBracket), i + 1, &mut tokens);
+            i += 1;
+            space = false;
+            continue;
+        }
+        let three = [("///", Sym::TripleSlash), ("-->", Sym::LineForward), ("<--", Sym::LineBackward)];
+        let two = [
+            ("--", Sym::Dash),
+            ("->", Sym::AttackRight),
+            ("<-", Sym::AttackLeft),
+            ("~~", Sym::RegexOp),
+            ("==", Sym::EqEq),
+            ("!=", Sym::Ne),
+            ("<=", Sym::Le),
+            (">=", Sym::Ge),
+            ("+=", Sym::PlusAssign),
+            ("-=", Sym::MinusAssign),
+            ("*=", Sym::StarAssign),
+            ("/=", Sym::SlashAssign),
+            ("%=", Sym::PercentAssign),
+        ];
+        let one = [
+            ('(', Sym::LParen),
+            (')', Sym::RParen),
+            ('{', Sym::LBrace),
+            ('}', Sym::RBrace),
+            (']', Sym::RBracket),
+            (',', Sym::Comma),
+            (':', Sym::Colon),
+            ('&', Sym::Inter),
+            ('|', Sym::Union),
+            ('~', Sym::Tilde),
+            ('#', Sym::Hash),
+            ('+', Sym::Plus),
+            ('-', Sym::Minus),
+            ('*', Sym::Star),
+            ('/', Sym::Slash),
+            ('%', Sym::Percent),
+            ('?', Sym::Question),
+            ('<', Sym::Lt),
+            ('>', Sym::Gt),
+            ('=', Sym::Assign),
+        ];
+        if let Some(&(t, s)) = three.iter().chain(two.iter()).find(|(t, _)| rest.starts_with(t)) {
+            push(Tok::Sym(s), i + t.len(), &mut tokens);
+            i += t.len();
+            space = false;
+            continue;
+        }
+        if c == b'.' {
+            push(Tok::Squares(Bitboard::FULL), i + 1, &mut tokens);
+            i += 1;
+            space = false;
+            continue;
+        }
+        if let Some(&(_, s)) = one.iter().find(|(ch, _)| *ch == c as char) {
+            push(Tok::Sym(s), i + 1, &mut tokens);
+            i += 1;
+            space = false;
+            continue;
+        }
+        diagnostics.push(Diagnostic::new(format!("unexpected character `{}`", c as char), Span::new(i, i + 1)));
+        i += 1;
+        space = true;
+    }
+    tokens.push(Token { tok: Tok::Eof, span: Span::new(b.len(), b.len()), space_before: true, line });
+    Lexed { tokens, diagnostics }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<Tok> {
+        let l = lex(s);
+        assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
+        l.tokens.into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn piece_designators_with_squares() {
+        let t = toks("Kg1 ♙a-h7 [RQ]a-h7 _d4 a");
+        assert_eq!(t[0], Tok::Pieces { mask: letter_mask('K').unwrap(), squares: Some(Bitboard::from(Square::G1)) });
+        match &t[1] {
+            Tok::Pieces { squares: Some(bb), .. } => assert_eq!(bb.count(), 8),
+            other => panic!("{other:?}"),
+        }
+        match &t[2] {
+            Tok::Pieces { mask, squares: Some(bb) } => {
+                assert_eq!(bb.count(), 8);
+                assert_eq!(*mask, letter_mask('R').unwrap().with(letter_mask('Q').unwrap()));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(t[4], Tok::Pieces { mask: PieceMask::BLACK, squares: None });
+    }
+
+    #[test]
+    fn words_that_look_like_pieces_stay_words() {
+        let t = toks("dfile Pw bq Sum x");
+        assert_eq!(t[0], Tok::Word("dfile".into()));
+        assert_eq!(t[1], Tok::Word("Pw".into()));
+        assert_eq!(t[2], Tok::Word("bq".into()));
+        assert_eq!(t[4], Tok::Word("x".into()));
+    }
+
+    #[test]
+    fn dash_spacing_and_symbols() {
+        let l = lex("♘――f5 ♘ ――f5");
+        assert!(!l.tokens[1].space_before);
+        assert!(l.tokens[4].space_before);
+        assert_eq!(l.tokens[1].tok, Tok::Sym(Sym::Dash));
+        assert_eq!(toks("N--f5")[1], Tok::Sym(Sym::Dash));
+        assert_eq!(toks("--=q")[1], Tok::Sym(Sym::Assign));
+        assert_eq!(toks("line --> x")[1], Tok::Sym(Sym::LineForward));
+        assert_eq!(toks("[x] [element] [forall]")[..3], [Tok::Sym(Sym::Capture), Tok::Sym(Sym::Element), Tok::Sym(Sym::Forall)]);
+    }
+
+    #[test]
+    fn comments_and_triple_slash() {
+        let t = toks("a1 ; x\n// y\n/* z */ stalemate /// \"s\"");
+        assert_eq!(t[1], Tok::Word("stalemate".into()));
+        assert_eq!(t[2], Tok::Sym(Sym::TripleSlash));
+        assert_eq!(t[3], Tok::Str("s".into()));
+    }
+
+    #[test]
+    fn results_castles_lists_and_errors() {
+        assert_eq!(toks("result 1/2-1/2")[1], Tok::ResultLit(GameResult::Draw));
+        assert_eq!(toks("o-o-o")[0], Tok::Castle(false));
+        match &toks("[a1,h8]")[0] {
+            Tok::Squares(bb) => assert_eq!(bb.count(), 2),
+            o => panic!("{o:?}"),
+        }
+        assert_eq!(toks("♙c-f")[0], Tok::FileOnly);
+        assert!(!lex("\"abc").diagnostics.is_empty());
+        assert!(!lex("/* open").diagnostics.is_empty());
+        assert!(!lex("$").diagnostics.is_empty());
+    }
+}
