@@ -1,18 +1,39 @@
-//! The CQL 6 front-end (stub wiring while the parser is written).
+//! The CQL 6 front-end: script text (Unicode or ASCII spelling) to IR.
+//!
+//! Takes in: a CQL 6.x script. Gives out: an [`Ir`] with the `cql(...)` header in
+//! `Ir::settings` and the body as the root filter (an implicit `and`), or every
+//! problem found (at most 20) as an [`Error`]. Also converts scripts between the
+//! Unicode and ASCII spellings ([`to_ascii`], [`to_unicode`]).
+//! Must never: panic on any input, evaluate anything, expand transforms.
+
 pub mod lexer;
+pub mod parser;
+
 use crate::ir::{Ir, Span};
-use crate::lang::{Diagnostic, Error};
-/// Parse a cql6 query into IR.
-pub fn parse(_source: &str) -> Result<Ir, Error> {
-    Err(Error { diagnostics: vec![Diagnostic::new("the cql6 front-end is not built yet", Span::new(0, 0))] })
+use crate::lang::{Diagnostic, Error, Syntax};
+
+/// Parse a CQL 6 script into IR.
+pub fn parse(source: &str) -> Result<Ir, Error> {
+    if Syntax::detect(source) == Syntax::Legacy {
+        let start = source.find('(').unwrap_or(0);
+        return Err(Error {
+            diagnostics: vec![Diagnostic::new("this is not a CQL 6 script", Span::new(start, start + 6))
+                .with_hint("this looks like legacy CQL syntax `(match …)`; use the legacy front-end")],
+        });
+    }
+    let lexed = lexer::lex(source);
+    let mut diagnostics = lexed.diagnostics;
+    let mut p = parser::Parser::new(source, lexed.tokens);
+    p.parse_script();
+    diagnostics.extend(p.diags);
+    if diagnostics.is_empty() {
+        Ok(p.ir)
+    } else {
+        diagnostics.sort_by_key(|d| d.span.start);
+        diagnostics.truncate(20);
+        Err(Error { diagnostics })
+    }
 }
 
-/// Rewrite a CQL 6 script with ASCII spellings (stand-in until the front-end lands).
-pub fn to_ascii(_source: &str) -> Result<String, Error> {
-    Err(Error { diagnostics: vec![Diagnostic::new("the cql6 front-end is not built yet", Span::new(0, 0))] })
-}
-
-/// Rewrite a CQL 6 script with Unicode spellings (stand-in until the front-end lands).
-pub fn to_unicode(_source: &str) -> Result<String, Error> {
-    Err(Error { diagnostics: vec![Diagnostic::new("the cql6 front-end is not built yet", Span::new(0, 0))] })
-}
+#[cfg(test)]
+mod tests;

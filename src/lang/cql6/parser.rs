@@ -1,0 +1,1960 @@
+//! CQL 6 parser: reads the token stream and lowers each construct straight to IR.
+//!
+//! Takes in: tokens from [`super::lexer`]. Gives out: an [`Ir`] (settings from the
+//! `cql(...)` header, the root filter, variables) or diagnostics. Functions are inlined
+//! at each call by substituting the argument tokens for the parameters and parsing the
+//! body again. Transforms are left as `Filter::Transform` nodes.
+//! Must never: panic on any input, recurse without bound, look at a game.
+
+use std::collections::{HashMap, HashSet};
+
+use shakmaty::{Bitboard, Color};
+
+use super::lexer::{letter_mask, Sym, Tok, Token};
+use crate::ir::*;
+use crate::lang::{nearest, Diagnostic};
+
+/// Deepest nesting of filters accepted before the parser refuses the query.
+pub const MAX_DEPTH: usize = 200;
+/// Deepest chain of function calls inside function calls.
+pub const MAX_INLINE_DEPTH: usize = 40;
+const MAX_DIAGNOSTICS: usize = 20;
+
+// Binding powers, loose to tight.
+const BP_OR: u8 = 1;
+const BP_AND: u8 = 2;
+const BP_LOOSE: u8 = 3; // `~~` and everything tighter: argument of `not`, transforms, iteration
+const BP_IN: u8 = 4;
+const BP_CMP: u8 = 5;
+const BP_ADD: u8 = 6;
+const BP_MUL: u8 = 7;
+const BP_UNION: u8 = 8;
+const BP_INTER: u8 = 9;
+const BP_ATTACK: u8 = 10;
+const BP_DASH: u8 = 11;
+const BP_POSTFIX: u8 = 12;
+
+/// Every keyword of the language, for "did you mean" hints.
+pub const KEYWORDS: &[&str] = &[
+    "abs", "all", "and", "ascii", "assert", "atomic", "attackedby", "attacks", "between", "black", "btm", "castle",
+    "capture", "check", "child", "colortype", "comment", "connectedpawns", "consecutivemoves", "count", "countmoves",
+    "cql", "currentposition", "dark", "date", "depth", "diagonal", "distance", "doubledpawns", "down", "echo",
+    "eco", "elo", "else", "enpassant", "event", "false", "file", "find", "firstmatch", "flip", "flipcolor",
+    "fliphorizontal", "flipvertical", "focus", "from", "function", "gamenumber", "hascomment", "horizontal",
+    "idealmate", "idealstalemate", "if", "in", "indexof", "initial", "initialposition", "input", "int",
+    "isbound", "isolatedpawns", "isunbound", "lastposition", "lca", "left", "legal", "light", "line", "local",
+    "lowercase", "mainline", "makesquare", "mate", "matchcount", "matchstring", "max", "message", "min",
+    "modelmate", "modelstalemate", "move", "movenumber", "nestban", "northeast", "northwest", "not", "null",
+    "or", "orthogonal", "originalcomment", "output", "parent", "passedpawns", "path", "persistent", "piece",
+    "pieceid", "piecename", "pin", "player", "ply", "positionid", "power", "previous", "primary", "promote",
+    "pseudolegal", "puremate", "purestalemate", "quiet", "ray", "removecomment", "result", "reversecolor",
+    "right", "rotate45", "rotate90", "secondary", "settag", "shift", "shifthorizontal", "shiftvertical",
+    "sidetomove", "silent", "singlecolor", "site", "sort", "southeast", "southwest", "sqrt", "square",
+    "stalemate", "str", "tag", "terminal", "then", "through", "to", "true", "try", "type", "typename", "unbind",
+    "up", "uppercase", "variation", "variations", "vertical", "while", "white", "wtm", "xray", "year",
+    "anydirection", "loop",
+];
+
+fn directions_of(word: &str) -> Option<Directions> {
+    Some(match word {
+        "up" => Directions::UP,
+        "down" => Directions::DOWN,
+        "left" => Directions::LEFT,
+        "right" => Directions::RIGHT,
+        "northeast" => Directions::NORTHEAST,
+        "northwest" => Directions::NORTHWEST,
+        "southeast" => Directions::SOUTHEAST,
+        "southwest" => Directions::SOUTHWEST,
+        "vertical" => Directions::VERTICAL,
+        "horizontal" => Directions::HORIZONTAL,
+        "orthogonal" => Directions::ORTHOGONAL,
+        "diagonal" => Directions::DIAGONAL,
+        "anydirection" => Directions::ANY,
+        _ => return None,
+    })
+}
+
+fn transform_of(word: &str) -> Option<TransformKind> {
+    Some(match word {
+        "flip" => TransformKind::Flip,
+        "flipvertical" => TransformKind::FlipVertical,
+        "fliphorizontal" => TransformKind::FlipHorizontal,
+        "flipcolor" => TransformKind::FlipColor,
+        "reversecolor" => TransformKind::ReverseColor,
+        "rotate90" => TransformKind::Rotate90,
+        "rotate45" => TransformKind::Rotate45,
+        "shift" => TransformKind::Shift,
+        "shifthorizontal" => TransformKind::ShiftHorizontal,
+        "shiftvertical" => TransformKind::ShiftVertical,
+        _ => return None,
+    })
+}
+
+/// Roles accepted by a promotion designator (bit per `Role as u8`), colour ignored.
+fn promote_roles(mask: PieceMask) -> u8 {
+    let mut roles = 0u8;
+    for role in 1..=6u16 {
+        if mask.0 & (1 << (role - 1)) != 0 || mask.0 & (1 << (role + 5)) != 0 {
+            roles |= 1 << role;
+        }
+    }
+    roles
+}
+
+/// A user function: parameter names and the body's tokens.
+#[derive(Clone)]
+struct Function {
+    params: Vec<String>,
+    body: Vec<Token>,
+}
+
+/// Parser state: the tokens, the IR under construction and the diagnostics.
+pub struct Parser<'s> {
+    src: &'s str,
+    toks: Vec<Token>,
+    pos: usize,
+    /// The IR being built.
+    pub ir: Ir,
+    /// Problems found so far.
+    pub diags: Vec<Diagnostic>,
+    depth: usize,
+    inline_depth: usize,
+    fatal: bool,
+    functions: HashMap<String, Function>,
+    declared: HashSet<String>,
+    in_sequence: bool,
+}
+
+type PResult<T> = Result<T, ()>;
+
+impl<'s> Parser<'s> {
+    /// A parser over the tokens of `src`.
+    pub fn new(src: &'s str, toks: Vec<Token>) -> Parser<'s> {
+        let declared = collect_declared(&toks);
+        Parser {
+            src,
+            toks,
+            pos: 0,
+            ir: Ir::new(),
+            diags: Vec::new(),
+            depth: 0,
+            inline_depth: 0,
+            fatal: false,
+            functions: HashMap::new(),
+            declared,
+            in_sequence: false,
+        }
+    }
+
+    // ----- token helpers ------------------------------------------------------
+
+    fn peek(&self) -> &Token {
+        let i = self.pos.min(self.toks.len() - 1);
+        &self.toks[i]
+    }
+    fn peek_at(&self, k: usize) -> &Token {
+        let i = (self.pos + k).min(self.toks.len() - 1);
+        &self.toks[i]
+    }
+    fn bump(&mut self) -> Token {
+        let t = self.peek().clone();
+        if self.pos < self.toks.len() - 1 {
+            self.pos += 1;
+        }
+        t
+    }
+    fn at_sym(&self, s: Sym) -> bool {
+        self.peek().tok == Tok::Sym(s)
+    }
+    fn at_word(&self, w: &str) -> bool {
+        matches!(&self.peek().tok, Tok::Word(x) if x == w)
+    }
+    fn eat_sym(&mut self, s: Sym) -> bool {
+        if self.at_sym(s) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn eat_word(&mut self, w: &str) -> bool {
+        if self.at_word(w) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+    fn at_eof(&self) -> bool {
+        self.peek().tok == Tok::Eof
+    }
+    fn span_here(&self) -> Span {
+        self.peek().span
+    }
+    fn text(&self, span: Span) -> &str {
+        self.src.get(span.start as usize..span.end as usize).unwrap_or("")
+    }
+
+    fn error(&mut self, msg: impl Into<String>, span: Span) {
+        self.error_hint(msg, span, None);
+    }
+    fn error_hint(&mut self, msg: impl Into<String>, span: Span, hint: Option<String>) {
+        if self.diags.len() < MAX_DIAGNOSTICS {
+            let mut d = Diagnostic::new(msg, span);
+            d.hint = hint;
+            self.diags.push(d);
+        }
+    }
+    fn expect_sym(&mut self, s: Sym, what: &str) -> PResult<()> {
+        if self.eat_sym(s) {
+            Ok(())
+        } else {
+            let sp = self.span_here();
+            let found = self.describe_here();
+            self.error(format!("expected {what}, found {found}"), sp);
+            Err(())
+        }
+    }
+    fn describe_here(&self) -> String {
+        if self.at_eof() {
+            "end of input".to_string()
+        } else {
+            format!("`{}`", self.text(self.peek().span))
+        }
+    }
+    fn add(&mut self, f: Filter, span: Span) -> FilterId {
+        self.ir.add(f, span)
+    }
+    fn join(a: Span, b: Span) -> Span {
+        Span { start: a.start.min(b.start), end: a.end.max(b.end) }
+    }
+
+    // ----- top level ---------------------------------------------------------
+
+    /// Parse a whole script: optional `cql(...)` header and the body.
+    pub fn parse_script(&mut self) {
+        if self.at_word("cql") && self.peek_at(1).tok == Tok::Sym(Sym::LParen) {
+            self.bump();
+            self.bump();
+            self.parse_header();
+        }
+        let start = self.span_here();
+        let mut items = Vec::new();
+        while !self.at_eof() && !self.fatal && self.diags.len() < MAX_DIAGNOSTICS {
+            if self.at_sym(Sym::RParen) || self.at_sym(Sym::RBrace) {
+                let sp = self.span_here();
+                let d = self.describe_here();
+                self.error(format!("unexpected {d}"), sp);
+                self.bump();
+                continue;
+            }
+            let before = self.pos;
+            match self.parse_unit() {
+                Ok(Some(f)) => items.push(f),
+                Ok(None) => {}
+                Err(()) => {
+                    if self.pos == before {
+                        self.bump();
+                    }
+                }
+            }
+        }
+        let end = self.span_here();
+        let root = self.add(Filter::And(items), Self::join(start, end));
+        self.ir.root = Some(root);
+    }
+
+    fn header_file_name(&mut self) -> String {
+        // A file name is the raw text up to whitespace or `)`.
+        let start = self.peek().span.start as usize;
+        let rest = &self.src[start.min(self.src.len())..];
+        let len = rest.find(|c: char| c.is_whitespace() || c == ')').unwrap_or(rest.len());
+        let end = start + len;
+        while !self.at_eof() && (self.peek().span.start as usize) < end {
+            self.bump();
+        }
+        self.src[start..end].trim_matches('"').to_string()
+    }
+
+    fn header_number(&mut self) -> Option<u64> {
+        if let Tok::Number(n) = self.peek().tok {
+            self.bump();
+            Some(n.max(0) as u64)
+        } else {
+            None
+        }
+    }
+
+    fn parse_header(&mut self) {
+        loop {
+            let t = self.peek().clone();
+            match &t.tok {
+                Tok::Sym(Sym::RParen) => {
+                    self.bump();
+                    return;
+                }
+                Tok::Eof => {
+                    self.error("unterminated `cql(` header", t.span);
+                    return;
+                }
+                Tok::Word(w) => {
+                    self.bump();
+                    match w.as_str() {
+                        "input" => {
+                            let f = self.header_file_name();
+                            self.ir.settings.input.push(f);
+                        }
+                        "output" => {
+                            let f = self.header_file_name();
+                            self.ir.settings.output = Some(f);
+                        }
+                        "variations" => self.ir.settings.variations = true,
+                        "mainline" => self.ir.settings.variations = false,
+                        "silent" => self.ir.settings.silent = true,
+                        "quiet" => self.ir.settings.quiet = true,
+                        "matchcount" | "gamenumber" => {
+                            let Some(lo) = self.header_number() else {
+                                self.error(format!("`{w}` needs a number"), t.span);
+                                continue;
+                            };
+                            let hi = self.header_number().unwrap_or(if w == "matchcount" { u64::MAX } else { lo });
+                            if w == "matchcount" {
+                                self.ir.settings.matchcount = (lo, hi);
+                            } else {
+                                self.ir.settings.gamenumber = Some((lo, hi));
+                            }
+                        }
+                        "matchstring" => {
+                            if let Tok::Str(s) = &self.peek().tok {
+                                self.ir.settings.matchstring = Some(s.clone());
+                                self.bump();
+                            } else {
+                                self.error("`matchstring` needs a string", t.span);
+                            }
+                        }
+                        "result" => {
+                            if let Tok::ResultLit(r) = self.peek().tok {
+                                self.ir.settings.result = Some(r);
+                                self.bump();
+                            } else {
+                                self.error("`result` needs 1-0, 0-1 or 1/2-1/2", t.span);
+                            }
+                        }
+                        // Accepted and ignored: options of the official program that change only its output.
+                        "sort" | "nosort" | "smartcomments" | "nosmartcomments" | "noremovecomment" | "showmatches" => {}
+                        other => {
+                            let words = ["input", "output", "variations", "mainline", "silent", "quiet", "matchcount", "gamenumber", "matchstring", "result"];
+                            let hint = nearest(other, &words).map(|n| format!("did you mean `{n}`?"));
+                            self.error_hint(format!("unknown `cql` header option `{other}`"), t.span, hint);
+                        }
+                    }
+                }
+                _ => {
+                    let d = self.describe_here();
+                    self.error(format!("unexpected {d} in the `cql` header"), t.span);
+                    self.bump();
+                }
+            }
+        }
+    }
+
+    /// One juxtaposed filter (with an optional `///` comment after it). `None` for a
+    /// function definition.
+    fn parse_unit(&mut self) -> PResult<Option<FilterId>> {
+        if self.at_word("function") {
+            self.parse_function_def()?;
+            return Ok(None);
+        }
+        let f = self.parse_expr(BP_OR)?;
+        Ok(Some(self.maybe_triple_slash(f)?))
+    }
+
+    fn maybe_triple_slash(&mut self, f: FilterId) -> PResult<FilterId> {
+        if !self.at_sym(Sym::TripleSlash) {
+            return Ok(f);
+        }
+        let t = self.bump();
+        let mut args = Vec::new();
+        while self.peek().line == t.line && !self.at_eof() && !self.closes_here() {
+            args.push(self.parse_expr(BP_POSTFIX)?);
+        }
+        let c = self.add(Filter::Comment(args), t.span);
+        let sp = Self::join(self.ir.span(f), t.span);
+        Ok(self.add(Filter::And(vec![f, c]), sp))
+    }
+
+    fn closes_here(&self) -> bool {
+        matches!(self.peek().tok, Tok::Sym(Sym::RParen) | Tok::Sym(Sym::RBrace) | Tok::Eof)
+    }
+
+    fn parse_function_def(&mut self) -> PResult<()> {
+        let kw = self.bump();
+        let name = match self.bump().tok {
+            Tok::Word(w) => w,
+            _ => {
+                self.error("expected a function name after `function`", kw.span);
+                return Err(());
+            }
+        };
+        self.expect_sym(Sym::LParen, "`(` after the function name")?;
+        let mut params = Vec::new();
+        while let Tok::Word(w) = &self.peek().tok {
+            params.push(w.clone());
+            self.bump();
+        }
+        self.expect_sym(Sym::RParen, "`)` closing the parameter list")?;
+        let open = self.span_here();
+        self.expect_sym(Sym::LBrace, "`{` starting the function body")?;
+        let start = self.pos;
+        let mut level = 1usize;
+        while level > 0 {
+            match self.peek().tok {
+                Tok::Eof => {
+                    self.error("unclosed function body", open);
+                    return Err(());
+                }
+                Tok::Sym(Sym::LBrace) => level += 1,
+                Tok::Sym(Sym::RBrace) => level -= 1,
+                _ => {}
+            }
+            self.bump();
+        }
+        let body = self.toks[start..self.pos - 1].to_vec();
+        self.functions.insert(name, Function { params, body });
+        Ok(())
+    }
+
+    // ----- expressions ---------------------------------------------------------
+
+    /// Parse a filter whose operators bind at least as tightly as `min_bp`.
+    fn parse_expr(&mut self, min_bp: u8) -> PResult<FilterId> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            if !self.fatal {
+                let sp = self.span_here();
+                self.error_hint("the query is nested too deeply", sp, Some(format!("at most {MAX_DEPTH} levels of nesting are allowed")));
+            }
+            self.fatal = true;
+            self.depth -= 1;
+            return Err(());
+        }
+        let r = self.parse_expr_inner(min_bp);
+        self.depth -= 1;
+        r
+    }
+
+    fn parse_expr_inner(&mut self, min_bp: u8) -> PResult<FilterId> {
+        let mut lhs = self.parse_prefix()?;
+        loop {
+            if self.fatal {
+                return Err(());
+            }
+            let t = self.peek().clone();
+            let lspan = self.ir.span(lhs);
+            match &t.tok {
+                Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
+                    self.bump();
+                    let body = self.parse_expr(BP_POSTFIX)?;
+                    let sp = Self::join(lspan, self.ir.span(body));
+                    lhs = self.add(Filter::AtPosition { at: lhs, body }, sp);
+                }
+                Tok::Sym(Sym::LBracket) if !t.space_before && min_bp <= BP_POSTFIX => {
+                    self.bump();
+                    let i = self.parse_expr(BP_OR)?;
+                    let mut args = vec![lhs, i];
+                    if self.eat_sym(Sym::Colon) {
+                        args.push(self.parse_expr(BP_OR)?);
+                    }
+                    self.expect_sym(Sym::RBracket, "`]`")?;
+                    lhs = self.add(Filter::Call(Builtin::Substring, args), lspan);
+                }
+                Tok::Sym(Sym::Dash) | Tok::Sym(Sym::Capture) if !t.space_before && min_bp <= BP_DASH => {
+                    lhs = self.parse_move_after(Some(lhs))?;
+                }
+                Tok::Sym(s @ (Sym::AttackRight | Sym::AttackLeft)) if min_bp <= BP_ATTACK => {
+                    self.bump();
+                    let rhs = self.parse_expr(BP_ATTACK)?;
+                    lhs = self.attack(*s == Sym::AttackLeft, lhs, rhs);
+                }
+                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK => {
+                    let left = w == "attackedby";
+                    self.bump();
+                    let rhs = self.parse_expr(BP_ATTACK)?;
+                    lhs = self.attack(left, lhs, rhs);
+                }
+                Tok::Sym(Sym::Inter) if min_bp <= BP_INTER => {
+                    lhs = self.nary(lhs, Sym::Inter, BP_INTER)?;
+                }
+                Tok::Sym(Sym::Union) if min_bp <= BP_UNION => {
+                    lhs = self.nary(lhs, Sym::Union, BP_UNION)?;
+                }
+                Tok::Sym(s @ (Sym::Star | Sym::Slash | Sym::Percent)) if min_bp <= BP_MUL && !(self.in_sequence && *s == Sym::Star) => {
+                    let op = match s {
+                        Sym::Star => ArithOp::Mul,
+                        Sym::Slash => ArithOp::Div,
+                        _ => ArithOp::Rem,
+                    };
+                    self.bump();
+                    let rhs = self.parse_expr(BP_MUL + 1)?;
+                    let sp = Self::join(lspan, self.ir.span(rhs));
+                    lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
+                }
+                Tok::Sym(s @ (Sym::Plus | Sym::Minus)) if min_bp <= BP_ADD && !(self.in_sequence && *s == Sym::Plus) => {
+                    let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
+                    self.bump();
+                    let rhs = self.parse_expr(BP_ADD + 1)?;
+                    let sp = Self::join(lspan, self.ir.span(rhs));
+                    lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
+                }
+                Tok::Sym(s) if cmp_op(*s).is_some() && min_bp <= BP_CMP => {
+                    let mut rest = Vec::new();
+                    let mut sp = lspan;
+                    while let Tok::Sym(s) = self.peek().tok {
+                        let Some(op) = cmp_op(s) else { break };
+                        self.bump();
+                        let rhs = self.parse_expr(BP_CMP + 1)?;
+                        sp = Self::join(sp, self.ir.span(rhs));
+                        rest.push((op, rhs));
+                    }
+                    lhs = self.add(Filter::Compare { first: lhs, rest }, sp);
+                }
+                Tok::Sym(s @ (Sym::Prec | Sym::Succ | Sym::PrecEq | Sym::SuccEq)) if min_bp <= BP_CMP => {
+                    let rel = match s {
+                        Sym::Prec => TreeRelation::Ancestor,
+                        Sym::PrecEq => TreeRelation::AncestorOrSelf,
+                        Sym::Succ => TreeRelation::Descendant,
+                        _ => TreeRelation::DescendantOrSelf,
+                    };
+                    self.bump();
+                    let rhs = self.parse_expr(BP_CMP + 1)?;
+                    let sp = Self::join(lspan, self.ir.span(rhs));
+                    lhs = self.add(Filter::TreeRelation(rel, lhs, rhs), sp);
+                }
+                Tok::Word(w) if w == "in" && min_bp <= BP_IN => {
+                    self.bump();
+                    let rhs = self.parse_expr(BP_IN + 1)?;
+                    let sp = Self::join(lspan, self.ir.span(rhs));
+                    lhs = self.add(Filter::In(lhs, rhs), sp);
+                }
+                Tok::Sym(Sym::RegexOp) if min_bp <= BP_LOOSE => {
+                    self.bump();
+                    let pt = self.bump();
+                    let Tok::Str(pattern) = pt.tok else {
+                        self.error("`~~` needs a string literal pattern on its right", pt.span);
+                        return Err(());
+                    };
+                    if let Err(e) = regex::Regex::new(&pattern) {
+                        self.error(format!("invalid regular expression: {}", e.to_string().lines().last().unwrap_or("")), pt.span);
+                    }
+                    let sp = Self::join(lspan, pt.span);
+                    lhs = self.add(Filter::RegexMatch { subject: lhs, pattern }, sp);
+                }
+                Tok::Word(w) if w == "and" && min_bp <= BP_AND => {
+                    lhs = self.nary_word(lhs, "and", BP_AND)?;
+                }
+                Tok::Word(w) if w == "or" && min_bp <= BP_OR => {
+                    lhs = self.nary_word(lhs, "or", BP_OR)?;
+                }
+                _ => break,
+            }
+        }
+        Ok(lhs)
+    }
+
+    fn attack(&mut self, left: bool, lhs: FilterId, rhs: FilterId) -> FilterId {
+        let sp = Self::join(self.ir.span(lhs), self.ir.span(rhs));
+        let f = if left {
+            Filter::Attacks { attackers: rhs, targets: lhs, value_is_targets: true }
+        } else {
+            Filter::Attacks { attackers: lhs, targets: rhs, value_is_targets: false }
+        };
+        self.add(f, sp)
+    }
+
+    fn nary(&mut self, first: FilterId, sym: Sym, bp: u8) -> PResult<FilterId> {
+        let mut items = vec![first];
+        while self.eat_sym(sym) {
+            items.push(self.parse_expr(bp + 1)?);
+        }
+        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
+        Ok(self.add(if sym == Sym::Inter { Filter::Intersection(items) } else { Filter::Union(items) }, sp))
+    }
+
+    fn nary_word(&mut self, first: FilterId, word: &str, bp: u8) -> PResult<FilterId> {
+        let mut items = vec![first];
+        while self.eat_word(word) {
+            items.push(self.parse_expr(bp + 1)?);
+        }
+        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
+        Ok(self.add(if word == "and" { Filter::And(items) } else { Filter::Or(items) }, sp))
+    }
+
+    /// A block `{ … }`: juxtaposed filters; an empty block is `true`.
+    fn parse_block(&mut self, close: Sym) -> PResult<FilterId> {
+        let open = self.bump();
+        let saved = std::mem::replace(&mut self.in_sequence, false);
+        let mut items = Vec::new();
+        let result = loop {
+            if self.eat_sym(close) {
+                break Ok(());
+            }
+            if self.at_eof() || self.closes_here() {
+                let what = if close == Sym::RBrace { "`}`" } else { "`)`" };
+                let sp = self.span_here();
+                let d = self.describe_here();
+                self.error_hint(format!("expected {what}, found {d}"), sp, Some(format!("the block opened at byte {} is not closed", open.span.start)));
+                break Err(());
+            }
+            match self.parse_unit() {
+                Ok(Some(f)) => items.push(f),
+                Ok(None) => {}
+                Err(()) => break Err(()),
+            }
+        };
+        self.in_sequence = saved;
+        result?;
+        let sp = Self::join(open.span, self.toks[self.pos.saturating_sub(1)].span);
+        Ok(match items.len() {
+            0 => self.add(Filter::True, sp),
+            1 => items[0],
+            _ => self.add(Filter::And(items), sp),
+        })
+    }
+
+    fn pieces(&mut self, mask: PieceMask, squares: Option<Bitboard>, span: Span) -> FilterId {
+        self.add(Filter::Pieces { mask, squares: squares.unwrap_or(Bitboard::FULL) }, span)
+    }
+
+    fn parse_prefix(&mut self) -> PResult<FilterId> {
+        let t = self.peek().clone();
+        let sp = t.span;
+        match &t.tok {
+            Tok::Number(n) => {
+                self.bump();
+                Ok(self.add(Filter::Number(*n), sp))
+            }
+            Tok::Str(s) => {
+                self.bump();
+                Ok(self.add(Filter::Str(s.clone()), sp))
+            }
+            Tok::RegexGroup(g) => {
+                self.bump();
+                Ok(self.add(Filter::RegexGroup(*g), sp))
+            }
+            Tok::Squares(bb) => {
+                self.bump();
+                Ok(self.add(Filter::Squares(*bb), sp))
+            }
+            Tok::FileOnly => {
+                self.bump();
+                self.error_hint("a square range needs ranks as well as files", sp, Some("write e.g. `c-f1-8`".into()));
+                Err(())
+            }
+            Tok::ResultLit(_) => {
+                self.bump();
+                self.error("a game result can only follow `result`", sp);
+                Err(())
+            }
+            Tok::Castle(king) => {
+                self.bump();
+                let kind = if *king { MoveKind::CastleKingside } else { MoveKind::CastleQueenside };
+                Ok(self.move_node(MoveFilter { kind, ..default_move() }, sp))
+            }
+            Tok::Pieces { mask, squares } => {
+                self.bump();
+                // `◭y∊Z F`: piece iteration.
+                if squares.is_none() && *mask == PieceMask::ANY_PIECE {
+                    let next = self.peek().clone();
+                    if !next.space_before {
+                        if let Tok::Word(name) = &next.tok {
+                            if is_element(&self.peek_at(1).tok) {
+                                self.bump();
+                                self.bump();
+                                return self.parse_iteration(name.clone(), true, false, sp);
+                            }
+                        }
+                        if let Tok::Pieces { squares: None, .. } = next.tok {
+                            if is_element(&self.peek_at(1).tok) {
+                                self.error_hint("a single piece letter cannot be a variable name", next.span, Some("use a longer name such as `P1`".into()));
+                                return Err(());
+                            }
+                        }
+                    }
+                }
+                if squares.is_none() && is_assign(&self.peek().tok) {
+                    self.error_hint("a single piece letter cannot be a variable name", sp, Some("use a longer name".into()));
+                    return Err(());
+                }
+                Ok(self.pieces(*mask, *squares, sp))
+            }
+            Tok::Sym(sym) => self.parse_sym_prefix(*sym, sp),
+            Tok::Word(w) => self.parse_word(w.clone(), sp),
+            Tok::Eof => {
+                self.error("unexpected end of input: a filter is missing", sp);
+                Err(())
+            }
+        }
+    }
+
+    fn parse_sym_prefix(&mut self, sym: Sym, sp: Span) -> PResult<FilterId> {
+        match sym {
+            Sym::LBrace => self.parse_block(Sym::RBrace),
+            Sym::LParen => self.parse_block(Sym::RParen),
+            Sym::Hash => {
+                self.bump();
+                let a = self.parse_expr(BP_POSTFIX)?;
+                let s = Self::join(sp, self.ir.span(a));
+                Ok(self.add(Filter::Count(a), s))
+            }
+            Sym::Minus => {
+                self.bump();
+                if let Tok::Number(n) = self.peek().tok {
+                    let t = self.bump();
+                    return Ok(self.add(Filter::Number(-n), Self::join(sp, t.span)));
+                }
+                let a = self.parse_expr(BP_POSTFIX)?;
+                let s = Self::join(sp, self.ir.span(a));
+                Ok(self.add(Filter::Neg(a), s))
+            }
+            Sym::Tilde => {
+                self.bump();
+                let a = self.parse_expr(BP_POSTFIX)?;
+                let s = Self::join(sp, self.ir.span(a));
+                Ok(self.add(Filter::Complement(a), s))
+            }
+            Sym::Dash | Sym::Capture => self.parse_move_after(None),
+            Sym::Current => {
+                self.bump();
+                Ok(self.add(Filter::Tree(TreeStep::Current), sp))
+            }
+            Sym::FlipStar => {
+                self.bump();
+                self.parse_transform(TransformKind::Flip, sp)
+            }
+            Sym::FlipColorSquare => {
+                self.bump();
+                self.parse_transform(TransformKind::FlipColor, sp)
+            }
+            Sym::Path => {
+                self.bump();
+                self.parse_path(sp)
+            }
+            Sym::Forall => {
+                self.bump();
+                // ∀x∊Z F or ∀◭y∊Z F
+                let t = self.bump();
+                match t.tok {
+                    Tok::Word(name) if is_element(&self.peek().tok) => {
+                        self.bump();
+                        self.parse_iteration(name, false, true, sp)
+                    }
+                    Tok::Pieces { mask, squares: None } if mask == PieceMask::ANY_PIECE => {
+                        let n = self.bump();
+                        match n.tok {
+                            Tok::Word(name) if is_element(&self.peek().tok) => {
+                                self.bump();
+                                self.parse_iteration(name, true, true, sp)
+                            }
+                            Tok::Pieces { .. } => {
+                                self.error_hint("a single piece letter cannot be a variable name", n.span, Some("use a longer name".into()));
+                                Err(())
+                            }
+                            _ => {
+                                self.error("expected `◭name∊set` after `∀`", n.span);
+                                Err(())
+                            }
+                        }
+                    }
+                    _ => {
+                        self.error("expected `name∊set` after `∀`", t.span);
+                        Err(())
+                    }
+                }
+            }
+            Sym::LineBackward | Sym::LineForward => {
+                self.error("`-->`/`<--` must follow `line`", sp);
+                self.bump();
+                Err(())
+            }
+            _ => {
+                let d = self.describe_here();
+                self.bump();
+                self.error(format!("unexpected {d}: a filter was expected"), sp);
+                Err(())
+            }
+        }
+    }
+
+    fn move_node(&mut self, m: MoveFilter, sp: Span) -> FilterId {
+        self.add(Filter::Move(Box::new(m)), sp)
+    }
+
+    /// `X――Y`, `X×Y`, `――=♖`, `――(check)` with the dash or cross at the current token.
+    fn parse_move_after(&mut self, from: Option<FilterId>) -> PResult<FilterId> {
+        let op = self.bump();
+        let capture = op.tok == Tok::Sym(Sym::Capture);
+        let mut m = default_move();
+        m.from = from;
+        let mut sp = from.map_or(op.span, |f| Self::join(self.ir.span(f), op.span));
+        let mut target = None;
+        let next = self.peek().clone();
+        if !next.space_before {
+            match &next.tok {
+                Tok::Sym(Sym::Assign) | Tok::Sym(Sym::LParen) => {}
+                Tok::Pieces { .. } | Tok::Squares(_) | Tok::Word(_) | Tok::Sym(Sym::Tilde) | Tok::Sym(Sym::Current) => {
+                    let t = self.parse_expr(BP_POSTFIX)?;
+                    sp = Self::join(sp, self.ir.span(t));
+                    target = Some(t);
+                }
+                _ => {}
+            }
+        }
+        if capture {
+            let any = self.add(Filter::Squares(Bitboard::FULL), op.span);
+            m.capture = Some(target.unwrap_or(any));
+        } else {
+            m.to = target;
+        }
+        // Suffixes: `=♕` promotion, `(check)` condition after the move.
+        loop {
+            let n = self.peek().clone();
+            if n.space_before {
+                break;
+            }
+            if n.tok == Tok::Sym(Sym::Assign) {
+                self.bump();
+                let p = self.bump();
+                let roles = match &p.tok {
+                    Tok::Pieces { mask, squares: None } => promote_roles(*mask),
+                    Tok::Str(s) => s.chars().filter_map(letter_mask).fold(0, |acc, m| acc | promote_roles(m)),
+                    _ => {
+                        self.error_hint("expected a piece after `=` in a promotion", p.span, Some("write e.g. `――=♕` or `--=Q`".into()));
+                        return Err(());
+                    }
+                };
+                if roles == 0 {
+                    self.error("a promotion needs a piece type", p.span);
+                    return Err(());
+                }
+                m.promote = roles;
+                sp = Self::join(sp, p.span);
+            } else if n.tok == Tok::Sym(Sym::LParen) {
+                self.bump();
+                let inner = self.peek().clone();
+                let special = match &inner.tok {
+                    Tok::Word(w) if w == "enpassant" => Some(MoveKind::EnPassant),
+                    Tok::Word(w) if w == "castle" => Some(MoveKind::Castle),
+                    Tok::Word(w) if w == "null" => Some(MoveKind::Null),
+                    Tok::Castle(true) => Some(MoveKind::CastleKingside),
+                    Tok::Castle(false) => Some(MoveKind::CastleQueenside),
+                    _ => None,
+                };
+                if let (Some(kind), Tok::Sym(Sym::RParen)) = (special, &self.peek_at(1).tok) {
+                    self.bump();
+                    let close = self.bump();
+                    m.kind = kind;
+                    sp = Self::join(sp, close.span);
+                } else {
+                    self.pos -= 1;
+                    let cond = self.parse_block(Sym::RParen)?;
+                    m.then = Some(match m.then {
+                        Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
+                        None => cond,
+                    });
+                    sp = Self::join(sp, self.toks[self.pos - 1].span);
+                }
+            } else {
+                break;
+            }
+        }
+        Ok(self.move_node(m, sp))
+    }
+
+    fn parse_iteration(&mut self, name: String, piece: bool, forall: bool, sp: Span) -> PResult<FilterId> {
+        if name.len() == 1 && letter_mask(name.chars().next().unwrap_or(' ')).is_some() {
+            self.error("a single piece letter cannot be a variable name", sp);
+            return Err(());
+        }
+        let var = self.ir.var(&name, if piece { VarKind::Piece } else { VarKind::Square });
+        let domain = self.parse_expr(BP_INTER)?;
+        let body = self.parse_expr(BP_LOOSE)?;
+        let s = Self::join(sp, self.ir.span(body));
+        Ok(self.add(
+            if piece { Filter::PieceIter { var, domain, body, forall } } else { Filter::SquareIter { var, domain, body, forall } },
+            s,
+        ))
+    }
+
+    fn parse_transform(&mut self, kind: TransformKind, sp: Span) -> PResult<FilterId> {
+        let count = self.eat_word("count");
+        let mut range = None;
+        if let Tok::Number(lo) = self.peek().tok {
+            self.bump();
+            let hi = if let Tok::Number(hi) = self.peek().tok {
+                self.bump();
+                hi
+            } else {
+                lo
+            };
+            range = Some((lo, hi));
+        }
+        let count = count || self.eat_word("count");
+        let body = self.parse_expr(BP_LOOSE)?;
+        let s = Self::join(sp, self.ir.span(body));
+        Ok(self.add(Filter::Transform { kind, range, count, body }, s))
+    }
+
+    /// Arguments in parentheses: `(a b …)`, each one filter.
+    fn parse_args(&mut self) -> PResult<Vec<FilterId>> {
+        self.expect_sym(Sym::LParen, "`(`")?;
+        let saved = std::mem::replace(&mut self.in_sequence, false);
+        let mut args = Vec::new();
+        let r = loop {
+            if self.eat_sym(Sym::RParen) {
+                break Ok(());
+            }
+            if self.at_eof() || self.at_sym(Sym::RBrace) {
+                let sp = self.span_here();
+                self.error("expected `)` closing the argument list", sp);
+                break Err(());
+            }
+            self.eat_sym(Sym::Comma);
+            match self.parse_expr(BP_OR) {
+                Ok(a) => args.push(a),
+                Err(()) => break Err(()),
+            }
+        };
+        self.in_sequence = saved;
+        r.map(|_| args)
+    }
+
+    fn args_exact(&mut self, name: &str, n: usize, sp: Span) -> PResult<Vec<FilterId>> {
+        let args = self.parse_args()?;
+        if args.len() != n {
+            self.error(format!("`{name}` takes {n} argument(s), got {}", args.len()), sp);
+            return Err(());
+        }
+        Ok(args)
+    }
+
+    fn tight_arg(&mut self, f: impl FnOnce(FilterId) -> Filter, sp: Span) -> PResult<FilterId> {
+        let a = self.parse_expr(BP_POSTFIX)?;
+        let s = Self::join(sp, self.ir.span(a));
+        Ok(self.add(f(a), s))
+    }
+
+    fn color_word(&mut self) -> Option<Color> {
+        if self.eat_word("white") {
+            Some(Color::White)
+        } else if self.eat_word("black") {
+            Some(Color::Black)
+        } else {
+            None
+        }
+    }
+
+    /// A string filter followed by a string literal is a substring search.
+    fn maybe_contains(&mut self, hay: FilterId, sp: Span) -> FilterId {
+        if let Tok::Str(s) = self.peek().tok.clone() {
+            let t = self.bump();
+            let needle = self.add(Filter::Str(s.clone()), t.span);
+            return self.add(Filter::Contains { haystack: hay, needle, ignore_case: false }, Self::join(sp, t.span));
+        }
+        hay
+    }
+
+    fn no_range_after(&mut self, word: &str) {
+        if let Tok::Number(_) = self.peek().tok {
+            let sp = self.span_here();
+            self.error_hint(
+                format!("`{word}` takes no range"),
+                sp,
+                Some(format!("compare instead, e.g. `1900 <= {word} <= 1950`")),
+            );
+        }
+    }
+
+    fn simple(&mut self, f: Filter, sp: Span) -> PResult<FilterId> {
+        Ok(self.add(f, sp))
+    }
+
+    fn parse_word(&mut self, w: String, sp: Span) -> PResult<FilterId> {
+        // Variables and function calls first: a name the script defines.
+        if self.functions.contains_key(&w) {
+            self.bump();
+            return self.inline_call(&w, sp);
+        }
+        let next = self.peek_at(1).tok.clone();
+        if is_assign(&next) && !KEYWORDS.contains(&w.as_str()) {
+            self.bump();
+            return self.parse_assign(w, sp, false);
+        }
+        if is_element(&next) && !KEYWORDS.contains(&w.as_str()) {
+            self.bump();
+            self.bump();
+            return self.parse_iteration(w, false, false, sp);
+        }
+        self.bump();
+        let state = |f: Filter| Some(f);
+        let simple = match w.as_str() {
+            "check" => state(Filter::Check),
+            "mate" => state(Filter::Mate),
+            "stalemate" => state(Filter::Stalemate),
+            "wtm" => state(Filter::ToMove(Color::White)),
+            "btm" => state(Filter::ToMove(Color::Black)),
+            "initial" => state(Filter::Initial),
+            "terminal" => state(Filter::Terminal),
+            "true" => state(Filter::True),
+            "false" => state(Filter::False),
+            "sidetomove" => state(Filter::SideToMove),
+            "white" => state(Filter::Number(1)),
+            "black" => state(Filter::Number(-1)),
+            "mainline" => state(Filter::Mainline),
+            "variation" => state(Filter::Variation),
+            "puremate" => state(Filter::Finale(FinaleQuality::PureMate)),
+            "modelmate" => state(Filter::Finale(FinaleQuality::ModelMate)),
+            "idealmate" => state(Filter::Finale(FinaleQuality::IdealMate)),
+            "purestalemate" => state(Filter::Finale(FinaleQuality::PureStalemate)),
+            "modelstalemate" => state(Filter::Finale(FinaleQuality::ModelStalemate)),
+            "idealstalemate" => state(Filter::Finale(FinaleQuality::IdealStalemate)),
+            "hascomment" => state(Filter::HasComment),
+            "originalcomment" => state(Filter::OriginalComment),
+            "removecomment" => state(Filter::RemoveComment),
+            "passedpawns" => state(Filter::PawnStructure(PawnStructure::Passed)),
+            "doubledpawns" => state(Filter::PawnStructure(PawnStructure::Doubled)),
+            "isolatedpawns" => state(Filter::PawnStructure(PawnStructure::Isolated)),
+            "connectedpawns" => state(Filter::PawnStructure(PawnStructure::Connected)),
+            "parent" => state(Filter::Tree(TreeStep::Parent)),
+            "initialposition" => state(Filter::Tree(TreeStep::Initial)),
+            "currentposition" => state(Filter::Tree(TreeStep::Current)),
+            "lastposition" => state(Filter::Tree(TreeStep::Last)),
+            "depth" => state(Filter::Depth),
+            "positionid" => state(Filter::PositionId),
+            "site" => state(Filter::Header(HeaderField::Site)),
+            "event" => state(Filter::Header(HeaderField::Event)),
+            "date" => state(Filter::Header(HeaderField::Date)),
+            "eco" => state(Filter::Header(HeaderField::Eco)),
+            _ => None,
+        };
+        if let Some(f) = simple {
+            let id = self.add(f, sp);
+            if matches!(w.as_str(), "site" | "event" | "date" | "eco") {
+                return Ok(self.maybe_contains(id, sp));
+            }
+            return Ok(id);
+        }
+        if let Some(dirs) = directions_of(&w) {
+            let (mut min, mut max) = (1u8, 7u8);
+            if let Tok::Number(a) = self.peek().tok {
+                self.bump();
+                min = a.clamp(0, 7) as u8;
+                max = min;
+                if let Tok::Number(b) = self.peek().tok {
+                    self.bump();
+                    max = b.clamp(0, 7) as u8;
+                }
+                if self.at_sym(Sym::Minus) && matches!(self.peek_at(1).tok, Tok::Number(_)) {
+                    let s = self.span_here();
+                    self.error_hint("a direction range is written with a space", s, Some(format!("write `{w} {min} N`, not `{w} {min}-N`")));
+                    return Err(());
+                }
+            }
+            let arg = self.parse_expr(BP_POSTFIX)?;
+            let s = Self::join(sp, self.ir.span(arg));
+            return Ok(self.add(Filter::Direction { dirs, min, max, arg }, s));
+        }
+        if let Some(kind) = transform_of(&w) {
+            return self.parse_transform(kind, sp);
+        }
+        match w.as_str() {
+            "not" => {
+                let a = self.parse_expr(BP_LOOSE)?;
+                let s = Self::join(sp, self.ir.span(a));
+                Ok(self.add(Filter::Not(a), s))
+            }
+            "ply" | "movenumber" | "year" | "gamenumber" => {
+                self.no_range_after(&w);
+                let f = match w.as_str() {
+                    "ply" => Filter::Ply,
+                    "movenumber" => Filter::MoveNumber,
+                    "year" => Filter::Year,
+                    _ => Filter::GameNumber,
+                };
+                self.simple(f, sp)
+            }
+            "player" => {
+                let hay = match self.color_word() {
+                    Some(c) => self.add(Filter::Header(HeaderField::Player(c)), sp),
+                    None => {
+                        if let Tok::Str(s) = self.peek().tok.clone() {
+                            let t = self.bump();
+                            let needle = self.add(Filter::Str(s.clone()), t.span);
+                            let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
+                            let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
+                            let cw = self.add(Filter::Contains { haystack: w, needle, ignore_case: false }, sp);
+                            let cb = self.add(Filter::Contains { haystack: b, needle, ignore_case: false }, sp);
+                            return Ok(self.add(Filter::Or(vec![cw, cb]), Self::join(sp, t.span)));
+                        }
+                        let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
+                        let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
+                        return Ok(self.add(Filter::Or(vec![w, b]), sp));
+                    }
+                };
+                Ok(self.maybe_contains(hay, sp))
+            }
+            "elo" => {
+                let c = self.color_word();
+                self.no_range_after("elo");
+                match c {
+                    Some(c) => self.simple(Filter::Header(HeaderField::Elo(c)), sp),
+                    None => {
+                        let w = self.add(Filter::Header(HeaderField::Elo(Color::White)), sp);
+                        let b = self.add(Filter::Header(HeaderField::Elo(Color::Black)), sp);
+                        self.simple(Filter::Or(vec![w, b]), sp)
+                    }
+                }
+            }
+            "result" => {
+                let t = self.bump();
+                match t.tok {
+                    Tok::ResultLit(r) => self.simple(Filter::Result(r), Self::join(sp, t.span)),
+                    _ => {
+                        self.error_hint("`result` needs a result", t.span, Some("write `result 1-0`, `result 0-1` or `result 1/2-1/2`".into()));
+                        Err(())
+                    }
+                }
+            }
+            "tag" => {
+                let t = self.bump();
+                let Tok::Str(name) = t.tok else {
+                    self.error("`tag` needs a tag name in quotes", t.span);
+                    return Err(());
+                };
+                let h = self.add(Filter::Header(HeaderField::Tag(name)), Self::join(sp, t.span));
+                Ok(self.maybe_contains(h, sp))
+            }
+            "power" => self.tight_arg(|a| Filter::Call(Builtin::Power, vec![a]), sp),
+            "light" => self.tight_arg(|a| Filter::Call(Builtin::Light, vec![a]), sp),
+            "dark" => self.tight_arg(|a| Filter::Call(Builtin::Dark, vec![a]), sp),
+            "file" => self.tight_arg(|a| Filter::Call(Builtin::File, vec![a]), sp),
+            "rank" => self.tight_arg(|a| Filter::Call(Builtin::Rank, vec![a]), sp),
+            "type" => self.tight_arg(|a| Filter::Call(Builtin::Type, vec![a]), sp),
+            "typename" => self.tight_arg(|a| Filter::Call(Builtin::TypeName, vec![a]), sp),
+            "piecename" => self.tight_arg(|a| Filter::Call(Builtin::PieceName, vec![a]), sp),
+            "colortype" => self.tight_arg(|a| Filter::Call(Builtin::ColorType, vec![a]), sp),
+            "pieceid" => self.tight_arg(|a| Filter::Call(Builtin::PieceId, vec![a]), sp),
+            "abs" | "sqrt" | "int" | "str" | "lowercase" | "uppercase" | "ascii" => {
+                let b = match w.as_str() {
+                    "abs" => Builtin::Abs,
+                    "sqrt" => Builtin::Sqrt,
+                    "int" => Builtin::Int,
+                    "str" => Builtin::Str,
+                    "lowercase" => Builtin::Lowercase,
+                    "uppercase" => Builtin::Uppercase,
+                    _ => Builtin::Ascii,
+                };
+                let args = if self.at_sym(Sym::LParen) { self.args_exact(&w, 1, sp)? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                self.simple(Filter::Call(b, args), sp)
+            }
+            "min" | "max" => {
+                let args = self.parse_args()?;
+                if args.is_empty() {
+                    self.error(format!("`{w}` needs at least one argument"), sp);
+                    return Err(());
+                }
+                self.simple(Filter::Call(if w == "min" { Builtin::Min } else { Builtin::Max }, args), sp)
+            }
+            "indexof" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                self.simple(Filter::Call(Builtin::IndexOf, a), sp)
+            }
+            "makesquare" => {
+                let a = self.parse_args()?;
+                if a.is_empty() || a.len() > 2 {
+                    self.error("`makesquare` takes a string or a file and a rank", sp);
+                    return Err(());
+                }
+                self.simple(Filter::Call(Builtin::MakeSquare, a), sp)
+            }
+            "between" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                self.simple(Filter::Between(a[0], a[1]), sp)
+            }
+            "lca" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                self.simple(Filter::Lca(a[0], a[1]), sp)
+            }
+            "distance" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                self.simple(Filter::Distance(a[0], a[1]), sp)
+            }
+            "consecutivemoves" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                self.simple(Filter::ConsecutiveMoves(a[0], a[1]), sp)
+            }
+            "settag" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                self.simple(Filter::SetTag(a[0], a[1]), sp)
+            }
+            "child" => {
+                let n = if self.at_sym(Sym::LParen) && !self.peek().space_before {
+                    self.args_exact("child", 1, sp)?[0]
+                } else {
+                    self.add(Filter::Number(0), sp)
+                };
+                self.simple(Filter::Child(n), sp)
+            }
+            "comment" | "message" => {
+                let args = self.parse_args()?;
+                self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
+            }
+            "ray" | "xray" => {
+                let dirs = match &self.peek().tok {
+                    Tok::Word(d) => match directions_of(d) {
+                        Some(d) => {
+                            self.bump();
+                            d
+                        }
+                        None => Directions::ANY,
+                    },
+                    _ => Directions::ANY,
+                };
+                let sets = self.parse_args()?;
+                if sets.len() < 2 {
+                    self.error(format!("`{w}` needs at least two sets"), sp);
+                    return Err(());
+                }
+                self.simple(Filter::Ray { dirs, sets, xray: w == "xray" }, sp)
+            }
+            "pin" => {
+                let (mut from, mut through, mut to) = (None, None, None);
+                loop {
+                    let slot = if self.eat_word("from") {
+                        &mut from
+                    } else if self.eat_word("through") {
+                        &mut through
+                    } else if self.eat_word("to") {
+                        &mut to
+                    } else {
+                        break;
+                    };
+                    let v = self.parse_expr(BP_POSTFIX)?;
+                    *slot = Some(v);
+                }
+                self.simple(Filter::Pin { from, through, to }, sp)
+            }
+            "if" => {
+                let cond = self.parse_expr(BP_LOOSE)?;
+                self.eat_word("then");
+                let then = self.parse_expr(BP_LOOSE)?;
+                let otherwise = if self.eat_word("else") { Some(self.parse_expr(BP_LOOSE)?) } else { None };
+                self.simple(Filter::If { cond, then, otherwise }, sp)
+            }
+            "find" => {
+                let direction = if self.eat_sym(Sym::LineBackward) { FindDirection::Backward } else { FindDirection::Forward };
+                let all = self.eat_word("all");
+                let mut range = None;
+                if let Tok::Number(lo) = self.peek().tok {
+                    self.bump();
+                    let hi = if let Tok::Number(hi) = self.peek().tok {
+                        self.bump();
+                        hi
+                    } else {
+                        i64::MAX
+                    };
+                    range = Some((lo, hi));
+                }
+                let body = self.parse_expr(BP_ADD)?;
+                let s = Self::join(sp, self.ir.span(body));
+                Ok(self.add(Filter::Find { direction, all, range, body }, s))
+            }
+            "sort" => {
+                let mut min = false;
+                if self.eat_word("min") {
+                    min = true;
+                } else {
+                    self.eat_word("max");
+                }
+                let mut doc = String::new();
+                if let Tok::Str(s) = &self.peek().tok {
+                    doc = s.clone();
+                    self.bump();
+                }
+                let value = self.parse_expr(BP_LOOSE)?;
+                let s = Self::join(sp, self.ir.span(value));
+                Ok(self.add(Filter::Sort { doc, min, value }, s))
+            }
+            "count" => {
+                // `count` before a transform: `count flip F` is `flip count F`.
+                let t = self.peek().clone();
+                if let Tok::Word(tw) = &t.tok {
+                    if let Some(kind) = transform_of(tw) {
+                        self.bump();
+                        let body = self.parse_expr(BP_LOOSE)?;
+                        return self.simple(Filter::Transform { kind, range: None, count: true, body }, sp);
+                    }
+                }
+                self.error("`count` must go with a transform, as in `rotate90 count F`", sp);
+                Err(())
+            }
+            "legal" | "pseudolegal" => {
+                let source = if w == "legal" { MoveSource::Legal } else { MoveSource::Pseudolegal };
+                let m = self.parse_expr(BP_DASH)?;
+                self.retarget_move(m, sp, |mv| mv.source = source)
+            }
+            "countmoves" => {
+                let m = self.parse_expr(BP_DASH)?;
+                self.retarget_move(m, sp, |mv| mv.value = MoveValue::Count)
+            }
+            "move" => self.parse_move_keyword(sp),
+            "line" => self.parse_line(sp),
+            "path" => self.parse_path(sp),
+            "echo" => {
+                self.expect_sym(Sym::LParen, "`(` after `echo`")?;
+                let mut names = Vec::new();
+                while let Tok::Word(n) = &self.peek().tok {
+                    names.push(n.clone());
+                    self.bump();
+                }
+                self.expect_sym(Sym::RParen, "`)` after the echo variables")?;
+                if names.len() != 2 {
+                    self.error("`echo` needs two position variables: `echo (s t)`", sp);
+                    return Err(());
+                }
+                let source = self.ir.var(&names[0], VarKind::Position);
+                let target = self.ir.var(&names[1], VarKind::Position);
+                let in_all = if self.at_word("in") && matches!(&self.peek_at(1).tok, Tok::Word(a) if a == "all") {
+                    self.bump();
+                    self.bump();
+                    true
+                } else {
+                    false
+                };
+                let body = self.parse_expr(BP_LOOSE)?;
+                self.simple(Filter::Echo { source, target, in_all, body }, sp)
+            }
+            "square" | "piece" => {
+                let forall = self.eat_word("all");
+                let t = self.bump();
+                let name = match t.tok {
+                    Tok::Word(n) => n,
+                    Tok::Pieces { .. } => {
+                        self.error_hint("a single piece letter cannot be a variable name", t.span, Some("use a longer name".into()));
+                        return Err(());
+                    }
+                    _ => {
+                        self.error(format!("expected a variable name after `{w}`"), t.span);
+                        return Err(());
+                    }
+                };
+                if !self.eat_word("in") && !self.eat_sym(Sym::Element) {
+                    let s = self.span_here();
+                    self.error(format!("expected `in` after `{w} {name}`"), s);
+                    return Err(());
+                }
+                self.parse_iteration(name, w == "piece", forall, sp)
+            }
+            "persistent" => {
+                self.eat_word("quiet");
+                let t = self.bump();
+                let Tok::Word(name) = t.tok else {
+                    self.error("expected a variable name after `persistent`", t.span);
+                    return Err(());
+                };
+                if !is_assign(&self.peek().tok) {
+                    self.error("expected an assignment after `persistent NAME`", t.span);
+                    return Err(());
+                }
+                self.parse_assign(name, t.span, true)
+            }
+            "local" | "atomic" => {
+                let t = self.peek().clone();
+                if let Tok::Word(name) = t.tok {
+                    if is_assign(&self.peek_at(1).tok) {
+                        self.bump();
+                        return self.parse_assign(name, t.span, false);
+                    }
+                }
+                self.error(format!("expected an assignment after `{w}`"), sp);
+                Err(())
+            }
+            "isbound" | "isunbound" | "unbind" => {
+                let t = self.bump();
+                let Tok::Word(name) = t.tok else {
+                    self.error(format!("expected a variable name after `{w}`"), t.span);
+                    return Err(());
+                };
+                let var = match self.ir.find_var(&name) {
+                    Some(v) => v,
+                    None if w != "unbind" => self.ir.var(&name, VarKind::Value),
+                    None => {
+                        self.error(format!("`unbind` of undeclared variable `{name}`"), t.span);
+                        return Err(());
+                    }
+                };
+                match w.as_str() {
+                    "isbound" => self.simple(Filter::IsBound(var), sp),
+                    "isunbound" => {
+                        let b = self.add(Filter::IsBound(var), sp);
+                        self.simple(Filter::Not(b), sp)
+                    }
+                    _ => self.simple(Filter::Unbind(var), sp),
+                }
+            }
+            "while" => {
+                self.expect_sym(Sym::LParen, "`(` after `while`")?;
+                self.pos -= 1;
+                let cond = self.parse_block(Sym::RParen)?;
+                let body = self.parse_expr(BP_LOOSE)?;
+                self.simple(Filter::While { cond: Some(cond), body }, sp)
+            }
+            "loop" => {
+                let body = self.parse_expr(BP_LOOSE)?;
+                self.simple(Filter::While { cond: None, body }, sp)
+            }
+            "assert" => self.parse_expr(BP_LOOSE),
+            "try" => {
+                let body = self.parse_expr(BP_LOOSE)?;
+                let t = self.add(Filter::True, sp);
+                self.simple(Filter::Or(vec![body, t]), sp)
+            }
+            _ => {
+                if let Some(v) = self.ir.find_var(&w) {
+                    return self.simple(Filter::Var(v), sp);
+                }
+                if self.declared.contains(&w) || (!KEYWORDS.contains(&w.as_str()) && nearest(&w, KEYWORDS).is_none() && w.chars().next().is_some_and(|c| c.is_uppercase())) {
+                    let v = self.ir.var(&w, VarKind::Value);
+                    return self.simple(Filter::Var(v), sp);
+                }
+                let hint = nearest(&w, KEYWORDS).map(|n| format!("did you mean `{n}`?"));
+                let msg = if KEYWORDS.contains(&w.as_str()) {
+                    format!("`{w}` cannot be used here")
+                } else {
+                    format!("unknown filter or variable `{w}`")
+                };
+                self.error_hint(msg, sp, hint);
+                Err(())
+            }
+        }
+    }
+
+    fn parse_assign(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
+        let op_tok = self.bump();
+        let op = match op_tok.tok {
+            Tok::Sym(Sym::Assign) => None,
+            Tok::Sym(Sym::PlusAssign) => Some(ArithOp::Add),
+            Tok::Sym(Sym::MinusAssign) => Some(ArithOp::Sub),
+            Tok::Sym(Sym::StarAssign) => Some(ArithOp::Mul),
+            Tok::Sym(Sym::SlashAssign) => Some(ArithOp::Div),
+            _ => Some(ArithOp::Rem),
+        };
+        let var = self.ir.var(&name, VarKind::Value);
+        if persistent {
+            if let Some(v) = self.ir.vars.get_mut(var.0 as usize) {
+                v.persistent = true;
+            }
+        }
+        let value = self.parse_expr(BP_LOOSE)?;
+        let s = Self::join(sp, self.ir.span(value));
+        Ok(self.add(Filter::Assign { var, op, value }, s))
+    }
+
+    /// Rewrite the move filter `m` (possibly inside an `And`) with `change`.
+    fn retarget_move(&mut self, m: FilterId, sp: Span, change: impl Fn(&mut MoveFilter)) -> PResult<FilterId> {
+        match self.ir.get(m).clone() {
+            Filter::Move(mut mv) => {
+                change(&mut mv);
+                let s = Self::join(sp, self.ir.span(m));
+                Ok(self.add(Filter::Move(mv), s))
+            }
+            _ => {
+                self.error("expected a move filter such as `♔――` here", self.ir.span(m));
+                Err(())
+            }
+        }
+    }
+
+    /// The CQL 6.0 `move` filter: `move [from X] [to Y] [capture Z] [promote R] …`.
+    fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
+        let mut m = default_move();
+        let mut from_first = false;
+        loop {
+            let Tok::Word(w) = self.peek().tok.clone() else {
+                if let Tok::Castle(k) = self.peek().tok {
+                    self.bump();
+                    m.kind = if k { MoveKind::CastleKingside } else { MoveKind::CastleQueenside };
+                    continue;
+                }
+                break;
+            };
+            match w.as_str() {
+                "from" | "to" | "capture" => {
+                    self.bump();
+                    let v = self.parse_expr(BP_POSTFIX)?;
+                    match w.as_str() {
+                        "from" => {
+                            if m.to.is_none() {
+                                from_first = true;
+                            }
+                            m.from = Some(v)
+                        }
+                        "to" => m.to = Some(v),
+                        _ => m.capture = Some(v),
+                    }
+                }
+                "promote" => {
+                    self.bump();
+                    let t = self.bump();
+                    m.promote = match &t.tok {
+                        Tok::Pieces { mask, .. } => promote_roles(*mask),
+                        Tok::Str(s) => s.chars().filter_map(letter_mask).fold(0, |acc, m| acc | promote_roles(m)),
+                        _ => {
+                            self.error("expected a piece after `promote`", t.span);
+                            return Err(());
+                        }
+                    };
+                }
+                "previous" => {
+                    self.bump();
+                    m.source = MoveSource::Previous;
+                }
+                "legal" => {
+                    self.bump();
+                    m.source = MoveSource::Legal;
+                }
+                "pseudolegal" => {
+                    self.bump();
+                    m.source = MoveSource::Pseudolegal;
+                }
+                "castle" => {
+                    self.bump();
+                    m.kind = MoveKind::Castle;
+                }
+                "enpassant" => {
+                    self.bump();
+                    m.kind = MoveKind::EnPassant;
+                }
+                "null" => {
+                    self.bump();
+                    m.kind = MoveKind::Null;
+                }
+                "primary" => {
+                    self.bump();
+                    m.line = LineChoice::Primary;
+                }
+                "secondary" => {
+                    self.bump();
+                    m.line = LineChoice::Secondary;
+                }
+                "count" => {
+                    self.bump();
+                    m.value = MoveValue::Count;
+                }
+                _ => break,
+            }
+        }
+        if from_first && m.value == MoveValue::To {
+            m.value = MoveValue::From;
+        }
+        Ok(self.move_node(m, sp))
+    }
+
+    fn sequence_quantifier(&mut self, item: FilterId) -> PResult<FilterId> {
+        let mut item = item;
+        loop {
+            let (min, max) = match self.peek().tok {
+                Tok::Sym(Sym::Star) => (0, u32::MAX),
+                Tok::Sym(Sym::Plus) => (1, u32::MAX),
+                Tok::Sym(Sym::Question) => (0, 1),
+                Tok::Sym(Sym::LBrace) => {
+                    // `{m,n}` / `{m,}` / `{m}`
+                    let Tok::Number(lo) = self.peek_at(1).tok else { break };
+                    let (hi, len) = match (&self.peek_at(2).tok, &self.peek_at(3).tok, &self.peek_at(4).tok) {
+                        (Tok::Sym(Sym::RBrace), _, _) => (lo, 3),
+                        (Tok::Sym(Sym::Comma), Tok::Sym(Sym::RBrace), _) => (i64::from(u32::MAX), 4),
+                        (Tok::Sym(Sym::Comma), Tok::Number(hi), Tok::Sym(Sym::RBrace)) => (*hi, 5),
+                        (Tok::Number(_), _, _) => {
+                            let s = self.span_here();
+                            self.error_hint("a repetition range is written `{m,n}`", s, Some("put a comma between the bounds".into()));
+                            return Err(());
+                        }
+                        _ => break,
+                    };
+                    for _ in 1..len {
+                        self.bump();
+                    }
+                    (lo.clamp(0, i64::from(u32::MAX)) as u32, hi.clamp(0, i64::from(u32::MAX)) as u32)
+                }
+                _ => break,
+            };
+            let t = self.bump();
+            let s = Self::join(self.ir.span(item), t.span);
+            item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
+        }
+        Ok(item)
+    }
+
+    fn line_params(&mut self) -> LineParams {
+        let mut p = LineParams::default();
+        loop {
+            let Tok::Word(w) = &self.peek().tok else { break };
+            match w.as_str() {
+                "firstmatch" => p.first_match = true,
+                "lastposition" => p.last_position = true,
+                "singlecolor" => p.single_color = true,
+                "nestban" => p.nest_ban = true,
+                "primary" => p.primary = true,
+                "secondary" => p.secondary = true,
+                "quiet" => p.quiet = true,
+                _ => break,
+            }
+            self.bump();
+        }
+        p
+    }
+
+    /// `line [params] --> C --> C …` (or `<--`).
+    fn parse_line(&mut self, sp: Span) -> PResult<FilterId> {
+        let mut params = self.line_params();
+        let arrow = if self.at_sym(Sym::LineForward) {
+            Sym::LineForward
+        } else if self.at_sym(Sym::LineBackward) {
+            params.backward = true;
+            Sym::LineBackward
+        } else {
+            let s = self.span_here();
+            self.error("expected `-->` or `<--` after `line`", s);
+            return Err(());
+        };
+        let mut items = Vec::new();
+        let saved = std::mem::replace(&mut self.in_sequence, true);
+        let mut result = Ok(());
+        while self.eat_sym(arrow) {
+            match self.parse_expr(BP_LOOSE).and_then(|c| self.sequence_quantifier(c)) {
+                Ok(c) => items.push(c),
+                Err(()) => {
+                    result = Err(());
+                    break;
+                }
+            }
+        }
+        self.in_sequence = saved;
+        result?;
+        let end = self.toks[self.pos.saturating_sub(1)].span;
+        let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
+        Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
+    }
+
+    fn is_move(&self, id: FilterId) -> bool {
+        match self.ir.get(id) {
+            Filter::Move(_) | Filter::SeqConcat(_) | Filter::SeqAlt(_) | Filter::SeqRepeat { .. } => true,
+            Filter::And(v) => v.iter().any(|&x| self.is_move(x)),
+            _ => false,
+        }
+    }
+
+    /// Add `cond` as a condition after the move of `unit`.
+    fn attach_then(&mut self, unit: FilterId, cond: FilterId) -> FilterId {
+        let sp = Self::join(self.ir.span(unit), self.ir.span(cond));
+        match self.ir.get(unit).clone() {
+            Filter::Move(mut m) => {
+                m.then = Some(match m.then {
+                    Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
+                    None => cond,
+                });
+                self.add(Filter::Move(m), sp)
+            }
+            Filter::And(mut v) => {
+                if let Some(i) = v.iter().rposition(|&x| matches!(self.ir.get(x), Filter::Move(_))) {
+                    v[i] = self.attach_then(v[i], cond);
+                    self.add(Filter::And(v), sp)
+                } else {
+                    v.push(cond);
+                    self.add(Filter::And(v), sp)
+                }
+            }
+            _ => self.add(Filter::And(vec![unit, cond]), sp),
+        }
+    }
+
+    fn set_line_choice(&mut self, unit: FilterId, choice: LineChoice) -> FilterId {
+        match self.ir.get(unit).clone() {
+            Filter::Move(mut m) => {
+                m.line = choice;
+                let sp = self.ir.span(unit);
+                self.add(Filter::Move(m), sp)
+            }
+            Filter::And(mut v) => {
+                if let Some(i) = v.iter().position(|&x| matches!(self.ir.get(x), Filter::Move(_))) {
+                    v[i] = self.set_line_choice(v[i], choice);
+                }
+                let sp = self.ir.span(unit);
+                self.add(Filter::And(v), sp)
+            }
+            _ => unit,
+        }
+    }
+
+    fn path_stops(&self) -> bool {
+        match &self.peek().tok {
+            Tok::Eof | Tok::Sym(Sym::RBrace) | Tok::Sym(Sym::RParen) | Tok::Sym(Sym::Path) | Tok::Sym(Sym::LineForward) => true,
+            Tok::Word(w) => {
+                is_assign(&self.peek_at(1).tok) || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
+            }
+            _ => false,
+        }
+    }
+
+    /// The constituents of a path, grouped into move units (see [`Parser::parse_path`]).
+    fn parse_path_items(&mut self) -> PResult<Vec<FilterId>> {
+        let mut units: Vec<FilterId> = Vec::new();
+        let mut pending: Vec<FilterId> = Vec::new();
+        while !self.path_stops() && !self.fatal {
+            let item = if self.at_sym(Sym::LParen) {
+                let open = self.bump();
+                let inner = self.parse_path_items()?;
+                self.expect_sym(Sym::RParen, "`)` closing the path group")?;
+                let end = self.toks[self.pos - 1].span;
+                self.add(Filter::SeqConcat(inner), Self::join(open.span, end))
+            } else {
+                let f = self.parse_expr(BP_LOOSE)?;
+                self.maybe_triple_slash(f)?
+            };
+            let mut item = item;
+            while let Tok::Word(w) = &self.peek().tok {
+                let choice = match w.as_str() {
+                    "primary" => LineChoice::Primary,
+                    "secondary" => LineChoice::Secondary,
+                    _ => break,
+                };
+                self.bump();
+                if self.is_move(item) {
+                    item = self.set_line_choice(item, choice);
+                } else if let Some(last) = units.pop() {
+                    let l = self.set_line_choice(last, choice);
+                    units.push(l);
+                }
+            }
+            let item = self.maybe_triple_slash(item)?;
+            let quantified = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
+                || (self.at_sym(Sym::LBrace) && matches!(self.peek_at(1).tok, Tok::Number(_)));
+            if self.is_move(item) {
+                let mut unit = item;
+                if !pending.is_empty() {
+                    pending.push(unit);
+                    let sp = self.ir.span(unit);
+                    unit = self.add(Filter::And(std::mem::take(&mut pending)), sp);
+                }
+                units.push(self.sequence_quantifier(unit)?);
+            } else if let Some(last) = units.pop() {
+                let merged = if let Filter::SeqRepeat { body, min, max } = self.ir.get(last).clone() {
+                    if quantified {
+                        // the quantifier applies to the already quantified unit: keep it simple
+                        let b = self.attach_then(body, item);
+                        let sp = self.ir.span(b);
+                        self.add(Filter::SeqRepeat { body: b, min, max }, sp)
+                    } else {
+                        units.push(last);
+                        pending.push(item);
+                        continue;
+                    }
+                } else {
+                    self.attach_then(last, item)
+                };
+                units.push(self.sequence_quantifier(merged)?);
+            } else {
+                let q = self.sequence_quantifier(item)?;
+                pending.push(q);
+            }
+        }
+        if !pending.is_empty() {
+            let sp = self.ir.span(pending[0]);
+            let rest = self.add(Filter::And(pending), sp);
+            units.push(rest);
+        }
+        Ok(units)
+    }
+
+    /// `⊢ [params] constituents…` (CQL 6.2 path). Approximated as a `line`: each move
+    /// constituent is one step of the line (the move from that position), plain
+    /// filters after a move become conditions on the position after it, and plain
+    /// filters before the first move are tested at the starting position.
+    fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
+        let mut params = LineParams::default();
+        loop {
+            if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
+                // The focus set is not represented in the IR; read and drop it.
+                self.parse_expr(BP_POSTFIX)?;
+                continue;
+            }
+            let Tok::Word(w) = &self.peek().tok else { break };
+            match w.as_str() {
+                "nestban" => params.nest_ban = true,
+                "firstmatch" => params.first_match = true,
+                "lastposition" => params.last_position = true,
+                "quiet" => params.quiet = true,
+                "primary" => params.primary = true,
+                "secondary" => params.secondary = true,
+                "keepallbest" | "max" | "min" | "piecepath" | "title" | "verbose" => {
+                    let s = self.span_here();
+                    self.error(format!("path parameter `{w}` is not supported"), s);
+                    return Err(());
+                }
+                _ => break,
+            }
+            self.bump();
+        }
+        let saved = std::mem::replace(&mut self.in_sequence, true);
+        let items = self.parse_path_items();
+        self.in_sequence = saved;
+        let items = items?;
+        if items.is_empty() {
+            self.error("a path needs at least one constituent", sp);
+            return Err(());
+        }
+        let end = self.toks[self.pos.saturating_sub(1)].span;
+        let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
+        Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
+    }
+
+    /// Inline a call of a user function by parsing its body with the argument tokens
+    /// substituted for the parameters.
+    fn inline_call(&mut self, name: &str, sp: Span) -> PResult<FilterId> {
+        let Some(func) = self.functions.get(name).cloned() else { return Err(()) };
+        if self.inline_depth >= MAX_INLINE_DEPTH {
+            self.error_hint(format!("calls of `{name}` nest too deeply"), sp, Some("recursive functions are not supported".into()));
+            self.fatal = true;
+            return Err(());
+        }
+        self.expect_sym(Sym::LParen, "`(` after the function name")?;
+        let mut args: Vec<Vec<Token>> = Vec::new();
+        while !self.at_sym(Sym::RParen) {
+            if self.at_eof() || self.at_sym(Sym::RBrace) {
+                let s = self.span_here();
+                self.error("expected `)` closing the call", s);
+                return Err(());
+            }
+            let start = self.pos;
+            self.parse_expr(BP_OR)?;
+            args.push(self.toks[start..self.pos].to_vec());
+        }
+        self.bump();
+        if args.len() != func.params.len() {
+            self.error(format!("`{name}` takes {} argument(s), got {}", func.params.len(), args.len()), sp);
+            return Err(());
+        }
+        let open = Token { tok: Tok::Sym(Sym::LParen), span: sp, space_before: true, line: 0 };
+        let close = Token { tok: Tok::Sym(Sym::RParen), span: sp, space_before: false, line: 0 };
+        let mut body = vec![Token { tok: Tok::Sym(Sym::LBrace), span: sp, space_before: true, line: 0 }];
+        for t in &func.body {
+            let param = match &t.tok {
+                Tok::Word(w) => func.params.iter().position(|p| p == w),
+                _ => None,
+            };
+            match param {
+                Some(i) if args[i].len() == 1 => {
+                    let mut a = args[i][0].clone();
+                    a.space_before = t.space_before;
+                    a.line = t.line;
+                    body.push(a);
+                }
+                Some(i) => {
+                    let mut o = open.clone();
+                    o.space_before = t.space_before;
+                    body.push(o);
+                    body.extend(args[i].iter().cloned().map(|mut a| {
+                        a.line = t.line;
+                        a
+                    }));
+                    body.push(close.clone());
+                }
+                None => body.push(t.clone()),
+            }
+        }
+        body.push(Token { tok: Tok::Sym(Sym::RBrace), span: sp, space_before: true, line: 0 });
+        body.push(Token { tok: Tok::Eof, span: sp, space_before: true, line: 0 });
+        let saved_toks = std::mem::replace(&mut self.toks, body);
+        let saved_pos = std::mem::replace(&mut self.pos, 0);
+        self.inline_depth += 1;
+        let r = self.parse_block(Sym::RBrace);
+        self.inline_depth -= 1;
+        self.toks = saved_toks;
+        self.pos = saved_pos;
+        r
+    }
+}
+
+fn default_move() -> MoveFilter {
+    MoveFilter {
+        source: MoveSource::Next,
+        from: None,
+        to: None,
+        capture: None,
+        promote: 0,
+        kind: MoveKind::Any,
+        then: None,
+        line: LineChoice::Any,
+        value: MoveValue::To,
+    }
+}
+
+fn cmp_op(s: Sym) -> Option<CmpOp> {
+    Some(match s {
+        Sym::Lt => CmpOp::Lt,
+        Sym::Le => CmpOp::Le,
+        Sym::EqEq => CmpOp::Eq,
+        Sym::Ne => CmpOp::Ne,
+        Sym::Ge => CmpOp::Ge,
+        Sym::Gt => CmpOp::Gt,
+        _ => return None,
+    })
+}
+
+fn is_assign(t: &Tok) -> bool {
+    matches!(
+        t,
+        Tok::Sym(Sym::Assign | Sym::PlusAssign | Sym::MinusAssign | Sym::StarAssign | Sym::SlashAssign | Sym::PercentAssign)
+    )
+}
+
+fn is_element(t: &Tok) -> bool {
+    *t == Tok::Sym(Sym::Element)
+}
+
+/// Names the script declares somewhere (assigned, iterated, parameters, echo), so
+/// that a use before the declaration is not reported as unknown.
+fn collect_declared(toks: &[Token]) -> HashSet<String> {
+    let mut names = HashSet::new();
+    for (i, t) in toks.iter().enumerate() {
+        if let Tok::Word(w) = &t.tok {
+            let next = toks.get(i + 1).map(|t| &t.tok);
+            let prev = i.checked_sub(1).and_then(|p| toks.get(p)).map(|t| &t.tok);
+            let declares = next.is_some_and(|n| is_assign(n) || is_element(n))
+                || matches!(prev, Some(Tok::Word(p)) if p == "square" || p == "piece" || p == "all" || p == "function")
+                || matches!(prev, Some(Tok::Sym(Sym::LParen)))
+                    && i >= 2
+                    && matches!(&toks[i - 2].tok, Tok::Word(e) if e == "echo");
+            if declares {
+                names.insert(w.clone());
+            }
+        }
+    }
+    // Function parameters and echo variables: words inside `(...)` after `function NAME` / `echo`.
+    for (i, t) in toks.iter().enumerate() {
+        let opener = match &t.tok {
+            Tok::Word(w) if w == "function" => i + 2,
+            Tok::Word(w) if w == "echo" => i,
+            _ => continue,
+        };
+        let mut j = opener + 1;
+        if toks.get(opener).map(|t| &t.tok) == Some(&Tok::Sym(Sym::LParen)) || toks.get(opener + 1).map(|t| &t.tok) == Some(&Tok::Sym(Sym::LParen)) {
+            while j < toks.len() && toks[j].tok != Tok::Sym(Sym::RParen) && j < opener + 20 {
+                if let Tok::Word(w) = &toks[j].tok {
+                    names.insert(w.clone());
+                }
+                j += 1;
+            }
+        }
+    }
+    names
+}
