@@ -332,8 +332,18 @@ pub fn lex(src: &str) -> Lexed {
         if c >= 0x80 {
             let ch = rest.chars().next().unwrap_or('\u{fffd}');
             let len = ch.len_utf8();
-            if let Some(mask) = unicode_piece_mask(ch) {
+            if let Some(mut mask) = unicode_piece_mask(ch) {
                 let mut end = i + len;
+                // Adjacent figurines form one designator: `♕♖♗` is any of the three.
+                while let Some(next) = src[end..].chars().next() {
+                    match unicode_piece_mask(next) {
+                        Some(m) => {
+                            mask = mask.with(m);
+                            end += next.len_utf8();
+                        }
+                        None => break,
+                    }
+                }
                 let mut squares = None;
                 match scan_square_spec(b, end) {
                     Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
@@ -473,6 +483,17 @@ pub fn lex(src: &str) -> Lexed {
         if c == b'\\' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()) {
             push(Tok::RegexGroup(b[i + 1] - b'0'), i + 2, &mut tokens);
             i += 2;
+            space = false;
+            continue;
+        }
+        if c == b'$' && b.get(i + 1).is_some_and(|&x| x.is_ascii_alphabetic()) {
+            // `$name`: a variable name with a dollar sign, as some scripts write them.
+            let mut wend = i + 1;
+            while wend < b.len() && is_word_byte(b[wend]) {
+                wend += 1;
+            }
+            push(Tok::Word(src[i..wend].to_string()), wend, &mut tokens);
+            i = wend;
             space = false;
             continue;
         }

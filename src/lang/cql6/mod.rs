@@ -6,14 +6,35 @@
 //! Unicode and ASCII spellings ([`to_ascii`], [`to_unicode`]).
 //! Must never: panic on any input, evaluate anything, expand transforms.
 
+pub mod convert;
 pub mod lexer;
 pub mod parser;
+
+pub use convert::{to_ascii, to_unicode};
 
 use crate::ir::{Ir, Span};
 use crate::lang::{Diagnostic, Error, Syntax};
 
+/// Stack given to the parsing thread: nesting is bounded by [`parser::MAX_DEPTH`], and
+/// this leaves ample room for that depth even in unoptimised builds.
+const PARSER_STACK_BYTES: usize = 256 << 20;
+
 /// Parse a CQL 6 script into IR.
 pub fn parse(source: &str) -> Result<Ir, Error> {
+    // Run on a thread with a known, large stack so that the nesting limit, not the
+    // caller's stack size, decides how deep a query may go.
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("cql6-parser".into())
+            .stack_size(PARSER_STACK_BYTES)
+            .spawn_scoped(scope, || parse_here(source))
+            .ok()
+            .and_then(|handle| handle.join().ok())
+            .unwrap_or_else(|| parse_here(source))
+    })
+}
+
+fn parse_here(source: &str) -> Result<Ir, Error> {
     if Syntax::detect(source) == Syntax::Legacy {
         let start = source.find('(').unwrap_or(0);
         return Err(Error {

@@ -376,7 +376,7 @@ impl<'s> Parser<'s> {
         let t = self.bump();
         let mut args = Vec::new();
         while self.peek().line == t.line && !self.at_eof() && !self.closes_here() {
-            args.push(self.parse_expr(BP_POSTFIX)?);
+            args.push(self.parse_expr(BP_UNION)?);
         }
         let c = self.add(Filter::Comment(args), t.span);
         let sp = Self::join(self.ir.span(f), t.span);
@@ -723,6 +723,15 @@ impl<'s> Parser<'s> {
                 Ok(self.add(Filter::Complement(a), s))
             }
             Sym::Dash | Sym::Capture => self.parse_move_after(None),
+            Sym::TripleSlash => {
+                // A stand-alone `///` comment: the rest of the line are its arguments.
+                let t = self.bump();
+                let mut args = Vec::new();
+                while self.peek().line == t.line && !self.at_eof() && !self.closes_here() {
+                    args.push(self.parse_expr(BP_UNION)?);
+                }
+                Ok(self.add(Filter::Comment(args), sp))
+            }
             Sym::Current => {
                 self.bump();
                 Ok(self.add(Filter::Tree(TreeStep::Current), sp))
@@ -1784,7 +1793,7 @@ impl<'s> Parser<'s> {
         loop {
             if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
                 // The focus set is not represented in the IR; read and drop it.
-                self.parse_expr(BP_POSTFIX)?;
+                self.parse_expr(BP_UNION)?;
                 continue;
             }
             let Tok::Word(w) = &self.peek().tok else { break };

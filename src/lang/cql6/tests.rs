@@ -12,14 +12,6 @@ fn ok(src: &str) -> Ir {
     }
 }
 
-/// The single body filter of `cql() BODY`.
-fn body(ir: &Ir) -> &Filter {
-    match ir.get(ir.root.expect("root")) {
-        Filter::And(v) if v.len() == 1 => ir.get(v[0]),
-        other => other,
-    }
-}
-
 fn err(src: &str) -> Error {
     parse(src).expect_err(src)
 }
@@ -56,4 +48,387 @@ fn all_conformance_scripts_parse() {
         eprintln!("  {f}");
     }
     assert_eq!(focused.0, focused.1, "every focused script must parse");
+}
+
+/// A canonical text of the tree under `id` (children inlined), to compare queries
+/// parsed into different arenas.
+fn render(ir: &Ir, id: FilterId) -> String {
+    let text = format!("{:?}", ir.get(id));
+    let re = regex::Regex::new(r"FilterId\((\d+)\)").unwrap();
+    re.replace_all(&text, |c: &regex::Captures| {
+        let n: u32 = c[1].parse().unwrap();
+        format!("<{}>", render(ir, FilterId(n)))
+    })
+    .into_owned()
+}
+
+fn root_text(src: &str) -> String {
+    let ir = ok(src);
+    render(&ir, ir.root.unwrap())
+}
+
+/// The ids of the top-level filters.
+fn top(ir: &Ir) -> Vec<FilterId> {
+    match ir.get(ir.root.unwrap()) {
+        Filter::And(v) => v.clone(),
+        _ => panic!("root is not an And"),
+    }
+}
+
+fn sp() -> Span {
+    Span::default()
+}
+
+fn piece(c: Color, r: Role) -> PieceMask {
+    PieceMask::piece(c, r)
+}
+
+#[test]
+fn header_settings() {
+    let ir = ok("cql(input a.pgn output out.pgn variations matchcount 2 5 result 1-0 gamenumber 5 9 silent quiet matchstring \"M\") true");
+    let s = &ir.settings;
+    assert_eq!(s.input, vec!["a.pgn".to_string()]);
+    assert_eq!(s.output.as_deref(), Some("out.pgn"));
+    assert!(s.variations && s.silent && s.quiet);
+    assert_eq!(s.matchcount, (2, 5));
+    assert_eq!(s.gamenumber, Some((5, 9)));
+    assert_eq!(s.result, Some(GameResult::WhiteWins));
+    assert_eq!(s.matchstring.as_deref(), Some("M"));
+    assert_eq!(ok("cql(matchcount 10) check").settings.matchcount, (10, u64::MAX));
+}
+
+#[test]
+fn piece_designators_lower_to_pieces() {
+    let mut ir = ok("cql() Kg1 [RQ]a-h7 >= 2 ◭ □ ▦");
+    let t = top(&ir);
+    let k = ir.add(Filter::Pieces { mask: piece(Color::White, Role::King), squares: Bitboard::from(Square::G1) }, sp());
+    assert_eq!(t[0], k);
+    let rank7 = Bitboard::from_rank(shakmaty::Rank::Seventh);
+    let rq = ir.add(Filter::Pieces { mask: piece(Color::White, Role::Rook).with(piece(Color::White, Role::Queen)), squares: rank7 }, sp());
+    let two = ir.add(Filter::Number(2), sp());
+    let cmp = ir.add(Filter::Compare { first: rq, rest: vec![(CmpOp::Ge, two)] }, sp());
+    assert_eq!(t[1], cmp);
+    let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+    assert_eq!(t[2], any);
+    let empty = ir.add(Filter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }, sp());
+    assert_eq!(t[3], empty);
+    let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
+    assert_eq!(t[4], all);
+}
+
+#[test]
+fn precedence_power_difference() {
+    let mut ir = ok("cql() power▲ - power△ ≥ 9");
+    let t = top(&ir);
+    let black = ir.add(Filter::Pieces { mask: PieceMask::BLACK, squares: Bitboard::FULL }, sp());
+    let white = ir.add(Filter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }, sp());
+    let pb = ir.add(Filter::Call(Builtin::Power, vec![black]), sp());
+    let pw = ir.add(Filter::Call(Builtin::Power, vec![white]), sp());
+    let diff = ir.add(Filter::Arith(ArithOp::Sub, pb, pw), sp());
+    let nine = ir.add(Filter::Number(9), sp());
+    let cmp = ir.add(Filter::Compare { first: diff, rest: vec![(CmpOp::Ge, nine)] }, sp());
+    assert_eq!(t, vec![cmp]);
+}
+
+#[test]
+fn precedence_iteration_inside_comparison_and_attack_chain() {
+    let mut ir = ok("cql() 3≤x∊▲ △→x→♚");
+    let t = top(&ir);
+    let x = ir.find_var("x").unwrap();
+    assert_eq!(ir.vars[x.0 as usize].kind, VarKind::Square);
+    let three = ir.add(Filter::Number(3), sp());
+    let black = ir.add(Filter::Pieces { mask: PieceMask::BLACK, squares: Bitboard::FULL }, sp());
+    let white = ir.add(Filter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }, sp());
+    let king = ir.add(Filter::Pieces { mask: piece(Color::Black, Role::King), squares: Bitboard::FULL }, sp());
+    let xv = ir.add(Filter::Var(x), sp());
+    let inner = ir.add(Filter::Attacks { attackers: xv, targets: king, value_is_targets: false }, sp());
+    let outer = ir.add(Filter::Attacks { attackers: white, targets: inner, value_is_targets: false }, sp());
+    let it = ir.add(Filter::SquareIter { var: x, domain: black, body: outer, forall: false }, sp());
+    let cmp = ir.add(Filter::Compare { first: three, rest: vec![(CmpOp::Le, it)] }, sp());
+    assert_eq!(t, vec![cmp]);
+}
+
+#[test]
+fn precedence_transform_swallows_comparison() {
+    let mut ir = ok("cql() flipcolor count {♕==0} == 2");
+    let t = top(&ir);
+    let q = ir.add(Filter::Pieces { mask: piece(Color::White, Role::Queen), squares: Bitboard::FULL }, sp());
+    let zero = ir.add(Filter::Number(0), sp());
+    let two = ir.add(Filter::Number(2), sp());
+    let inner = ir.add(Filter::Compare { first: q, rest: vec![(CmpOp::Eq, zero)] }, sp());
+    let outer = ir.add(Filter::Compare { first: inner, rest: vec![(CmpOp::Eq, two)] }, sp());
+    let tr = ir.add(Filter::Transform { kind: TransformKind::FlipColor, range: None, count: true, body: outer }, sp());
+    assert_eq!(t, vec![tr]);
+    // With parentheses the count is compared.
+    let ir2 = ok("cql() (flipcolor count {♕==0}) == 2");
+    assert!(matches!(ir2.get(top(&ir2)[0]), Filter::Compare { .. }));
+}
+
+#[test]
+fn not_is_loose_and_light_dark_are_prefix() {
+    let ir = ok("cql() not ▲→♔");
+    match ir.get(top(&ir)[0]) {
+        Filter::Not(a) => assert!(matches!(ir.get(*a), Filter::Attacks { .. })),
+        o => panic!("{o:?}"),
+    }
+    let ir = ok("cql() light ♗ dark ♝");
+    let t = top(&ir);
+    assert_eq!(t.len(), 2);
+    assert!(matches!(ir.get(t[0]), Filter::Call(Builtin::Light, _)));
+    assert!(matches!(ir.get(t[1]), Filter::Call(Builtin::Dark, _)));
+}
+
+#[test]
+fn comparison_chains_are_one_compare() {
+    let ir = ok("cql() 2 < P <= 5");
+    match ir.get(top(&ir)[0]) {
+        Filter::Compare { first, rest } => {
+            assert_eq!(ir.get(*first), &Filter::Number(2));
+            assert_eq!(rest.iter().map(|r| r.0).collect::<Vec<_>>(), vec![CmpOp::Lt, CmpOp::Le]);
+        }
+        o => panic!("{o:?}"),
+    }
+}
+
+#[test]
+fn count_and_attacked_by_value() {
+    let mut ir = ok("cql() #(p <- N) >= 3");
+    let t = top(&ir);
+    let p = ir.add(Filter::Pieces { mask: piece(Color::Black, Role::Pawn), squares: Bitboard::FULL }, sp());
+    let n = ir.add(Filter::Pieces { mask: piece(Color::White, Role::Knight), squares: Bitboard::FULL }, sp());
+    let att = ir.add(Filter::Attacks { attackers: n, targets: p, value_is_targets: true }, sp());
+    let c = ir.add(Filter::Count(att), sp());
+    let three = ir.add(Filter::Number(3), sp());
+    let cmp = ir.add(Filter::Compare { first: c, rest: vec![(CmpOp::Ge, three)] }, sp());
+    assert_eq!(t, vec![cmp]);
+}
+
+fn the_move(ir: &Ir, id: FilterId) -> MoveFilter {
+    match ir.get(id) {
+        Filter::Move(m) => (**m).clone(),
+        o => panic!("not a move: {o:?}"),
+    }
+}
+
+#[test]
+fn dash_whitespace_decides_one_or_two_filters() {
+    let ir = ok("cql() ♘――f5");
+    let t = top(&ir);
+    assert_eq!(t.len(), 1);
+    let m = the_move(&ir, t[0]);
+    assert!(matches!(ir.get(m.from.unwrap()), Filter::Pieces { .. }));
+    assert_eq!(ir.get(m.to.unwrap()), &Filter::Squares(Bitboard::from(Square::F5)));
+    let ir = ok("cql() ♘ ――f5");
+    let t = top(&ir);
+    assert_eq!(t.len(), 2);
+    assert!(the_move(&ir, t[1]).from.is_none());
+}
+
+#[test]
+fn move_forms() {
+    let ir = ok("cql() ――=♖");
+    let m = the_move(&ir, top(&ir)[0]);
+    assert_eq!(m.promote, 1 << (Role::Rook as u8));
+    // Colour of the promotion piece is ignored.
+    assert_eq!(root_text("cql() ――=♕"), root_text("cql() --=q"));
+    let ir = ok("cql() ♕×♛");
+    let m = the_move(&ir, top(&ir)[0]);
+    assert!(m.capture.is_some() && m.to.is_none());
+    let ir = ok("cql() ♕――(check)");
+    assert_eq!(ir.get(the_move(&ir, top(&ir)[0]).then.unwrap()), &Filter::Check);
+    let ir = ok("cql() legal ――(o-o-o)");
+    let m = the_move(&ir, top(&ir)[0]);
+    assert_eq!((m.source, m.kind), (MoveSource::Legal, MoveKind::CastleQueenside));
+    let ir = ok("cql() countmoves legal ―― == 1");
+    match ir.get(top(&ir)[0]) {
+        Filter::Compare { first, .. } => {
+            let m = the_move(&ir, *first);
+            assert_eq!((m.source, m.value), (MoveSource::Legal, MoveValue::Count));
+        }
+        o => panic!("{o:?}"),
+    }
+    let ir = ok("cql() move previous capture Q");
+    let m = the_move(&ir, top(&ir)[0]);
+    assert_eq!(m.source, MoveSource::Previous);
+    assert!(m.capture.is_some());
+    let ir = ok("cql() ――(enpassant)");
+    assert_eq!(the_move(&ir, top(&ir)[0]).kind, MoveKind::EnPassant);
+}
+
+#[test]
+fn header_filters() {
+    let mut ir = ok("cql() event \"ch-CHN\" player white \"Carlsen\" result 1/2-1/2 elo black > 2700");
+    let t = top(&ir);
+    let ev = ir.add(Filter::Header(HeaderField::Event), sp());
+    let s = ir.add(Filter::Str("ch-CHN".into()), sp());
+    let c = ir.add(Filter::Contains { haystack: ev, needle: s, ignore_case: false }, sp());
+    assert_eq!(t[0], c);
+    assert!(matches!(ir.get(t[1]), Filter::Contains { .. }));
+    assert_eq!(ir.get(t[2]), &Filter::Result(GameResult::Draw));
+    assert!(matches!(ir.get(t[3]), Filter::Compare { .. }));
+    let ir = ok("cql() player \"Sindarov\"");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::Or(v) if v.len() == 2));
+    let ir = ok("cql() tag \"TimeControl\" == \"60+0\"");
+    match ir.get(top(&ir)[0]) {
+        Filter::Compare { first, .. } => assert_eq!(ir.get(*first), &Filter::Header(HeaderField::Tag("TimeControl".into()))),
+        o => panic!("{o:?}"),
+    }
+}
+
+#[test]
+fn iteration_forms_agree() {
+    let uni = root_text("cql() ∀◭y∊♖ y in a-h7");
+    assert_eq!(uni, root_text("cql() [forall] [Aa]y [element] R y in a-h7"));
+    assert_eq!(uni, root_text("cql() piece all y in R y in a-h7"));
+    assert!(uni.contains("PieceIter") && uni.contains("forall: true"));
+    assert_eq!(root_text("cql() x∊▲ #(△→x) >= 3"), root_text("cql() square x in a #(A -> x) >= 3"));
+}
+
+#[test]
+fn sequences_lower_to_line() {
+    let ir = ok("cql() line --> check{6,8}");
+    match ir.get(top(&ir)[0]) {
+        Filter::Line { params, body } => {
+            assert!(!params.backward);
+            match ir.get(*body) {
+                Filter::SeqConcat(v) => assert!(matches!(ir.get(v[0]), Filter::SeqRepeat { min: 6, max: 8, .. })),
+                o => panic!("{o:?}"),
+            }
+        }
+        o => panic!("{o:?}"),
+    }
+    let ir = ok("cql() line <-- mate <-- check");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::Line { params, .. } if params.backward));
+    // Path: a plain filter after a move becomes the condition after that move.
+    let ir = ok("cql() ⊢ ―― check{5,}");
+    let Filter::Line { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
+    let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
+    let Filter::SeqRepeat { body: unit, min: 5, max: u32::MAX } = ir.get(v[0]) else { panic!("{:?}", ir.get(v[0])) };
+    assert_eq!(ir.get(the_move(&ir, *unit).then.unwrap()), &Filter::Check);
+}
+
+#[test]
+fn find_and_tree_navigation() {
+    let ir = ok("cql() initial find all check >= 30");
+    let t = top(&ir);
+    assert_eq!(ir.get(t[0]), &Filter::Initial);
+    match ir.get(t[1]) {
+        Filter::Compare { first, .. } => assert!(matches!(ir.get(*first), Filter::Find { all: true, .. })),
+        o => panic!("{o:?}"),
+    }
+    let ir = ok("cql() mate parent:check");
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::AtPosition { .. }));
+    let ir = ok("cql() mate find <-- ――=♕");
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { direction: FindDirection::Backward, .. }));
+}
+
+#[test]
+fn transforms_with_range_stay_transforms() {
+    let ir = ok("cql() rotate90 3 4 find Ra1");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::Transform { kind: TransformKind::Rotate90, range: Some((3, 4)), count: false, .. }));
+    let ir = ok("cql() ⬓{btm mate}");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::Transform { kind: TransformKind::FlipColor, .. }));
+    // rotate45 of a square parses; the expander reports it.
+    ok("cql() rotate45 a1");
+}
+
+#[test]
+fn variables_and_functions() {
+    let ir = ok("cql() function twice(v){v + v} x = twice(3) x > 5");
+    let t = top(&ir);
+    assert_eq!(t.len(), 2);
+    let Filter::Assign { value, op: None, .. } = ir.get(t[0]) else { panic!() };
+    let three = ir.get(*value);
+    assert!(matches!(three, Filter::Arith(ArithOp::Add, a, b) if a == b && ir.get(*a) == &Filter::Number(3)));
+    let ir = ok("cql() persistent Mates += 1");
+    assert!(ir.vars[0].persistent);
+    // Recursion is refused, not a stack overflow.
+    let e = err("cql() function f(v){f(v)} f(1)");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("too deeply")), "{e}");
+}
+
+#[test]
+fn unicode_and_ascii_give_identical_ir() {
+    let pairs = [
+        ("♖→♛", "R -> q"),
+        ("(♖ ∪ ♕) ∩ a-h8", "(R | Q) & a-h8"),
+        ("#◭ ≤ 6 ♔ ≠ 1", "#[Aa] <= 6 K != 1"),
+        ("♘――f5", "N--f5"),
+        ("♕×♛", "Q[x]q"),
+        ("x∊▲ #(△→x) ≥ 3", "x [element] a #(A -> x) >= 3"),
+        ("□d4 ▦", "_d4 ."),
+    ];
+    for (u, a) in pairs {
+        assert_eq!(root_text(&format!("cql() {u}")), root_text(&format!("cql() {a}")), "{u} vs {a}");
+    }
+}
+
+#[test]
+fn converters_round_trip_to_the_same_ir() {
+    let samples = [
+        "cql() ◭y∊♘ #(▲←y) >= 3",
+        "cql() ⊢◎△ ♗×h7 ♚×h7",
+        "cql() ∀x∊♙ x in a-d1-8 ; comment\n♕――(check) ⬓{btm mate ♚a-h8} ▦",
+    ];
+    for s in samples {
+        let a = to_ascii(s);
+        assert!(a.is_ascii(), "{a}");
+        assert_eq!(root_text(s), root_text(&a), "{s} -> {a}");
+        let u = to_unicode(&a);
+        assert_eq!(root_text(s), root_text(&u), "{a} -> {u}");
+    }
+    assert!(to_ascii("cql() ♔ ; ♕ stays").ends_with("; ♕ stays"));
+}
+
+#[test]
+fn errors_have_positions_and_hints() {
+    let src = "cql()\n  chek";
+    let e = err(src);
+    let r = e.render("q.cql", src);
+    assert!(r.starts_with("q.cql:2:3: error: unknown filter or variable `chek`"), "{r}");
+    assert!(r.contains("^^^^"), "{r}");
+    assert!(r.contains("did you mean `check`?"), "{r}");
+    let e = err("cql() year 1900 1950");
+    assert!(e.diagnostics[0].message.contains("takes no range"));
+    let e = err("cql() ◭p∊♙ p");
+    assert!(e.diagnostics[0].message.contains("single piece letter"));
+    let e = err("(match (position))");
+    assert!(e.diagnostics[0].hint.as_deref().unwrap_or("").contains("legacy"));
+    let e = err("cql() ♙c-f");
+    assert!(e.diagnostics[0].message.contains("ranks"));
+    let e = err("cql() line --> . {1 5}");
+    assert!(e.diagnostics[0].message.contains("{m,n}"));
+}
+
+#[test]
+fn many_errors_are_collected_but_capped() {
+    let src = format!("cql() {}", "bogusword ".repeat(40));
+    let e = err(&src);
+    assert_eq!(e.diagnostics.len(), 20);
+    let e = err("cql() mtae chek");
+    assert_eq!(e.diagnostics.len(), 2);
+}
+
+#[test]
+fn deep_nesting_is_refused_without_overflow() {
+    for open in ["(", "{", "not ", "#", "~ "] {
+        let close = match open {
+            "(" => ")",
+            "{" => "}",
+            _ => "",
+        };
+        let src = format!("cql() {}check{}", open.repeat(5000), close.repeat(5000));
+        let e = err(&src);
+        assert!(e.diagnostics.iter().any(|d| d.message.contains("nested too deeply")), "{open}");
+    }
+    ok(&format!("cql() {}check{}", "(".repeat(50), ")".repeat(50)));
+}
+
+#[test]
+fn garbage_never_panics() {
+    for s in ["", "cql(", "cql() )", "cql() ――=", "cql() [", "cql() \"", "cql() ◭", "cql() x∊", "cql() function f(", "cql() line", "cql() ⊢", "cql() 99999999999999999999999", "cql() a-", "cql() --> <--", "cql() f(", "\u{feff}cql() check"] {
+        let _ = parse(s);
+        let _ = to_ascii(s);
+        let _ = to_unicode(s);
+    }
 }
