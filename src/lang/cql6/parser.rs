@@ -665,12 +665,20 @@ impl<'s> Parser<'s> {
                 // `◭y∊Z F`: piece iteration.
                 if squares.is_none() && *mask == PieceMask::ANY_PIECE {
                     let next = self.peek().clone();
-                    if !next.space_before {
+                    // `◭ X ∊ …` may be spaced, except where `◭` is itself a domain (`x∊◭ y∊◭`).
+                    let after_element = self.pos >= 2 && is_element(&self.toks[self.pos - 2].tok);
+                    {
                         if let Tok::Word(name) = &next.tok {
-                            if is_element(&self.peek_at(1).tok) {
+                            if is_element(&self.peek_at(1).tok) && (!next.space_before || !after_element) {
                                 self.bump();
                                 self.bump();
                                 return self.parse_iteration(name.clone(), true, false, sp);
+                            }
+                            if !next.space_before && is_assign(&self.peek_at(1).tok) {
+                                // `◭T=set`: a piece variable given a value.
+                                self.bump();
+                                self.ir.var(name, VarKind::Piece);
+                                return self.parse_assign(name.clone(), sp, false);
                             }
                         }
                         if let Tok::Pieces { squares: None, .. } = next.tok {
@@ -835,6 +843,24 @@ impl<'s> Parser<'s> {
                 let p = self.bump();
                 let roles = match &p.tok {
                     Tok::Pieces { mask, squares: None } => promote_roles(*mask),
+                    Tok::Word(name) if self.ir.find_var(name).is_some() || self.declared.contains(name) => {
+                        // `――=T` with T a variable holding a piece letter or type name:
+                        // any promotion whose new piece matches T afterwards.
+                        let var = self.ir.var(name, VarKind::Value);
+                        let v = self.add(Filter::Var(var), p.span);
+                        let landed = self.move_node(MoveFilter { source: MoveSource::Previous, ..default_move() }, p.span);
+                        let tname = self.add(Filter::Call(Builtin::TypeName, vec![landed]), p.span);
+                        let pname = self.add(Filter::Call(Builtin::PieceName, vec![landed]), p.span);
+                        let upper = self.add(Filter::Call(Builtin::Uppercase, vec![pname]), p.span);
+                        let by_type = self.add(Filter::Compare { first: tname, rest: vec![(CmpOp::Eq, v)] }, p.span);
+                        let by_letter = self.add(Filter::Compare { first: upper, rest: vec![(CmpOp::Eq, v)] }, p.span);
+                        let cond = self.add(Filter::Or(vec![by_type, by_letter]), p.span);
+                        m.then = Some(match m.then {
+                            Some(prev) => self.add(Filter::And(vec![prev, cond]), p.span),
+                            None => cond,
+                        });
+                        promote_roles(PieceMask::WHITE)
+                    }
                     Tok::Str(s) => s.chars().filter_map(letter_mask).fold(0, |acc, m| acc | promote_roles(m)),
                     _ => {
                         self.error_hint("expected a piece after `=` in a promotion", p.span, Some("write e.g. `――=♕` or `--=Q`".into()));
@@ -885,7 +911,7 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let var = self.ir.var(&name, if piece { VarKind::Piece } else { VarKind::Square });
-        let domain = self.parse_expr(BP_INTER)?;
+        let domain = self.parse_expr(BP_UNION)?;
         let body = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(
@@ -1127,6 +1153,10 @@ impl<'s> Parser<'s> {
                 let t = self.bump();
                 match t.tok {
                     Tok::ResultLit(r) => self.simple(Filter::Result(r), Self::join(sp, t.span)),
+                    Tok::Str(ref text) if result_of(text).is_some() => {
+                        let r = result_of(text).unwrap_or(GameResult::Draw);
+                        self.simple(Filter::Result(r), Self::join(sp, t.span))
+                    }
                     _ => {
                         self.error_hint("`result` needs a result", t.span, Some("write `result 1-0`, `result 0-1` or `result 1/2-1/2`".into()));
                         Err(())
@@ -1213,8 +1243,13 @@ impl<'s> Parser<'s> {
                 };
                 self.simple(Filter::Child(n), sp)
             }
+            "from" | "to" => {
+                // The squares of the move that led here (inside a path: the move just made).
+                let value = if w == "from" { MoveValue::From } else { MoveValue::To };
+                Ok(self.move_node(MoveFilter { source: MoveSource::Previous, value, ..default_move() }, sp))
+            }
             "comment" | "message" => {
-                let args = self.parse_args()?;
+                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
                 self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
             }
             "ray" | "xray" => {
@@ -1487,6 +1522,9 @@ impl<'s> Parser<'s> {
     fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
         let mut m = default_move();
         let mut from_first = false;
+        if let Tok::Pieces { .. } = self.peek().tok {
+            m.from = Some(self.parse_expr(BP_POSTFIX)?);
+        }
         loop {
             let Tok::Word(w) = self.peek().tok.clone() else {
                 if let Tok::Castle(k) = self.peek().tok {
@@ -1576,6 +1614,23 @@ impl<'s> Parser<'s> {
                 Tok::Sym(Sym::Plus) => (1, u32::MAX),
                 Tok::Sym(Sym::Question) => (0, 1),
                 Tok::Sym(Sym::LBrace) => {
+                    // `{*}` `{+}` `{?}`
+                    if self.peek_at(2).tok == Tok::Sym(Sym::RBrace) {
+                        let q = match self.peek_at(1).tok {
+                            Tok::Sym(Sym::Star) => Some((0, u32::MAX)),
+                            Tok::Sym(Sym::Plus) => Some((1, u32::MAX)),
+                            Tok::Sym(Sym::Question) => Some((0, 1)),
+                            _ => None,
+                        };
+                        if let Some((min, max)) = q {
+                            self.bump();
+                            self.bump();
+                            let t = self.bump();
+                            let s = Self::join(self.ir.span(item), t.span);
+                            item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
+                            continue;
+                        }
+                    }
                     // `{m,n}` / `{m,}` / `{m}`
                     let Tok::Number(lo) = self.peek_at(1).tok else { break };
                     let (hi, len) = match (&self.peek_at(2).tok, &self.peek_at(3).tok, &self.peek_at(4).tok) {
@@ -1639,7 +1694,7 @@ impl<'s> Parser<'s> {
         let saved = std::mem::replace(&mut self.in_sequence, true);
         let mut result = Ok(());
         while self.eat_sym(arrow) {
-            match self.parse_expr(BP_LOOSE).and_then(|c| self.sequence_quantifier(c)) {
+            match self.line_constituent(arrow) {
                 Ok(c) => items.push(c),
                 Err(()) => {
                     result = Err(());
@@ -1652,6 +1707,64 @@ impl<'s> Parser<'s> {
         let end = self.toks[self.pos.saturating_sub(1)].span;
         let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
         Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
+    }
+
+    /// Is there another `arrow` ahead at this nesting level, before the enclosing block ends?
+    fn arrow_ahead(&self, arrow: Sym) -> bool {
+        let mut level = 0i32;
+        for t in &self.toks[self.pos.min(self.toks.len())..] {
+            match t.tok {
+                Tok::Sym(Sym::LParen | Sym::LBrace | Sym::LBracket) => level += 1,
+                Tok::Sym(Sym::RParen | Sym::RBrace | Sym::RBracket) => {
+                    level -= 1;
+                    if level < 0 {
+                        return false;
+                    }
+                }
+                Tok::Sym(s) if s == arrow && level == 0 => return true,
+                Tok::Eof => return false,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// One constituent of a `line`: a filter with optional repetition; a parenthesised
+    /// group of constituents joined by arrows; several juxtaposed filters when another
+    /// arrow follows.
+    fn line_constituent(&mut self, arrow: Sym) -> PResult<FilterId> {
+        let mut parts = Vec::new();
+        loop {
+            let part = if self.at_sym(Sym::LParen) {
+                let open = self.bump();
+                let mut group = vec![self.line_constituent(arrow)?];
+                while self.eat_sym(arrow) {
+                    group.push(self.line_constituent(arrow)?);
+                }
+                self.expect_sym(Sym::RParen, "`)` closing the group")?;
+                let end = self.toks[self.pos - 1].span;
+                if group.len() == 1 {
+                    group[0]
+                } else {
+                    self.add(Filter::SeqConcat(group), Self::join(open.span, end))
+                }
+            } else {
+                self.parse_expr(BP_OR)?
+            };
+            parts.push(self.sequence_quantifier(part)?);
+            let more = !self.closes_here()
+                && !self.at_sym(arrow)
+                && !matches!(self.peek_at(1).tok, Tok::Sym(s) if is_assign(&Tok::Sym(s)))
+                && self.arrow_ahead(arrow);
+            if !more {
+                break;
+            }
+        }
+        if parts.len() == 1 {
+            return Ok(parts[0]);
+        }
+        let sp = Self::join(self.ir.span(parts[0]), self.ir.span(*parts.last().unwrap_or(&parts[0])));
+        Ok(self.add(Filter::And(parts), sp))
     }
 
     fn is_move(&self, id: FilterId) -> bool {
@@ -1726,7 +1839,7 @@ impl<'s> Parser<'s> {
                 let end = self.toks[self.pos - 1].span;
                 self.add(Filter::SeqConcat(inner), Self::join(open.span, end))
             } else {
-                let f = self.parse_expr(BP_LOOSE)?;
+                let f = self.parse_expr(BP_OR)?;
                 self.maybe_triple_slash(f)?
             };
             let mut item = item;
@@ -1804,7 +1917,8 @@ impl<'s> Parser<'s> {
                 "quiet" => params.quiet = true,
                 "primary" => params.primary = true,
                 "secondary" => params.secondary = true,
-                "keepallbest" | "max" | "min" | "piecepath" | "title" | "verbose" => {
+                "keepallbest" | "piecepath" => {}
+                "max" | "min" | "title" | "verbose" => {
                     let s = self.span_here();
                     self.error(format!("path parameter `{w}` is not supported"), s);
                     return Err(());
@@ -1904,6 +2018,15 @@ fn default_move() -> MoveFilter {
         then: None,
         line: LineChoice::Any,
         value: MoveValue::To,
+    }
+}
+
+fn result_of(text: &str) -> Option<GameResult> {
+    match text {
+        "1-0" => Some(GameResult::WhiteWins),
+        "0-1" => Some(GameResult::BlackWins),
+        "1/2-1/2" => Some(GameResult::Draw),
+        _ => None,
     }
 }
 
