@@ -260,6 +260,9 @@ impl<'s> Parser<'s> {
             }
         }
         let end = self.span_here();
+        if items.is_empty() && self.diags.is_empty() {
+            self.error_hint("the script has no filters", end, Some("add a filter after the `cql(...)` header, e.g. `mate`".into()));
+        }
         let root = self.add(Filter::And(items), Self::join(start, end));
         self.ir.root = Some(root);
     }
@@ -453,6 +456,14 @@ impl<'s> Parser<'s> {
             let lspan = self.ir.span(lhs);
             match &t.tok {
                 Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
+                    if matches!(
+                        self.ir.get(lhs),
+                        Filter::Move(_) | Filter::Pieces { .. } | Filter::Squares(_) | Filter::Number(_) | Filter::Str(_) | Filter::Compare { .. } | Filter::Attacks { .. }
+                    ) || matches!(self.ir.get(lhs), Filter::Var(v) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
+                    {
+                        self.error_hint("`:` needs a position on its left", t.span, Some("write e.g. `parent:check` or `child(1):mate`".into()));
+                        return Err(());
+                    }
                     self.bump();
                     let body = self.parse_expr(BP_POSTFIX)?;
                     let sp = Self::join(lspan, self.ir.span(body));
@@ -1821,7 +1832,10 @@ impl<'s> Parser<'s> {
         match &self.peek().tok {
             Tok::Eof | Tok::Sym(Sym::RBrace) | Tok::Sym(Sym::RParen) | Tok::Sym(Sym::Path) | Tok::Sym(Sym::LineForward) => true,
             Tok::Word(w) => {
-                is_assign(&self.peek_at(1).tok) || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
+                // An assignment that starts a new line ends the path (`⊢ … \n N+=1`);
+                // one on the line of a move belongs to it (`♘――□ S=to`).
+                let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
+                (is_assign(&self.peek_at(1).tok) && new_line) || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
             }
             _ => false,
         }
