@@ -86,7 +86,7 @@ fn convert(src: &str, respell: impl Fn(&Token, &str) -> Option<String>) -> Strin
 /// `[element]`, `⊢` → `path`, … Symbols with no ASCII form (`≺ ≻ ≼ ≽`) stay.
 pub fn to_ascii(src: &str) -> String {
     convert(src, |t, text| {
-        if !text.chars().any(|c| !c.is_ascii()) {
+        if text.is_ascii() {
             return None;
         }
         if let Tok::Pieces { .. } = t.tok {

@@ -1671,8 +1671,7 @@ impl<'s> Parser<'s> {
 
     fn line_params(&mut self) -> LineParams {
         let mut p = LineParams::default();
-        loop {
-            let Tok::Word(w) = &self.peek().tok else { break };
+        while let Tok::Word(w) = &self.peek().tok {
             match w.as_str() {
                 "firstmatch" => p.first_match = true,
                 "lastposition" => p.last_position = true,

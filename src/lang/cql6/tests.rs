@@ -71,8 +71,9 @@ fn all_conformance_scripts_parse() {
 /// A canonical text of the tree under `id` (children inlined), to compare queries
 /// parsed into different arenas.
 fn render(ir: &Ir, id: FilterId) -> String {
+    static ID: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
     let text = format!("{:?}", ir.get(id));
-    let re = regex::Regex::new(r"FilterId\((\d+)\)").unwrap();
+    let re = ID.get_or_init(|| regex::Regex::new(r"FilterId\((\d+)\)").unwrap());
     re.replace_all(&text, |c: &regex::Captures| {
         let n: u32 = c[1].parse().unwrap();
         format!("<{}>", render(ir, FilterId(n)))
@@ -475,4 +476,34 @@ fn show_lowering() {
         let ir = ok(&src);
         eprintln!("== {g}\n{}\n", compact(&ir, ir.root.unwrap()));
     }
+}
+
+/// Every conformance script that parses gives the same IR after `to_ascii`, and after
+/// `to_ascii` then `to_unicode`.
+#[test]
+fn converters_preserve_ir_on_conformance_scripts() {
+    let root = std::path::Path::new("/work/shared/conformance/cql6/scripts");
+    if !root.exists() {
+        return;
+    }
+    let mut checked = 0;
+    let mut bad = Vec::new();
+    for dir in std::fs::read_dir(root).unwrap().flatten() {
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            let src = std::fs::read_to_string(f.path()).unwrap_or_default();
+            let Ok(ir) = parse(&src) else { continue };
+            let want = render(&ir, ir.root.unwrap());
+            let ascii = to_ascii(&src);
+            let back = to_unicode(&ascii);
+            for (label, text) in [("ascii", &ascii), ("unicode", &back)] {
+                match parse(text) {
+                    Ok(ir2) if render(&ir2, ir2.root.unwrap()) == want => {}
+                    _ => bad.push(format!("{} ({label})", f.path().display())),
+                }
+            }
+            checked += 1;
+        }
+    }
+    eprintln!("converters checked on {checked} scripts");
+    assert!(bad.is_empty(), "{bad:#?}");
 }
