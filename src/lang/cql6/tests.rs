@@ -507,3 +507,28 @@ fn converters_preserve_ir_on_conformance_scripts() {
     eprintln!("converters checked on {checked} scripts");
     assert!(bad.is_empty(), "{bad:#?}");
 }
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    const PIECES: &[&str] = &[
+        "cql(", ")", "(", "{", "}", "[", "]", "♔", "◭", "∊", "∀", "→", "←", "――", "×", "⊢", "◎", "⬓", "∙", "x", "T", "Kg1",
+        "a-h1-8", "--", "->", "=", "+=", "==", "<", "#", "~", "~~", "\"s\"", "1", "2", ":", "///", "//", "/*", ";", "\n",
+        " ", "find", "line", "-->", "<--", "not", "if", "then", "else", "function", "f", "move", "from", "to", "echo",
+        "rotate90", "count", "sort", "*", "+", "?", "{2,}", "result", "1-0", "player", "piece", "square", "all", "in",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+        #[test]
+        fn parse_and_convert_never_panic(parts in proptest::collection::vec(0..PIECES.len(), 0..40)) {
+            let src: String = parts.iter().map(|&i| PIECES[i]).collect::<Vec<_>>().join(" ");
+            let _ = parse(&src);
+            let glued: String = parts.iter().map(|&i| PIECES[i]).collect();
+            let _ = parse(&glued);
+            let _ = to_ascii(&glued);
+            let _ = to_unicode(&glued);
+        }
+    }
+}
