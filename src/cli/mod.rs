@@ -78,7 +78,6 @@ fn execute(args: &Args) -> Result<i32, String> {
         let text = read_file(path)?;
         let converted =
             if args.to_ascii.is_some() { lang::cql6::to_ascii(&text) } else { lang::cql6::to_unicode(&text) };
-        let converted = converted.map_err(|e| e.render(path, &text))?;
         output::print_stdout(&converted).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
     }
