@@ -143,6 +143,60 @@ pub fn ray(board: &Board, dirs: Directions, sets: &[Bitboard], xray: bool) -> Bi
     out
 }
 
+/// An attack chain `S0 → S1 → … → Sk` (k ≥ 2): a line piece on S0 whose line in one of
+/// its attack directions meets a piece of S1 first, then (through it) a piece of S2, and so
+/// on, with only empty squares between links; the last link may be any square of Sk on the
+/// line up to the next piece. Value: the squares of S0 that start such a line, or of Sk that
+/// end one when `value_is_last`.
+pub fn attack_chain(board: &Board, sets: &[Bitboard], value_is_last: bool) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    let Some((last, links)) = sets.split_last() else { return out };
+    if links.len() < 2 {
+        return out;
+    }
+    let occupied = board.occupied();
+    for start in links[0] & occupied {
+        let Some(role) = board.role_at(start) else { continue };
+        'direction: for d in deltas(slider_dirs(role)) {
+            // Each intermediate link is the next piece along the line.
+            let mut cur = start;
+            for link in &links[1..] {
+                let mut next = step(cur, d);
+                while let Some(sq) = next {
+                    if occupied.contains(sq) {
+                        break;
+                    }
+                    next = step(sq, d);
+                }
+                match next {
+                    Some(sq) if link.contains(sq) => cur = sq,
+                    _ => continue 'direction,
+                }
+            }
+            // The last link: any square of the last set up to the next piece.
+            let mut reached = Bitboard::EMPTY;
+            let mut next = step(cur, d);
+            while let Some(sq) = next {
+                if last.contains(sq) {
+                    reached.add(sq);
+                }
+                if occupied.contains(sq) {
+                    break;
+                }
+                next = step(sq, d);
+            }
+            if reached.any() {
+                if value_is_last {
+                    out |= reached;
+                } else {
+                    out.add(start);
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Follow one direction from `from`, trying every square of `rest[0]` reachable with only
 /// empty squares before it, then continuing with the rest of the chain.
 fn ray_walk(from: Square, d: (i8, i8), rest: &[Bitboard], occupied: Bitboard, out: &mut Bitboard) {

@@ -139,6 +139,7 @@ fn set_matching(f: &Filter) -> bool {
             | Filter::Complement(_)
             | Filter::Direction { .. }
             | Filter::Attacks { .. }
+            | Filter::AttackChain { .. }
             | Filter::Between(..)
             | Filter::Ray { .. }
             | Filter::Pin { .. }
@@ -503,6 +504,17 @@ impl<'a> Ctx<'a> {
                     board::attackers(pos.board(), a, b)
                 };
                 Some(Value::Set(set))
+            }
+            Filter::AttackChain { sets, value_is_last } => {
+                let mut bbs = [Bitboard::EMPTY; 16];
+                if sets.len() > bbs.len() {
+                    return Err(internal("attack chain with more than 16 sets"));
+                }
+                for (k, &s) in sets.iter().enumerate() {
+                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
             }
             Filter::Between(a, b) => {
                 let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {

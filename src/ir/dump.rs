@@ -280,6 +280,13 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 "Attacks".into()
             }
         }
+        Filter::AttackChain { value_is_last, .. } => {
+            if *value_is_last {
+                "AttackChain (value: last)".into()
+            } else {
+                "AttackChain".into()
+            }
+        }
         Filter::Ray { dirs, xray, .. } => {
             format!(
                 "{} {}",

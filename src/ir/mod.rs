@@ -541,6 +541,18 @@ pub enum Filter {
         /// `←` / `attackedby`: the value is the attacked squares, not the attackers.
         value_is_targets: bool,
     },
+    /// A chain of attack arrows `A → B → C …` (three or more sets). CQL 6 reads a chain
+    /// as an x-ray along one line: a line piece of A attacks a piece of B, and the same line
+    /// continues through it to C (and on, through each later link). So `△→x→♚` means x is
+    /// pinned against its king. `sets` are in attacking order (attacker first).
+    /// Value: the squares of the first set (for `→`), or of the last set when the
+    /// chain was written with `←` (`♚ ← x ← △`).
+    AttackChain {
+        /// The sets, attacker first.
+        sets: Vec<FilterId>,
+        /// `←` spelling: the value is the last set of `sets` (the attacked end).
+        value_is_last: bool,
+    },
     /// Squares strictly between two squares on a line, over all pairs that are
     /// aligned. CQL 6: `between(a b)`.
     Between(FilterId, FilterId),

@@ -329,6 +329,10 @@ pub fn map_children<E>(
             sets: list(sets)?,
             xray: *xray,
         },
+        Filter::AttackChain { sets, value_is_last } => Filter::AttackChain {
+            sets: list(sets)?,
+            value_is_last: *value_is_last,
+        },
         other => return map_single_children(other, f),
     };
     Ok(mapped)
@@ -548,6 +552,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         | Filter::Complement(_)
         | Filter::Direction { .. }
         | Filter::Attacks { .. }
+        | Filter::AttackChain { .. }
         | Filter::Between(..)
         | Filter::Ray { .. }
         | Filter::Pin { .. }

@@ -515,7 +515,13 @@ pub fn lex(src: &str) -> Lexed {
                 wend += 1;
             }
             // A piece designator letter, maybe followed by squares.
-            if let Some(mask) = letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char)) {
+            // `a-h8` and `b-d4` are square ranges, not the piece letters `a` / `b`.
+            let file_range = (b'a'..=b'h').contains(&c)
+                && b.get(i + 1) == Some(&b'-')
+                && b.get(i + 2).is_some_and(|f| (b'a'..=b'h').contains(f));
+            if let Some(mask) =
+                letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range)
+            {
                 if wend == i + 1 && b.get(wend) != Some(&b'-') {
                     push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
                     i = wend;
@@ -678,6 +684,14 @@ mod tests {
         let l = lex(s);
         assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
         l.tokens.into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn file_range_starting_with_a_piece_letter() {
+        let t = toks("a-h8 b-c4 a");
+        assert!(matches!(t[0], Tok::Squares(bb) if bb.count() == 8), "{t:?}");
+        assert!(matches!(t[1], Tok::Squares(bb) if bb.count() == 2), "{t:?}");
+        assert!(matches!(t[2], Tok::Pieces { squares: None, .. }), "{t:?}");
     }
 
     #[test]

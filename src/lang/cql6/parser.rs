@@ -483,9 +483,26 @@ impl<'s> Parser<'s> {
                     lhs = self.parse_move_after(Some(lhs))?;
                 }
                 Tok::Sym(s @ (Sym::AttackRight | Sym::AttackLeft)) if min_bp <= BP_ATTACK => {
+                    // Arrows of one direction form a chain (`♖→♞→♚`), which CQL reads as
+                    // an x-ray along one line, not as nested attacks.
+                    let arrow = *s;
                     self.bump();
-                    let rhs = self.parse_expr(BP_ATTACK)?;
-                    lhs = self.attack(*s == Sym::AttackLeft, lhs, rhs);
+                    let mut operands = vec![lhs, self.parse_expr(BP_ATTACK + 1)?];
+                    while self.eat_sym(arrow) {
+                        operands.push(self.parse_expr(BP_ATTACK + 1)?);
+                    }
+                    let left = arrow == Sym::AttackLeft;
+                    lhs = if operands.len() == 2 {
+                        self.attack(left, operands[0], operands[1])
+                    } else {
+                        let first = operands[0];
+                        let last = operands[operands.len() - 1];
+                        let sp = Self::join(self.ir.span(first), self.ir.span(last));
+                        if left {
+                            operands.reverse();
+                        }
+                        self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
+                    };
                 }
                 Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK => {
                     let left = w == "attackedby";
