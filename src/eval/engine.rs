@@ -1186,6 +1186,14 @@ impl<'a> Ctx<'a> {
                 let list = if mf.source == MoveSource::Legal { pos.legal_moves() } else { moves::pseudo_legal_moves(&pos) };
                 let ids = self.ids(origin);
                 for m in list {
+                    // CQL 6.2 counts a promotion once per from/to pair, whatever the piece
+                    // (observed: `countmoves legal ――` is 1 when only one pawn can promote).
+                    if mf.value == MoveValue::Count
+                        && mf.promote == 0
+                        && m.promotion().is_some_and(|r| r != shakmaty::Role::Queen)
+                    {
+                        continue;
+                    }
                     let Some(f) = moves::facts(&m, mover) else { continue };
                     if !moves::shape_matches(mf, Some(&f), from_set, to_set, capture_set) {
                         continue;
@@ -1289,17 +1297,11 @@ impl<'a> Ctx<'a> {
 
     fn echo(&mut self, source: VarId, target: VarId, in_all: bool, body: FilterId, at: Loc) -> Eval {
         let Loc::Node(s) = at else { return Ok(None) };
-        let targets: Vec<NodeId> = if in_all {
-            self.searched_nodes().into_iter().filter(|&t| t != s).collect()
-        } else {
-            let mut out = Vec::new();
-            let mut stack: Vec<NodeId> = self.children(s).iter().rev().copied().collect();
-            while let Some(n) = stack.pop() {
-                out.push(n);
-                stack.extend(self.children(n).iter().rev());
-            }
-            out
-        };
+        // Targets: every searched position other than the source; without `in all`
+        // only those after it in game order (node order is PGN order), so each
+        // unordered pair is visited once.
+        let targets: Vec<NodeId> =
+            self.searched_nodes().into_iter().filter(|&t| t != s && (in_all || t != s)).collect();
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;
@@ -1319,23 +1321,41 @@ impl<'a> Ctx<'a> {
         Ok(best)
     }
 
+    /// `consecutivemoves(x y)`: x and y on different branches; the moves from their
+    /// latest common ancestor to each are lined up ply by ply from x and y backwards, and the value is the longest
+    /// run of consecutive plies where both lines play the same move (an "echo").
     fn consecutive_moves(&self, x: NodeId, y: NodeId) -> i64 {
         if self.is_ancestor_or_self(x, y) || self.is_ancestor_or_self(y, x) {
             return 0;
         }
-        let (mut a, mut b) = (x, y);
-        let mut n = 0;
-        loop {
-            let (na, nb) = (self.game.node(a), self.game.node(b));
-            match (&na.played, &nb.played, na.parent, nb.parent) {
-                (Some(ma), Some(mb), Some(pa), Some(pb)) if ma == mb && a != b => {
-                    n += 1;
-                    a = pa;
-                    b = pb;
+        let Some(top) = self.lca(x, y) else { return 0 };
+        let path = |mut n: NodeId| {
+            let mut v = Vec::new();
+            while n != top {
+                v.push(n);
+                match self.game.node(n).parent {
+                    Some(p) => n = p,
+                    None => break,
                 }
-                _ => return n,
             }
+            v.reverse();
+            v
+        };
+        // Lined up backwards from x and y (observed to agree with CQL 6.2).
+        let (mut px, mut py) = (path(x), path(y));
+        px.reverse();
+        py.reverse();
+        let (mut run, mut best) = (0i64, 0i64);
+        for (&a, &b) in px.iter().zip(py.iter()) {
+            let same = match (&self.game.node(a).played, &self.game.node(b).played) {
+                (Some(Played::Move(ma)), Some(Played::Move(mb))) => ma == mb,
+                (Some(Played::Null), Some(Played::Null)) => true,
+                _ => false,
+            };
+            run = if same { run + 1 } else { 0 };
+            best = best.max(run);
         }
+        best
     }
 
     fn identity_iter(&mut self, var: VarId, mask: PieceMask, body: FilterId, at: Loc) -> Eval {
