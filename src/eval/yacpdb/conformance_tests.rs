@@ -1,0 +1,134 @@
+//! TEST-ONLY: run the YACPDB conformance cases (front-end + analyses) on the shared corpora.
+//!
+//! Takes in: `/work/shared/conformance/yacpdb/cases.jsonl` and `/work/shared/corpus/conformance/`
+//! (or `$CQLRS_SHARED`); the tests skip quietly when they are absent.
+//! Gives out: test failures listing the cases whose matched games differ.
+//! Must never: be compiled outside tests. The tiny IR evaluator here only knows the nodes a
+//! YACPDB query lowers to; the real evaluator lives in `crate::eval`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::test_pgn::read_games;
+use super::Analysis;
+use crate::ir::{Filter, FilterId, Ir};
+use crate::pgn::Game;
+
+fn shared_dir() -> Option<PathBuf> {
+    let dir = std::env::var("CQLRS_SHARED").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/work/shared"));
+    dir.join("conformance/yacpdb/cases.jsonl").exists().then_some(dir)
+}
+
+/// Value of a lowered YACPDB query node: a number, or whether it holds.
+fn eval(ir: &Ir, id: FilterId, analysis: &Analysis, game: &Game) -> Option<i64> {
+    match ir.get(id) {
+        Filter::Number(n) => Some(*n),
+        Filter::Yacpdb(pred) => Some(analysis.count(pred, game)),
+        Filter::Compare { first, rest } => {
+            let mut left = eval(ir, *first, analysis, game)?;
+            for (op, next) in rest {
+                let right = eval(ir, *next, analysis, game)?;
+                if !op.holds(left, right) {
+                    return None;
+                }
+                left = right;
+            }
+            Some(1)
+        }
+        Filter::And(items) => {
+            for item in items {
+                eval(ir, *item, analysis, game)?;
+            }
+            Some(1)
+        }
+        Filter::Or(items) => items.iter().find_map(|item| eval(ir, *item, analysis, game)).map(|_| 1),
+        Filter::Not(inner) => match eval(ir, *inner, analysis, game) {
+            Some(_) => None,
+            None => Some(1),
+        },
+        other => panic!("unexpected node in a YACPDB query: {other:?}"),
+    }
+}
+
+#[test]
+fn yacpdb_conformance_cases() {
+    let Some(shared) = shared_dir() else {
+        eprintln!("skipping: shared conformance data not found");
+        return;
+    };
+    let cases = std::fs::read_to_string(shared.join("conformance/yacpdb/cases.jsonl")).expect("cases");
+    let mut corpora: HashMap<String, Vec<(Game, Analysis)>> = HashMap::new();
+    let mut failures = Vec::new();
+    let mut passed = 0;
+    for line in cases.lines().filter(|l| !l.trim().is_empty()) {
+        let case: serde_json::Value = serde_json::from_str(line).expect("case json");
+        let id = case["id"].as_str().unwrap_or("?").to_string();
+        let query = case["yacpdb"].as_str().expect("query");
+        let parsed = crate::lang::yacpdb::parse(query);
+        if case.get("expect_error").and_then(|v| v.as_bool()).unwrap_or(false) {
+            if parsed.is_ok() {
+                failures.push(format!("{id}: `{query}` was accepted but must be rejected"));
+            } else {
+                passed += 1;
+            }
+            continue;
+        }
+        let ir = match parsed {
+            Ok(ir) => ir,
+            Err(e) => {
+                failures.push(format!("{id}: `{query}` rejected: {e}"));
+                continue;
+            }
+        };
+        assert!(ir.settings.per_game && ir.settings.variations);
+        let corpus = case["corpus"].as_str().expect("corpus").to_string();
+        let games = corpora.entry(corpus.clone()).or_insert_with(|| {
+            let bytes = std::fs::read(shared.join("corpus/conformance").join(&corpus)).expect("corpus file");
+            read_games(&String::from_utf8_lossy(&bytes))
+                .into_iter()
+                .map(|g| {
+                    let a = Analysis::of(&g);
+                    (g, a)
+                })
+                .collect()
+        });
+        let root = ir.root.expect("root");
+        let got: Vec<u64> =
+            games.iter().filter(|(g, a)| eval(&ir, root, a, g).is_some()).map(|(g, _)| g.number).collect();
+        let expected: Vec<u64> =
+            case["expected"].as_array().expect("expected").iter().filter_map(|v| v.as_u64()).collect();
+        if got == expected {
+            passed += 1;
+        } else {
+            let missing: Vec<_> = expected.iter().filter(|n| !got.contains(n)).collect();
+            let extra: Vec<_> = got.iter().filter(|n| !expected.contains(n)).collect();
+            failures.push(format!("{id}: `{query}` missing {missing:?} extra {extra:?}"));
+        }
+    }
+    eprintln!("yacpdb conformance: {passed} passed, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Speed of `Analysis::of` (run with `--ignored --nocapture`, in release for real numbers).
+#[test]
+#[ignore]
+fn analysis_speed_on_studies253() {
+    let Some(shared) = shared_dir() else { return };
+    let bytes = std::fs::read(shared.join("corpus/conformance/studies253.pgn")).expect("corpus");
+    let games = read_games(&String::from_utf8_lossy(&bytes));
+    let rounds = 20;
+    let start = std::time::Instant::now();
+    let mut atoms = 0usize;
+    for _ in 0..rounds {
+        for g in &games {
+            atoms += Analysis::of(g).atoms.len();
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "Analysis::of: {} games in {:.3}s = {:.0} games/s ({atoms} atoms)",
+        games.len() * rounds,
+        secs,
+        (games.len() * rounds) as f64 / secs
+    );
+}
