@@ -267,12 +267,13 @@ mod tests {
 
     #[test]
     fn phases_count_root_children_and_set_play() {
-        let a = analyse("[FEN \"k7/8/1K6/8/8/8/8/7R w - - 0 1\"]\n1. Rh8# (1. Rg8#) *");
+        let a = analyse("[FEN \"k7/8/1K6/8/8/8/8/7R w - - 0 1\"]\n1. Rh8# (1. Rh7 Kb8) *");
         assert_eq!(count(&a, "Phases", &[]), 2);
         assert_eq!(count(&a, "Twins", &[]), 1);
         assert_eq!(count(&a, "PCount", &[Some("w")]), 2);
         assert_eq!(count(&a, "PCount", &[None]), 3);
-        assert_eq!(count(&a, "Models", &[None, Some("true")]), 2);
+        assert_eq!(count(&a, "Models", &[None, Some("true")]), 1);
+        assert_eq!(count(&a, "Models", &[Some("0"), None]), 1);
         let empty = analyse("[Event \"x\"]\n*");
         assert_eq!(count(&empty, "Phases", &[]), 0);
     }

@@ -10,7 +10,7 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, CastlingSide, Chess, EnPassantMode, Move, Position, Square};
+use shakmaty::{CastlingMode, CastlingSide, Chess, EnPassantMode, FromSetup, Move, Position, Square};
 
 use crate::pgn::{Game, Node, NodeId, PieceIds, Played, Tag};
 
@@ -95,6 +95,7 @@ struct Builder {
     cursor: Option<(NodeId, bool)>,
     stack: Vec<(NodeId, bool)>,
     termination: Option<String>,
+    unplayable: bool,
 }
 
 impl Builder {
@@ -125,20 +126,30 @@ impl Builder {
     }
 
     fn root(&mut self) {
-        if !self.nodes.is_empty() {
+        if !self.nodes.is_empty() || self.unplayable {
             return;
         }
         let fen = self.tags.iter().find(|t| t.name == "FEN").map(|t| t.text().into_owned());
-        let pos = fen
-            .and_then(|f| Fen::from_ascii(f.trim().as_bytes()).ok())
-            .and_then(|f| {
-                f.into_position::<Chess>(CastlingMode::Standard)
-                    .or_else(|e| e.ignore_invalid_castling_rights())
-                    .or_else(|e| e.ignore_invalid_ep_square())
-                    .or_else(|e| e.ignore_too_much_material())
-                    .ok()
-            })
-            .unwrap_or_default();
+        let pos = match fen {
+            None => Chess::default(),
+            Some(f) => {
+                let pos = Fen::from_ascii(f.trim().as_bytes()).ok().and_then(|f| {
+                    f.into_position::<Chess>(CastlingMode::Standard)
+                        .or_else(|e| e.ignore_invalid_castling_rights())
+                        .or_else(|e| e.ignore_invalid_ep_square())
+                        .or_else(|e| e.ignore_too_much_material())
+                        .ok()
+                });
+                match pos {
+                    Some(pos) => pos,
+                    None => {
+                        // A diagram shakmaty cannot hold: the game gets no nodes.
+                        self.unplayable = true;
+                        return;
+                    }
+                }
+            }
+        };
         let mut ids = PieceIds::default();
         let mut next = 1u8;
         for sq in Square::ALL {

@@ -324,6 +324,16 @@ impl<'a> Parser<'a> {
         let mut args = Vec::new();
         if next == Token::Open {
             self.advance(next_span);
+            if self.peek().0 == Token::Close {
+                let close = self.peek().1;
+                let hint = if domains.is_empty() {
+                    format!("a predicate without arguments is written bare: `{name}`")
+                } else {
+                    format!("write `{}`", signature(&name, domains))
+                };
+                return Err(Diagnostic::new(format!("empty argument list after `{name}`"), Span::new(next_span.start as usize, close.end as usize))
+                    .with_hint(hint));
+            }
             args = self.parse_args(&name, next_span)?;
             if domains.is_empty() {
                 return Err(Diagnostic::new(format!("`{name}` takes no arguments"), Span::new(next_span.start as usize, self.pos))
