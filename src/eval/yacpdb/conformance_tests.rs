@@ -141,3 +141,42 @@ fn analysis_speed_on_studies253() {
         (games.len() * rounds) as f64 / secs
     );
 }
+
+/// Every corpus of the conformance folder is analysed without panicking, and every
+/// instance printed parses back as a valid query.
+#[test]
+#[ignore]
+fn every_corpus_analyses_and_instances_reparse() {
+    let Some(shared) = shared_dir() else { return };
+    let mut files = Vec::new();
+    let mut dirs = vec![shared.join("corpus/conformance"), shared.join("corpus/edge")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "pgn") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    for path in files {
+        eprintln!("reading {}", path.display());
+        let bytes = std::fs::read(&path).expect("corpus");
+        let games = read_games(&String::from_utf8_lossy(&bytes));
+        let mut instances = 0;
+        for g in &games {
+            let a = Analysis::of(g);
+            for (spelling, n) in a.instances() {
+                assert!(n > 0);
+                let ir = crate::lang::yacpdb::parse(&spelling).unwrap_or_else(|e| panic!("{spelling}: {e}"));
+                let Some(Filter::Compare { first, .. }) = ir.root.map(|r| ir.get(r)) else { panic!("{spelling}") };
+                let Filter::Yacpdb(pred) = ir.get(*first) else { panic!("{spelling}") };
+                assert_eq!(a.count(pred, g), n, "{spelling} in game {}", g.number);
+                instances += 1;
+            }
+        }
+        eprintln!("{}: {} games, {instances} instances", path.display(), games.len());
+    }
+}

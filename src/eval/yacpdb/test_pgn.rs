@@ -59,7 +59,12 @@ pub fn read_games(text: &str) -> Vec<Game> {
                 while i < bytes.len() && !b" \t\r\n(){};[".contains(&bytes[i]) {
                     i += 1;
                 }
-                builder.token(&text[start..i]);
+                if i == start {
+                    // A stray delimiter such as an unmatched `}`: skip it.
+                    i += 1;
+                } else {
+                    builder.token(&text[start..i]);
+                }
             }
         }
     }
