@@ -530,6 +530,31 @@ pub fn children(filter: &Filter) -> Vec<FilterId> {
     out
 }
 
+/// Is this a pure set expression (pieces, squares, set algebra, attacks, directions …),
+/// whose transformed copies combine by union? Anything that can fail for another reason
+/// (a comparison, a compound, a condition) combines by `or` instead: `flipcolor {N == 1 …}`
+/// must match when either colour's copy matches, whatever the copies' set values are.
+pub fn is_set_expression(ir: &Ir, id: FilterId) -> bool {
+    match ir.get(id) {
+        Filter::Squares(_)
+        | Filter::Pieces { .. }
+        | Filter::Union(_)
+        | Filter::Intersection(_)
+        | Filter::Complement(_)
+        | Filter::Direction { .. }
+        | Filter::Attacks { .. }
+        | Filter::AttackChain { .. }
+        | Filter::Between(..)
+        | Filter::Ray { .. }
+        | Filter::Pin { .. }
+        | Filter::PawnStructure(_)
+        | Filter::Call(Builtin::Light | Builtin::Dark, _) => true,
+        Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => true,
+        Filter::And(v) if v.len() == 1 => is_set_expression(ir, v[0]),
+        _ => false,
+    }
+}
+
 /// What kind of value a filter yields when it matches, as far as the tree alone tells
 /// (a variable of unknown type gives [`ValueType::None`]).
 pub fn value_type(ir: &Ir, id: FilterId) -> ValueType {
@@ -791,7 +816,7 @@ fn apply_transform(
             return Err(too_large(span));
         }
     }
-    let is_set = value_type(ir, body) == ValueType::Set;
+    let is_set = is_set_expression(ir, body);
     let result = if let Some((low, high)) = range {
         let counted = ir.add(Filter::CountMatching(copies), span);
         let low_id = ir.add(Filter::Number(low), span);

@@ -160,8 +160,8 @@ fn precedence_iteration_inside_comparison_and_attack_chain() {
     let white = ir.add(Filter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }, sp());
     let king = ir.add(Filter::Pieces { mask: piece(Color::Black, Role::King), squares: Bitboard::FULL }, sp());
     let xv = ir.add(Filter::Var(x), sp());
-    let inner = ir.add(Filter::Attacks { attackers: xv, targets: king, value_is_targets: false }, sp());
-    let outer = ir.add(Filter::Attacks { attackers: white, targets: inner, value_is_targets: false }, sp());
+    // An arrow chain is one x-ray chain, not nested attacks.
+    let outer = ir.add(Filter::AttackChain { sets: vec![white, xv, king], value_is_last: false }, sp());
     let it = ir.add(Filter::SquareIter { var: x, domain: black, body: outer, forall: false }, sp());
     let cmp = ir.add(Filter::Compare { first: three, rest: vec![(CmpOp::Le, it)] }, sp());
     assert_eq!(t, vec![cmp]);
