@@ -1,0 +1,99 @@
+//! Known, deliberate differences from CQL 6.2 and YACPDB, each pinned by a test.
+//! `docs/compat.md` lists them and names the test that pins each one.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cqlrs-compat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const GAME_A: &str = "[Event \"A\"]\n[White \"Fokin,A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n";
+
+/// CQL 6.2 aborts the whole run on a last game without a result token; cqlrs reads it.
+#[test]
+fn compat_truncated_last_game_is_read() {
+    let pgn = temp_file("truncated.pgn", &format!("{GAME_A}[Event \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7#"));
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "mate"]);
+    assert_eq!(text(&o.stdout), "1\n2\n", "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("2 matches of 2 games (0 skipped)"), "{}", text(&o.stderr));
+}
+
+/// CQL 6.2 aborts on an unterminated comment; cqlrs skips that game, says where, and goes on.
+#[test]
+fn compat_unterminated_comment_costs_one_game() {
+    let broken = "[Event \"Broken\"]\n\n1. e4 {never closed e5 2. Nf3\n\n";
+    let pgn = temp_file("comment.pgn", &format!("{GAME_A}{broken}{GAME_A}"));
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "mate"]);
+    let err = text(&o.stderr);
+    assert_eq!(text(&o.stdout), "1\n3\n", "{err}");
+    assert!(err.contains("game 2"), "{err}");
+    assert!(err.contains("of 3 games (1 skipped)"), "{err}");
+}
+
+/// CQL 6.2 accepts `year 1900 1950` and aborts when it first runs it; cqlrs refuses it
+/// before scanning, with the place of the error.
+#[test]
+fn compat_numeric_filter_with_range_is_a_query_error() {
+    let pgn = temp_file("year.pgn", GAME_A);
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "year 1900 1950"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains(":2:6: error"), "{err}");
+    assert!(err.contains("1900 <= year <= 1950"), "{err}");
+    assert!(err.contains('^'), "{err}");
+}
+
+/// CQL 6.2 rewrites tags (`Fokin,A` becomes `Fokin, A`) and appends `Game number N` to an
+/// existing first comment; cqlrs keeps tag values byte for byte and writes its own comment.
+#[test]
+fn compat_tags_are_kept_and_game_number_is_its_own_comment() {
+    let pgn = temp_file("tags.pgn", GAME_A);
+    let o = run(&["-i", pgn.to_str().unwrap(), "-o", "-", "-cql", "mate"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("[White \"Fokin,A\"]"), "{out}");
+    assert!(out.contains("{Game number 1}"), "{out}");
+    assert!(out.contains("Qh4# {CQL}"), "{out}");
+}
+
+/// CQL 6.2 runs single-threaded when a script has `persistent` variables; cqlrs keeps all
+/// its threads and adds up the workers' values, so the totals do not depend on threads.
+#[test]
+fn compat_persistent_variables_with_threads() {
+    let pgn = temp_file("persistent.pgn", &GAME_A.repeat(50));
+    let script = temp_file("persistent.cql", "cql()\nif mate persistent Mates += 1\nmate\n");
+    let one = run(&["-i", pgn.to_str().unwrap(), "--threads", "1", "--count", script.to_str().unwrap()]);
+    let two = run(&["-i", pgn.to_str().unwrap(), "--threads", "2", "--count", script.to_str().unwrap()]);
+    for o in [&one, &two] {
+        assert!(text(&o.stderr).contains("Mates: 50"), "{}", text(&o.stderr));
+        assert_eq!(text(&o.stdout).trim(), "50");
+    }
+}
+
+/// A set-up position without both kings (composed problems sometimes have one) cannot be
+/// replayed with the chess library we use; the game is reported and skipped, never
+/// silently dropped. (YACPDB's own analyser handles such diagrams.)
+#[test]
+fn compat_kingless_setup_is_reported_and_skipped() {
+    let kingless = "[Event \"K\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n\n1. Bb2 *\n\n";
+    let pgn = temp_file("kingless.pgn", &format!("{kingless}{GAME_A}"));
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "mate"]);
+    let err = text(&o.stderr);
+    assert_eq!(text(&o.stdout), "2\n", "{err}");
+    assert!(err.contains("game 1"), "{err}");
+    assert!(err.contains("(1 skipped)"), "{err}");
+}
