@@ -212,7 +212,9 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
     }
     if let Some(filter) = &args.cql {
         let syntax = args.syntax.map_or(Syntax::Cql6, syntax_of);
-        let text = if syntax == Syntax::Cql6 { format!("cql()\n{filter}\n") } else { filter.clone() };
+        // The CQL 6 header is optional, so the user's text is parsed as typed and error
+        // positions refer to it.
+        let text = filter.clone();
         return Ok(Some(QuerySource { name: "<command line>".into(), text, syntax, script: None }));
     }
     if has_cli_filters(args) {
