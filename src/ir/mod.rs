@@ -986,6 +986,36 @@ impl Ir {
         VarId(self.vars.len() as u32 - 1)
     }
 
+    /// Copy the tree below `id` of another query into this arena (hash-consed, so shared
+    /// nodes stay shared) and return its new id. Used to embed one front-end's query in
+    /// another's, e.g. a YACPDB predicate inside a CQL 6 script. Every copied node gets
+    /// `span`, since the other query's spans point into another text. The other query must
+    /// have no variables.
+    pub fn import(&mut self, other: &Ir, id: FilterId, span: Span) -> FilterId {
+        let mut memo: HashMap<FilterId, FilterId> = HashMap::new();
+        // Children before parents, without recursion: a post-order walk.
+        let mut stack = vec![(id, false)];
+        while let Some((node, expanded)) = stack.pop() {
+            if memo.contains_key(&node) {
+                continue;
+            }
+            let filter = other.get(node);
+            if !expanded {
+                stack.push((node, true));
+                for child in transform::children(filter) {
+                    if !memo.contains_key(&child) {
+                        stack.push((child, false));
+                    }
+                }
+                continue;
+            }
+            let copied = transform::map_children::<()>(filter, |c| Ok(memo[&c])).unwrap_or_else(|_| filter.clone());
+            let new_id = self.add(copied, span);
+            memo.insert(node, new_id);
+        }
+        memo[&id]
+    }
+
     /// Look a variable up by name.
     pub fn find_var(&self, name: &str) -> Option<VarId> {
         self.vars.iter().position(|v| v.name == name).map(|i| VarId(i as u32))

@@ -52,7 +52,7 @@ pub const KEYWORDS: &[&str] = &[
     "sidetomove", "silent", "singlecolor", "site", "sort", "southeast", "southwest", "sqrt", "square",
     "stalemate", "str", "tag", "terminal", "then", "through", "to", "true", "try", "type", "typename", "unbind",
     "up", "uppercase", "variation", "variations", "vertical", "while", "white", "wtm", "xray", "year",
-    "anydirection", "loop",
+    "anydirection", "loop", "yacpdb",
 ];
 
 fn directions_of(word: &str) -> Option<Directions> {
@@ -589,6 +589,39 @@ impl<'s> Parser<'s> {
         Ok(lhs)
     }
 
+    /// `yacpdb "QUERY"`: a YACPDB query (`ClosedWalk(wR, 4, *) > 1 AND NOT Twins > 1`)
+    /// embedded as a filter; it matches at every position of a game whose solution tree
+    /// satisfies the query. Errors inside the string are reported at their place in it.
+    fn parse_yacpdb(&mut self, keyword: Span) -> PResult<FilterId> {
+        let t = self.bump();
+        let Tok::Str(query) = t.tok else {
+            self.error_hint(
+                "`yacpdb` needs the query as a string",
+                t.span,
+                Some("write e.g. `yacpdb \"ClosedWalk(wR, 4, *) > 1\"`".to_string()),
+            );
+            return Err(());
+        };
+        let span = Self::join(keyword, t.span);
+        match crate::lang::yacpdb::parse(&query) {
+            Ok(inner) => match inner.root {
+                Some(root) => Ok(self.ir.import(&inner, root, span)),
+                None => Ok(self.add(Filter::True, span)),
+            },
+            Err(e) => {
+                // Point into the string: its text starts one byte after the opening quote
+                // when it has no escapes (otherwise at the string).
+                for d in e.diagnostics {
+                    let start = t.span.start as usize + 1 + d.span.start as usize;
+                    let end = t.span.start as usize + 1 + d.span.end as usize;
+                    let at = if start < t.span.end as usize { Span::new(start, end.min(t.span.end as usize)) } else { t.span };
+                    self.error_hint(format!("in the YACPDB query: {}", d.message), at, d.hint);
+                }
+                Err(())
+            }
+        }
+    }
+
     fn attack(&mut self, left: bool, lhs: FilterId, rhs: FilterId) -> FilterId {
         let sp = Self::join(self.ir.span(lhs), self.ir.span(rhs));
         let f = if left {
@@ -1105,6 +1138,9 @@ impl<'s> Parser<'s> {
                 return Ok(self.maybe_contains(id, sp));
             }
             return Ok(id);
+        }
+        if w == "yacpdb" {
+            return self.parse_yacpdb(sp);
         }
         if let Some(dirs) = directions_of(&w) {
             let (mut min, mut max) = (1u8, 7u8);
