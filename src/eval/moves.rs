@@ -7,7 +7,6 @@
 use shakmaty::{attacks, Bitboard, Chess, Color, Move, MoveList, Piece, Position, Rank, Role, Square};
 
 use crate::ir::{MoveFilter, MoveKind};
-use crate::pgn::PieceIds;
 
 /// The squares of one move as CQL sees them. `None` for a null move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -188,46 +187,9 @@ fn pawn_moves(pos: &Chess, from: Square, out: &mut MoveList) {
     }
 }
 
-/// Piece identities after `m` is played by `mover` (identities follow the piece through
-/// castling, en passant and promotion).
-pub fn ids_after(ids: &PieceIds, m: &Move, mover: Color) -> PieceIds {
-    let mut next = *ids;
-    match *m {
-        Move::Normal { from, to, .. } => {
-            next.0[to as usize] = ids.0[from as usize];
-            next.0[from as usize] = 0;
-        }
-        Move::EnPassant { from, to } => {
-            let taken = Square::from_coords(to.file(), from.rank());
-            next.0[to as usize] = ids.0[from as usize];
-            next.0[from as usize] = 0;
-            next.0[taken as usize] = 0;
-        }
-        Move::Castle { king, rook } => {
-            let king_id = ids.0[king as usize];
-            let rook_id = ids.0[rook as usize];
-            next.0[king as usize] = 0;
-            next.0[rook as usize] = 0;
-            if let Some(side) = m.castling_side() {
-                next.0[side.king_to(mover) as usize] = king_id;
-                next.0[side.rook_to(mover) as usize] = rook_id;
-            }
-        }
-        Move::Put { .. } => {}
-    }
-    next
-}
-
-/// Identities of a set-up position: 1, 2, … given to the occupied squares from a1 on.
-pub fn initial_ids(pos: &Chess) -> PieceIds {
-    let mut ids = PieceIds::default();
-    let mut next: u8 = 1;
-    for sq in pos.board().occupied() {
-        ids.0[sq as usize] = next;
-        next = next.saturating_add(1);
-    }
-    ids
-}
+/// Piece identities are tracked by the game model; the evaluator uses the same code for
+/// positions it generates itself (after a legal move that was not played).
+pub use crate::pgn::{initial_ids, moved_ids as ids_after};
 
 #[cfg(test)]
 mod tests {
