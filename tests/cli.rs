@@ -89,7 +89,7 @@ fn malformed_game_is_reported_and_skipped_with_totals_right() {
     let err = stderr(&o);
     assert!(err.contains("game 5 (line 29)"), "{err}");
     assert!(err.contains("Ke7"), "{err}");
-    assert!(err.contains("0 matches of 7 games (1 skipped)"), "{err}");
+    assert!(err.contains("0 matches of 7 games (6 unmatched, 1 skipped)"), "{err}");
     assert_eq!(o.status.code(), Some(1), "a malformed game is not fatal");
 }
 
@@ -107,10 +107,10 @@ fn numbers_count_and_exit_codes() {
     assert_eq!(stdout(&o), "1\n4\n7\n10\n");
     assert_eq!(counted, 4);
     // Header-only: the malformed game 5 is never replayed, so nothing is skipped.
-    assert!(stderr(&o).contains("4 matches of 10 games (0 skipped)"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("4 matches of 10 games (6 unmatched, 0 skipped)"), "{}", stderr(&o));
     let replayed = cqlrs(&["-input", &pgn, "-cql", "ply >= 0", "--numbers"]);
     assert_eq!(stdout(&replayed), "1\n2\n3\n4\n6\n7\n8\n9\n10\n");
-    assert!(stderr(&replayed).contains("9 matches of 10 games (1 skipped)"), "{}", stderr(&replayed));
+    assert!(stderr(&replayed).contains("9 matches of 10 games (0 unmatched, 1 skipped)"), "{}", stderr(&replayed));
     let none = cqlrs(&["-input", &pgn, "-player", "Nobody", "--numbers"]);
     assert_eq!(none.status.code(), Some(1));
     assert!(none.stdout.is_empty());

@@ -161,6 +161,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     let summary = Summary {
         matched: outcome.matched,
         read: outcome.read,
+        unmatched: outcome.unmatched,
         skipped: outcome.skipped,
         seconds: outcome.seconds,
         threads: config.threads,

@@ -1705,4 +1705,48 @@ mod tests {
         assert_eq!(value_type(&ir, and_set), ValueType::Set);
         assert_eq!(value_type(&ir, and_none), ValueType::None);
     }
+
+    /// Simple CQL 6 filters: piece designators on squares, attacks, counts, moves,
+    /// side to move, nested with `not`, `{…}` and `or`.
+    fn simple_cql6_filter() -> impl Strategy<Value = String> {
+        let atom = prop_oneof![
+            (
+                prop::sample::select(vec!["K", "Q", "R", "B", "N", "P", "k", "q", "r", "n", "p", "A", "a", "_", "[Qq]"]),
+                prop::sample::select(vec!["", "e4", "a-d1", "a-h7", "[c3,f3]", "d1-8", "g6"]),
+            )
+                .prop_map(|(p, s)| format!("{p}{s}")),
+            prop::sample::select(vec![
+                "check", "mate", "stalemate", "wtm", "btm", "A attacks k", "a attacks a-h2", "#P > 3",
+                "#p >= #P", "power A > power a", "move from K", "move to a-h4", "move capture Q",
+                "move legal from N", "ray orthogonal (R k)", "pin", "xray (R r K)", "o-o", "up 1 Pd4",
+                "sidetomove == white", "flip Pg6", "flipcolor Ra1",
+            ])
+            .prop_map(str::to_string),
+        ];
+        atom.prop_recursive(2, 8, 2, |inner| {
+            prop_oneof![
+                inner.clone().prop_map(|f| format!("not {f}")),
+                (inner.clone(), inner.clone()).prop_map(|(f, g)| format!("{{{f} {g}}}")),
+                (inner.clone(), inner).prop_map(|(f, g)| format!("{f} or {g}")),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Every involution of the board, applied twice to a whole parsed query, gives
+        /// back the very same (hash-consed) node.
+        #[test]
+        fn involutions_twice_are_identity_on_queries(text in simple_cql6_filter()) {
+            let mut ir = crate::lang::cql6::parse(&format!("cql()\n{text}\n")).expect("generated filters parse");
+            expand(&mut ir).expect("generated filters expand");
+            let root = ir.root.expect("a query has a root");
+            for map in INVOLUTIONS {
+                let once = map_node(&mut ir, map, root, 0, &mut HashMap::new()).ok().expect("maps");
+                let twice = map_node(&mut ir, map, once, 0, &mut HashMap::new()).ok().expect("maps back");
+                prop_assert_eq!(twice, root, "{:?} on `{}`", map, text);
+            }
+        }
+    }
 }

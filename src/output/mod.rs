@@ -133,6 +133,8 @@ pub struct Summary {
     pub matched: u64,
     /// Games read (matched + unmatched + skipped).
     pub read: u64,
+    /// Games read and evaluated that did not match (or matched beyond a sorted `--limit`).
+    pub unmatched: u64,
     /// Malformed games skipped.
     pub skipped: u64,
     /// Wall-clock seconds.
@@ -144,14 +146,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// `N matches of M games (K skipped) in S s using T threads[ to FILE]`.
+    /// `N matches of M games (U unmatched, K skipped) in S s using T threads[ to FILE]`:
+    /// all three tallies are printed so that a reader can check M = N + U + K.
     pub fn line(&self) -> String {
         let mut s = format!(
-            "{} {} of {} {} ({} skipped) in {:.2} s using {} {}",
+            "{} {} of {} {} ({} unmatched, {} skipped) in {:.2} s using {} {}",
             self.matched,
             if self.matched == 1 { "match" } else { "matches" },
             self.read,
             if self.read == 1 { "game" } else { "games" },
+            self.unmatched,
             self.skipped,
             self.seconds,
             self.threads,
@@ -257,7 +261,17 @@ mod tests {
 
     #[test]
     fn summary_line() {
-        let s = Summary { matched: 2, read: 10, skipped: 1, seconds: 0.5, threads: 2, output: Some("o.pgn".into()) };
-        assert_eq!(s.line(), "2 matches of 10 games (1 skipped) in 0.50 s using 2 threads to o.pgn");
+        let s = Summary {
+            matched: 2,
+            read: 10,
+            unmatched: 7,
+            skipped: 1,
+            seconds: 0.5,
+            threads: 2,
+            output: Some("o.pgn".into()),
+        };
+        assert_eq!(s.line(), "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn");
+        let one = Summary { matched: 1, read: 1, threads: 1, ..Summary::default() };
+        assert_eq!(one.line(), "1 match of 1 game (0 unmatched, 0 skipped) in 0.00 s using 1 thread");
     }
 }
