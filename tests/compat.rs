@@ -30,7 +30,7 @@ fn compat_truncated_last_game_is_read() {
     let pgn = temp_file("truncated.pgn", &format!("{GAME_A}[Event \"B\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7#"));
     let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "mate"]);
     assert_eq!(text(&o.stdout), "1\n2\n", "{}", text(&o.stderr));
-    assert!(text(&o.stderr).contains("2 matches of 2 games (0 skipped)"), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("2 matches of 2 games (0 unmatched, 0 skipped)"), "{}", text(&o.stderr));
 }
 
 /// CQL 6.2 aborts on an unterminated comment; cqlrs skips that game, says where, and goes on.
@@ -42,7 +42,7 @@ fn compat_unterminated_comment_costs_one_game() {
     let err = text(&o.stderr);
     assert_eq!(text(&o.stdout), "1\n3\n", "{err}");
     assert!(err.contains("game 2"), "{err}");
-    assert!(err.contains("of 3 games (1 skipped)"), "{err}");
+    assert!(err.contains("of 3 games (0 unmatched, 1 skipped)"), "{err}");
 }
 
 /// CQL 6.2 accepts `year 1900 1950` and aborts when it first runs it; cqlrs refuses it
@@ -95,5 +95,5 @@ fn compat_kingless_setup_is_reported_and_skipped() {
     let err = text(&o.stderr);
     assert_eq!(text(&o.stdout), "2\n", "{err}");
     assert!(err.contains("game 1"), "{err}");
-    assert!(err.contains("(1 skipped)"), "{err}");
+    assert!(err.contains("1 match of 2 games (0 unmatched, 1 skipped)"), "{err}");
 }
