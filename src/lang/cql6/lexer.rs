@@ -252,6 +252,23 @@ fn scan_square_spec(b: &[u8], i: usize) -> Option<Result<(Bitboard, usize), usiz
     Some(Ok((bb, j)))
 }
 
+/// Scan the squares that may follow a piece designator at byte `i`: a plain
+/// square spec (`Pa2-7`) or a bracketed square list (`P[a2-7]`, `R[a1,h1]`).
+/// The result is as for [`scan_square_spec`].
+fn scan_piece_squares(src: &str, i: usize) -> Option<Result<(Bitboard, usize), usize>> {
+    let b = src.as_bytes();
+    if b.get(i) == Some(&b'[') {
+        let rest = src.get(i + 1..)?;
+        let close = rest.find(']').filter(|&k| k <= 40)?;
+        let content = &rest[..close];
+        if content.contains('\n') {
+            return None;
+        }
+        return square_list(content).map(|bb| Ok((bb, i + close + 2)));
+    }
+    scan_square_spec(b, i)
+}
+
 /// Parse the inside of a `[…]` square list (`a1,h8`, `a-d4, e5`).
 fn square_list(content: &str) -> Option<Bitboard> {
     let mut bb = Bitboard::EMPTY;
@@ -345,7 +362,7 @@ pub fn lex(src: &str) -> Lexed {
                     }
                 }
                 let mut squares = None;
-                match scan_square_spec(b, end) {
+                match scan_piece_squares(src, end) {
                     Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
                         squares = Some(bb);
                         end = e;
@@ -522,13 +539,13 @@ pub fn lex(src: &str) -> Lexed {
             if let Some(mask) =
                 letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range)
             {
-                if wend == i + 1 && b.get(wend) != Some(&b'-') {
+                if wend == i + 1 && !matches!(b.get(wend), Some(&b'-') | Some(&b'[')) {
                     push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
                     i = wend;
                     space = false;
                     continue;
                 }
-                match scan_square_spec(b, i + 1) {
+                match scan_piece_squares(src, i + 1) {
                     Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
                         push(Tok::Pieces { mask, squares: Some(bb) }, e, &mut tokens);
                         i = e;
@@ -586,7 +603,7 @@ pub fn lex(src: &str) -> Lexed {
                     let mask = content.chars().filter_map(letter_mask).fold(PieceMask(0), PieceMask::with);
                     let mut squares = None;
                     let mut e2 = end;
-                    match scan_square_spec(b, end) {
+                    match scan_piece_squares(src, end) {
                         Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
                             squares = Some(bb);
                             e2 = e;
@@ -710,6 +727,24 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(t[4], Tok::Pieces { mask: PieceMask::BLACK, squares: None });
+    }
+
+    #[test]
+    fn piece_designators_with_bracketed_square_lists() {
+        // `P[a2-7]` is white pawns on a2..a7: one designator, not `P` and a separate set.
+        let t = toks("P[a2-7] == 4 ♘[a1,h8] [Rr][e1-8] R [a1]");
+        assert_eq!(t[0], Tok::Pieces { mask: letter_mask('P').unwrap(), squares: Some(scan_square_spec(b"a2-7", 0).unwrap().unwrap().0) });
+        match &t[3] {
+            Tok::Pieces { squares: Some(bb), .. } => assert!(bb.contains(Square::A1) && bb.contains(Square::H8) && bb.count() == 2),
+            other => panic!("{other:?}"),
+        }
+        match &t[4] {
+            Tok::Pieces { squares: Some(bb), .. } => assert_eq!(bb.count(), 8),
+            other => panic!("{other:?}"),
+        }
+        // With a space in between the piece letter stands alone.
+        assert_eq!(t[5], Tok::Pieces { mask: letter_mask('R').unwrap(), squares: None });
+        assert_eq!(t[6], Tok::Squares(Bitboard::from(Square::A1)));
     }
 
     #[test]

@@ -771,7 +771,9 @@ impl<'s> Parser<'s> {
             Sym::LParen => self.parse_block(Sym::RParen),
             Sym::Hash => {
                 self.bump();
-                let a = self.parse_expr(BP_POSTFIX)?;
+                // `#_ attackedby K` counts the empty squares the king attacks: the
+                // operand takes in attack filters (and anything tighter), not `&`/`|`.
+                let a = self.parse_expr(BP_ATTACK)?;
                 let s = Self::join(sp, self.ir.span(a));
                 Ok(self.add(Filter::Count(a), s))
             }

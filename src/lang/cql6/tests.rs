@@ -222,6 +222,18 @@ fn count_and_attacked_by_value() {
     assert_eq!(t, vec![cmp]);
 }
 
+#[test]
+fn count_takes_an_attack_filter_as_operand() {
+    // `#_ attackedby K`: the number of empty squares the white king attacks.
+    let with = ok("cql() #_ attackedby K");
+    let paren = ok("cql() #(_ attackedby K)");
+    assert_eq!(render(&with, with.root.unwrap()), render(&paren, paren.root.unwrap()));
+    assert!(matches!(with.get(top(&with)[0]), Filter::Count(a) if matches!(with.get(*a), Filter::Attacks { .. })));
+    // Arithmetic and comparison still take the count as an operand.
+    let ir = ok("cql() #P + 1 > #p");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::Compare { first, .. } if matches!(ir.get(*first), Filter::Arith(..))));
+}
+
 fn the_move(ir: &Ir, id: FilterId) -> MoveFilter {
     match ir.get(id) {
         Filter::Move(m) => (**m).clone(),
