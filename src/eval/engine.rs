@@ -149,6 +149,24 @@ fn set_matching(f: &Filter) -> bool {
     )
 }
 
+/// Is node `n` inside a "try": a variation that leaves the main line with a White move? Only
+/// variations hanging directly off the main line count; a line nested deeper is a sub-variation of
+/// some other line, not itself a try.
+fn is_white_try(game: &crate::pgn::Game, n: NodeId) -> bool {
+    let node = game.node(n);
+    if node.depth != 1 {
+        return false;
+    }
+    let mut cur = n;
+    while let Some(parent) = game.node(cur).parent {
+        if game.node(parent).is_mainline() {
+            return game.node(parent).pos.turn().is_white();
+        }
+        cur = parent;
+    }
+    false
+}
+
 fn role_name(role: Role) -> &'static str {
     match role {
         Role::Pawn => "pawn",
@@ -667,6 +685,10 @@ impl<'a> Ctx<'a> {
                 let main = self.game.node(n).is_mainline();
                 found(main == matches!(filter, Filter::Mainline))
             }
+            Filter::Try => {
+                let Some(n) = self.node_of(at) else { return Ok(None) };
+                found(is_white_try(self.game, n))
+            }
             Filter::Finale(quality) => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let Some(fin) = super::finale::classify(pos) else { return Ok(None) };
@@ -1048,7 +1070,9 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             Builtin::Type => piece_here(0).map(|p| Value::Number(p.map_or(0, |p| p.role as i64))),
-            Builtin::TypeName => piece_here(0).flatten().map(|p| Value::Str(role_name(p.role).to_string())),
+            Builtin::TypeName => {
+                piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| role_name(p.role)).to_string()))
+            }
             Builtin::PieceName => piece_here(0).flatten().map(|p| Value::Str(p.char().to_string())),
             Builtin::ColorType => piece_here(0).map(|p| {
                 Value::Number(match p {

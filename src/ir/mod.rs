@@ -662,6 +662,9 @@ pub enum Filter {
     Mainline,
     /// Inside a variation. `variation`.
     Variation,
+    /// A study "try": the position lies in a variation that branches directly off the main line with a
+    /// white move (an alternative White move that the composer rejected). `try`.
+    Try,
     /// A problemist mate/stalemate quality.
     Finale(FinaleQuality),
     /// A move filter (played, previous, legal, pseudo-legal moves).

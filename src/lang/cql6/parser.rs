@@ -1485,11 +1485,7 @@ impl<'s> Parser<'s> {
                 self.simple(Filter::While { cond: None, body }, sp)
             }
             "assert" => self.parse_expr(BP_LOOSE),
-            "try" => {
-                let body = self.parse_expr(BP_LOOSE)?;
-                let t = self.add(Filter::True, sp);
-                self.simple(Filter::Or(vec![body, t]), sp)
-            }
+            "try" => self.simple(Filter::Try, sp),
             _ => {
                 if let Some(v) = self.ir.find_var(&w) {
                     return self.simple(Filter::Var(v), sp);
