@@ -1073,7 +1073,9 @@ impl<'a> Ctx<'a> {
             Builtin::TypeName => {
                 piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| role_name(p.role)).to_string()))
             }
-            Builtin::PieceName => piece_here(0).flatten().map(|p| Value::Str(p.char().to_string())),
+            Builtin::PieceName => {
+                piece_here(0).map(|p| Value::Str(p.map_or_else(|| "empty".to_string(), |p| p.char().to_string())))
+            }
             Builtin::ColorType => piece_here(0).map(|p| {
                 Value::Number(match p {
                     Some(p) if p.color.is_white() => 1,
@@ -1365,19 +1367,27 @@ impl<'a> Ctx<'a> {
             v.reverse();
             v
         };
-        // Lined up backwards from x and y (observed to agree with CQL 6.2).
-        let (mut px, mut py) = (path(x), path(y));
-        px.reverse();
-        py.reverse();
-        let (mut run, mut best) = (0i64, 0i64);
-        for (&a, &b) in px.iter().zip(py.iter()) {
-            let same = match (&self.game.node(a).played, &self.game.node(b).played) {
-                (Some(Played::Move(ma)), Some(Played::Move(mb))) => ma == mb,
-                (Some(Played::Null), Some(Played::Null)) => true,
-                _ => false,
-            };
-            run = if same { run + 1 } else { 0 };
-            best = best.max(run);
+        // The longest run of identical consecutive moves found anywhere on the two lines below
+        // their common ancestor, at any offset (a manoeuvre repeated later in the other line counts).
+        let (px, py) = (path(x), path(y));
+        let same = |a: NodeId, b: NodeId| match (&self.game.node(a).played, &self.game.node(b).played) {
+            // Moves are the same when the same kind of piece goes from the same square to the
+            // same square: a promotion to a different piece still counts as the same move.
+            (Some(Played::Move(ma)), Some(Played::Move(mb))) => {
+                ma.role() == mb.role() && ma.from() == mb.from() && ma.to() == mb.to()
+            }
+            (Some(Played::Null), Some(Played::Null)) => true,
+            _ => false,
+        };
+        let mut prev = vec![0i64; py.len() + 1];
+        let mut cur = vec![0i64; py.len() + 1];
+        let mut best = 0i64;
+        for &a in &px {
+            for (j, &b) in py.iter().enumerate() {
+                cur[j + 1] = if same(a, b) { prev[j] + 1 } else { 0 };
+                best = best.max(cur[j + 1]);
+            }
+            std::mem::swap(&mut prev, &mut cur);
         }
         best
     }

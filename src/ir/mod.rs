@@ -754,8 +754,8 @@ pub enum Filter {
         /// Filter evaluated per pair.
         body: FilterId,
     },
-    /// `consecutivemoves(x y)` — the length of the longest run of identical moves
-    /// ending at x and y.
+    /// `consecutivemoves(x y)` — the length of the longest run of identical consecutive moves
+    /// that both lines from the common ancestor down to x and to y contain (at any offset).
     ConsecutiveMoves(FilterId, FilterId),
 
     // ----- variables and iteration -------------------------------------------
