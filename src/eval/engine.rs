@@ -122,6 +122,8 @@ pub struct Ctx<'a> {
     pub depth: u32,
     /// Search variations too.
     pub variations: bool,
+    /// `positionid` of every node (indexed by node), built on first use.
+    pub position_ids: std::cell::OnceCell<Vec<u32>>,
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -219,7 +221,34 @@ impl<'a> Ctx<'a> {
             steps: 0,
             depth: 0,
             variations: q.ir.settings.variations,
+            position_ids: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The `positionid` of a node: its rank in a walk of the whole game tree that visits a
+    /// position, then its main continuation with everything below it, then each variation in
+    /// turn. The root is 0 and every main-line position comes before every variation position,
+    /// so comparing two positions (`source<target`) compares these ids.
+    pub fn position_id(&self, n: NodeId) -> i64 {
+        let ids = self.position_ids.get_or_init(|| {
+            let mut ids = vec![0u32; self.game.nodes.len()];
+            if self.game.nodes.is_empty() {
+                return ids;
+            }
+            let mut stack = vec![NodeId::ROOT];
+            let mut next = 0u32;
+            while let Some(c) = stack.pop() {
+                if let Some(slot) = ids.get_mut(c.index()) {
+                    *slot = next;
+                    next += 1;
+                }
+                if let Some(node) = self.game.nodes.get(c.index()) {
+                    stack.extend(node.children.iter().rev().copied());
+                }
+            }
+            ids
+        });
+        ids.get(n.index()).map_or(n.0 as i64, |&i| i as i64)
     }
 
     // ----- location helpers ------------------------------------------------
@@ -341,7 +370,7 @@ impl<'a> Ctx<'a> {
             Value::Number(n) => Some(*n),
             Value::Set(b) => Some(b.count() as i64),
             Value::Piece(id) => Some(self.square_of(*id, at).is_some() as i64),
-            Value::Position(n) => Some(n.0 as i64),
+            Value::Position(n) => Some(self.position_id(*n)),
             _ => None,
         }
     }
@@ -788,7 +817,7 @@ impl<'a> Ctx<'a> {
             }
             Filter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
             Filter::PositionId => match at {
-                Loc::Node(n) => Some(Value::Number(n.0 as i64)),
+                Loc::Node(n) => Some(Value::Number(self.position_id(n))),
                 _ => None,
             },
             Filter::Line { params, body } => return self.line(*params, *body, at),
