@@ -122,6 +122,9 @@ pub struct Ctx<'a> {
     pub depth: u32,
     /// Search variations too.
     pub variations: bool,
+    /// When set, the next `move next` filter evaluated looks only at the move into this child
+    /// (a path testing one continuation at a time); taken (cleared) by that filter.
+    pub only_child: Option<NodeId>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
 }
@@ -222,6 +225,7 @@ impl<'a> Ctx<'a> {
             depth: 0,
             variations: q.ir.settings.variations,
             position_ids: std::cell::OnceCell::new(),
+            only_child: None,
         }
     }
 
@@ -1187,9 +1191,21 @@ impl<'a> Ctx<'a> {
                 let game: &'a Game = self.game;
                 let mut previous: Option<(Loc, Option<Move>, bool)> = None;
                 let mut kids: &'a [NodeId] = &[];
+                let mut restricted_rank: Option<usize> = None;
                 if mf.source == MoveSource::Next {
+                    let only = self.only_child.take();
                     let Loc::Node(n) = at else { return Ok(None) };
                     kids = self.children(n);
+                    if let Some(c) = only {
+                        let k = kids.iter().position(|&k| k == c);
+                        // Keep the child's rank: `primary` still means "the first continuation".
+                        if let Some(k) = k {
+                            restricted_rank = Some(k);
+                            kids = &kids[k..=k];
+                        } else {
+                            kids = &[];
+                        }
+                    }
                 } else {
                     let played: Option<Option<Move>> = match at {
                         Loc::Node(n) => match &game.node(n).played {
@@ -1208,8 +1224,8 @@ impl<'a> Ctx<'a> {
                     previous = Some((at, played, main));
                 }
                 let next_moves = kids.iter().enumerate().filter_map(|(i, &c)| match &game.node(c).played {
-                    Some(Played::Move(m)) => Some((Loc::Node(c), Some(*m), i == 0)),
-                    Some(Played::Null) => Some((Loc::Node(c), None, i == 0)),
+                    Some(Played::Move(m)) => Some((Loc::Node(c), Some(*m), restricted_rank.unwrap_or(i) == 0)),
+                    Some(Played::Null) => Some((Loc::Node(c), None, restricted_rank.unwrap_or(i) == 0)),
                     None => None,
                 });
                 for (child, m, main) in previous.into_iter().chain(next_moves) {

@@ -482,6 +482,10 @@ pub struct LineParams {
     pub secondary: bool,
     /// `quiet` — no comments.
     pub quiet: bool,
+    /// A CQL 6.2 path (`⊢`): a move constituent (a `move next` filter, possibly with
+    /// conditions before it) is tested against each single continuation, and the line goes on
+    /// along the continuation whose move matched, not along any other one.
+    pub follow_moves: bool,
 }
 
 /// One typed filter node. Each variant says what it means in chess terms and how it

@@ -1928,7 +1928,7 @@ impl<'s> Parser<'s> {
     /// filters after a move become conditions on the position after it, and plain
     /// filters before the first move are tested at the starting position.
     fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut params = LineParams::default();
+        let mut params = LineParams { follow_moves: true, ..LineParams::default() };
         loop {
             if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
                 // The focus set is not represented in the IR; read and drop it.
