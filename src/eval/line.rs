@@ -63,12 +63,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Is this path constituent a move (`move next`, alone or after conditions on the
-    /// position it starts from)?
+    /// Is this path constituent a move (`move next`, alone or together with conditions on the
+    /// position it starts from and `///` comments)?
     fn is_path_move(&self, item: FilterId) -> bool {
         match self.ir.get(item) {
             Filter::Move(mf) => mf.source == MoveSource::Next,
-            Filter::And(v) => v.last().is_some_and(|&l| self.is_path_move(l)),
+            Filter::And(v) => v.iter().any(|&l| self.is_path_move(l)),
             _ => false,
         }
     }
