@@ -122,6 +122,11 @@ pub struct Ctx<'a> {
     pub depth: u32,
     /// Search variations too.
     pub variations: bool,
+    /// When set, the next `move next` filter evaluated looks only at the move into this child
+    /// (a path testing one continuation at a time); taken (cleared) by that filter.
+    pub only_child: Option<NodeId>,
+    /// `positionid` of every node (indexed by node), built on first use.
+    pub position_ids: std::cell::OnceCell<Vec<u32>>,
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -147,6 +152,24 @@ fn set_matching(f: &Filter) -> bool {
             | Filter::Var(_)
             | Filter::Call(Builtin::Light | Builtin::Dark | Builtin::MakeSquare, _)
     )
+}
+
+/// Is node `n` inside a "try": a variation that leaves the main line with a White move? Only
+/// variations hanging directly off the main line count; a line nested deeper is a sub-variation of
+/// some other line, not itself a try.
+fn is_white_try(game: &crate::pgn::Game, n: NodeId) -> bool {
+    let node = game.node(n);
+    if node.depth != 1 {
+        return false;
+    }
+    let mut cur = n;
+    while let Some(parent) = game.node(cur).parent {
+        if game.node(parent).is_mainline() {
+            return game.node(parent).pos.turn().is_white();
+        }
+        cur = parent;
+    }
+    false
 }
 
 fn role_name(role: Role) -> &'static str {
@@ -201,7 +224,35 @@ impl<'a> Ctx<'a> {
             steps: 0,
             depth: 0,
             variations: q.ir.settings.variations,
+            position_ids: std::cell::OnceCell::new(),
+            only_child: None,
         }
+    }
+
+    /// The `positionid` of a node: its rank in a walk of the whole game tree that visits a
+    /// position, then its main continuation with everything below it, then each variation in
+    /// turn. The root is 0 and every main-line position comes before every variation position,
+    /// so comparing two positions (`source<target`) compares these ids.
+    pub fn position_id(&self, n: NodeId) -> i64 {
+        let ids = self.position_ids.get_or_init(|| {
+            let mut ids = vec![0u32; self.game.nodes.len()];
+            if self.game.nodes.is_empty() {
+                return ids;
+            }
+            let mut stack = vec![NodeId::ROOT];
+            let mut next = 0u32;
+            while let Some(c) = stack.pop() {
+                if let Some(slot) = ids.get_mut(c.index()) {
+                    *slot = next;
+                    next += 1;
+                }
+                if let Some(node) = self.game.nodes.get(c.index()) {
+                    stack.extend(node.children.iter().rev().copied());
+                }
+            }
+            ids
+        });
+        ids.get(n.index()).map_or(n.0 as i64, |&i| i as i64)
     }
 
     // ----- location helpers ------------------------------------------------
@@ -323,7 +374,7 @@ impl<'a> Ctx<'a> {
             Value::Number(n) => Some(*n),
             Value::Set(b) => Some(b.count() as i64),
             Value::Piece(id) => Some(self.square_of(*id, at).is_some() as i64),
-            Value::Position(n) => Some(n.0 as i64),
+            Value::Position(n) => Some(self.position_id(*n)),
             _ => None,
         }
     }
@@ -667,6 +718,10 @@ impl<'a> Ctx<'a> {
                 let main = self.game.node(n).is_mainline();
                 found(main == matches!(filter, Filter::Mainline))
             }
+            Filter::Try => {
+                let Some(n) = self.node_of(at) else { return Ok(None) };
+                found(is_white_try(self.game, n))
+            }
             Filter::Finale(quality) => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let Some(fin) = super::finale::classify(pos) else { return Ok(None) };
@@ -766,7 +821,7 @@ impl<'a> Ctx<'a> {
             }
             Filter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
             Filter::PositionId => match at {
-                Loc::Node(n) => Some(Value::Number(n.0 as i64)),
+                Loc::Node(n) => Some(Value::Number(self.position_id(n))),
                 _ => None,
             },
             Filter::Line { params, body } => return self.line(*params, *body, at),
@@ -1048,8 +1103,12 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             Builtin::Type => piece_here(0).map(|p| Value::Number(p.map_or(0, |p| p.role as i64))),
-            Builtin::TypeName => piece_here(0).flatten().map(|p| Value::Str(role_name(p.role).to_string())),
-            Builtin::PieceName => piece_here(0).flatten().map(|p| Value::Str(p.char().to_string())),
+            Builtin::TypeName => {
+                piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| role_name(p.role)).to_string()))
+            }
+            Builtin::PieceName => {
+                piece_here(0).map(|p| Value::Str(p.map_or_else(|| "empty".to_string(), |p| p.char().to_string())))
+            }
             Builtin::ColorType => piece_here(0).map(|p| {
                 Value::Number(match p {
                     Some(p) if p.color.is_white() => 1,
@@ -1132,9 +1191,21 @@ impl<'a> Ctx<'a> {
                 let game: &'a Game = self.game;
                 let mut previous: Option<(Loc, Option<Move>, bool)> = None;
                 let mut kids: &'a [NodeId] = &[];
+                let mut restricted_rank: Option<usize> = None;
                 if mf.source == MoveSource::Next {
+                    let only = self.only_child.take();
                     let Loc::Node(n) = at else { return Ok(None) };
                     kids = self.children(n);
+                    if let Some(c) = only {
+                        let k = kids.iter().position(|&k| k == c);
+                        // Keep the child's rank: `primary` still means "the first continuation".
+                        if let Some(k) = k {
+                            restricted_rank = Some(k);
+                            kids = &kids[k..=k];
+                        } else {
+                            kids = &[];
+                        }
+                    }
                 } else {
                     let played: Option<Option<Move>> = match at {
                         Loc::Node(n) => match &game.node(n).played {
@@ -1153,8 +1224,8 @@ impl<'a> Ctx<'a> {
                     previous = Some((at, played, main));
                 }
                 let next_moves = kids.iter().enumerate().filter_map(|(i, &c)| match &game.node(c).played {
-                    Some(Played::Move(m)) => Some((Loc::Node(c), Some(*m), i == 0)),
-                    Some(Played::Null) => Some((Loc::Node(c), None, i == 0)),
+                    Some(Played::Move(m)) => Some((Loc::Node(c), Some(*m), restricted_rank.unwrap_or(i) == 0)),
+                    Some(Played::Null) => Some((Loc::Node(c), None, restricted_rank.unwrap_or(i) == 0)),
                     None => None,
                 });
                 for (child, m, main) in previous.into_iter().chain(next_moves) {
@@ -1341,19 +1412,27 @@ impl<'a> Ctx<'a> {
             v.reverse();
             v
         };
-        // Lined up backwards from x and y (observed to agree with CQL 6.2).
-        let (mut px, mut py) = (path(x), path(y));
-        px.reverse();
-        py.reverse();
-        let (mut run, mut best) = (0i64, 0i64);
-        for (&a, &b) in px.iter().zip(py.iter()) {
-            let same = match (&self.game.node(a).played, &self.game.node(b).played) {
-                (Some(Played::Move(ma)), Some(Played::Move(mb))) => ma == mb,
-                (Some(Played::Null), Some(Played::Null)) => true,
-                _ => false,
-            };
-            run = if same { run + 1 } else { 0 };
-            best = best.max(run);
+        // The longest run of identical consecutive moves found anywhere on the two lines below
+        // their common ancestor, at any offset (a manoeuvre repeated later in the other line counts).
+        let (px, py) = (path(x), path(y));
+        let same = |a: NodeId, b: NodeId| match (&self.game.node(a).played, &self.game.node(b).played) {
+            // Moves are the same when the same kind of piece goes from the same square to the
+            // same square: a promotion to a different piece still counts as the same move.
+            (Some(Played::Move(ma)), Some(Played::Move(mb))) => {
+                ma.role() == mb.role() && ma.from() == mb.from() && ma.to() == mb.to()
+            }
+            (Some(Played::Null), Some(Played::Null)) => true,
+            _ => false,
+        };
+        let mut prev = vec![0i64; py.len() + 1];
+        let mut cur = vec![0i64; py.len() + 1];
+        let mut best = 0i64;
+        for &a in &px {
+            for (j, &b) in py.iter().enumerate() {
+                cur[j + 1] = if same(a, b) { prev[j] + 1 } else { 0 };
+                best = best.max(cur[j + 1]);
+            }
+            std::mem::swap(&mut prev, &mut cur);
         }
         best
     }

@@ -8,18 +8,20 @@
 use super::engine::{Ctx, Eval, Loc, DEPTH_LIMIT};
 use super::value::Value;
 use super::Error;
-use crate::ir::{Filter, FilterId, LineParams};
+use crate::ir::{Filter, FilterId, LineParams, MoveSource};
 use crate::pgn::NodeId;
 
-/// A partial match: the last position consumed (`None`: none yet) and how many were.
-type State = (Option<NodeId>, u32);
+/// A partial match: the last position consumed (`None`: none yet), how many were, and
+/// whether that position was reached by a path move (it is then the next one to test, rather
+/// than its continuations).
+type State = (Option<NodeId>, u32, bool);
 
 impl<'a> Ctx<'a> {
     /// Evaluate `line` at a position.
     pub(super) fn line(&mut self, params: LineParams, body: FilterId, at: Loc) -> Eval {
         let Loc::Node(start) = at else { return Ok(None) };
-        let finals = self.seq_states(body, vec![(None, 0)], &params, start)?;
-        let Some(&(last, count)) = finals.iter().max_by_key(|s| s.1) else { return Ok(None) };
+        let finals = self.seq_states(body, vec![(None, 0, false)], &params, start)?;
+        let Some(&(last, count, _)) = finals.iter().max_by_key(|s| s.1) else { return Ok(None) };
         if params.last_position {
             return Ok(Some(Value::Position(last.unwrap_or(start))));
         }
@@ -32,6 +34,10 @@ impl<'a> Ctx<'a> {
             out.push(start);
             return;
         };
+        if state.2 {
+            out.push(last);
+            return;
+        }
         let step = |n: NodeId, out: &mut Vec<NodeId>| {
             if params.backward {
                 out.extend(self.game.node(n).parent);
@@ -54,6 +60,16 @@ impl<'a> Ctx<'a> {
             }
         } else {
             step(last, out);
+        }
+    }
+
+    /// Is this path constituent a move (`move next`, alone or together with conditions on the
+    /// position it starts from and `///` comments)?
+    fn is_path_move(&self, item: FilterId) -> bool {
+        match self.ir.get(item) {
+            Filter::Move(mf) => mf.source == MoveSource::Next,
+            Filter::And(v) => v.iter().any(|&l| self.is_path_move(l)),
+            _ => false,
         }
     }
 
@@ -111,13 +127,30 @@ impl<'a> Ctx<'a> {
                 }
             }
             _ => {
+                let path_move = params.follow_moves && self.is_path_move(item);
                 let mut next = Vec::new();
+                let mut kids = Vec::new();
                 for state in states {
                     next.clear();
                     self.successors(state, params, start, &mut next);
                     for &n in &next {
-                        if self.test(item, Loc::Node(n))? {
-                            out.push((Some(n), state.1 + 1));
+                        if !path_move {
+                            if self.test(item, Loc::Node(n))? {
+                                out.push((Some(n), state.1 + 1, false));
+                            }
+                            continue;
+                        }
+                        // A path move: try each continuation on its own and go on along
+                        // the one whose move matched.
+                        kids.clear();
+                        self.successors((Some(n), 0, false), params, start, &mut kids);
+                        for &c in &kids {
+                            self.only_child = Some(c);
+                            let ok = self.test(item, Loc::Node(n));
+                            self.only_child = None;
+                            if ok? {
+                                out.push((Some(c), state.1 + 1, true));
+                            }
                         }
                     }
                 }

@@ -490,3 +490,61 @@ fn deep_nesting_is_refused_not_overflowed() {
     assert!(m.error.is_some());
     assert!(!m.matched);
 }
+
+/// Runs `echo (s t) { consecutivemoves(s t) >= n }` on the main line of `game`.
+fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
+    let mut ir = Ir::new();
+    ir.settings.variations = true;
+    let s = ir.var("s", VarKind::Position);
+    let t = ir.var("t", VarKind::Position);
+    let sv = ir.add(Filter::Var(s), sp());
+    let tv = ir.add(Filter::Var(t), sp());
+    let cm = ir.add(Filter::ConsecutiveMoves(sv, tv), sp());
+    let num = ir.add(Filter::Number(n), sp());
+    let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }, sp());
+    let mainline = ir.add(Filter::Mainline, sp());
+    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, body: ge }, sp());
+    ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
+    run(ir, game).positions
+}
+
+#[test]
+fn consecutive_moves_found_at_an_offset() {
+    // The side line plays the knight manoeuvre Nf3 Nf6 Ng1 two plies later than the main line.
+    let mut b = GameBuilder::new(None);
+    let main = b.line(NodeId::ROOT, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3"]);
+    b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nf6", "Ng1"]);
+    // Every main-line position from 2.Ng1 on shares the three-move run with the side line's end,
+    // even where the run does not end at the main-line position itself.
+    assert_eq!(consecutive_echo(&b.game, 3), main[2..].to_vec());
+    assert!(consecutive_echo(&b.game, 4).is_empty());
+}
+
+#[test]
+fn consecutive_moves_ignore_the_promotion_piece() {
+    // 1.a8=Q+ Kb2 2.Ke2 against 1.a8=R+ Kb2 2.Ke2: the same pawn move with a different
+    // promotion piece counts as the same move.
+    let fen = "8/P7/8/8/8/8/k7/4K3 w - - 0 1";
+    let mut b = GameBuilder::new(Some(fen));
+    let main = b.line(NodeId::ROOT, &["a8=Q+", "Kb2", "Ke2"]);
+    b.line(NodeId::ROOT, &["a8=R+", "Kb2", "Ke2"]);
+    // All three moves agree (pawn a7-a8, Ka2-b2, Ke1-e2), so the main line's last position has
+    // a run of three with the side line's last position.
+    assert_eq!(consecutive_echo(&b.game, 3), vec![main[2]]);
+}
+
+#[test]
+fn try_marks_white_alternatives_off_the_main_line() {
+    let mut b = GameBuilder::new(None);
+    let main = b.line(NodeId::ROOT, &["e4", "e5", "Nf3"]);
+    let white_try = b.line(NodeId::ROOT, &["d4", "d5"]);
+    let black_alt = b.line(main[0], &["c5", "Nf3"]);
+    let nested = b.line(white_try[0], &["Nf6", "c4"]);
+    let mut ir = Ir::new();
+    ir.settings.variations = true;
+    ir.root = Some(ir.add(Filter::Try, sp()));
+    let m = run(ir, &b.game);
+    // Only the positions of the White alternative 1.d4 that hang directly off the main line.
+    assert_eq!(m.positions, white_try);
+    assert!(!m.positions.iter().any(|p| black_alt.contains(p) || nested.contains(p)));
+}

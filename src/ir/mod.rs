@@ -482,6 +482,10 @@ pub struct LineParams {
     pub secondary: bool,
     /// `quiet` — no comments.
     pub quiet: bool,
+    /// A CQL 6.2 path (`⊢`): a move constituent (a `move next` filter, possibly with
+    /// conditions before it) is tested against each single continuation, and the line goes on
+    /// along the continuation whose move matched, not along any other one.
+    pub follow_moves: bool,
 }
 
 /// One typed filter node. Each variant says what it means in chess terms and how it
@@ -662,6 +666,9 @@ pub enum Filter {
     Mainline,
     /// Inside a variation. `variation`.
     Variation,
+    /// A study "try": the position lies in a variation that branches directly off the main line with a
+    /// white move (an alternative White move that the composer rejected). `try`.
+    Try,
     /// A problemist mate/stalemate quality.
     Finale(FinaleQuality),
     /// A move filter (played, previous, legal, pseudo-legal moves).
@@ -751,8 +758,8 @@ pub enum Filter {
         /// Filter evaluated per pair.
         body: FilterId,
     },
-    /// `consecutivemoves(x y)` — the length of the longest run of identical moves
-    /// ending at x and y.
+    /// `consecutivemoves(x y)` — the length of the longest run of identical consecutive moves
+    /// that both lines from the common ancestor down to x and to y contain (at any offset).
     ConsecutiveMoves(FilterId, FilterId),
 
     // ----- variables and iteration -------------------------------------------

@@ -1523,11 +1523,7 @@ impl<'s> Parser<'s> {
                 self.simple(Filter::While { cond: None, body }, sp)
             }
             "assert" => self.parse_expr(BP_LOOSE),
-            "try" => {
-                let body = self.parse_expr(BP_LOOSE)?;
-                let t = self.add(Filter::True, sp);
-                self.simple(Filter::Or(vec![body, t]), sp)
-            }
+            "try" => self.simple(Filter::Try, sp),
             _ => {
                 if let Some(v) = self.ir.find_var(&w) {
                     return self.simple(Filter::Var(v), sp);
@@ -1970,7 +1966,7 @@ impl<'s> Parser<'s> {
     /// filters after a move become conditions on the position after it, and plain
     /// filters before the first move are tested at the starting position.
     fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut params = LineParams::default();
+        let mut params = LineParams { follow_moves: true, ..LineParams::default() };
         loop {
             if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
                 // The focus set is not represented in the IR; read and drop it.
