@@ -1,0 +1,490 @@
+//! Canonical form of an [`Ir`]: meaning-preserving rewrites that make two queries with
+//! the same meaning, written in different front-ends or spellings, print the same
+//! `--dump-ir`.
+//!
+//! Takes in: an [`Ir`] whose transforms are already expanded (`ir::transform::expand`).
+//! Gives out: the same `Ir`, rewritten in place: its root (and the `per_game` setting)
+//! replaced by the canonical tree. Old nodes stay in the arena, unreferenced.
+//! Must never: change which games match, or recurse without bound.
+//!
+//! # Rewrites
+//! A node's *value* is what an enclosing filter reads from it (a set, a number …). Many
+//! places only ask whether a filter matches — the root, a conjunct that is not last, the
+//! body of `find`, the argument of `not`, a condition — and there more rewrites are
+//! allowed, because only matching counts:
+//! - nested `And` / `Or` are flattened (everywhere: that keeps values);
+//! - `true` conjuncts and `false` alternatives are dropped;
+//! - where only matching counts and nothing has a side effect (assignments, comments,
+//!   regex groups, `line` marks …): conjuncts and alternatives are put in a canonical
+//!   order (cheap header tests first) and duplicates removed, conjuncts common to every
+//!   alternative of an `Or` are factored out of it, `not not F` becomes `F`, a
+//!   comparison chain `a <= x <= b` becomes the two comparisons `x >= a`, `x <= b`, a
+//!   constant is moved to the right of its comparison (`3 < x` → `x > 3`), and
+//!   `find all F` with a count range becomes comparisons of the count;
+//! - a query evaluated once per game at the root (legacy match lists) becomes the
+//!   per-position query `initial F`; and a per-position `initial find F` whose other
+//!   conjuncts only read the game's header becomes plain `F` — a game then matches at
+//!   some position exactly when `F` matches at some position, as `find` from the start
+//!   says.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use super::transform::{children, map_children, MAX_DEPTH};
+use super::{CmpOp, Filter, FilterId, FindDirection, Ir, Span};
+
+/// Rewrite `ir` into its canonical form (see the module documentation).
+pub fn normalize(ir: &mut Ir) {
+    let Some(mut root) = ir.root else {
+        return;
+    };
+    let mut n = Normalizer::default();
+    let default_count = ir.settings.matchcount == (1, u64::MAX);
+    if ir.settings.per_game && default_count && !n.contains_yacpdb(ir, root) {
+        // Evaluating once at the root is evaluating at every position and requiring
+        // the initial one: only that position can match, and one match is enough.
+        let span = ir.span(root);
+        let initial = ir.add(Filter::Initial, span);
+        root = ir.add(Filter::And(vec![initial, root]), span);
+        ir.settings.per_game = false;
+    }
+    root = n.node(ir, root, false, 0);
+    if !ir.settings.per_game && default_count {
+        if let Some(collapsed) = n.collapse_initial(ir, root) {
+            root = n.node(ir, collapsed, false, 0);
+        }
+    }
+    ir.root = Some(root);
+}
+
+/// Memo tables of one normalisation run.
+#[derive(Default)]
+struct Normalizer {
+    /// Canonical node of (node, value used).
+    done: HashMap<(FilterId, bool), FilterId>,
+    /// Does a sub-tree have side effects (or read state set by side effects)?
+    impure: HashMap<FilterId, bool>,
+    /// Does a sub-tree read only the game header (no position)?
+    header_only: HashMap<FilterId, bool>,
+    /// Structural hash of a sub-tree.
+    hashes: HashMap<FilterId, u64>,
+    /// Does a sub-tree search other positions?
+    searches: HashMap<FilterId, bool>,
+}
+
+/// Flip a comparison so that its operands can be swapped: `a < b` ⇔ `b > a`.
+fn flipped(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}
+
+impl Normalizer {
+    /// The canonical form of `id`. `used`: an enclosing filter reads its value.
+    fn node(&mut self, ir: &mut Ir, id: FilterId, used: bool, depth: usize) -> FilterId {
+        if depth > MAX_DEPTH {
+            return id;
+        }
+        if let Some(&done) = self.done.get(&(id, used)) {
+            return done;
+        }
+        let span = ir.span(id);
+        let node = ir.get(id).clone();
+        let out = match node {
+            Filter::And(parts) => self.and(ir, parts, used, span, depth),
+            Filter::Or(parts) => self.or(ir, parts, used, span, depth),
+            Filter::Not(a) => {
+                let a = self.node(ir, a, false, depth + 1);
+                match ir.get(a) {
+                    Filter::Not(inner) if !used && !self.is_impure(ir, a, 0) => *inner,
+                    _ => ir.add(Filter::Not(a), span),
+                }
+            }
+            Filter::If { cond, then, otherwise } => {
+                let cond = self.node(ir, cond, false, depth + 1);
+                let then = self.node(ir, then, used, depth + 1);
+                let otherwise = otherwise.map(|o| self.node(ir, o, used, depth + 1));
+                ir.add(Filter::If { cond, then, otherwise }, span)
+            }
+            Filter::Find { direction, all, range, body } => {
+                let body = self.node(ir, body, false, depth + 1);
+                self.find(ir, direction, all, range, body, used, span, depth)
+            }
+            Filter::Compare { first, rest } => {
+                let first = self.node(ir, first, true, depth + 1);
+                let rest: Vec<(CmpOp, FilterId)> =
+                    rest.iter().map(|&(op, x)| (op, self.node(ir, x, true, depth + 1))).collect();
+                self.compare(ir, first, rest, used, span, depth)
+            }
+            Filter::CountMatching(parts) => {
+                let parts = parts.iter().map(|&p| self.node(ir, p, false, depth + 1)).collect();
+                ir.add(Filter::CountMatching(parts), span)
+            }
+            Filter::SquareIter { var, domain, body, forall } => {
+                let domain = self.node(ir, domain, true, depth + 1);
+                let body = self.node(ir, body, false, depth + 1);
+                ir.add(Filter::SquareIter { var, domain, body, forall }, span)
+            }
+            Filter::PieceIter { var, domain, body, forall } => {
+                let domain = self.node(ir, domain, true, depth + 1);
+                let body = self.node(ir, body, false, depth + 1);
+                ir.add(Filter::PieceIter { var, domain, body, forall }, span)
+            }
+            Filter::IdentityIter { var, mask, body } => {
+                let body = self.node(ir, body, false, depth + 1);
+                ir.add(Filter::IdentityIter { var, mask, body }, span)
+            }
+            other => {
+                let rebuilt = map_children::<()>(&other, |c| Ok(self.node(ir, c, true, depth + 1)))
+                    .unwrap_or_else(|()| other.clone());
+                if rebuilt == other {
+                    id
+                } else {
+                    ir.add(rebuilt, span)
+                }
+            }
+        };
+        self.done.insert((id, used), out);
+        out
+    }
+
+    /// `And`: flatten, drop `true`, and where only matching counts sort and dedup.
+    fn and(&mut self, ir: &mut Ir, parts: Vec<FilterId>, used: bool, span: Span, depth: usize) -> FilterId {
+        let last = parts.len().saturating_sub(1);
+        let mut flat = Vec::new();
+        for (i, &p) in parts.iter().enumerate() {
+            let p = self.node(ir, p, used && i == last, depth + 1);
+            match ir.get(p) {
+                Filter::And(inner) => flat.extend(inner.iter().copied()),
+                _ => flat.push(p),
+            }
+        }
+        let n = flat.len();
+        let mut kept: Vec<FilterId> = Vec::new();
+        for (i, &p) in flat.iter().enumerate() {
+            let keep_true = used && i + 1 == n;
+            if matches!(ir.get(p), Filter::True) && !keep_true {
+                continue;
+            }
+            kept.push(p);
+        }
+        if !used && kept.iter().all(|&p| !self.is_impure(ir, p, 0)) {
+            self.sort_dedup(ir, &mut kept);
+        }
+        match kept.len() {
+            0 => ir.add(Filter::True, span),
+            1 => kept[0],
+            _ => ir.add(Filter::And(kept), span),
+        }
+    }
+
+    /// `Or`: flatten, drop `false`; where only matching counts sort, dedup and factor
+    /// out the conjuncts every alternative shares.
+    fn or(&mut self, ir: &mut Ir, parts: Vec<FilterId>, used: bool, span: Span, depth: usize) -> FilterId {
+        let mut flat = Vec::new();
+        for &p in &parts {
+            let p = self.node(ir, p, used, depth + 1);
+            match ir.get(p) {
+                Filter::Or(inner) => flat.extend(inner.iter().copied()),
+                Filter::False => {}
+                _ => flat.push(p),
+            }
+        }
+        let pure = flat.iter().all(|&p| !self.is_impure(ir, p, 0));
+        if !used && pure {
+            self.sort_dedup(ir, &mut flat);
+            if flat.len() > 1 {
+                if let Some(factored) = self.factor(ir, &flat, span, depth) {
+                    return factored;
+                }
+            }
+        }
+        match flat.len() {
+            0 => ir.add(Filter::False, span),
+            1 => flat[0],
+            _ => ir.add(Filter::Or(flat), span),
+        }
+    }
+
+    /// `Or(And(c, a1), And(c, a2) …)` → `And(c, Or(a1, a2 …))` when every alternative
+    /// has the conjunct `c`. `None` when nothing is shared.
+    fn factor(&mut self, ir: &mut Ir, alternatives: &[FilterId], span: Span, depth: usize) -> Option<FilterId> {
+        let conjuncts = |ir: &Ir, p: FilterId| -> Vec<FilterId> {
+            match ir.get(p) {
+                Filter::And(v) => v.clone(),
+                _ => vec![p],
+            }
+        };
+        let lists: Vec<Vec<FilterId>> = alternatives.iter().map(|&p| conjuncts(ir, p)).collect();
+        let common: Vec<FilterId> =
+            lists[0].iter().copied().filter(|c| lists[1..].iter().all(|l| l.contains(c))).collect();
+        if common.is_empty() {
+            return None;
+        }
+        let mut rests = Vec::new();
+        for l in &lists {
+            let rest: Vec<FilterId> = l.iter().copied().filter(|c| !common.contains(c)).collect();
+            if rest.is_empty() {
+                // One alternative is just the shared part: the `Or` is always satisfied.
+                let t = ir.add(Filter::True, span);
+                rests = vec![t];
+                break;
+            }
+            rests.push(if rest.len() == 1 { rest[0] } else { ir.add(Filter::And(rest), span) });
+        }
+        let or = ir.add(Filter::Or(rests), span);
+        let mut parts = common;
+        parts.push(or);
+        let and = ir.add(Filter::And(parts), span);
+        Some(self.node(ir, and, false, depth + 1))
+    }
+
+    /// `find` where only matching counts: `all` is dropped, and a count range becomes
+    /// comparisons of the count.
+    #[allow(clippy::too_many_arguments)]
+    fn find(
+        &mut self,
+        ir: &mut Ir,
+        direction: FindDirection,
+        all: bool,
+        range: Option<(i64, i64)>,
+        body: FilterId,
+        used: bool,
+        span: Span,
+        depth: usize,
+    ) -> FilterId {
+        if used {
+            return ir.add(Filter::Find { direction, all, range, body }, span);
+        }
+        match range {
+            Some((lo, hi)) if lo >= 1 && (lo, hi) != (1, i64::MAX) => {
+                let counted = ir.add(Filter::Find { direction, all: true, range: None, body }, span);
+                let mut parts = Vec::new();
+                let lo_id = ir.add(Filter::Number(lo), span);
+                if lo == hi {
+                    parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Eq, lo_id)] }, span));
+                } else {
+                    parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, lo_id)] }, span));
+                    if hi != i64::MAX {
+                        let hi_id = ir.add(Filter::Number(hi), span);
+                        parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Le, hi_id)] }, span));
+                    }
+                }
+                let and = ir.add(Filter::And(parts), span);
+                self.node(ir, and, false, depth + 1)
+            }
+            Some((1, i64::MAX)) | None => ir.add(Filter::Find { direction, all: false, range: None, body }, span),
+            Some(r) => ir.add(Filter::Find { direction, all, range: Some(r), body }, span),
+        }
+    }
+
+    /// Comparisons where only matching counts: chains split into pairs, constants on
+    /// the right.
+    fn compare(
+        &mut self,
+        ir: &mut Ir,
+        first: FilterId,
+        rest: Vec<(CmpOp, FilterId)>,
+        used: bool,
+        span: Span,
+        depth: usize,
+    ) -> FilterId {
+        let operands_pure = !self.is_impure(ir, first, 0) && rest.iter().all(|&(_, x)| !self.is_impure(ir, x, 0));
+        if used || !operands_pure || rest.is_empty() {
+            return ir.add(Filter::Compare { first, rest }, span);
+        }
+        if rest.len() > 1 {
+            let mut parts = Vec::new();
+            let mut left = first;
+            for &(op, right) in &rest {
+                parts.push(ir.add(Filter::Compare { first: left, rest: vec![(op, right)] }, span));
+                left = right;
+            }
+            let and = ir.add(Filter::And(parts), span);
+            return self.node(ir, and, false, depth + 1);
+        }
+        let (op, right) = rest[0];
+        let is_const = |ir: &Ir, x: FilterId| matches!(ir.get(x), Filter::Number(_) | Filter::Str(_));
+        if is_const(ir, first) && !is_const(ir, right) {
+            return ir.add(Filter::Compare { first: right, rest: vec![(flipped(op), first)] }, span);
+        }
+        ir.add(Filter::Compare { first, rest }, span)
+    }
+
+    /// Turn a per-position `initial find F` (with header-only conjuncts beside it) into
+    /// `F`; `initial` beside header-only conjuncts alone is dropped. `None` when the root
+    /// has another shape.
+    fn collapse_initial(&mut self, ir: &mut Ir, root: FilterId) -> Option<FilterId> {
+        let parts = match ir.get(root) {
+            Filter::And(v) => v.clone(),
+            _ => return None,
+        };
+        let initial = parts.iter().position(|&p| matches!(ir.get(p), Filter::Initial))?;
+        let mut kept = Vec::new();
+        let mut body = None;
+        for (i, &p) in parts.iter().enumerate() {
+            if i == initial {
+                continue;
+            }
+            match ir.get(p) {
+                Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: b } => {
+                    if body.replace(*b).is_some() {
+                        return None;
+                    }
+                }
+                _ if self.is_header_only(ir, p, 0) => kept.push(p),
+                _ => return None,
+            }
+        }
+        kept.extend(body);
+        let span = ir.span(root);
+        Some(ir.add(Filter::And(kept), span))
+    }
+
+    /// Sort by (cost, structure) and remove repeated nodes (hash-consing makes equal
+    /// canonical sub-trees the same node).
+    fn sort_dedup(&mut self, ir: &Ir, parts: &mut Vec<FilterId>) {
+        let mut keyed: Vec<(u8, u64, FilterId)> =
+            parts.iter().map(|&p| (self.cost(ir, p), self.hash(ir, p, 0), p)).collect();
+        keyed.sort();
+        keyed.dedup_by_key(|k| k.2);
+        let mut seen = std::collections::HashSet::new();
+        *parts = keyed.into_iter().map(|k| k.2).filter(|p| seen.insert(*p)).collect();
+    }
+
+    /// Evaluation cost class: header tests first, position tests, then searches.
+    fn cost(&mut self, ir: &Ir, id: FilterId) -> u8 {
+        if self.is_header_only(ir, id, 0) {
+            0
+        } else if self.contains_search(ir, id, 0) {
+            2
+        } else {
+            1
+        }
+    }
+
+    /// Structural hash of a sub-tree, independent of arena ids.
+    fn hash(&mut self, ir: &Ir, id: FilterId, depth: usize) -> u64 {
+        if let Some(&h) = self.hashes.get(&id) {
+            return h;
+        }
+        let node = ir.get(id);
+        let mut hasher = DefaultHasher::new();
+        let skeleton = map_children::<()>(node, |_| Ok(FilterId(0))).unwrap_or_else(|()| node.clone());
+        skeleton.hash(&mut hasher);
+        if depth <= MAX_DEPTH {
+            for c in children(node) {
+                self.hash(ir, c, depth + 1).hash(&mut hasher);
+            }
+        }
+        let h = hasher.finish();
+        self.hashes.insert(id, h);
+        h
+    }
+
+    /// Does the sub-tree change state or depend on state set by a sibling (assignments,
+    /// comments, regex groups, marks made by `line`)? Such nodes are never reordered.
+    fn is_impure(&mut self, ir: &Ir, id: FilterId, depth: usize) -> bool {
+        if let Some(&b) = self.impure.get(&id) {
+            return b;
+        }
+        let node = ir.get(id);
+        let b = depth > MAX_DEPTH
+            || matches!(
+                node,
+                Filter::Assign { .. }
+                    | Filter::Unbind(_)
+                    | Filter::Comment(_)
+                    | Filter::Message(_)
+                    | Filter::Sort { .. }
+                    | Filter::SetTag(..)
+                    | Filter::RemoveComment
+                    | Filter::RegexMatch { .. }
+                    | Filter::RegexGroup(_)
+                    | Filter::While { .. }
+                    | Filter::Line { .. }
+                    | Filter::IsBound(_)
+            )
+            || children(node).into_iter().any(|c| self.is_impure(ir, c, depth + 1));
+        self.impure.insert(id, b);
+        b
+    }
+
+    /// Does the sub-tree read only the game header (never the position it is at)?
+    fn is_header_only(&mut self, ir: &Ir, id: FilterId, depth: usize) -> bool {
+        if let Some(&b) = self.header_only.get(&id) {
+            return b;
+        }
+        let node = ir.get(id);
+        let own = matches!(
+            node,
+            Filter::True
+                | Filter::False
+                | Filter::Number(_)
+                | Filter::Str(_)
+                | Filter::Header(_)
+                | Filter::Result(_)
+                | Filter::Year
+                | Filter::GameNumber
+                | Filter::Compare { .. }
+                | Filter::Arith(..)
+                | Filter::Neg(_)
+                | Filter::Contains { .. }
+                | Filter::And(_)
+                | Filter::Or(_)
+                | Filter::Not(_)
+                | Filter::If { .. }
+                | Filter::In(..)
+                | Filter::Call(..)
+        );
+        let b = own
+            && depth <= MAX_DEPTH
+            && !matches!(node, Filter::Call(super::Builtin::Power | super::Builtin::Light | super::Builtin::Dark, _))
+            && children(node).into_iter().all(|c| self.is_header_only(ir, c, depth + 1));
+        self.header_only.insert(id, b);
+        b
+    }
+
+    /// Does the sub-tree search other positions (`find`, `line`, iterations)?
+    fn contains_search(&mut self, ir: &Ir, id: FilterId, depth: usize) -> bool {
+        if let Some(&b) = self.searches.get(&id) {
+            return b;
+        }
+        let node = ir.get(id);
+        let b = depth > MAX_DEPTH
+            || matches!(
+                node,
+                Filter::Find { .. }
+                    | Filter::Line { .. }
+                    | Filter::Echo { .. }
+                    | Filter::SquareIter { .. }
+                    | Filter::PieceIter { .. }
+                    | Filter::IdentityIter { .. }
+                    | Filter::Yacpdb(_)
+            )
+            || children(node).into_iter().any(|c| self.contains_search(ir, c, depth + 1));
+        self.searches.insert(id, b);
+        b
+    }
+
+    /// Does the tree use a YACPDB analysis (which is defined per game only)?
+    fn contains_yacpdb(&mut self, ir: &Ir, root: FilterId) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            if !seen.insert(id) {
+                continue;
+            }
+            if matches!(ir.get(id), Filter::Yacpdb(_)) {
+                return true;
+            }
+            stack.extend(children(ir.get(id)));
+        }
+        false
+    }
+}
