@@ -25,14 +25,22 @@
 //!   per-position query `initial F`; and a per-position `initial find F` whose other
 //!   conjuncts only read the game's header becomes plain `F` — a game then matches at
 //!   some position exactly when `F` matches at some position, as `find` from the start
-//!   says.
+//!   says;
+//! - at the start position, a legacy tag (`IdentityIter`) becomes CQL 6's iteration over
+//!   the pieces that are or can become its kinds (`piece T in [NP] {find {T & N} …}`);
+//! - CQL 6's `"s" in t` on strings becomes `Contains`, and a case-insensitive `Contains`
+//!   compares lower-cased strings;
+//! - `#S > 0` on a set becomes `S`, and a `Union` whose value is not read becomes an `Or`;
+//! - variables that are not `persistent` are named by kind and number (`piece1`).
 
 use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use super::transform::{children, map_children, MAX_DEPTH};
-use super::{CmpOp, Filter, FilterId, FindDirection, Ir, Span};
+use super::transform::{children, is_set_expression, map_children, value_type, MAX_DEPTH};
+use shakmaty::{Bitboard, Color, Role};
+
+use super::{Builtin, CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, Span, ValueType, VarId, VarKind};
 
 /// Rewrite `ir` into its canonical form (see the module documentation).
 pub fn normalize(ir: &mut Ir) {
@@ -50,12 +58,47 @@ pub fn normalize(ir: &mut Ir) {
         ir.settings.per_game = false;
     }
     root = n.node(ir, root, false, 0);
+    if let Some(converted) = n.tags_to_pieces(ir, root) {
+        root = n.node(ir, converted, false, 0);
+    }
     if !ir.settings.per_game && default_count {
         if let Some(collapsed) = n.collapse_initial(ir, root) {
             root = n.node(ir, collapsed, false, 0);
         }
     }
     ir.root = Some(root);
+    rename_variables(ir);
+}
+
+/// Give every variable that is not `persistent` a name made of its kind and number
+/// (`piece1`, `square2` …): names are the user's spelling, not part of the meaning, and
+/// only persistent variables are ever printed by name.
+fn rename_variables(ir: &mut Ir) {
+    for (i, info) in ir.vars.iter_mut().enumerate() {
+        if info.persistent {
+            continue;
+        }
+        let kind = match info.kind {
+            VarKind::Square => "square",
+            VarKind::Piece => "piece",
+            VarKind::Value => "value",
+            VarKind::Position => "position",
+        };
+        info.name = format!("{kind}{}", i + 1);
+    }
+}
+
+/// The pieces of the start position that can be, or become, a piece of `mask`: its own
+/// kinds, and the pawns of a colour for which it names a queen, rook, bishop or knight.
+fn could_become(mask: PieceMask) -> PieceMask {
+    let mut out = mask;
+    for color in [Color::White, Color::Black] {
+        let promoted = [Role::Knight, Role::Bishop, Role::Rook, Role::Queen];
+        if promoted.iter().any(|&r| mask.contains_piece(color, r)) {
+            out = out.with(PieceMask::piece(color, Role::Pawn));
+        }
+    }
+    out
 }
 
 /// Memo tables of one normalisation run.
@@ -81,6 +124,22 @@ fn flipped(op: CmpOp) -> CmpOp {
         CmpOp::Gt => CmpOp::Lt,
         CmpOp::Ge => CmpOp::Le,
         other => other,
+    }
+}
+
+/// Can the set's value hold at most one square? (A piece variable, one square, the
+/// attackers of such a set …)
+fn at_most_one_square(ir: &Ir, id: FilterId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir.get(id) {
+        Filter::Var(v) => ir.vars.get(v.0 as usize).is_some_and(|info| info.kind == VarKind::Piece || info.kind == VarKind::Square),
+        Filter::Squares(b) | Filter::Pieces { squares: b, .. } => b.count() <= 1,
+        Filter::Attacks { attackers, value_is_targets: false, .. } => at_most_one_square(ir, *attackers, depth + 1),
+        Filter::Attacks { targets, value_is_targets: true, .. } => at_most_one_square(ir, *targets, depth + 1),
+        Filter::Intersection(parts) => parts.iter().any(|&p| at_most_one_square(ir, p, depth + 1)),
+        _ => false,
     }
 }
 
@@ -120,6 +179,34 @@ impl Normalizer {
                 let rest: Vec<(CmpOp, FilterId)> =
                     rest.iter().map(|&(op, x)| (op, self.node(ir, x, true, depth + 1))).collect();
                 self.compare(ir, first, rest, used, span, depth)
+            }
+            Filter::In(a, b)
+                if value_type(ir, a) == ValueType::String || value_type(ir, b) == ValueType::String =>
+            {
+                // CQL 6 `"ab" in s` on strings is a substring test.
+                let haystack = self.node(ir, b, true, depth + 1);
+                let needle = self.node(ir, a, true, depth + 1);
+                ir.add(Filter::Contains { haystack, needle, ignore_case: false }, span)
+            }
+            Filter::Contains { haystack, needle, ignore_case: true } => {
+                // Ignoring case is comparing the lower-case forms (both use Unicode
+                // lower-casing); a constant needle is lower-cased here.
+                let haystack = self.node(ir, haystack, true, depth + 1);
+                let lowered_haystack = ir.add(Filter::Call(Builtin::Lowercase, vec![haystack]), span);
+                let needle = self.node(ir, needle, true, depth + 1);
+                let needle = match ir.get(needle) {
+                    Filter::Str(text) => {
+                        let lowered = text.to_lowercase();
+                        ir.add(Filter::Str(lowered), span)
+                    }
+                    _ => ir.add(Filter::Call(Builtin::Lowercase, vec![needle]), span),
+                };
+                ir.add(Filter::Contains { haystack: lowered_haystack, needle, ignore_case: false }, span)
+            }
+            Filter::Union(parts) if !used && parts.iter().all(|&p| is_set_expression(ir, p)) => {
+                // A union matches when some part is non-empty.
+                let or = ir.add(Filter::Or(parts), span);
+                self.node(ir, or, false, depth + 1)
             }
             Filter::CountMatching(parts) => {
                 let parts = parts.iter().map(|&p| self.node(ir, p, false, depth + 1)).collect();
@@ -308,12 +395,25 @@ impl Normalizer {
             let and = ir.add(Filter::And(parts), span);
             return self.node(ir, and, false, depth + 1);
         }
-        let (op, right) = rest[0];
+        let (mut op, mut right) = rest[0];
+        let mut first = first;
         let is_const = |ir: &Ir, x: FilterId| matches!(ir.get(x), Filter::Number(_) | Filter::Str(_));
         if is_const(ir, first) && !is_const(ir, right) {
-            return ir.add(Filter::Compare { first: right, rest: vec![(flipped(op), first)] }, span);
+            (first, op, right) = (right, flipped(op), first);
         }
-        ir.add(Filter::Compare { first, rest }, span)
+        // `#S > 0`, `#S >= 1` (and `#S == 1` for a set of at most one square) only ask
+        // whether the set is non-empty, which is what the set itself matches on.
+        if let (Filter::Count(set), Filter::Number(n)) = (ir.get(first), ir.get(right)) {
+            let (set, n) = (*set, *n);
+            if is_set_expression(ir, set) {
+                let nonempty = matches!((op, n), (CmpOp::Gt, 0) | (CmpOp::Ge, 1) | (CmpOp::Ne, 0))
+                    || (op == CmpOp::Eq && n == 1 && at_most_one_square(ir, set, 0));
+                if nonempty {
+                    return set;
+                }
+            }
+        }
+        ir.add(Filter::Compare { first, rest: vec![(op, right)] }, span)
     }
 
     /// Turn a per-position `initial find F` (with header-only conjuncts beside it) into
@@ -322,6 +422,7 @@ impl Normalizer {
     fn collapse_initial(&mut self, ir: &mut Ir, root: FilterId) -> Option<FilterId> {
         let parts = match ir.get(root) {
             Filter::And(v) => v.clone(),
+            Filter::Initial => vec![root],
             _ => return None,
         };
         let initial = parts.iter().position(|&p| matches!(ir.get(p), Filter::Initial))?;
@@ -344,6 +445,62 @@ impl Normalizer {
         kept.extend(body);
         let span = ir.span(root);
         Some(ir.add(Filter::And(kept), span))
+    }
+
+    /// At the start position, a legacy tag (`IdentityIter`: each piece identity that is
+    /// at some time a piece of `mask`) is CQL 6's `piece T in <pieces that can become
+    /// mask> { find {T & mask} … }`: every identity of a game is on the board at the start,
+    /// and promotion keeps the identity. Nested tags never share an identity, which CQL 6
+    /// writes `not (T1 & T2)`. Applies to the conjuncts of a root that holds `initial`.
+    fn tags_to_pieces(&mut self, ir: &mut Ir, root: FilterId) -> Option<FilterId> {
+        let parts = match ir.get(root) {
+            Filter::And(v) => v.clone(),
+            _ => return None,
+        };
+        if !parts.iter().any(|&p| matches!(ir.get(p), Filter::Initial))
+            || !parts.iter().any(|&p| matches!(ir.get(p), Filter::IdentityIter { .. }))
+        {
+            return None;
+        }
+        let span = ir.span(root);
+        let mut out = Vec::new();
+        for p in parts {
+            out.push(self.identity_chain(ir, p, &mut Vec::new(), 0));
+        }
+        Some(ir.add(Filter::And(out), span))
+    }
+
+    /// One `IdentityIter` (and those directly nested in it) as `PieceIter`s; `outer`
+    /// holds the tags already bound around it.
+    fn identity_chain(&mut self, ir: &mut Ir, id: FilterId, outer: &mut Vec<VarId>, depth: usize) -> FilterId {
+        let Filter::IdentityIter { var, mask, body } = ir.get(id).clone() else {
+            return id;
+        };
+        if depth > MAX_DEPTH {
+            return id;
+        }
+        let span = ir.span(id);
+        let all = Bitboard::FULL;
+        let this = ir.add(Filter::Var(var), span);
+        let mut conjuncts = Vec::new();
+        for &o in outer.iter() {
+            let other = ir.add(Filter::Var(o), span);
+            let both = ir.add(Filter::Intersection(vec![other, this]), span);
+            conjuncts.push(ir.add(Filter::Not(both), span));
+        }
+        let kinds = ir.add(Filter::Pieces { mask, squares: all }, span);
+        let is_kind = ir.add(Filter::Intersection(vec![this, kinds]), span);
+        conjuncts.push(ir.add(
+            Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: is_kind },
+            span,
+        ));
+        outer.push(var);
+        let body = self.identity_chain(ir, body, outer, depth + 1);
+        outer.pop();
+        conjuncts.push(body);
+        let body = ir.add(Filter::And(conjuncts), span);
+        let domain = ir.add(Filter::Pieces { mask: could_become(mask), squares: all }, span);
+        ir.add(Filter::PieceIter { var, domain, body, forall: false }, span)
     }
 
     /// Sort by (cost, structure) and remove repeated nodes (hash-consing makes equal
