@@ -471,35 +471,53 @@ impl Normalizer {
     }
 
     /// One `IdentityIter` (and those directly nested in it) as `PieceIter`s; `outer`
-    /// holds the tags already bound around it.
+    /// holds the tags already bound around it, `pending` the conditions on them, which
+    /// go into the innermost body.
     fn identity_chain(&mut self, ir: &mut Ir, id: FilterId, outer: &mut Vec<VarId>, depth: usize) -> FilterId {
+        self.identity_chain_with(ir, id, outer, &mut Vec::new(), depth)
+    }
+
+    fn identity_chain_with(
+        &mut self,
+        ir: &mut Ir,
+        id: FilterId,
+        outer: &mut Vec<VarId>,
+        pending: &mut Vec<FilterId>,
+        depth: usize,
+    ) -> FilterId {
+        let span = ir.span(id);
         let Filter::IdentityIter { var, mask, body } = ir.get(id).clone() else {
-            return id;
+            if pending.is_empty() {
+                return id;
+            }
+            let mut conjuncts = std::mem::take(pending);
+            conjuncts.push(id);
+            return ir.add(Filter::And(conjuncts), span);
         };
         if depth > MAX_DEPTH {
             return id;
         }
-        let span = ir.span(id);
         let all = Bitboard::FULL;
         let this = ir.add(Filter::Var(var), span);
-        let mut conjuncts = Vec::new();
         for &o in outer.iter() {
             let other = ir.add(Filter::Var(o), span);
             let both = ir.add(Filter::Intersection(vec![other, this]), span);
-            conjuncts.push(ir.add(Filter::Not(both), span));
+            pending.push(ir.add(Filter::Not(both), span));
         }
-        let kinds = ir.add(Filter::Pieces { mask, squares: all }, span);
-        let is_kind = ir.add(Filter::Intersection(vec![this, kinds]), span);
-        conjuncts.push(ir.add(
-            Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: is_kind },
-            span,
-        ));
+        let domain_mask = could_become(mask);
+        if domain_mask != mask {
+            // Only when some piece of the domain is not yet of the tag's kinds.
+            let kinds = ir.add(Filter::Pieces { mask, squares: all }, span);
+            let is_kind = ir.add(Filter::Intersection(vec![this, kinds]), span);
+            pending.push(ir.add(
+                Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: is_kind },
+                span,
+            ));
+        }
         outer.push(var);
-        let body = self.identity_chain(ir, body, outer, depth + 1);
+        let body = self.identity_chain_with(ir, body, outer, pending, depth + 1);
         outer.pop();
-        conjuncts.push(body);
-        let body = ir.add(Filter::And(conjuncts), span);
-        let domain = ir.add(Filter::Pieces { mask: could_become(mask), squares: all }, span);
+        let domain = ir.add(Filter::Pieces { mask: domain_mask, squares: all }, span);
         ir.add(Filter::PieceIter { var, domain, body, forall: false }, span)
     }
 

@@ -591,7 +591,18 @@ pub fn lex(src: &str) -> Lexed {
                             squares = Some(bb);
                             e2 = e;
                         }
-                        _ => {}
+                        _ => {
+                            // `[Aa][a1,h8]`: a bracketed piece class with a bracketed square list.
+                            if b.get(end) == Some(&b'[') {
+                                let tail = &src[end + 1..];
+                                if let Some(k) = tail.find(']').filter(|&k| k <= 40) {
+                                    if let Some(bb) = square_list(&tail[..k]) {
+                                        squares = Some(bb);
+                                        e2 = end + k + 2;
+                                    }
+                                }
+                            }
+                        }
                     }
                     push(Tok::Pieces { mask, squares }, e2, &mut tokens);
                     i = e2;
