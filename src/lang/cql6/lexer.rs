@@ -253,6 +253,15 @@ fn scan_square_spec(b: &[u8], i: usize) -> Option<Result<(Bitboard, usize), usiz
 }
 
 /// Parse the inside of a `[…]` square list (`a1,h8`, `a-d4, e5`).
+/// A bracketed square list `[a1,c3-7]` starting at byte `at` (right after a piece type):
+/// its squares and the byte after the `]`.
+fn bracketed_squares(src: &str, at: usize) -> Option<(Bitboard, usize)> {
+    let tail = src.get(at..)?.strip_prefix('[')?;
+    let k = tail.find(']').filter(|&k| k <= 40)?;
+    let bb = square_list(&tail[..k])?;
+    Some((bb, at + k + 2))
+}
+
 fn square_list(content: &str) -> Option<Bitboard> {
     let mut bb = Bitboard::EMPTY;
     for part in content.split(',') {
@@ -523,6 +532,13 @@ pub fn lex(src: &str) -> Lexed {
                 letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range)
             {
                 if wend == i + 1 && b.get(wend) != Some(&b'-') {
+                    // `p[c3-7,e3-7]`: a piece letter with a bracketed square list.
+                    if let Some((bb, e)) = bracketed_squares(src, wend) {
+                        push(Tok::Pieces { mask, squares: Some(bb) }, e, &mut tokens);
+                        i = e;
+                        space = false;
+                        continue;
+                    }
                     push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
                     i = wend;
                     space = false;
@@ -593,14 +609,9 @@ pub fn lex(src: &str) -> Lexed {
                         }
                         _ => {
                             // `[Aa][a1,h8]`: a bracketed piece class with a bracketed square list.
-                            if b.get(end) == Some(&b'[') {
-                                let tail = &src[end + 1..];
-                                if let Some(k) = tail.find(']').filter(|&k| k <= 40) {
-                                    if let Some(bb) = square_list(&tail[..k]) {
-                                        squares = Some(bb);
-                                        e2 = end + k + 2;
-                                    }
-                                }
+                            if let Some((bb, e)) = bracketed_squares(src, end) {
+                                squares = Some(bb);
+                                e2 = e;
                             }
                         }
                     }
@@ -721,6 +732,28 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(t[4], Tok::Pieces { mask: PieceMask::BLACK, squares: None });
+    }
+
+    #[test]
+    fn bracketed_square_lists_after_piece_types() {
+        let t = toks("[Aa][a1,h1,a8,h8] p[c3-7,e3-7] K [a1]");
+        match &t[0] {
+            Tok::Pieces { mask, squares: Some(bb) } => {
+                assert_eq!(*mask, PieceMask::ANY_PIECE);
+                assert_eq!(bb.count(), 4);
+            }
+            other => panic!("{other:?}"),
+        }
+        match &t[1] {
+            Tok::Pieces { mask, squares: Some(bb) } => {
+                assert_eq!(*mask, letter_mask('p').unwrap());
+                assert_eq!(bb.count(), 10);
+            }
+            other => panic!("{other:?}"),
+        }
+        // With a space between, the square list is a filter of its own.
+        assert_eq!(t[2], Tok::Pieces { mask: letter_mask('K').unwrap(), squares: None });
+        assert!(matches!(t[3], Tok::Squares(bb) if bb.count() == 1), "{t:?}");
     }
 
     #[test]
