@@ -663,3 +663,138 @@ impl Normalizer {
         false
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::dump::dump;
+    use crate::lang::{parse, Syntax};
+
+    /// Parse, expand transforms and normalise; the dump of the result.
+    fn canonical(text: &str, syntax: Syntax) -> (Ir, String) {
+        let mut ir = parse(text, syntax).expect("query parses");
+        crate::ir::transform::expand(&mut ir).expect("transforms expand");
+        normalize(&mut ir);
+        let text = dump(&ir);
+        (ir, text)
+    }
+
+    fn cql6(text: &str) -> String {
+        canonical(text, Syntax::Cql6).1
+    }
+
+    fn legacy(text: &str) -> String {
+        canonical(text, Syntax::Legacy).1
+    }
+
+    #[test]
+    fn conjunct_order_and_nesting_do_not_matter() {
+        assert_eq!(cql6("cql() check {wtm mate}"), cql6("cql() {mate check} wtm true"));
+        assert_eq!(cql6("cql() check or {mate or stalemate}"), cql6("cql() stalemate or check or mate"));
+    }
+
+    #[test]
+    fn values_that_are_read_keep_their_order() {
+        // `#{...}` reads the value of the last conjunct: `a1` must stay last.
+        let (ir, _) = canonical("cql() #{check a1} == 1", Syntax::Cql6);
+        let root = ir.root.expect("root");
+        let Filter::Compare { first, .. } = ir.get(root) else { panic!("{:?}", ir.get(root)) };
+        let Filter::Count(inner) = ir.get(*first) else { panic!("{:?}", ir.get(*first)) };
+        let Filter::And(parts) = ir.get(*inner) else { panic!("{:?}", ir.get(*inner)) };
+        assert!(matches!(ir.get(parts[0]), Filter::Check));
+        assert!(matches!(ir.get(parts[1]), Filter::Squares(_)));
+    }
+
+    #[test]
+    fn side_effects_are_not_reordered() {
+        let (ir, _) = canonical("cql() comment(\"b\") check comment(\"a\")", Syntax::Cql6);
+        let root = ir.root.expect("root");
+        let Filter::And(parts) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
+        let texts: Vec<String> = parts
+            .iter()
+            .filter_map(|&p| match ir.get(p) {
+                Filter::Comment(args) => match ir.get(args[0]) {
+                    Filter::Str(s) => Some(s.clone()),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, ["b", "a"]);
+    }
+
+    #[test]
+    fn range_chains_become_two_comparisons() {
+        assert_eq!(cql6("cql() 2 <= #R <= 3"), cql6("cql() #R >= 2 #R <= 3"));
+        assert_eq!(cql6("cql() 3 > #R"), cql6("cql() #R < 3"));
+        assert_ne!(cql6("cql() #R >= 2"), cql6("cql() #R >= 3"));
+    }
+
+    #[test]
+    fn a_match_list_becomes_a_per_position_query() {
+        let (ir, text) = canonical("(match (position :mate))", Syntax::Legacy);
+        assert!(!ir.settings.per_game);
+        assert!(matches!(ir.get(ir.root.expect("root")), Filter::Mate), "{text}");
+        assert_eq!(text, cql6("cql() mate"));
+        // Two lists stay searches from the start position.
+        assert_eq!(legacy("(match (position :mate) (position :check))"), cql6("cql() initial find mate find check"));
+    }
+
+    #[test]
+    fn a_count_range_becomes_comparisons() {
+        assert_eq!(
+            legacy("(match (position :check :matchcount 3 7))"),
+            cql6("cql() initial find all check >= 3 find all check <= 7")
+        );
+        // With a range `find all` is not the same as `find`.
+        assert_ne!(legacy("(match (position :check :matchcount 3 7))"), cql6("cql() initial find check"));
+    }
+
+    #[test]
+    fn string_in_is_a_substring_test_and_case_is_folded() {
+        let (ir, text) = canonical("cql() \"ab\" in player white", Syntax::Cql6);
+        let root = ir.root.expect("root");
+        assert!(matches!(ir.get(root), Filter::Contains { ignore_case: false, .. }), "{text}");
+        assert_eq!(legacy("(match :whiteplayer AB)"), cql6("cql() \"ab\" in lowercase player white"));
+    }
+
+    #[test]
+    fn set_counts_that_only_ask_for_non_empty_sets() {
+        assert_eq!(cql6("cql() #R > 0"), cql6("cql() R"));
+        assert_eq!(cql6("cql() #(R attacks k) >= 1"), cql6("cql() R attacks k"));
+        // `== 1` is only "non-empty" for a set that can hold one square at most.
+        assert_ne!(cql6("cql() #R == 1"), cql6("cql() R"));
+    }
+
+    #[test]
+    fn common_conjuncts_leave_a_disjunction() {
+        assert_eq!(cql6("cql() {mate Qg7} or {Qh7 mate}"), cql6("cql() mate {Qg7 or Qh7}"));
+    }
+
+    #[test]
+    fn legacy_tags_become_piece_iterations() {
+        assert_eq!(
+            legacy("(match :forany n N (position $n[e5]))"),
+            cql6("cql() initial piece Knight in [NP] { find {Knight & N} find {Knight & e5} }")
+        );
+        // Two tags never share a piece.
+        assert_eq!(
+            legacy("(match :forany x [Pp] :forany y [Pp] (position $x[e4]) (position $y[d5]))"),
+            cql6("cql() initial piece X1 in [Pp] piece Y1 in [Pp] { not (X1 & Y1) find {X1 & e4} find {Y1 & d5} }")
+        );
+    }
+
+    #[test]
+    fn persistent_variables_keep_their_names() {
+        let (ir, _) = canonical("cql() persistent Count += 1 Tally = 2", Syntax::Cql6);
+        let names: Vec<&str> = ir.vars.iter().map(|v| v.name.as_str()).collect();
+        assert!(names.contains(&"Count"), "{names:?}");
+        assert!(!names.contains(&"Tally"), "{names:?}");
+    }
+
+    #[test]
+    fn yacpdb_queries_stay_per_game() {
+        let (ir, _) = canonical("Phases > 1", Syntax::Yacpdb);
+        assert!(ir.settings.per_game);
+    }
+}
