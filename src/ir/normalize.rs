@@ -331,8 +331,8 @@ impl Normalizer {
         Some(self.node(ir, and, false, depth + 1))
     }
 
-    /// `find` where only matching counts: `all` is dropped, and a count range becomes
-    /// comparisons of the count.
+    /// `find` where only matching counts: `all` is dropped (unless the body has side
+    /// effects), and a count range becomes comparisons of the count.
     #[allow(clippy::too_many_arguments)]
     fn find(
         &mut self,
@@ -365,7 +365,12 @@ impl Normalizer {
                 let and = ir.add(Filter::And(parts), span);
                 self.node(ir, and, false, depth + 1)
             }
-            Some((1, i64::MAX)) | None => ir.add(Filter::Find { direction, all: false, range: None, body }, span),
+            // Stopping at the first match is only the same when the body has no effects
+            // (`find all {Sum += …}` must visit every position).
+            Some((1, i64::MAX)) | None => {
+                let all = all && self.is_impure(ir, body, 0);
+                ir.add(Filter::Find { direction, all, range: None, body }, span)
+            }
             Some(r) => ir.add(Filter::Find { direction, all, range: Some(r), body }, span),
         }
     }
@@ -748,6 +753,12 @@ mod tests {
         );
         // With a range `find all` is not the same as `find`.
         assert_ne!(legacy("(match (position :check :matchcount 3 7))"), cql6("cql() initial find check"));
+        // Without a range, `find all` is `find`, unless the body has effects.
+        assert_eq!(cql6("cql() find all check"), cql6("cql() find check"));
+        let (ir, _) = canonical("cql() initial find all {Counter = 1 true}", Syntax::Cql6);
+        let root = ir.root.expect("root");
+        let Filter::And(parts) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
+        assert!(parts.iter().any(|&p| matches!(ir.get(p), Filter::Find { all: true, .. })));
     }
 
     #[test]
