@@ -87,6 +87,7 @@ fn execute(args: &Args) -> Result<i32, String> {
             apply_cli(args, &mut ir)?;
             crate::ir::transform::expand(&mut ir)
                 .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
+            crate::ir::normalize::normalize(&mut ir);
             if let (None, Some(script)) = (&ir.settings.output, &src.script) {
                 if args.output.is_none() && !args.numbers && !args.count && !args.json {
                     ir.settings.output = Some(default_output(script));

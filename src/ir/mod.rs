@@ -19,6 +19,7 @@
 //! existing id, so copies made by transforms share every sub-tree they leave unchanged.
 
 pub mod dump;
+pub mod normalize;
 pub mod transform;
 
 use std::collections::HashMap;

@@ -881,6 +881,14 @@ impl<'s> Parser<'s> {
         if !next.space_before {
             match &next.tok {
                 Tok::Sym(Sym::Assign) | Tok::Sym(Sym::LParen) => {}
+                // `--[Aa]=Q`: a piece target directly followed by a promotion.
+                Tok::Pieces { mask, squares } if is_assign(&self.peek_at(1).tok) => {
+                    let (mask, squares) = (*mask, *squares);
+                    self.bump();
+                    let t = self.pieces(mask, squares, next.span);
+                    sp = Self::join(sp, next.span);
+                    target = Some(t);
+                }
                 Tok::Pieces { .. } | Tok::Squares(_) | Tok::Word(_) | Tok::Sym(Sym::Tilde) | Tok::Sym(Sym::Current) => {
                     let t = self.parse_expr(BP_POSTFIX)?;
                     sp = Self::join(sp, self.ir.span(t));
