@@ -5,9 +5,11 @@
 //! size), cut before the last game start so no game is partial; and
 //! /work/shared/corpus/conformance/studies253.pgn (or `CQLRS_BENCH_STUDIES`) for the
 //! YACPDB workload.
-//! Gives out: a table: for each workload, single-threaded, best of 3: games, matches,
-//! seconds, MB/s, games/s and the time ratio to the bare split + parse + replay
-//! baseline over the same input, measured in the same run, with the target ratio.
+//! Gives out: a table: for each workload, one worker thread, best of 3 interleaved rounds:
+//! games, matches, wall and processor seconds, MB/s and games/s (processor time) and
+//! the processor-time ratio to the bare split + parse + replay baseline over the same
+//! input, measured in the same run, with the target ratio. `CQLRS_BENCH_RUNS` sets the
+//! number of rounds.
 //! Must never: report a time without checking the answer — match counts must be
 //! non-zero and equal across runs; every query is parsed from its source text with
 //! `lang::parse` and expanded with `ir::transform::expand`, as the command line does.
@@ -158,12 +160,13 @@ fn print_header() {
     println!("|{:-<40}|{:-<8}|{:-<9}|{:-<9}|{:-<9}|{:-<8}|{:-<10}|{:-<8}|{:-<15}|", "", "", "", "", "", "", "", "", "");
 }
 
-/// Print one row; the ratio is of processor times (less disturbed by other processes
-/// on a shared machine than wall time), throughput is by wall time.
+/// Print one row. Ratios and throughput are by processor time (all threads of the
+/// process), which other processes on a shared machine disturb far less than wall time;
+/// the best wall time is shown too.
 fn print_row(row: &Row, baseline: Option<&Row>, target: Option<f64>) {
     let (games, matches) = row.counts.unwrap_or_default();
-    let mbs = row.mb / row.wall;
-    let gps = games as f64 / row.wall;
+    let mbs = row.mb / row.cpu;
+    let gps = games as f64 / row.cpu;
     let (ratio, verdict) = match baseline {
         Some(b) => {
             let r = row.cpu / b.cpu;
