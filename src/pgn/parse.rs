@@ -179,42 +179,35 @@ impl GameParser {
         self.read_movetext(&mut cur, game)
     }
 
-    /// Move the previous game's nodes into the pool.
+    /// Make the previous game's nodes the pool: the new game's nodes take over their
+    /// buffers (children, SAN, comments, NAGs) index by index, so nodes themselves are
+    /// never moved between vectors (a node is a few hundred bytes).
     fn recycle_nodes(&mut self, game: &mut Game) {
-        let room = POOL_LIMIT.saturating_sub(self.pool.len());
-        let keep = game.nodes.len().min(room);
-        self.pool.extend(game.nodes.drain(..keep));
-        game.nodes.clear();
+        self.pool.clear();
+        std::mem::swap(&mut self.pool, &mut game.nodes);
+        self.pool.truncate(POOL_LIMIT);
     }
 
-    /// A node from the pool (or a new one), reset and filled.
+    /// Append a node built in place, reusing the buffers of the pool node at the same index.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn new_node(&mut self, game: &mut Game, parent: Option<NodeId>, played: Option<Played>, san: &[u8], pos: Chess, ids: PieceIds, ply: u32, depth: u32) -> NodeId {
-        let mut node = self.pool.pop().unwrap_or_else(|| Node {
-            parent: None,
-            children: Vec::new(),
-            played: None,
-            san: String::new(),
-            comments: Vec::new(),
-            nags: Vec::new(),
-            pos: Chess::default(),
-            ids: PieceIds::default(),
-            ply: 0,
-            depth: 0,
-        });
-        node.parent = parent;
-        node.children.clear();
-        node.played = played;
-        node.san.clear();
-        node.san.extend(san.iter().map(|&b| b as char));
-        node.comments.clear();
-        node.nags.clear();
-        node.pos = pos;
-        node.ids = ids;
-        node.ply = ply;
-        node.depth = depth;
         let id = NodeId(game.nodes.len() as u32);
-        game.nodes.push(node);
+        let (mut children, mut san_text, mut comments, mut nags) = match self.pool.get_mut(id.index()) {
+            Some(old) => (
+                std::mem::take(&mut old.children),
+                std::mem::take(&mut old.san),
+                std::mem::take(&mut old.comments),
+                std::mem::take(&mut old.nags),
+            ),
+            None => Default::default(),
+        };
+        children.clear();
+        san_text.clear();
+        san_text.extend(san.iter().map(|&b| b as char));
+        comments.clear();
+        nags.clear();
+        game.nodes.push(Node { parent, children, played, san: san_text, comments, nags, pos, ids, ply, depth });
         if let Some(p) = parent {
             game.nodes[p.index()].children.push(id);
         }
@@ -444,12 +437,18 @@ impl GameParser {
                     line,
                 });
             };
-            let mut pos = parent.pos.clone();
-            let ids = moved_ids(&parent.ids, &mv, pos.turn());
-            pos.play_unchecked(mv);
-            (Played::Move(mv), pos, ids)
+            let ids = moved_ids(&parent.ids, &mv, parent.pos.turn());
+            // The parent's position is copied into the new node and the move played there.
+            let node = self.new_node(game, Some(at), Some(Played::Move(mv)), san, game.nodes[at.index()].pos.clone(), ids, ply, depth);
+            game.nodes[node.index()].pos.play_unchecked(mv);
+            return Ok(Some(self.finish_node(game, node, variation_start, suffix)));
         };
         let node = self.new_node(game, Some(at), Some(played), san, pos, ids, ply, depth);
+        Ok(Some(self.finish_node(game, node, variation_start, suffix)))
+    }
+
+    /// Attach the comments held for a variation's first move and the `!`/`?` suffix NAG.
+    fn finish_node(&mut self, game: &mut Game, node: NodeId, variation_start: bool, suffix: &[u8]) -> NodeId {
         if variation_start && !self.pending_comments.is_empty() {
             let pending = std::mem::take(&mut self.pending_comments);
             game.nodes[node.index()].comments.extend(pending);
@@ -457,13 +456,15 @@ impl GameParser {
         if let Some(nag) = (!suffix.is_empty()).then(|| nag_of_symbol(suffix)).flatten() {
             game.nodes[node.index()].nags.push(nag);
         }
-        Ok(Some(node))
+        node
     }
 
     /// Find the legal move a token means: exact SAN first, then lenient readings.
     fn resolve_move(&mut self, pos: &Chess, text: &[u8]) -> Option<Move> {
-        if let Some(mv) = San::from_ascii(text).ok().and_then(|san| san.to_move(pos).ok()) {
-            return Some(mv);
+        if let Ok(san) = San::from_ascii(text) {
+            if let Some(mv) = quick_san_move(pos, san).or_else(|| san.to_move(pos).ok()) {
+                return Some(mv);
+            }
         }
         // Drop the check / mate marks for the lenient readings.
         let mut core = text;
@@ -531,6 +532,94 @@ impl GameParser {
         }
         None
     }
+}
+
+/// The move a plain SAN means in the common case, without generating move lists: side
+/// to move not in check, a piece move or a pawn push/capture (no castling, no en
+/// passant) with exactly one legal origin. Returns `None` whenever the case is not
+/// that simple (check, ambiguity, illegality, a capture mark that does not fit), and
+/// the caller then asks shakmaty, so the answer is always the one `San::to_move` gives.
+fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
+    use shakmaty::{attacks, Bitboard, EnPassantMode, Rank, Role};
+    let San::Normal { role, file, rank, capture, to, promotion } = san else { return None };
+    let board = pos.board();
+    let us = pos.turn();
+    let king = board.king_of(us)?;
+    let ours = board.by_color(us);
+    if ours.contains(to) || pos.checkers().any() {
+        return None;
+    }
+    let captured = board.role_at(to);
+    if capture != captured.is_some() {
+        return None;
+    }
+    let occupied = board.occupied();
+    let last_rank = if us.is_white() { Rank::Eighth } else { Rank::First };
+    let mut from = match role {
+        Role::Pawn => {
+            if pos.ep_square(EnPassantMode::Always) == Some(to) {
+                return None;
+            }
+            let promotes = to.rank() == last_rank;
+            if promotes != promotion.is_some() || matches!(promotion, Some(Role::Pawn | Role::King)) {
+                return None;
+            }
+            let pawns = board.pawns() & ours;
+            if captured.is_some() {
+                attacks::pawn_attacks(!us, to) & pawns
+            } else {
+                let step = if us.is_white() { -8 } else { 8 };
+                let one = to.offset(step)?;
+                if pawns.contains(one) {
+                    Bitboard::from(one)
+                } else if !occupied.contains(one) && to.rank() == (if us.is_white() { Rank::Fourth } else { Rank::Fifth }) {
+                    one.offset(step).map_or(Bitboard::EMPTY, |two| Bitboard::from(two) & pawns)
+                } else {
+                    Bitboard::EMPTY
+                }
+            }
+        }
+        _ if promotion.is_some() => return None,
+        Role::Knight => attacks::knight_attacks(to) & board.knights() & ours,
+        Role::Bishop => attacks::bishop_attacks(to, occupied) & board.bishops() & ours,
+        Role::Rook => attacks::rook_attacks(to, occupied) & board.rooks() & ours,
+        Role::Queen => attacks::queen_attacks(to, occupied) & board.queens() & ours,
+        Role::King => {
+            if !attacks::king_attacks(to).contains(king) {
+                return None;
+            }
+            // The king may not step onto an attacked square (its own square vacated).
+            let without_king = occupied ^ Bitboard::from(king);
+            if board.attacks_to(to, !us, without_king).any() {
+                return None;
+            }
+            return (file.is_none_or(|f| f == king.file()) && rank.is_none_or(|r| r == king.rank()))
+                .then_some(Move::Normal { role, from: king, capture: captured, to, promotion: None });
+        }
+    };
+    if let Some(f) = file {
+        from &= Bitboard::from(f);
+    }
+    if let Some(r) = rank {
+        from &= Bitboard::from(r);
+    }
+    // Not in check: a move is legal unless it uncovers a slider line onto the king.
+    let theirs = board.by_color(!us) & !Bitboard::from(to);
+    let rook_likes = theirs & board.rooks_and_queens();
+    let bishop_likes = theirs & board.bishops_and_queens();
+    let mut found = None;
+    for sq in from {
+        let after = (occupied ^ Bitboard::from(sq)) | Bitboard::from(to);
+        let exposed = (attacks::rook_attacks(king, after) & rook_likes).any()
+            || (attacks::bishop_attacks(king, after) & bishop_likes).any();
+        if !exposed {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(sq);
+        }
+    }
+    found.map(|from| Move::Normal { role, from, capture: captured, to, promotion })
 }
 
 /// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone).

@@ -1382,7 +1382,12 @@ impl<'s> Parser<'s> {
                     };
                     range = Some((lo, hi));
                 }
-                let body = self.parse_expr(BP_ADD)?;
+                // A counting `find all` / `find N M` is a number: a comparison after it
+                // compares the count (`find all check >= 30`). A plain `find` takes a
+                // comparison as its body (`find T == C`: the position where piece T
+                // stands on C), as the reference does.
+                let counting = all || range.is_some();
+                let body = self.parse_expr(if counting { BP_ADD } else { BP_LOOSE })?;
                 let s = Self::join(sp, self.ir.span(body));
                 Ok(self.add(Filter::Find { direction, all, range, body }, s))
             }

@@ -351,6 +351,15 @@ fn find_and_tree_navigation() {
     assert!(matches!(ir.get(top(&ir)[1]), Filter::AtPosition { .. }));
     let ir = ok("cql() mate find <-- ――=♕");
     assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { direction: FindDirection::Backward, .. }));
+    // A plain find swallows the comparison: the rook-corners example.
+    let ir = ok("cql() ◭T∊♖ find T == a1");
+    let Filter::PieceIter { body, .. } = ir.get(top(&ir)[0]) else { panic!("not a piece iteration") };
+    match ir.get(*body) {
+        Filter::Find { all: false, range: None, body, .. } => {
+            assert!(matches!(ir.get(*body), Filter::Compare { .. }))
+        }
+        o => panic!("{o:?}"),
+    }
 }
 
 #[test]

@@ -321,3 +321,62 @@ fn pgnmentor_count_and_speed() {
     let t = started.elapsed();
     eprintln!("split+parse+replay: {nodes} nodes, {errors} bad games in {t:?} ({:.0} MB/s)", bytes as f64 / 1e6 / t.as_secs_f64());
 }
+
+/// Every position of the first games of a bundled corpus, plus a few hand-picked ones
+/// with pins, checks, promotions and en passant.
+fn sample_positions() -> Vec<Chess> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/lichess-2016-05-first1500.pgn").to_string();
+    let mut out = Vec::new();
+    let mut parser = GameParser::new();
+    let mut game = Game::default();
+    for r in crate::input::Games::new(vec![path]).take(300) {
+        if parser.parse(&r.unwrap(), &mut game, &|_| true).is_ok() {
+            out.extend(game.nodes.iter().map(|node| node.pos.clone()));
+        }
+    }
+    for fen in [
+        "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",           // pinned knight
+        "4k3/8/8/8/8/8/3NN3/r3K3 w - - 0 1",           // king in check
+        "4k3/1P6/8/2pP4/8/8/8/4K3 w - c6 0 2",         // promotion and en passant
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",        // castling, rook ambiguity
+        "4k3/8/8/8/8/2N3N1/8/4K3 w - - 0 1",           // two knights reach e4/e2
+        "3qk3/8/8/8/8/8/3R4/3K4 w - - 0 1",            // rook pinned on the file
+    ] {
+        out.push(Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap());
+    }
+    out
+}
+
+#[test]
+fn quick_san_agrees_with_shakmaty() {
+    let positions = sample_positions();
+    assert!(positions.len() > 5000, "too few sample positions: {}", positions.len());
+    let mut quick_hits = 0usize;
+    for pos in &positions {
+        // Every legal move, written as SAN: the quick reading is the move or no answer.
+        for mv in pos.legal_moves() {
+            let san = San::from_move(pos, mv);
+            match quick_san_move(pos, san) {
+                Some(found) => {
+                    assert_eq!(found, mv, "{san} in {}", Fen::from_position(pos, EnPassantMode::Legal));
+                    quick_hits += 1;
+                }
+                None => {}
+            }
+        }
+        // Undisambiguated SAN for every role and target: whatever the quick reading
+        // accepts, shakmaty accepts with the same move (never an illegal or ambiguous one).
+        for role in Role::ALL {
+            for to in Square::ALL {
+                for capture in [false, true] {
+                    let san = San::Normal { role, file: None, rank: None, capture, to, promotion: None };
+                    if let Some(found) = quick_san_move(pos, san) {
+                        assert_eq!(san.to_move(pos).ok(), Some(found), "{san} in {}", Fen::from_position(pos, EnPassantMode::Legal));
+                    }
+                }
+            }
+        }
+    }
+    // The quick path must carry most moves, or it is not worth having.
+    assert!(quick_hits > positions.len() / 2, "quick path used for only {quick_hits} moves");
+}
