@@ -67,13 +67,15 @@ impl Evaluator for Query {
 pub struct SortOrder {
     /// Documentation strings of the `sort min` filters.
     pub ascending: HashSet<String>,
+    /// `sort matchcount`: the number of matching positions is the first key (most first).
+    pub by_matchcount: bool,
 }
 
 impl SortOrder {
     /// The sort order of a query: `None` when it has no `sort` filter.
     pub fn of_query(ir: &crate::ir::Ir) -> Option<SortOrder> {
-        let mut found = false;
-        let mut order = SortOrder::default();
+        let mut order = SortOrder { by_matchcount: ir.settings.sort_matchcount, ..SortOrder::default() };
+        let mut found = order.by_matchcount;
         for i in 0..ir.len() {
             if let crate::ir::Filter::Sort { doc, min, .. } = ir.get(crate::ir::FilterId(i as u32)) {
                 found = true;
@@ -291,7 +293,11 @@ fn work<E: Evaluator>(
                 render_game(&config.format, &game, &found, &raw.file, &mut bytes);
                 let sort = match &config.sort {
                     Some(order) => {
-                        found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc))).collect()
+                        let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
+                        count
+                            .into_iter()
+                            .chain(found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc))))
+                            .collect()
                     }
                     None => Vec::new(),
                 };
@@ -579,6 +585,17 @@ mod tests {
         assert_eq!(limited.matched, 5);
         assert_eq!(limited.read, limited.matched + limited.unmatched + limited.skipped);
         assert_eq!(limited.read, numbers[4]);
+    }
+
+    #[test]
+    fn sort_matchcount_header_sorts_by_matching_positions() {
+        let ir = crate::lang::cql6::parse("cql(sort matchcount 2 100) check").unwrap();
+        assert_eq!(ir.settings.matchcount, (2, 100));
+        let order = SortOrder::of_query(&ir).expect("sorted");
+        assert!(order.by_matchcount);
+        // Without the header option a query with no `sort` filter is unsorted.
+        let plain = crate::lang::cql6::parse("cql(matchcount 2 100) check").unwrap();
+        assert_eq!(SortOrder::of_query(&plain), None);
     }
 
     #[test]

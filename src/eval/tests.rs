@@ -548,3 +548,53 @@ fn try_marks_white_alternatives_off_the_main_line() {
     assert_eq!(m.positions, white_try);
     assert!(!m.positions.iter().any(|p| black_alt.contains(p) || nested.contains(p)));
 }
+
+#[test]
+fn path_goes_on_along_the_move_that_matched() {
+    // From the start: main 1.e4 e5, variation 1.Nf3 d5. The path "a knight move, then a black
+    // pawn move to e5" must not mix the two lines: the knight move is in the variation, the
+    // move to e5 only in the main line.
+    let mut b = GameBuilder::new(None);
+    b.line(NodeId::ROOT, &["e4", "e5"]);
+    let side = b.line(NodeId::ROOT, &["Nf3", "d5"]);
+    let build = |to_e5: bool| {
+        let mut ir = Ir::new();
+        ir.settings.variations = true;
+        let knight = pieces(&mut ir, Color::White, Role::Knight, Bitboard::FULL);
+        let mut first = mv(MoveSource::Next);
+        first.from = Some(knight);
+        let first = ir.add(Filter::Move(Box::new(first)), sp());
+        let mut second = mv(MoveSource::Next);
+        let target = if to_e5 { Square::E5 } else { Square::D5 };
+        second.to = Some(ir.add(Filter::Squares(sq(target)), sp()));
+        let second = ir.add(Filter::Move(Box::new(second)), sp());
+        let body = ir.add(Filter::SeqConcat(vec![first, second]), sp());
+        let params = LineParams { follow_moves: true, last_position: true, ..LineParams::default() };
+        let line = ir.add(Filter::Line { params, body }, sp());
+        let init = ir.add(Filter::Initial, sp());
+        ir.root = Some(ir.add(Filter::And(vec![init, line]), sp()));
+        ir
+    };
+    assert!(!run(build(true), &b.game).matched);
+    let m = run(build(false), &b.game);
+    assert!(m.matched);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    let _ = side;
+}
+
+#[test]
+fn positionid_numbers_the_main_line_first() {
+    // Main 1.e4 e5, variation 1.d4: the variation is written first in PGN order but is
+    // numbered after the whole main line.
+    let mut b = GameBuilder::new(None);
+    let main = b.line(NodeId::ROOT, &["e4", "e5"]);
+    let side = b.line(NodeId::ROOT, &["d4"]);
+    let mut ir = Ir::new();
+    ir.settings.variations = true;
+    let id = ir.add(Filter::PositionId, sp());
+    let three = ir.add(Filter::Number(3), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: id, rest: vec![(CmpOp::Eq, three)] }, sp()));
+    let m = run(ir, &b.game);
+    assert_eq!(m.positions, side);
+    let _ = main;
+}

@@ -914,6 +914,9 @@ pub struct Settings {
     /// Evaluate the body once per game at the root (YACPDB queries, legacy match
     /// lists) instead of at every position.
     pub per_game: bool,
+    /// `sort matchcount` in the header: games come out by their number of matching
+    /// positions, most first.
+    pub sort_matchcount: bool,
 }
 
 impl Default for Settings {
@@ -923,6 +926,7 @@ impl Default for Settings {
             output: None,
             variations: false,
             matchcount: (1, u64::MAX),
+            sort_matchcount: false,
             matchstring: None,
             gamenumber: None,
             silent: false,

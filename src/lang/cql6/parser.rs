@@ -344,6 +344,11 @@ impl<'s> Parser<'s> {
                             }
                         }
                         // Accepted and ignored: options of the official program that change only its output.
+                        "sort" if matches!(&self.peek().tok, Tok::Word(m) if m == "matchcount") => {
+                            // `sort matchcount [lo [hi]]`: order by the number of matching
+                            // positions; the range that may follow bounds it as usual.
+                            self.ir.settings.sort_matchcount = true;
+                        }
                         "sort" | "nosort" | "smartcomments" | "nosmartcomments" | "noremovecomment" | "showmatches" => {}
                         other => {
                             let words = ["input", "output", "variations", "mainline", "silent", "quiet", "matchcount", "gamenumber", "matchstring", "result"];
