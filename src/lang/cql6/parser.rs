@@ -1361,7 +1361,9 @@ impl<'s> Parser<'s> {
                     } else {
                         break;
                     };
-                    let v = self.parse_expr(BP_POSTFIX)?;
+                    // `pin … to [qrnb] & ~zz`: an argument is a set expression that
+                    // may be an intersection (and anything tighter).
+                    let v = self.parse_expr(BP_INTER)?;
                     *slot = Some(v);
                 }
                 self.simple(Filter::Pin { from, through, to }, sp)
@@ -1602,9 +1604,8 @@ impl<'s> Parser<'s> {
     fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
         let mut m = default_move();
         let mut from_first = false;
-        if let Tok::Pieces { .. } = self.peek().tok {
-            m.from = Some(self.parse_expr(BP_POSTFIX)?);
-        }
+        // Only keywords continue a `move` filter: in `move N to g5` the knight is a
+        // filter of its own (the reference reads it so), not the moving piece.
         loop {
             let Tok::Word(w) = self.peek().tok.clone() else {
                 if let Tok::Castle(k) = self.peek().tok {

@@ -234,6 +234,26 @@ fn count_takes_an_attack_filter_as_operand() {
     assert!(matches!(ir.get(top(&ir)[0]), Filter::Compare { first, .. } if matches!(ir.get(*first), Filter::Arith(..))));
 }
 
+#[test]
+fn pin_arguments_take_an_intersection() {
+    // The pinned-to set is `[qrnb] & ~zz`, not the pin filter intersected with `~zz`.
+    let ir = ok("cql() piece zz in [qrnb] pin from Q through zz to [qrnb] & ~zz");
+    let text = render(&ir, ir.root.unwrap());
+    assert!(text.contains("Pin { from"), "{text}");
+    assert!(!text.contains("Intersection([<Pin"), "{text}");
+    let to = text.split("to: Some(<").nth(1).unwrap_or("");
+    assert!(to.starts_with("Intersection"), "{text}");
+}
+
+#[test]
+fn a_bare_piece_after_move_is_a_separate_filter() {
+    let ir = ok("cql() move N");
+    let t = top(&ir);
+    assert_eq!(t.len(), 2, "{}", render(&ir, ir.root.unwrap()));
+    assert!(the_move(&ir, t[0]).from.is_none());
+    assert!(matches!(ir.get(t[1]), Filter::Pieces { .. }));
+}
+
 fn the_move(ir: &Ir, id: FilterId) -> MoveFilter {
     match ir.get(id) {
         Filter::Move(m) => (**m).clone(),
