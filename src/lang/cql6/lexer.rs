@@ -365,7 +365,13 @@ pub fn lex(src: &str) -> Lexed {
                         space = false;
                         continue;
                     }
-                    _ => {}
+                    _ => {
+                        // `♟[c3-7,e3-7]`, as for the ASCII letters.
+                        if let Some((bb, e)) = bracketed_squares(src, end) {
+                            squares = Some(bb);
+                            end = e;
+                        }
+                    }
                 }
                 push(Tok::Pieces { mask, squares }, end, &mut tokens);
                 i = end;
@@ -736,7 +742,7 @@ mod tests {
 
     #[test]
     fn bracketed_square_lists_after_piece_types() {
-        let t = toks("[Aa][a1,h1,a8,h8] p[c3-7,e3-7] K [a1]");
+        let t = toks("[Aa][a1,h1,a8,h8] p[c3-7,e3-7] K [a1] ♟[c3-7,e3-7]");
         match &t[0] {
             Tok::Pieces { mask, squares: Some(bb) } => {
                 assert_eq!(*mask, PieceMask::ANY_PIECE);
@@ -754,6 +760,7 @@ mod tests {
         // With a space between, the square list is a filter of its own.
         assert_eq!(t[2], Tok::Pieces { mask: letter_mask('K').unwrap(), squares: None });
         assert!(matches!(t[3], Tok::Squares(bb) if bb.count() == 1), "{t:?}");
+        assert_eq!(t[4], t[1]);
     }
 
     #[test]
