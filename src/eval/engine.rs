@@ -15,7 +15,7 @@ use super::value::{squares_text, Value};
 use super::{yacpdb, Error, Query};
 use crate::ir::{
     ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField,
-    Ir, LineChoice, MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId,
+    Ir, LineChoice, MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
 };
 use crate::ir::Filter;
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played};
@@ -767,7 +767,13 @@ impl<'a> Ctx<'a> {
             }
             Filter::AtPosition { at: where_, body } => {
                 let Some(n) = self.position_value(*where_, at)? else { return Ok(None) };
-                self.eval(*body, Loc::Node(n), vm)?
+                let there = Loc::Node(n);
+                match self.eval(*body, there, vm)? {
+                    // `parent:$p` is the square the piece stood on in that position, not
+                    // the piece itself (whose square would be read again here).
+                    Some(piece @ Value::Piece(_)) => self.as_set(&piece, there).map(Value::Set),
+                    other => other,
+                }
             }
             Filter::Tree(step) => match (step, at) {
                 (_, Loc::Header) => None,
@@ -843,6 +849,13 @@ impl<'a> Ctx<'a> {
             Filter::Assign { var, op, value } => {
                 let Some(new) = self.value(*value, at)? else { return Ok(None) };
                 let result = match op {
+                    // `$A = $p` into a non-piece variable keeps the piece's square now.
+                    None if matches!(new, Value::Piece(_)) && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) => {
+                        match self.as_set(&new, at) {
+                            Some(b) => Value::Set(b),
+                            None => return Ok(None),
+                        }
+                    }
                     None => new,
                     Some(op) => {
                         let old = self.get_var(*var).cloned();

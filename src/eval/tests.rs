@@ -598,3 +598,26 @@ fn positionid_numbers_the_main_line_first() {
     assert_eq!(m.positions, side);
     let _ = main;
 }
+
+/// Run a CQL 6 script on a game.
+fn run_script(src: &str, game: &Game) -> GameMatch {
+    run(crate::lang::cql6::parse(src).expect("script parses"), game)
+}
+
+#[test]
+fn piece_seen_in_another_position_is_its_square_there() {
+    // `parent:$p` is the square the piece stood on in the parent position, and
+    // `$A = $p` stores the square it stands on now.
+    let (game, line) = scholars_mate();
+    // After 2.Bc4 (line[2]) the white bishop is on c4 and was on f1 in the parent.
+    let m = run_script("cql() piece $p in B { $A = $p $C = parent:$p $A != $C $C == f1 $A == c4 }", &game);
+    assert_eq!(m.positions, vec![line[2]]);
+    // The piece variable itself still follows the piece: `$p` is where it stands now.
+    // The initial position has no parent, so `parent:$p` fails there.
+    let m = run_script("cql() piece $p in B { parent:$p == f1 $p == f1 }", &game);
+    assert_eq!(m.positions, vec![line[0], line[1]]);
+    // A piece that was not yet where it is now: the parent square of a bishop that is
+    // on c4 is never c4 itself.
+    let m = run_script("cql() piece $p in Bc4 parent:$p == c4", &game);
+    assert_eq!(m.positions, vec![line[3], line[4], line[5], line[6]]);
+}
