@@ -231,6 +231,9 @@ fn main() {
     }
     let (games, _) = rows[5].0.counts.unwrap_or_default();
     let gps = games as f64 / rows[5].0.cpu;
-    println!("yacpdb: {gps:.0} games/s (processor time) = {:.0}x the reference analyser's ~110 games/s (aim: 100x)", gps / 110.0);
+    println!(
+        "yacpdb: {gps:.0} games/s (processor time) = {:.0}x the reference analyser's ~110 games/s (aim: 100x)",
+        gps / 110.0
+    );
     let _ = std::fs::remove_file(&prefix);
 }

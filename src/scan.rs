@@ -112,7 +112,15 @@ impl ScanConfig {
     /// Defaults: all cores, no limit, the given format.
     pub fn new(format: Format) -> ScanConfig {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        ScanConfig { threads, limit: None, format, sort: None, gamenumber: None, in_flight: 4 * threads + 4, progress: false }
+        ScanConfig {
+            threads,
+            limit: None,
+            format,
+            sort: None,
+            gamenumber: None,
+            in_flight: 4 * threads + 4,
+            progress: false,
+        }
     }
 }
 
@@ -539,7 +547,13 @@ mod tests {
         p.to_string_lossy().into_owned()
     }
 
-    fn scan(path: &str, eval: &PlyCount, threads: usize, format: Format, limit: Option<u64>) -> (Vec<u8>, ScanOutcome<Counter>) {
+    fn scan(
+        path: &str,
+        eval: &PlyCount,
+        threads: usize,
+        format: Format,
+        limit: Option<u64>,
+    ) -> (Vec<u8>, ScanOutcome<Counter>) {
         let mut config = ScanConfig::new(format);
         config.threads = threads;
         config.in_flight = 3;

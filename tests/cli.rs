@@ -25,7 +25,9 @@ fn write_corpus(dir: &PathBuf, games: usize) -> String {
     for i in 1..=games {
         let white = if i % 3 == 1 { "Tal, Mikhail" } else { "Smyslov, Vassily" };
         let moves = if i == 5 { "1. e4 Ke7 0-1" } else { "1. e4 e5 2. Nf3 {a comment} Nc6 (2... d6 $2) 3. Bb5 1-0" };
-        text.push_str(&format!("[Event \"Test {i}\"]\n[White \"{white}\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n{moves}\n\n"));
+        text.push_str(&format!(
+            "[Event \"Test {i}\"]\n[White \"{white}\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n{moves}\n\n"
+        ));
     }
     let path = dir.join("games.pgn");
     std::fs::write(&path, text).unwrap();

@@ -22,7 +22,8 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-const GAME_A: &str = "[Event \"A\"]\n[White \"Fokin,A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n";
+const GAME_A: &str =
+    "[Event \"A\"]\n[White \"Fokin,A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n\n";
 
 /// CQL 6.2 aborts the whole run on a last game without a result token; cqlrs reads it.
 #[test]

@@ -29,7 +29,8 @@ fn bundled_sample() -> PathBuf {
 
 /// The shared corpus directory, or `None` (with a note) when it is absent.
 fn shared_corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("CQLRS_SHARED_CORPUS").map_or_else(|| PathBuf::from("/work/shared/corpus"), PathBuf::from);
+    let dir =
+        std::env::var_os("CQLRS_SHARED_CORPUS").map_or_else(|| PathBuf::from("/work/shared/corpus"), PathBuf::from);
     if dir.is_dir() {
         Some(dir)
     } else {
@@ -93,7 +94,12 @@ fn tally(stderr: &str) -> Option<Tally> {
         if !matches!(words[4], "game" | "games") || words[6] != "unmatched," || words[8] != "skipped)" {
             return None;
         }
-        Some(Tally { matched: number(words[0])?, read: number(words[3])?, unmatched: number(words[5])?, skipped: number(words[7])? })
+        Some(Tally {
+            matched: number(words[0])?,
+            read: number(words[3])?,
+            unmatched: number(words[5])?,
+            skipped: number(words[7])?,
+        })
     })
 }
 
@@ -125,7 +131,12 @@ fn same_output_on_one_and_two_threads(path: &Path, query: &str) -> (Vec<u8>, Tal
     assert!(t1.is_some(), "{path}: no summary line in {}", stderr(&one));
     assert_eq!(t1, t2, "{path} `{query}`: tallies differ between 1 and 2 threads");
     if one.stdout != two.stdout {
-        let at = one.stdout.iter().zip(&two.stdout).position(|(a, b)| a != b).unwrap_or(one.stdout.len().min(two.stdout.len()));
+        let at = one
+            .stdout
+            .iter()
+            .zip(&two.stdout)
+            .position(|(a, b)| a != b)
+            .unwrap_or(one.stdout.len().min(two.stdout.len()));
         let from = at.saturating_sub(200);
         panic!(
             "{path} `{query}`: output differs at byte {at}:\n1 thread: {}\n2 threads: {}",
@@ -138,9 +149,14 @@ fn same_output_on_one_and_two_threads(path: &Path, query: &str) -> (Vec<u8>, Tal
 
 #[test]
 fn summary_line_parses() {
-    let t = tally("cqlrs: x.pgn: game 3: illegal\n5 matches of 12 games (6 unmatched, 1 skipped) in 0.01 s using 2 threads\n");
+    let t = tally(
+        "cqlrs: x.pgn: game 3: illegal\n5 matches of 12 games (6 unmatched, 1 skipped) in 0.01 s using 2 threads\n",
+    );
     assert_eq!(t, Some(Tally { matched: 5, read: 12, unmatched: 6, skipped: 1 }));
-    assert_eq!(tally("1 match of 1 game (0 unmatched, 0 skipped) in 0.00 s using 1 thread"), Some(Tally { matched: 1, read: 1, unmatched: 0, skipped: 0 }));
+    assert_eq!(
+        tally("1 match of 1 game (0 unmatched, 0 skipped) in 0.00 s using 1 thread"),
+        Some(Tally { matched: 1, read: 1, unmatched: 0, skipped: 0 })
+    );
     assert_eq!(tally("no summary here"), None);
 }
 
@@ -289,8 +305,12 @@ fn compressed_inputs_give_the_same_games() {
 fn encoding_games() -> Vec<u8> {
     let mut text: Vec<u8> = Vec::new();
     text.extend_from_slice(b"[Event \"One\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n");
-    text.extend_from_slice(b"[Event \"Two\"]\n[White \"M\xfcller\"]\n[Black \"B\"]\n[Result \"*\"]\n\n1. d4 {Sch\xf6n} d5 2. c4 *\n\n");
-    text.extend_from_slice(b"[Event \"Three\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"*\"]\n\n1. e4 d5 2. Bb5+ c6 *\n\n");
+    text.extend_from_slice(
+        b"[Event \"Two\"]\n[White \"M\xfcller\"]\n[Black \"B\"]\n[Result \"*\"]\n\n1. d4 {Sch\xf6n} d5 2. c4 *\n\n",
+    );
+    text.extend_from_slice(
+        b"[Event \"Three\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"*\"]\n\n1. e4 d5 2. Bb5+ c6 *\n\n",
+    );
     text.extend_from_slice(b"[Event \"Four\"]\n[White \"E\"]\n[Black \"F\"]\n[Result \"*\"]\n\n1. Nf3 Nf6 *\n");
     text
 }

@@ -77,7 +77,8 @@ fn every_documented_example_runs() {
         }
         cmd.arg("--count");
         if ex.syntax == "yacpdb" {
-            let query: String = ex.text.lines().filter(|l| !l.trim_start().starts_with("--")).collect::<Vec<_>>().join(" ");
+            let query: String =
+                ex.text.lines().filter(|l| !l.trim_start().starts_with("--")).collect::<Vec<_>>().join(" ");
             cmd.arg("--yacpdb").arg(query.trim());
         } else {
             let ext = if ex.syntax == "legacy" { "cql" } else { "cql" };

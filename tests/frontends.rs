@@ -32,10 +32,8 @@ fn comparable(dump: &str) -> String {
     let mut out = String::new();
     for (i, line) in dump.lines().enumerate() {
         if i == 0 {
-            let kept: Vec<&str> = line
-                .split(" | ")
-                .filter(|part| !part.starts_with("input ") && !part.starts_with("output "))
-                .collect();
+            let kept: Vec<&str> =
+                line.split(" | ").filter(|part| !part.starts_with("input ") && !part.starts_with("output ")).collect();
             out.push_str(&kept.join(" | "));
         } else {
             out.push_str(line);
@@ -47,17 +45,8 @@ fn comparable(dump: &str) -> String {
 
 /// `cqlrs --dump-ir SCRIPT`, which must succeed.
 fn dump_ir(script: &Path) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_cqlrs"))
-        .arg("--dump-ir")
-        .arg(script)
-        .output()
-        .expect("run cqlrs");
-    assert!(
-        out.status.success(),
-        "--dump-ir {} failed: {}",
-        script.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(env!("CARGO_BIN_EXE_cqlrs")).arg("--dump-ir").arg(script).output().expect("run cqlrs");
+    assert!(out.status.success(), "--dump-ir {} failed: {}", script.display(), String::from_utf8_lossy(&out.stderr));
     comparable(&String::from_utf8_lossy(&out.stdout))
 }
 
@@ -130,7 +119,10 @@ const INLINE_PAIRS: &[(&str, &str)] = &[
     // A transform of the whole list against a transform of its piece part.
     ("(match (position Qg7 kh8 :mate :flip))", "cql() mate flip {Qg7 kh8}"),
     // Header keywords and ranges: `n m` is two comparisons.
-    ("(match :year 2016 :gamenumber 3 40 (position :btm :stalemate))", "cql() year == 2016 gamenumber >= 3 gamenumber <= 40 btm stalemate"),
+    (
+        "(match :year 2016 :gamenumber 3 40 (position :btm :stalemate))",
+        "cql() year == 2016 gamenumber >= 3 gamenumber <= 40 btm stalemate",
+    ),
     // Bracketed squares after a bracketed piece type.
     ("(match (position U[a1,h1,a8,h8] .d4))", "cql() [Aa][a1,h1,a8,h8] _d4"),
     // The empty match list matches every game.

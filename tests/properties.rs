@@ -27,7 +27,10 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 fn fens(pos: &Chess) -> (String, String) {
     let setup = pos.to_setup(EnPassantMode::Legal);
     let flipped = setup.clone().into_mirrored();
-    (Fen::try_from_setup(setup).expect("a standard position").to_string(), Fen::try_from_setup(flipped).expect("a standard position").to_string())
+    (
+        Fen::try_from_setup(setup).expect("a standard position").to_string(),
+        Fen::try_from_setup(flipped).expect("a standard position").to_string(),
+    )
 }
 
 /// Play `choices` (each picks one legal move, modulo their number) from `pos`; returns
@@ -98,14 +101,33 @@ fn run(q: &Query, game: &Game) -> GameMatch {
 fn simple_filter() -> impl Strategy<Value = String> {
     let atom = prop_oneof![
         (
-            prop::sample::select(vec!["K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "A", "a", "_", "[Qq]"]),
+            prop::sample::select(vec![
+                "K", "Q", "R", "B", "N", "P", "k", "q", "r", "b", "n", "p", "A", "a", "_", "[Qq]"
+            ]),
             prop::sample::select(vec!["", "e4", "a-d1", "a-h7", "[c3,f3]", "d1-8", "a-h2", "e5"]),
         )
             .prop_map(|(p, s)| format!("{p}{s}")),
         prop::sample::select(vec![
-            "check", "mate", "stalemate", "wtm", "btm", "A attacks k", "a attacks a-h2", "#P > 6",
-            "#p >= #P", "power A > power a", "move from K", "move to a-h4", "move capture Q", "move from P",
-            "move legal from N", "ray orthogonal (R k)", "pin", "xray (R r K)", "o-o", "up 1 Pd4",
+            "check",
+            "mate",
+            "stalemate",
+            "wtm",
+            "btm",
+            "A attacks k",
+            "a attacks a-h2",
+            "#P > 6",
+            "#p >= #P",
+            "power A > power a",
+            "move from K",
+            "move to a-h4",
+            "move capture Q",
+            "move from P",
+            "move legal from N",
+            "ray orthogonal (R k)",
+            "pin",
+            "xray (R r K)",
+            "o-o",
+            "up 1 Pd4",
             "sidetomove == white",
         ])
         .prop_map(str::to_string),
@@ -187,13 +209,21 @@ fn flipped_game_helpers_mirror_the_position() {
     let (sans, mirrored) = play(&Chess::default(), &[0, 0, 0]);
     assert_eq!(sans.len(), 3);
     for (a, b) in sans.iter().zip(&mirrored) {
-        let flip_rank = |s: &str| s.chars().map(|c| if c.is_ascii_digit() { char::from(b'9' - (c as u8 - b'0')) } else { c }).collect::<String>();
+        let flip_rank = |s: &str| {
+            s.chars()
+                .map(|c| if c.is_ascii_digit() { char::from(b'9' - (c as u8 - b'0')) } else { c })
+                .collect::<String>()
+        };
         assert_eq!(&flip_rank(a), b);
     }
     assert!(pgn(&flipped, &mirrored).contains("1... "), "the flipped game starts with Black");
     // The comparison is not vacuous: 1. e4 puts a white pawn on e4, its twin a black
     // pawn on e5, and the queries see exactly that.
-    let e4 = Chess::default().legal_moves().iter().position(|m| m.to().to_string() == "e4" && m.from().is_some_and(|f| f.to_string() == "e2")).unwrap();
+    let e4 = Chess::default()
+        .legal_moves()
+        .iter()
+        .position(|m| m.to().to_string() == "e4" && m.from().is_some_and(|f| f.to_string() == "e2"))
+        .unwrap();
     let (game, twin, _) = game_pair(&[], &[e4]);
     assert_eq!(nodes(&run(&query("Pe4"), &game)), vec![NodeId(1)]);
     assert!(nodes(&run(&query("Pe4"), &twin)).is_empty());

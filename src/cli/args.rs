@@ -158,16 +158,47 @@ fn parse_range(s: &str) -> Result<(u64, u64), String> {
 
 /// Options taking one value.
 const ONE_VALUE: &[&str] = &[
-    "input", "output", "cql", "yacpdb", "syntax", "limit", "threads", "matchstring", "player", "white",
-    "black", "event", "site", "result", "to-ascii", "to-unicode",
+    "input",
+    "output",
+    "cql",
+    "yacpdb",
+    "syntax",
+    "limit",
+    "threads",
+    "matchstring",
+    "player",
+    "white",
+    "black",
+    "event",
+    "site",
+    "result",
+    "to-ascii",
+    "to-unicode",
 ];
 /// Options taking a number and an optional second one (`-gamenumber 5 9`).
 const RANGE_VALUE: &[&str] = &["gamenumber", "matchcount", "year"];
 /// Options without a value.
 const FLAGS: &[&str] = &[
-    "numbers", "count", "json", "singlethreaded", "mainline", "variations", "silent", "quiet", "noheader",
-    "flip", "flipcolor", "shift", "fliphorizontal", "flipvertical", "rotate90", "rotate45", "reversecolor",
-    "dump-ir", "help", "version",
+    "numbers",
+    "count",
+    "json",
+    "singlethreaded",
+    "mainline",
+    "variations",
+    "silent",
+    "quiet",
+    "noheader",
+    "flip",
+    "flipcolor",
+    "shift",
+    "fliphorizontal",
+    "flipvertical",
+    "rotate90",
+    "rotate45",
+    "reversecolor",
+    "dump-ir",
+    "help",
+    "version",
 ];
 
 /// Rewrite CQL 6 style arguments into clap's: `-name` → `--name` for every long
@@ -231,8 +262,12 @@ mod tests {
 
     #[test]
     fn single_dash_options_become_long_ones() {
-        let got = normalize(strings(&["cqlrs", "-input", "a.pgn", "-gamenumber", "5", "9", "-flipcolor", "-s", "q.cql"]));
-        assert_eq!(got, strings(&["cqlrs", "--input", "a.pgn", "--gamenumber", "5-9", "--flipcolor", "--singlethreaded", "q.cql"]));
+        let got =
+            normalize(strings(&["cqlrs", "-input", "a.pgn", "-gamenumber", "5", "9", "-flipcolor", "-s", "q.cql"]));
+        assert_eq!(
+            got,
+            strings(&["cqlrs", "--input", "a.pgn", "--gamenumber", "5-9", "--flipcolor", "--singlethreaded", "q.cql"])
+        );
         let args = Args::try_parse_from(got).unwrap();
         assert_eq!(args.gamenumber, Some((5, 9)));
         assert!(args.flipcolor && args.singlethreaded);

@@ -193,7 +193,12 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
         if args.script.is_some() || args.cql.is_some() {
             return Err("cqlrs: `--yacpdb QUERY` cannot be combined with a script or `-cql`".into());
         }
-        return Ok(Some(QuerySource { name: "<yacpdb>".into(), text: q.clone(), syntax: Syntax::Yacpdb, script: None }));
+        return Ok(Some(QuerySource {
+            name: "<yacpdb>".into(),
+            text: q.clone(),
+            syntax: Syntax::Yacpdb,
+            script: None,
+        }));
     }
     if let Some(path) = &args.script {
         let mut text = read_file(path)?;
@@ -343,7 +348,8 @@ mod tests {
 
     #[test]
     fn cli_filters_and_transforms_wrap_the_body() {
-        let args = parse(&["cqlrs", "-player", "Tal", "-year", "1960", "1961", "-flipcolor", "-gamenumber", "3", "-silent"]);
+        let args =
+            parse(&["cqlrs", "-player", "Tal", "-year", "1960", "1961", "-flipcolor", "-gamenumber", "3", "-silent"]);
         let mut ir = Ir::new();
         let mate = ir.add(Filter::Mate, Span::default());
         ir.root = Some(mate);
@@ -352,7 +358,9 @@ mod tests {
         assert_eq!(parts.len(), 3);
         assert!(matches!(ir.get(parts[0]), Filter::Or(v) if v.len() == 2));
         assert!(matches!(ir.get(parts[1]), Filter::Compare { rest, .. } if rest.len() == 2));
-        assert!(matches!(ir.get(parts[2]), Filter::Transform { kind: TransformKind::FlipColor, body, .. } if *body == mate));
+        assert!(
+            matches!(ir.get(parts[2]), Filter::Transform { kind: TransformKind::FlipColor, body, .. } if *body == mate)
+        );
         assert_eq!(ir.settings.gamenumber, Some((3, 3)));
         assert!(ir.settings.silent);
     }

@@ -20,11 +20,7 @@ pub fn step(sq: Square, delta: (i8, i8)) -> Option<Square> {
 
 /// The deltas of the directions set in `dirs`.
 pub fn deltas(dirs: Directions) -> impl Iterator<Item = (i8, i8)> {
-    Directions::DELTAS
-        .iter()
-        .enumerate()
-        .filter(move |(i, _)| dirs.0 & (1 << i) != 0)
-        .map(|(_, d)| *d)
+    Directions::DELTAS.iter().enumerate().filter(move |(i, _)| dirs.0 & (1 << i) != 0).map(|(_, d)| *d)
 }
 
 /// Squares whose content `mask` accepts, among `squares`.
@@ -305,11 +301,7 @@ pub fn pawn_structure(board: &Board, kind: PawnStructure) -> Bitboard {
 
 /// Sum of piece values (`power`) of the pieces on `squares`.
 pub fn power(board: &Board, squares: Bitboard) -> i64 {
-    (squares & board.occupied())
-        .into_iter()
-        .filter_map(|sq| board.role_at(sq))
-        .map(crate::pgn::role_power)
-        .sum()
+    (squares & board.occupied()).into_iter().filter_map(|sq| board.role_at(sq)).map(crate::pgn::role_power).sum()
 }
 
 #[cfg(test)]
@@ -319,10 +311,7 @@ mod tests {
     use shakmaty::{CastlingMode, Chess, Position};
 
     fn board(fen: &str) -> Board {
-        let pos: Chess = Fen::from_ascii(fen.as_bytes())
-            .unwrap()
-            .into_position(CastlingMode::Standard)
-            .unwrap();
+        let pos: Chess = Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap();
         pos.board().clone()
     }
 

@@ -13,11 +13,11 @@ use super::board;
 use super::moves::{self, MoveFacts};
 use super::value::{squares_text, Value};
 use super::{yacpdb, Error, Query};
-use crate::ir::{
-    ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField,
-    Ir, LineChoice, MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
-};
 use crate::ir::Filter;
+use crate::ir::{
+    ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField, Ir, LineChoice,
+    MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
+};
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played};
 
 /// Most filter evaluations allowed for one game before it is abandoned as runaway.
@@ -75,13 +75,7 @@ pub struct Mark([usize; 5]);
 impl Out {
     /// Remember the current lengths.
     pub fn mark(&self) -> Mark {
-        Mark([
-            self.comments.len(),
-            self.sorts.len(),
-            self.tags.len(),
-            self.messages.len(),
-            self.removed.len(),
-        ])
+        Mark([self.comments.len(), self.sorts.len(), self.tags.len(), self.messages.len(), self.removed.len()])
     }
     /// Drop everything written since `mark`.
     pub fn rollback(&mut self, mark: Mark) {
@@ -702,9 +696,7 @@ impl<'a> Ctx<'a> {
             Filter::Mate => found(self.pos(at).is_some_and(|p| p.is_checkmate())),
             Filter::Stalemate => found(self.pos(at).is_some_and(|p| p.is_stalemate())),
             Filter::ToMove(c) => found(self.pos(at).is_some_and(|p| p.turn() == *c)),
-            Filter::SideToMove => {
-                self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 }))
-            }
+            Filter::SideToMove => self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 })),
             Filter::Initial => found(at == Loc::Node(NodeId::ROOT)),
             Filter::Terminal => match at {
                 Loc::Node(n) => found(self.children(n).is_empty()),
@@ -834,9 +826,7 @@ impl<'a> Ctx<'a> {
             Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))
             }
-            Filter::Echo { source, target, in_all, body } => {
-                return self.echo(*source, *target, *in_all, *body, at)
-            }
+            Filter::Echo { source, target, in_all, body } => return self.echo(*source, *target, *in_all, *body, at),
             Filter::ConsecutiveMoves(a, b) => {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);
@@ -850,7 +840,9 @@ impl<'a> Ctx<'a> {
                 let Some(new) = self.value(*value, at)? else { return Ok(None) };
                 let result = match op {
                     // `$A = $p` into a non-piece variable keeps the piece's square now.
-                    None if matches!(new, Value::Piece(_)) && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) => {
+                    None if matches!(new, Value::Piece(_))
+                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) =>
+                    {
                         match self.as_set(&new, at) {
                             Some(b) => Value::Set(b),
                             None => return Ok(None),
@@ -1086,10 +1078,9 @@ impl<'a> Ctx<'a> {
             Builtin::Uppercase => string(0).map(|s| Value::Str(s.to_uppercase())),
             Builtin::Ascii => match values.first() {
                 Some(Value::Str(s)) => s.chars().next().map(|c| Value::Number(c as i64)),
-                Some(Value::Number(n)) => u32::try_from(*n)
-                    .ok()
-                    .and_then(char::from_u32)
-                    .map(|c| Value::Str(c.to_string())),
+                Some(Value::Number(n)) => {
+                    u32::try_from(*n).ok().and_then(char::from_u32).map(|c| Value::Str(c.to_string()))
+                }
                 _ => None,
             },
             Builtin::IndexOf => match (string(0), string(1)) {
@@ -1104,9 +1095,7 @@ impl<'a> Ctx<'a> {
                 })
             }
             Builtin::MakeSquare => match (values.first(), values.get(1)) {
-                (Some(Value::Str(s)), None) => {
-                    Square::from_ascii(s.trim().as_bytes()).ok().map(Value::square)
-                }
+                (Some(Value::Str(s)), None) => Square::from_ascii(s.trim().as_bytes()).ok().map(Value::square),
                 (Some(_), Some(_)) => match (num(0), num(1)) {
                     (Some(f), Some(r)) if (1..=8).contains(&f) && (1..=8).contains(&r) => Some(Value::square(
                         Square::from_coords(shakmaty::File::new(f as u32 - 1), shakmaty::Rank::new(r as u32 - 1)),
@@ -1136,8 +1125,12 @@ impl<'a> Ctx<'a> {
                     _ => None,
                 }
             }
-            Builtin::Light => values.first().and_then(|v| self.as_set(v, at)).map(|s| Value::Set(s & Bitboard::LIGHT_SQUARES)),
-            Builtin::Dark => values.first().and_then(|v| self.as_set(v, at)).map(|s| Value::Set(s & Bitboard::DARK_SQUARES)),
+            Builtin::Light => {
+                values.first().and_then(|v| self.as_set(v, at)).map(|s| Value::Set(s & Bitboard::LIGHT_SQUARES))
+            }
+            Builtin::Dark => {
+                values.first().and_then(|v| self.as_set(v, at)).map(|s| Value::Set(s & Bitboard::DARK_SQUARES))
+            }
             Builtin::Length => match values.first() {
                 Some(Value::Str(s)) => Some(Value::Number(s.chars().count() as i64)),
                 Some(v) => self.as_number(v, at).map(Value::Number),
@@ -1267,7 +1260,8 @@ impl<'a> Ctx<'a> {
             }
             MoveSource::Legal | MoveSource::Pseudolegal => {
                 let Some(pos) = self.pos(origin).cloned() else { return Ok(None) };
-                let list = if mf.source == MoveSource::Legal { pos.legal_moves() } else { moves::pseudo_legal_moves(&pos) };
+                let list =
+                    if mf.source == MoveSource::Legal { pos.legal_moves() } else { moves::pseudo_legal_moves(&pos) };
                 let ids = self.ids(origin);
                 for m in list {
                     // CQL 6.2 counts a promotion once per from/to pair, whatever the piece
@@ -1285,7 +1279,12 @@ impl<'a> Ctx<'a> {
                     if let Some(t) = mf.then {
                         let mut after = pos.clone();
                         after.play_unchecked(m);
-                        self.temps.push(Temp { pos: after, ids: moves::ids_after(&ids, &m, mover), parent: origin, played: m });
+                        self.temps.push(Temp {
+                            pos: after,
+                            ids: moves::ids_after(&ids, &m, mover),
+                            parent: origin,
+                            played: m,
+                        });
                         let idx = (self.temps.len() - 1) as u32;
                         let ok = self.test(t, Loc::Temp(idx));
                         self.temps.pop();
@@ -1311,7 +1310,14 @@ impl<'a> Ctx<'a> {
 
     // ----- game tree -----------------------------------------------------
 
-    fn find(&mut self, direction: FindDirection, counting: bool, range: Option<(i64, i64)>, body: FilterId, at: Loc) -> Eval {
+    fn find(
+        &mut self,
+        direction: FindDirection,
+        counting: bool,
+        range: Option<(i64, i64)>,
+        body: FilterId,
+        at: Loc,
+    ) -> Eval {
         let (lo, hi) = range.unwrap_or((1, i64::MAX));
         let mut count: i64 = 0;
         let start = match at {

@@ -79,10 +79,8 @@ pub fn classify(pos: &Chess) -> Option<Finale> {
     let attackers = board.by_color(attacker);
     let officers = attackers & !board.pawns() & !board.kings();
     let model = pure && officers.into_iter().all(guards_field);
-    let ideal = model
-        && pins == 0
-        && attackers.into_iter().all(guards_field)
-        && (board.by_color(mated) & !field).is_empty();
+    let ideal =
+        model && pins == 0 && attackers.into_iter().all(guards_field) && (board.by_color(mated) & !field).is_empty();
     Some(Finale { mate, pure, model, ideal, pins })
 }
 

@@ -73,7 +73,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn seq_states(&mut self, item: FilterId, states: Vec<State>, params: &LineParams, start: NodeId) -> Result<Vec<State>, Error> {
+    fn seq_states(
+        &mut self,
+        item: FilterId,
+        states: Vec<State>,
+        params: &LineParams,
+        start: NodeId,
+    ) -> Result<Vec<State>, Error> {
         if states.is_empty() {
             return Ok(states);
         }
@@ -86,7 +92,13 @@ impl<'a> Ctx<'a> {
         r
     }
 
-    fn seq_states_inner(&mut self, item: FilterId, states: Vec<State>, params: &LineParams, start: NodeId) -> Result<Vec<State>, Error> {
+    fn seq_states_inner(
+        &mut self,
+        item: FilterId,
+        states: Vec<State>,
+        params: &LineParams,
+        start: NodeId,
+    ) -> Result<Vec<State>, Error> {
         let ir = self.ir;
         let mut out: Vec<State> = Vec::new();
         match ir.get(item) {

@@ -15,9 +15,9 @@ mod value;
 pub mod yacpdb;
 
 #[cfg(test)]
-mod testutil;
-#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod testutil;
 
 use regex::Regex;
 
@@ -93,7 +93,6 @@ const ANALYSIS_DEPTH: u32 = 200;
 
 use crate::ir::transform::children as children_of;
 
-
 /// Does this filter need nothing but the game's tags (no position, no variable, no output)?
 fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
     if depth > ANALYSIS_DEPTH {
@@ -102,8 +101,23 @@ fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
     use Filter::*;
     let node = ir.get(f);
     let own = match node {
-        True | False | Number(_) | Str(_) | Header(_) | Result(_) | Year | GameNumber | Compare { .. }
-        | Arith(..) | Neg(_) | Contains { .. } | RegexMatch { .. } | RegexGroup(_) | And(_) | Or(_) | Not(_)
+        True
+        | False
+        | Number(_)
+        | Str(_)
+        | Header(_)
+        | Result(_)
+        | Year
+        | GameNumber
+        | Compare { .. }
+        | Arith(..)
+        | Neg(_)
+        | Contains { .. }
+        | RegexMatch { .. }
+        | RegexGroup(_)
+        | And(_)
+        | Or(_)
+        | Not(_)
         | If { .. } => true,
         Call(b, _) => matches!(
             b,
@@ -147,9 +161,8 @@ impl Query {
             }
             match node {
                 Filter::RegexMatch { pattern, .. } => {
-                    let re = Regex::new(pattern).map_err(|e| Error {
-                        message: format!("invalid regular expression `{pattern}`: {e}"),
-                    })?;
+                    let re = Regex::new(pattern)
+                        .map_err(|e| Error { message: format!("invalid regular expression `{pattern}`: {e}") })?;
                     regexes.push(Some(re));
                     continue;
                 }

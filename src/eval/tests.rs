@@ -220,7 +220,8 @@ fn find_forward_backward_and_counting() {
 
     let mut ir = Ir::new();
     let wtm = ir.add(Filter::ToMove(Color::White), sp());
-    let find = ir.add(Filter::Find { direction: FindDirection::Backward, all: true, range: Some((4, 4)), body: wtm }, sp());
+    let find =
+        ir.add(Filter::Find { direction: FindDirection::Backward, all: true, range: Some((4, 4)), body: wtm }, sp());
     ir.root = Some(find);
     // positions with exactly 4 white-to-move positions at or before them: plies 6 and 7
     assert_eq!(run(ir, &game).positions, vec![line[5], line[6]]);
@@ -423,13 +424,19 @@ fn identity_iteration_binds_distinct_pieces() {
     let a = ir.var("a", VarKind::Piece);
     let bvar = ir.var("b", VarKind::Piece);
     let t = ir.add(Filter::True, sp());
-    let inner = ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Queen), body: t }, sp());
-    ir.root = Some(ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Queen), body: inner }, sp()));
+    let inner =
+        ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Queen), body: t }, sp());
+    ir.root = Some(
+        ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Queen), body: inner }, sp()),
+    );
     ir.settings.per_game = true;
     assert!(!run(ir.clone(), &game).matched);
     // but two distinct white knights exist
-    let inner = ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Knight), body: t }, sp());
-    ir.root = Some(ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Knight), body: inner }, sp()));
+    let inner =
+        ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Knight), body: t }, sp());
+    ir.root = Some(
+        ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Knight), body: inner }, sp()),
+    );
     let m = run(ir, &game);
     assert!(m.matched);
     assert_eq!(m.positions, vec![NodeId::ROOT]);

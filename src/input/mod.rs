@@ -101,11 +101,8 @@ impl Compression {
 /// compression when the magic bytes say so. The result streams; nothing is read ahead
 /// beyond the buffers.
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Error> {
-    let raw: Box<dyn Read + Send> = if path == "-" {
-        Box::new(io::stdin())
-    } else {
-        Box::new(File::open(path).map_err(|e| Error::new(path, e))?)
-    };
+    let raw: Box<dyn Read + Send> =
+        if path == "-" { Box::new(io::stdin()) } else { Box::new(File::open(path).map_err(|e| Error::new(path, e))?) };
     wrap_decoder(raw).map_err(|e| Error::new(path, e))
 }
 
@@ -140,18 +137,15 @@ pub fn wrap_decoder(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + S
 fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io::Result<Box<dyn BufRead + Send>> {
     Ok(match kind {
         Compression::Plain => Box::new(reader),
-        Compression::Gzip => Box::new(BufReader::with_capacity(
-            BUFFER_BYTES,
-            flate2::bufread::MultiGzDecoder::new(reader),
-        )),
-        Compression::Zstd => Box::new(BufReader::with_capacity(
-            BUFFER_BYTES,
-            zstd::stream::read::Decoder::with_buffer(reader)?,
-        )),
-        Compression::Bzip2 => Box::new(BufReader::with_capacity(
-            BUFFER_BYTES,
-            bzip2::bufread::MultiBzDecoder::new(reader),
-        )),
+        Compression::Gzip => {
+            Box::new(BufReader::with_capacity(BUFFER_BYTES, flate2::bufread::MultiGzDecoder::new(reader)))
+        }
+        Compression::Zstd => {
+            Box::new(BufReader::with_capacity(BUFFER_BYTES, zstd::stream::read::Decoder::with_buffer(reader)?))
+        }
+        Compression::Bzip2 => {
+            Box::new(BufReader::with_capacity(BUFFER_BYTES, bzip2::bufread::MultiBzDecoder::new(reader)))
+        }
     })
 }
 
@@ -216,10 +210,8 @@ impl<R: BufRead> Splitter<R> {
         let mut next = Vec::with_capacity(self.current.bytes.len().max(4096));
         next.extend_from_slice(&self.current.bytes[keep_from..]);
         self.current.bytes.truncate(keep_from);
-        let mut game = std::mem::replace(
-            &mut self.current,
-            RawGame { number: 0, file: self.file.clone(), line: 0, bytes: next },
-        );
+        let mut game =
+            std::mem::replace(&mut self.current, RawGame { number: 0, file: self.file.clone(), line: 0, bytes: next });
         game.number = self.next_number;
         self.next_number += 1;
         self.has_content = false;

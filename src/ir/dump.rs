@@ -18,8 +18,8 @@ use shakmaty::{Bitboard, Color};
 
 use super::transform::{children, MAX_DEPTH};
 use super::{
-    ArithOp, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind,
-    MoveSource, MoveValue, PieceMask, Settings, VarId, VarKind,
+    ArithOp, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, MoveSource, MoveValue,
+    PieceMask, Settings, VarId, VarKind,
 };
 
 /// The whole listing of a query: settings, variables, and the filter tree.
@@ -46,12 +46,7 @@ pub fn dump(ir: &Ir) -> String {
         None => out.push_str("tree: none\n"),
         Some(root) => {
             out.push_str("tree:\n");
-            let mut printer = Printer {
-                ir,
-                uses: use_counts(ir, root),
-                labels: HashMap::new(),
-                out,
-            };
+            let mut printer = Printer { ir, uses: use_counts(ir, root), labels: HashMap::new(), out };
             printer.node(root, "", 1);
             out = printer.out;
         }
@@ -65,11 +60,7 @@ fn settings_line(s: &Settings) -> String {
     let (low, high) = s.matchcount;
     let mut line = format!(
         "settings: matchcount {low}..{} | variations {} | silent {} | quiet {} | per-game {}",
-        if high == u64::MAX {
-            String::new()
-        } else {
-            high.to_string()
-        },
+        if high == u64::MAX { String::new() } else { high.to_string() },
         yes_no(s.variations),
         yes_no(s.silent),
         yes_no(s.quiet),
@@ -122,11 +113,7 @@ struct Printer<'a> {
 impl Printer<'_> {
     fn node(&mut self, id: FilterId, field: &str, depth: usize) {
         let indent = "  ".repeat(depth);
-        let prefix = if field.is_empty() {
-            String::new()
-        } else {
-            format!("{field}: ")
-        };
+        let prefix = if field.is_empty() { String::new() } else { format!("{field}: ") };
         if depth > MAX_DEPTH {
             let _ = writeln!(self.out, "{indent}{prefix}… (nested too deeply to print)");
             return;
@@ -143,11 +130,7 @@ impl Printer<'_> {
             self.labels.insert(id, label);
             label_text = format!("#{label} = ");
         }
-        let _ = writeln!(
-            self.out,
-            "{indent}{prefix}{label_text}{}",
-            head(self.ir, filter)
-        );
+        let _ = writeln!(self.out, "{indent}{prefix}{label_text}{}", head(self.ir, filter));
         for (name, child) in kids {
             self.node(child, name, depth + 1);
         }
@@ -158,41 +141,25 @@ impl Printer<'_> {
 fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
     let opt = |name: &'static str, o: &Option<FilterId>| o.map(|c| (name, c));
     match filter {
-        Filter::Attacks {
-            attackers, targets, ..
-        } => vec![("attackers", *attackers), ("targets", *targets)],
+        Filter::Attacks { attackers, targets, .. } => vec![("attackers", *attackers), ("targets", *targets)],
         Filter::Pin { from, through, to } => {
-            [opt("from", from), opt("through", through), opt("to", to)]
-                .into_iter()
-                .flatten()
-                .collect()
+            [opt("from", from), opt("through", through), opt("to", to)].into_iter().flatten().collect()
         }
         Filter::Compare { first, rest } => {
             let mut v = vec![("", *first)];
             v.extend(rest.iter().map(|&(op, c)| (cmp_text(op), c)));
             v
         }
-        Filter::Contains {
-            haystack, needle, ..
-        } => vec![("haystack", *haystack), ("needle", *needle)],
-        Filter::If {
-            cond,
-            then,
-            otherwise,
-        } => {
+        Filter::Contains { haystack, needle, .. } => vec![("haystack", *haystack), ("needle", *needle)],
+        Filter::If { cond, then, otherwise } => {
             let mut v = vec![("if", *cond), ("then", *then)];
             v.extend(opt("else", otherwise));
             v
         }
-        Filter::Move(m) => [
-            opt("from", &m.from),
-            opt("to", &m.to),
-            opt("capture", &m.capture),
-            opt("then", &m.then),
-        ]
-        .into_iter()
-        .flatten()
-        .collect(),
+        Filter::Move(m) => [opt("from", &m.from), opt("to", &m.to), opt("capture", &m.capture), opt("then", &m.then)]
+            .into_iter()
+            .flatten()
+            .collect(),
         Filter::AtPosition { at, body } => vec![("at", *at), ("body", *body)],
         Filter::SquareIter { domain, body, .. } | Filter::PieceIter { domain, body, .. } => {
             vec![("in", *domain), ("body", *body)]
@@ -208,9 +175,7 @@ fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
 }
 
 fn var_name(ir: &Ir, var: VarId) -> String {
-    ir.vars
-        .get(var.0 as usize)
-        .map_or_else(|| format!("${}", var.0), |info| info.name.clone())
+    ir.vars.get(var.0 as usize).map_or_else(|| format!("${}", var.0), |info| info.name.clone())
 }
 
 /// `Debug` of a plain enum, lower-cased: the stable spelling of names like `puremate`.
@@ -271,9 +236,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
         Filter::Direction { dirs, min, max, .. } => {
             format!("Direction {} {min}..{max}", directions_text(*dirs))
         }
-        Filter::Attacks {
-            value_is_targets, ..
-        } => {
+        Filter::Attacks { value_is_targets, .. } => {
             if *value_is_targets {
                 "AttackedBy (value: targets)".into()
             } else {
@@ -288,11 +251,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
         }
         Filter::Ray { dirs, xray, .. } => {
-            format!(
-                "{} {}",
-                if *xray { "XRay" } else { "Ray" },
-                directions_text(*dirs)
-            )
+            format!("{} {}", if *xray { "XRay" } else { "Ray" }, directions_text(*dirs))
         }
         Filter::PawnStructure(p) => format!("PawnStructure {}", lower(p)),
         Filter::Arith(op, ..) => {
@@ -337,12 +296,11 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             };
             text.push_str(kind);
             if m.promote != 0 {
-                let letters: String =
-                    [(1u8, 'P'), (2, 'N'), (3, 'B'), (4, 'R'), (5, 'Q'), (6, 'K')]
-                        .iter()
-                        .filter(|(bit, _)| m.promote & (1 << bit) != 0)
-                        .map(|&(_, c)| c)
-                        .collect();
+                let letters: String = [(1u8, 'P'), (2, 'N'), (3, 'B'), (4, 'R'), (5, 'Q'), (6, 'K')]
+                    .iter()
+                    .filter(|(bit, _)| m.promote & (1 << bit) != 0)
+                    .map(|&(_, c)| c)
+                    .collect();
                 let _ = write!(text, " promote {letters}");
             }
             if m.line != super::LineChoice::Any {
@@ -362,12 +320,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             other => format!("Header {}", lower(other)),
         },
         Filter::Result(r) => format!("Result {}", result_text(*r)),
-        Filter::Find {
-            direction,
-            all,
-            range,
-            ..
-        } => {
+        Filter::Find { direction, all, range, .. } => {
             let mut text = format!("Find {}", lower(direction));
             if *all {
                 text.push_str(" all");
@@ -380,11 +333,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
         Filter::Tree(step) => format!("Tree {}", lower(step)),
         Filter::TreeRelation(rel, ..) => format!("TreeRelation {}", lower(rel)),
         Filter::Line { params, .. } => {
-            let mut text = String::from(if params.backward {
-                "Line <--"
-            } else {
-                "Line -->"
-            });
+            let mut text = String::from(if params.backward { "Line <--" } else { "Line -->" });
             for (on, word) in [
                 (params.first_match, "firstmatch"),
                 (params.last_position, "lastposition"),
@@ -407,12 +356,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 format!("SeqRepeat {{{min},{max}}}")
             }
         }
-        Filter::Echo {
-            source,
-            target,
-            in_all,
-            ..
-        } => format!(
+        Filter::Echo { source, target, in_all, .. } => format!(
             "Echo ({} {}){}",
             var_name(ir, *source),
             var_name(ir, *target),
@@ -433,18 +377,10 @@ fn head(ir: &Ir, filter: &Filter) -> String {
         Filter::IsBound(v) => format!("IsBound {}", var_name(ir, *v)),
         Filter::Unbind(v) => format!("Unbind {}", var_name(ir, *v)),
         Filter::SquareIter { var, forall, .. } => {
-            format!(
-                "SquareIter{} {}",
-                if *forall { " all" } else { "" },
-                var_name(ir, *var)
-            )
+            format!("SquareIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
         }
         Filter::PieceIter { var, forall, .. } => {
-            format!(
-                "PieceIter{} {}",
-                if *forall { " all" } else { "" },
-                var_name(ir, *var)
-            )
+            format!("PieceIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
         }
         Filter::IdentityIter { var, mask, .. } => {
             format!("IdentityIter {} {}", var_name(ir, *var), mask_text(*mask))
@@ -454,9 +390,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             let args: Vec<&str> = p.args.iter().map(|a| a.as_deref().unwrap_or("*")).collect();
             format!("Yacpdb {}({})", p.name, args.join(", "))
         }
-        Filter::Transform {
-            kind, range, count, ..
-        } => {
+        Filter::Transform { kind, range, count, .. } => {
             let mut text = format!("Transform {}", lower(kind));
             if *count {
                 text.push_str(" count");
@@ -483,33 +417,18 @@ pub fn squares_text(squares: Bitboard) -> String {
         return "[]".into();
     }
     // Mask of ranks on each file, and of files on each rank.
-    let ranks_of_file = |f: u32| -> u8 {
-        (0..8)
-            .filter(|r| bits & (1u64 << (r * 8 + f)) != 0)
-            .fold(0, |m, r| m | 1 << r)
-    };
+    let ranks_of_file =
+        |f: u32| -> u8 { (0..8).filter(|r| bits & (1u64 << (r * 8 + f)) != 0).fold(0, |m, r| m | 1 << r) };
     let files_of_rank = |r: u32| -> u8 { ((bits >> (r * 8)) & 0xff) as u8 };
     let by_files = rectangles(ranks_of_file, false);
     let by_ranks = rectangles(files_of_rank, true);
-    let items = if by_ranks.len() < by_files.len() {
-        by_ranks
-    } else {
-        by_files
-    };
+    let items = if by_ranks.len() < by_files.len() { by_ranks } else { by_files };
     let texts: Vec<String> = items
         .iter()
         .map(|&(f1, f2, r1, r2)| {
             let file = |f: u8| (b'a' + f) as char;
-            let files = if f1 == f2 {
-                file(f1).to_string()
-            } else {
-                format!("{}-{}", file(f1), file(f2))
-            };
-            let ranks = if r1 == r2 {
-                (r1 + 1).to_string()
-            } else {
-                format!("{}-{}", r1 + 1, r2 + 1)
-            };
+            let files = if f1 == f2 { file(f1).to_string() } else { format!("{}-{}", file(f1), file(f2)) };
+            let ranks = if r1 == r2 { (r1 + 1).to_string() } else { format!("{}-{}", r1 + 1, r2 + 1) };
             format!("{files}{ranks}")
         })
         .collect();
@@ -535,11 +454,7 @@ fn rectangles(mask_of_line: impl Fn(u32) -> u8, lines_are_ranks: bool) -> Vec<(u
         if mask != 0 {
             for (a, b) in runs(mask) {
                 let (l1, l2) = (line as u8, last as u8);
-                out.push(if lines_are_ranks {
-                    (a, b, l1, l2)
-                } else {
-                    (l1, l2, a, b)
-                });
+                out.push(if lines_are_ranks { (a, b, l1, l2) } else { (l1, l2, a, b) });
             }
         }
         line = last + 1;
@@ -576,11 +491,7 @@ pub fn mask_text(mask: PieceMask) -> String {
         } else {
             for (i, letter) in LETTERS.iter().enumerate() {
                 if side & (1 << i) != 0 {
-                    let c = if shift == 0 {
-                        *letter
-                    } else {
-                        letter.to_ascii_lowercase()
-                    };
+                    let c = if shift == 0 { *letter } else { letter.to_ascii_lowercase() };
                     tokens.push(c.to_string());
                 }
             }
@@ -598,16 +509,7 @@ pub fn mask_text(mask: PieceMask) -> String {
 
 /// A set of directions by CQL name: `up`, `diagonal`, `anydirection`, `[up,right]`.
 pub fn directions_text(dirs: Directions) -> String {
-    const NAMES: [&str; 8] = [
-        "up",
-        "down",
-        "right",
-        "left",
-        "northeast",
-        "northwest",
-        "southeast",
-        "southwest",
-    ];
+    const NAMES: [&str; 8] = ["up", "down", "right", "left", "northeast", "northwest", "southeast", "southwest"];
     let named = [
         (Directions::ANY, "anydirection"),
         (Directions::ORTHOGONAL, "orthogonal"),
@@ -618,10 +520,7 @@ pub fn directions_text(dirs: Directions) -> String {
     if let Some((_, name)) = named.iter().find(|(d, _)| *d == dirs) {
         return (*name).into();
     }
-    let parts: Vec<&str> = (0..8)
-        .filter(|b| dirs.0 & (1 << b) != 0)
-        .map(|b| NAMES[b])
-        .collect();
+    let parts: Vec<&str> = (0..8).filter(|b| dirs.0 & (1 << b) != 0).map(|b| NAMES[b]).collect();
     match parts.len() {
         0 => "[]".into(),
         1 => parts[0].into(),
@@ -642,21 +541,15 @@ mod tests {
 
     #[test]
     fn square_sets_print_as_cql_ranges() {
-        assert_eq!(
-            squares_text(Bitboard::from_rank(shakmaty::Rank::Eighth)),
-            "a-h8"
-        );
+        assert_eq!(squares_text(Bitboard::from_rank(shakmaty::Rank::Eighth)), "a-h8");
         assert_eq!(squares_text(Bitboard::from_file(shakmaty::File::D)), "d1-8");
         assert_eq!(squares_text(sq("g6")), "g6");
         assert_eq!(squares_text(sq("a1").with(sq("h8"))), "[a1,h8]");
         assert_eq!(squares_text(Bitboard::FULL), "a-h1-8");
         assert_eq!(squares_text(Bitboard::EMPTY), "[]");
-        let block = ["c3", "d3", "e3", "c4", "d4", "e4"]
-            .iter()
-            .fold(Bitboard::EMPTY, |a, n| a.with(sq(n)));
+        let block = ["c3", "d3", "e3", "c4", "d4", "e4"].iter().fold(Bitboard::EMPTY, |a, n| a.with(sq(n)));
         assert_eq!(squares_text(block), "c-e3-4");
-        let two_ranks = Bitboard::from_rank(shakmaty::Rank::Second)
-            .with(Bitboard::from_rank(shakmaty::Rank::Seventh));
+        let two_ranks = Bitboard::from_rank(shakmaty::Rank::Second).with(Bitboard::from_rank(shakmaty::Rank::Seventh));
         assert_eq!(squares_text(two_ranks), "[a-h2,a-h7]");
     }
 
@@ -679,32 +572,19 @@ mod tests {
         assert_eq!(directions_text(Directions::UP), "up");
         assert_eq!(directions_text(Directions::DIAGONAL), "diagonal");
         assert_eq!(directions_text(Directions::ANY), "anydirection");
-        assert_eq!(
-            directions_text(Directions(Directions::UP.0 | Directions::RIGHT.0)),
-            "[up,right]"
-        );
+        assert_eq!(directions_text(Directions(Directions::UP.0 | Directions::RIGHT.0)), "[up,right]");
     }
 
     /// `{Kg1 Pf2 check}` built leaves-first, or with the check added first.
     fn build(check_first: bool) -> Ir {
         let mut ir = Ir::new();
-        let check = if check_first {
-            Some(ir.add(Filter::Check, Span::default()))
-        } else {
-            None
-        };
+        let check = if check_first { Some(ir.add(Filter::Check, Span::default())) } else { None };
         let king = ir.add(
-            Filter::Pieces {
-                mask: PieceMask::piece(Color::White, Role::King),
-                squares: sq("g1"),
-            },
+            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: sq("g1") },
             Span::default(),
         );
         let pawn = ir.add(
-            Filter::Pieces {
-                mask: PieceMask::piece(Color::White, Role::Pawn),
-                squares: sq("f2"),
-            },
+            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Pawn), squares: sq("f2") },
             Span::default(),
         );
         let check = check.unwrap_or_else(|| ir.add(Filter::Check, Span::default()));
@@ -733,19 +613,11 @@ tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n   
     fn dump_shows_the_copies_of_an_expanded_transform() {
         let mut ir = Ir::new();
         let pawn = ir.add(
-            Filter::Pieces {
-                mask: PieceMask::piece(Color::White, Role::Pawn),
-                squares: sq("g6"),
-            },
+            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Pawn), squares: sq("g6") },
             Span::default(),
         );
         let flip = ir.add(
-            Filter::Transform {
-                kind: TransformKind::Flip,
-                range: None,
-                count: false,
-                body: pawn,
-            },
+            Filter::Transform { kind: TransformKind::Flip, range: None, count: false, body: pawn },
             Span::default(),
         );
         ir.root = Some(flip);
@@ -755,10 +627,7 @@ tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n   
         assert!(!text.contains("Transform"));
         assert_eq!(text.matches("Pieces P").count(), 8, "{text}");
         for square in ["g6", "g3", "b6", "c7", "b3", "f2", "f7", "c2"] {
-            assert!(
-                text.contains(&format!("Pieces P{square}")),
-                "{square} in {text}"
-            );
+            assert!(text.contains(&format!("Pieces P{square}")), "{square} in {text}");
         }
     }
 

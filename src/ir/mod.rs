@@ -194,8 +194,7 @@ impl Directions {
     pub const ANY: Directions = Directions(0xff);
 
     /// (file delta, rank delta) of each bit, in bit order.
-    pub const DELTAS: [(i8, i8); 8] =
-        [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+    pub const DELTAS: [(i8, i8); 8] = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)];
 }
 
 /// How `find` walks the game tree.

@@ -134,7 +134,9 @@ fn at_most_one_square(ir: &Ir, id: FilterId, depth: usize) -> bool {
         return false;
     }
     match ir.get(id) {
-        Filter::Var(v) => ir.vars.get(v.0 as usize).is_some_and(|info| info.kind == VarKind::Piece || info.kind == VarKind::Square),
+        Filter::Var(v) => {
+            ir.vars.get(v.0 as usize).is_some_and(|info| info.kind == VarKind::Piece || info.kind == VarKind::Square)
+        }
         Filter::Squares(b) | Filter::Pieces { squares: b, .. } => b.count() <= 1,
         Filter::Attacks { attackers, value_is_targets: false, .. } => at_most_one_square(ir, *attackers, depth + 1),
         Filter::Attacks { targets, value_is_targets: true, .. } => at_most_one_square(ir, *targets, depth + 1),
@@ -180,9 +182,7 @@ impl Normalizer {
                     rest.iter().map(|&(op, x)| (op, self.node(ir, x, true, depth + 1))).collect();
                 self.compare(ir, first, rest, used, span, depth)
             }
-            Filter::In(a, b)
-                if value_type(ir, a) == ValueType::String || value_type(ir, b) == ValueType::String =>
-            {
+            Filter::In(a, b) if value_type(ir, a) == ValueType::String || value_type(ir, b) == ValueType::String => {
                 // CQL 6 `"ab" in s` on strings is a substring test.
                 let haystack = self.node(ir, b, true, depth + 1);
                 let needle = self.node(ir, a, true, depth + 1);
@@ -514,10 +514,12 @@ impl Normalizer {
             // Only when some piece of the domain is not yet of the tag's kinds.
             let kinds = ir.add(Filter::Pieces { mask, squares: all }, span);
             let is_kind = ir.add(Filter::Intersection(vec![this, kinds]), span);
-            pending.push(ir.add(
-                Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: is_kind },
-                span,
-            ));
+            pending.push(
+                ir.add(
+                    Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: is_kind },
+                    span,
+                ),
+            );
         }
         outer.push(var);
         let body = self.identity_chain_with(ir, body, outer, pending, depth + 1);

@@ -32,8 +32,8 @@ use std::collections::HashMap;
 use shakmaty::{Bitboard, Color};
 
 use crate::ir::{
-    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveFilter,
-    MoveKind, PieceMask, Span, TransformKind, ValueType, VarKind,
+    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveFilter, MoveKind,
+    PieceMask, Span, TransformKind, ValueType, VarKind,
 };
 use crate::lang::Diagnostic;
 
@@ -76,68 +76,25 @@ pub enum BoardMap {
 
 impl BoardMap {
     /// The identity of the dihedral group.
-    pub const IDENTITY: BoardMap = BoardMap::Dihedral {
-        a: 1,
-        b: 0,
-        c: 0,
-        d: 1,
-    };
+    pub const IDENTITY: BoardMap = BoardMap::Dihedral { a: 1, b: 0, c: 0, d: 1 };
     /// Mirror about the vertical axis: a-file ↔ h-file (`flipvertical`).
-    pub const MIRROR_FILES: BoardMap = BoardMap::Dihedral {
-        a: -1,
-        b: 0,
-        c: 0,
-        d: 1,
-    };
+    pub const MIRROR_FILES: BoardMap = BoardMap::Dihedral { a: -1, b: 0, c: 0, d: 1 };
     /// Mirror about the horizontal axis: rank 1 ↔ rank 8 (`fliphorizontal`).
-    pub const MIRROR_RANKS: BoardMap = BoardMap::Dihedral {
-        a: 1,
-        b: 0,
-        c: 0,
-        d: -1,
-    };
+    pub const MIRROR_RANKS: BoardMap = BoardMap::Dihedral { a: 1, b: 0, c: 0, d: -1 };
     /// Quarter turn counter-clockwise (g6 → c7).
-    pub const ROTATE_90: BoardMap = BoardMap::Dihedral {
-        a: 0,
-        b: -1,
-        c: 1,
-        d: 0,
-    };
+    pub const ROTATE_90: BoardMap = BoardMap::Dihedral { a: 0, b: -1, c: 1, d: 0 };
     /// Half turn (g6 → b3).
-    pub const ROTATE_180: BoardMap = BoardMap::Dihedral {
-        a: -1,
-        b: 0,
-        c: 0,
-        d: -1,
-    };
+    pub const ROTATE_180: BoardMap = BoardMap::Dihedral { a: -1, b: 0, c: 0, d: -1 };
     /// Three quarter turns counter-clockwise (g6 → f2).
-    pub const ROTATE_270: BoardMap = BoardMap::Dihedral {
-        a: 0,
-        b: 1,
-        c: -1,
-        d: 0,
-    };
+    pub const ROTATE_270: BoardMap = BoardMap::Dihedral { a: 0, b: 1, c: -1, d: 0 };
     /// Mirror about the a1–h8 diagonal (g6 → f7).
-    pub const MIRROR_DIAGONAL: BoardMap = BoardMap::Dihedral {
-        a: 0,
-        b: 1,
-        c: 1,
-        d: 0,
-    };
+    pub const MIRROR_DIAGONAL: BoardMap = BoardMap::Dihedral { a: 0, b: 1, c: 1, d: 0 };
     /// Mirror about the h1–a8 diagonal (g6 → c2).
-    pub const MIRROR_ANTI_DIAGONAL: BoardMap = BoardMap::Dihedral {
-        a: 0,
-        b: -1,
-        c: -1,
-        d: 0,
-    };
+    pub const MIRROR_ANTI_DIAGONAL: BoardMap = BoardMap::Dihedral { a: 0, b: -1, c: -1, d: 0 };
 
     /// Does this map leave every filter unchanged?
     pub fn is_identity(self) -> bool {
-        matches!(
-            self,
-            BoardMap::Rotate45(0) | BoardMap::Shift { dx: 0, dy: 0 }
-        ) || self == BoardMap::IDENTITY
+        matches!(self, BoardMap::Rotate45(0) | BoardMap::Shift { dx: 0, dy: 0 }) || self == BoardMap::IDENTITY
     }
 
     /// Does this map swap white and black?
@@ -186,10 +143,7 @@ impl BoardMap {
                     let rank_mask = 0xffu64 << (8 * rank);
                     let whole_file = bits & file_mask == file_mask;
                     let whole_rank = bits & rank_mask == rank_mask;
-                    (
-                        file + if whole_rank { 0 } else { dx },
-                        rank + if whole_file { 0 } else { dy },
-                    )
+                    (file + if whole_rank { 0 } else { dx }, rank + if whole_file { 0 } else { dy })
                 }
                 _ => self.map_coords(file, rank),
             };
@@ -240,16 +194,7 @@ impl BoardMap {
 }
 
 /// The compass directions in counter-clockwise order, starting at `up`.
-const COMPASS_CCW: [(i8, i8); 8] = [
-    (0, 1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
+const COMPASS_CCW: [(i8, i8); 8] = [(0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1), (1, 0), (1, 1)];
 
 /// Turn a unit step counter-clockwise by `steps` eighths of a turn.
 fn rotate_delta_45(df: i8, dr: i8, steps: u8) -> (i8, i8) {
@@ -278,12 +223,9 @@ pub fn group(kind: TransformKind) -> Vec<BoardMap> {
         TransformKind::FlipHorizontal => vec![BoardMap::IDENTITY, BoardMap::MIRROR_RANKS],
         TransformKind::FlipColor => vec![BoardMap::IDENTITY, BoardMap::ColorSwap],
         TransformKind::ReverseColor => vec![BoardMap::ColorSwap],
-        TransformKind::Rotate90 => vec![
-            BoardMap::IDENTITY,
-            BoardMap::ROTATE_90,
-            BoardMap::ROTATE_180,
-            BoardMap::ROTATE_270,
-        ],
+        TransformKind::Rotate90 => {
+            vec![BoardMap::IDENTITY, BoardMap::ROTATE_90, BoardMap::ROTATE_180, BoardMap::ROTATE_270]
+        }
         TransformKind::Rotate45 => (0..8).map(BoardMap::Rotate45).collect(),
         TransformKind::Shift => shifts(-7..=7, -7..=7),
         TransformKind::ShiftHorizontal => shifts(-7..=7, 0..=0),
@@ -306,12 +248,8 @@ fn shifts(dxs: std::ops::RangeInclusive<i8>, dys: std::ops::RangeInclusive<i8>) 
 
 /// Rebuild a filter with each direct child replaced by `f(child)`, in field order.
 /// Leaves come back unchanged. The first error of `f` is returned.
-pub fn map_children<E>(
-    filter: &Filter,
-    mut f: impl FnMut(FilterId) -> Result<FilterId, E>,
-) -> Result<Filter, E> {
-    let mut list =
-        |v: &Vec<FilterId>| -> Result<Vec<FilterId>, E> { v.iter().map(|&c| f(c)).collect() };
+pub fn map_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result<FilterId, E>) -> Result<Filter, E> {
+    let mut list = |v: &Vec<FilterId>| -> Result<Vec<FilterId>, E> { v.iter().map(|&c| f(c)).collect() };
     // `list` borrows `f`; the single-child cases below use a second closure over it.
     let mapped = match filter {
         Filter::Union(v) => Filter::Union(list(v)?),
@@ -324,25 +262,17 @@ pub fn map_children<E>(
         Filter::SeqAlt(v) => Filter::SeqAlt(list(v)?),
         Filter::Comment(v) => Filter::Comment(list(v)?),
         Filter::Message(v) => Filter::Message(list(v)?),
-        Filter::Ray { dirs, sets, xray } => Filter::Ray {
-            dirs: *dirs,
-            sets: list(sets)?,
-            xray: *xray,
-        },
-        Filter::AttackChain { sets, value_is_last } => Filter::AttackChain {
-            sets: list(sets)?,
-            value_is_last: *value_is_last,
-        },
+        Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: *dirs, sets: list(sets)?, xray: *xray },
+        Filter::AttackChain { sets, value_is_last } => {
+            Filter::AttackChain { sets: list(sets)?, value_is_last: *value_is_last }
+        }
         other => return map_single_children(other, f),
     };
     Ok(mapped)
 }
 
 /// The part of [`map_children`] for nodes with a fixed number of children.
-fn map_single_children<E>(
-    filter: &Filter,
-    mut f: impl FnMut(FilterId) -> Result<FilterId, E>,
-) -> Result<Filter, E> {
+fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result<FilterId, E>) -> Result<Filter, E> {
     let opt = |o: &Option<FilterId>,
                f: &mut dyn FnMut(FilterId) -> Result<FilterId, E>|
      -> Result<Option<FilterId>, E> { o.map(f).transpose() };
@@ -350,32 +280,16 @@ fn map_single_children<E>(
         Filter::Complement(a) => Filter::Complement(f(*a)?),
         Filter::In(a, b) => Filter::In(f(*a)?, f(*b)?),
         Filter::Count(a) => Filter::Count(f(*a)?),
-        Filter::Direction {
-            dirs,
-            min,
-            max,
-            arg,
-        } => Filter::Direction {
-            dirs: *dirs,
-            min: *min,
-            max: *max,
-            arg: f(*arg)?,
-        },
-        Filter::Attacks {
-            attackers,
-            targets,
-            value_is_targets,
-        } => Filter::Attacks {
-            attackers: f(*attackers)?,
-            targets: f(*targets)?,
-            value_is_targets: *value_is_targets,
-        },
+        Filter::Direction { dirs, min, max, arg } => {
+            Filter::Direction { dirs: *dirs, min: *min, max: *max, arg: f(*arg)? }
+        }
+        Filter::Attacks { attackers, targets, value_is_targets } => {
+            Filter::Attacks { attackers: f(*attackers)?, targets: f(*targets)?, value_is_targets: *value_is_targets }
+        }
         Filter::Between(a, b) => Filter::Between(f(*a)?, f(*b)?),
-        Filter::Pin { from, through, to } => Filter::Pin {
-            from: opt(from, &mut f)?,
-            through: opt(through, &mut f)?,
-            to: opt(to, &mut f)?,
-        },
+        Filter::Pin { from, through, to } => {
+            Filter::Pin { from: opt(from, &mut f)?, through: opt(through, &mut f)?, to: opt(to, &mut f)? }
+        }
         Filter::Compare { first, rest } => {
             let first = f(*first)?;
             let mut links = Vec::with_capacity(rest.len());
@@ -386,135 +300,51 @@ fn map_single_children<E>(
         }
         Filter::Arith(op, a, b) => Filter::Arith(*op, f(*a)?, f(*b)?),
         Filter::Neg(a) => Filter::Neg(f(*a)?),
-        Filter::RegexMatch { subject, pattern } => Filter::RegexMatch {
-            subject: f(*subject)?,
-            pattern: pattern.clone(),
-        },
-        Filter::Contains {
-            haystack,
-            needle,
-            ignore_case,
-        } => Filter::Contains {
-            haystack: f(*haystack)?,
-            needle: f(*needle)?,
-            ignore_case: *ignore_case,
-        },
+        Filter::RegexMatch { subject, pattern } => {
+            Filter::RegexMatch { subject: f(*subject)?, pattern: pattern.clone() }
+        }
+        Filter::Contains { haystack, needle, ignore_case } => {
+            Filter::Contains { haystack: f(*haystack)?, needle: f(*needle)?, ignore_case: *ignore_case }
+        }
         Filter::Not(a) => Filter::Not(f(*a)?),
-        Filter::If {
-            cond,
-            then,
-            otherwise,
-        } => Filter::If {
-            cond: f(*cond)?,
-            then: f(*then)?,
-            otherwise: opt(otherwise, &mut f)?,
-        },
+        Filter::If { cond, then, otherwise } => {
+            Filter::If { cond: f(*cond)?, then: f(*then)?, otherwise: opt(otherwise, &mut f)? }
+        }
         Filter::Move(m) => {
             let from = opt(&m.from, &mut f)?;
             let to = opt(&m.to, &mut f)?;
             let capture = opt(&m.capture, &mut f)?;
             let then = opt(&m.then, &mut f)?;
-            Filter::Move(Box::new(MoveFilter {
-                from,
-                to,
-                capture,
-                then,
-                ..(**m).clone()
-            }))
+            Filter::Move(Box::new(MoveFilter { from, to, capture, then, ..(**m).clone() }))
         }
-        Filter::Find {
-            direction,
-            all,
-            range,
-            body,
-        } => Filter::Find {
-            direction: *direction,
-            all: *all,
-            range: *range,
-            body: f(*body)?,
-        },
-        Filter::AtPosition { at, body } => Filter::AtPosition {
-            at: f(*at)?,
-            body: f(*body)?,
-        },
+        Filter::Find { direction, all, range, body } => {
+            Filter::Find { direction: *direction, all: *all, range: *range, body: f(*body)? }
+        }
+        Filter::AtPosition { at, body } => Filter::AtPosition { at: f(*at)?, body: f(*body)? },
         Filter::Child(a) => Filter::Child(f(*a)?),
         Filter::TreeRelation(r, a, b) => Filter::TreeRelation(*r, f(*a)?, f(*b)?),
         Filter::Lca(a, b) => Filter::Lca(f(*a)?, f(*b)?),
         Filter::Distance(a, b) => Filter::Distance(f(*a)?, f(*b)?),
-        Filter::Line { params, body } => Filter::Line {
-            params: *params,
-            body: f(*body)?,
-        },
-        Filter::SeqRepeat { body, min, max } => Filter::SeqRepeat {
-            body: f(*body)?,
-            min: *min,
-            max: *max,
-        },
-        Filter::Echo {
-            source,
-            target,
-            in_all,
-            body,
-        } => Filter::Echo {
-            source: *source,
-            target: *target,
-            in_all: *in_all,
-            body: f(*body)?,
-        },
+        Filter::Line { params, body } => Filter::Line { params: *params, body: f(*body)? },
+        Filter::SeqRepeat { body, min, max } => Filter::SeqRepeat { body: f(*body)?, min: *min, max: *max },
+        Filter::Echo { source, target, in_all, body } => {
+            Filter::Echo { source: *source, target: *target, in_all: *in_all, body: f(*body)? }
+        }
         Filter::ConsecutiveMoves(a, b) => Filter::ConsecutiveMoves(f(*a)?, f(*b)?),
-        Filter::Assign { var, op, value } => Filter::Assign {
-            var: *var,
-            op: *op,
-            value: f(*value)?,
-        },
-        Filter::SquareIter {
-            var,
-            domain,
-            body,
-            forall,
-        } => Filter::SquareIter {
-            var: *var,
-            domain: f(*domain)?,
-            body: f(*body)?,
-            forall: *forall,
-        },
-        Filter::PieceIter {
-            var,
-            domain,
-            body,
-            forall,
-        } => Filter::PieceIter {
-            var: *var,
-            domain: f(*domain)?,
-            body: f(*body)?,
-            forall: *forall,
-        },
-        Filter::IdentityIter { var, mask, body } => Filter::IdentityIter {
-            var: *var,
-            mask: *mask,
-            body: f(*body)?,
-        },
-        Filter::While { cond, body } => Filter::While {
-            cond: opt(cond, &mut f)?,
-            body: f(*body)?,
-        },
-        Filter::Sort { doc, min, value } => Filter::Sort {
-            doc: doc.clone(),
-            min: *min,
-            value: f(*value)?,
-        },
+        Filter::Assign { var, op, value } => Filter::Assign { var: *var, op: *op, value: f(*value)? },
+        Filter::SquareIter { var, domain, body, forall } => {
+            Filter::SquareIter { var: *var, domain: f(*domain)?, body: f(*body)?, forall: *forall }
+        }
+        Filter::PieceIter { var, domain, body, forall } => {
+            Filter::PieceIter { var: *var, domain: f(*domain)?, body: f(*body)?, forall: *forall }
+        }
+        Filter::IdentityIter { var, mask, body } => Filter::IdentityIter { var: *var, mask: *mask, body: f(*body)? },
+        Filter::While { cond, body } => Filter::While { cond: opt(cond, &mut f)?, body: f(*body)? },
+        Filter::Sort { doc, min, value } => Filter::Sort { doc: doc.clone(), min: *min, value: f(*value)? },
         Filter::SetTag(a, b) => Filter::SetTag(f(*a)?, f(*b)?),
-        Filter::Transform {
-            kind,
-            range,
-            count,
-            body,
-        } => Filter::Transform {
-            kind: *kind,
-            range: *range,
-            count: *count,
-            body: f(*body)?,
-        },
+        Filter::Transform { kind, range, count, body } => {
+            Filter::Transform { kind: *kind, range: *range, count: *count, body: f(*body)? }
+        }
         leaf => leaf.clone(),
     };
     Ok(mapped)
@@ -657,9 +487,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         }
         Filter::Sort { value, .. } => sub(*value),
         Filter::Yacpdb(_) => ValueType::Number,
-        Filter::Transform {
-            range, count, body, ..
-        } => {
+        Filter::Transform { range, count, body, .. } => {
             if *count || range.is_some() {
                 ValueType::Number
             } else {
@@ -720,17 +548,13 @@ fn expand_in_place(ir: &mut Ir) -> Result<(), Vec<Diagnostic>> {
 }
 
 fn too_deep(span: Span) -> Vec<Diagnostic> {
-    vec![
-        Diagnostic::new("query nested too deeply to expand its transforms", span)
-            .with_hint("split the query into smaller filters"),
-    ]
+    vec![Diagnostic::new("query nested too deeply to expand its transforms", span)
+        .with_hint("split the query into smaller filters")]
 }
 
 fn too_large(span: Span) -> Vec<Diagnostic> {
-    vec![
-        Diagnostic::new("transforms expand this query beyond the size limit", span)
-            .with_hint("nest fewer transforms, or name fewer squares inside `shift`"),
-    ]
+    vec![Diagnostic::new("transforms expand this query beyond the size limit", span)
+        .with_hint("nest fewer transforms, or name fewer squares inside `shift`")]
 }
 
 fn expand_node(
@@ -746,13 +570,7 @@ fn expand_node(
         return Err(too_deep(ir.span(id)));
     }
     let node = ir.get(id).clone();
-    let result = if let Filter::Transform {
-        kind,
-        range,
-        count,
-        body,
-    } = node
-    {
+    let result = if let Filter::Transform { kind, range, count, body } = node {
         let body = expand_node(ir, body, depth + 1, memo)?;
         let span = ir.span(id);
         let expanded = apply_transform(ir, kind, range, count, body, span, depth)?;
@@ -789,13 +607,8 @@ fn apply_transform(
             return Err(named
                 .into_iter()
                 .map(|sq| {
-                    Diagnostic::new(
-                        "`rotate45` cannot be applied to a particular square",
-                        ir.span(sq),
-                    )
-                    .with_hint(
-                        "`rotate45` only turns directions; use `flip` or `rotate90` for squares",
-                    )
+                    Diagnostic::new("`rotate45` cannot be applied to a particular square", ir.span(sq))
+                        .with_hint("`rotate45` only turns directions; use `flip` or `rotate90` for squares")
                 })
                 .collect());
         }
@@ -821,32 +634,14 @@ fn apply_transform(
         let counted = ir.add(Filter::CountMatching(copies), span);
         let low_id = ir.add(Filter::Number(low), span);
         if low == high {
-            ir.add(
-                Filter::Compare {
-                    first: counted,
-                    rest: vec![(CmpOp::Eq, low_id)],
-                },
-                span,
-            )
+            ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Eq, low_id)] }, span)
         } else {
-            let at_least = ir.add(
-                Filter::Compare {
-                    first: counted,
-                    rest: vec![(CmpOp::Ge, low_id)],
-                },
-                span,
-            );
+            let at_least = ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, low_id)] }, span);
             if high == i64::MAX {
                 at_least
             } else {
                 let high_id = ir.add(Filter::Number(high), span);
-                let at_most = ir.add(
-                    Filter::Compare {
-                        first: counted,
-                        rest: vec![(CmpOp::Le, high_id)],
-                    },
-                    span,
-                );
+                let at_most = ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Le, high_id)] }, span);
                 ir.add(Filter::And(vec![at_least, at_most]), span)
             }
         }
@@ -928,19 +723,12 @@ fn map_node(
             if vanished(*squares, image) {
                 Err(Stop::Dropped)
             } else {
-                Ok(Filter::Pieces {
-                    mask: map.map_mask(*mask),
-                    squares: image,
-                })
+                Ok(Filter::Pieces { mask: map.map_mask(*mask), squares: image })
             }
         }
         Filter::ToMove(c) => Ok(Filter::ToMove(map.map_color(*c))),
-        Filter::Header(HeaderField::Player(c)) => {
-            Ok(Filter::Header(HeaderField::Player(map.map_color(*c))))
-        }
-        Filter::Header(HeaderField::Elo(c)) => {
-            Ok(Filter::Header(HeaderField::Elo(map.map_color(*c))))
-        }
+        Filter::Header(HeaderField::Player(c)) => Ok(Filter::Header(HeaderField::Player(map.map_color(*c)))),
+        Filter::Header(HeaderField::Elo(c)) => Ok(Filter::Header(HeaderField::Elo(map.map_color(*c)))),
         Filter::Result(r) if map.swaps_colors() => Ok(Filter::Result(match r {
             GameResult::WhiteWins => GameResult::BlackWins,
             GameResult::BlackWins => GameResult::WhiteWins,
@@ -971,31 +759,15 @@ fn map_node(
             }
         }
         Filter::IdentityIter { var, mask, body } => {
-            recurse(ir, *body).map(|body| Filter::IdentityIter {
-                var: *var,
-                mask: map.map_mask(*mask),
-                body,
-            })
+            recurse(ir, *body).map(|body| Filter::IdentityIter { var: *var, mask: map.map_mask(*mask), body })
         }
         other => {
             let rebuilt = map_children(other, |c| recurse(ir, c));
             rebuilt.map(|f| match f {
-                Filter::Direction {
-                    dirs,
-                    min,
-                    max,
-                    arg,
-                } => Filter::Direction {
-                    dirs: map.map_directions(dirs),
-                    min,
-                    max,
-                    arg,
-                },
-                Filter::Ray { dirs, sets, xray } => Filter::Ray {
-                    dirs: map.map_directions(dirs),
-                    sets,
-                    xray,
-                },
+                Filter::Direction { dirs, min, max, arg } => {
+                    Filter::Direction { dirs: map.map_directions(dirs), min, max, arg }
+                }
+                Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: map.map_directions(dirs), sets, xray },
                 Filter::Move(mut m) if map.mirrors_files() => {
                     m.kind = match m.kind {
                         MoveKind::CastleKingside => MoveKind::CastleQueenside,
@@ -1005,12 +777,10 @@ fn map_node(
                     Filter::Move(m)
                 }
                 // --x is x: keep colour swaps of negated numbers from piling up.
-                Filter::Neg(inner) if map.swaps_colors() && inner != neg_child(&node) => {
-                    match ir.get(inner) {
-                        Filter::Neg(x) => ir.get(*x).clone(),
-                        _ => Filter::Neg(inner),
-                    }
-                }
+                Filter::Neg(inner) if map.swaps_colors() && inner != neg_child(&node) => match ir.get(inner) {
+                    Filter::Neg(x) => ir.get(*x).clone(),
+                    _ => Filter::Neg(inner),
+                },
                 f => f,
             })
         }
@@ -1059,25 +829,11 @@ mod tests {
     }
 
     fn pieces(ir: &mut Ir, color: Color, role: Role, on: Bitboard) -> FilterId {
-        ir.add(
-            Filter::Pieces {
-                mask: PieceMask::piece(color, role),
-                squares: on,
-            },
-            Span::new(0, 3),
-        )
+        ir.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: on }, Span::new(0, 3))
     }
 
     fn transform(ir: &mut Ir, kind: TransformKind, body: FilterId) -> FilterId {
-        ir.add(
-            Filter::Transform {
-                kind,
-                range: None,
-                count: false,
-                body,
-            },
-            Span::new(0, 10),
-        )
+        ir.add(Filter::Transform { kind, range: None, count: false, body }, Span::new(0, 10))
     }
 
     /// Expand a query whose root is `root` and return the new root.
@@ -1123,72 +879,30 @@ mod tests {
 
     #[test]
     fn rigid_maps_agree_with_shakmaty() {
-        let samples = [
-            0x0000_0000_0000_00ffu64,
-            0x8040_2010_0804_0201,
-            0x1234_5678_9abc_def0,
-            1 << 22,
-        ];
+        let samples = [0x0000_0000_0000_00ffu64, 0x8040_2010_0804_0201, 0x1234_5678_9abc_def0, 1 << 22];
         for bits in samples {
             let bb = Bitboard(bits);
             assert_eq!(BoardMap::MIRROR_RANKS.map_squares(bb), bb.flip_vertical());
             assert_eq!(BoardMap::MIRROR_FILES.map_squares(bb), bb.flip_horizontal());
-            assert_eq!(
-                BoardMap::MIRROR_DIAGONAL.map_squares(bb),
-                bb.flip_diagonal()
-            );
-            assert_eq!(
-                BoardMap::MIRROR_ANTI_DIAGONAL.map_squares(bb),
-                bb.flip_anti_diagonal()
-            );
+            assert_eq!(BoardMap::MIRROR_DIAGONAL.map_squares(bb), bb.flip_diagonal());
+            assert_eq!(BoardMap::MIRROR_ANTI_DIAGONAL.map_squares(bb), bb.flip_anti_diagonal());
             assert_eq!(BoardMap::ROTATE_180.map_squares(bb), bb.rotate_180());
         }
     }
 
     #[test]
     fn directions_turn_with_the_board() {
-        assert_eq!(
-            BoardMap::ROTATE_90.map_directions(Directions::UP),
-            Directions::LEFT
-        );
-        assert_eq!(
-            BoardMap::ROTATE_90.map_directions(Directions::RIGHT),
-            Directions::UP
-        );
-        assert_eq!(
-            BoardMap::ColorSwap.map_directions(Directions::UP),
-            Directions::DOWN
-        );
-        assert_eq!(
-            BoardMap::ColorSwap.map_directions(Directions::NORTHEAST),
-            Directions::SOUTHEAST
-        );
-        assert_eq!(
-            BoardMap::MIRROR_FILES.map_directions(Directions::NORTHEAST),
-            Directions::NORTHWEST
-        );
-        assert_eq!(
-            BoardMap::Rotate45(1).map_directions(Directions::UP),
-            Directions::NORTHWEST
-        );
-        assert_eq!(
-            BoardMap::Rotate45(2).map_directions(Directions::UP),
-            Directions::LEFT
-        );
-        assert_eq!(
-            BoardMap::Rotate45(7).map_directions(Directions::UP),
-            Directions::NORTHEAST
-        );
-        assert_eq!(
-            BoardMap::Rotate45(1).map_directions(Directions::ORTHOGONAL),
-            Directions::DIAGONAL
-        );
+        assert_eq!(BoardMap::ROTATE_90.map_directions(Directions::UP), Directions::LEFT);
+        assert_eq!(BoardMap::ROTATE_90.map_directions(Directions::RIGHT), Directions::UP);
+        assert_eq!(BoardMap::ColorSwap.map_directions(Directions::UP), Directions::DOWN);
+        assert_eq!(BoardMap::ColorSwap.map_directions(Directions::NORTHEAST), Directions::SOUTHEAST);
+        assert_eq!(BoardMap::MIRROR_FILES.map_directions(Directions::NORTHEAST), Directions::NORTHWEST);
+        assert_eq!(BoardMap::Rotate45(1).map_directions(Directions::UP), Directions::NORTHWEST);
+        assert_eq!(BoardMap::Rotate45(2).map_directions(Directions::UP), Directions::LEFT);
+        assert_eq!(BoardMap::Rotate45(7).map_directions(Directions::UP), Directions::NORTHEAST);
+        assert_eq!(BoardMap::Rotate45(1).map_directions(Directions::ORTHOGONAL), Directions::DIAGONAL);
         for map in group(TransformKind::Flip) {
-            for named in [
-                Directions::ANY,
-                Directions::ORTHOGONAL,
-                Directions::DIAGONAL,
-            ] {
+            for named in [Directions::ANY, Directions::ORTHOGONAL, Directions::DIAGONAL] {
                 assert_eq!(map.map_directions(named), named, "{map:?} keeps {named:?}");
             }
         }
@@ -1199,11 +913,7 @@ mod tests {
         for map in INVOLUTIONS {
             for bits in 0..=255u8 {
                 let d = Directions(bits);
-                assert_eq!(
-                    map.map_directions(map.map_directions(d)),
-                    d,
-                    "{map:?} on {bits:#x}"
-                );
+                assert_eq!(map.map_directions(map.map_directions(d)), d, "{map:?} on {bits:#x}");
             }
             for bits in 0..0x2000u16 {
                 let m = PieceMask(bits);
@@ -1263,10 +973,7 @@ mod tests {
         let flip = transform(&mut ir, TransformKind::Flip, p);
         let root = expanded(&mut ir, flip);
         let copies = list_of(&ir, root);
-        assert!(
-            matches!(ir.get(root), Filter::Union(_)),
-            "a set body gives a union"
-        );
+        assert!(matches!(ir.get(root), Filter::Union(_)), "a set body gives a union");
         assert_eq!(copies.len(), 8);
         assert_eq!(copies[0], p, "the identity copy is the original node");
         let mut covered = Bitboard::EMPTY;
@@ -1279,10 +986,7 @@ mod tests {
                 other => panic!("unexpected copy {other:?}"),
             }
         }
-        assert_eq!(
-            covered,
-            squares(&["g6", "g3", "b6", "c7", "b3", "f2", "f7", "c2"])
-        );
+        assert_eq!(covered, squares(&["g6", "g3", "b6", "c7", "b3", "f2", "f7", "c2"]));
     }
 
     #[test]
@@ -1305,63 +1009,32 @@ mod tests {
         let mask = PieceMask::piece(Color::White, Role::Rook)
             .with(PieceMask::piece(Color::Black, Role::Knight))
             .with(PieceMask::piece(Color::Black, Role::Queen));
-        let designator = ir.add(
-            Filter::Pieces {
-                mask,
-                squares: sq("a3"),
-            },
-            Span::new(0, 8),
-        );
+        let designator = ir.add(Filter::Pieces { mask, squares: sq("a3") }, Span::new(0, 8));
         let wtm = ir.add(Filter::ToMove(Color::White), Span::default());
         let stalemate = ir.add(Filter::Stalemate, Span::default());
         let result = ir.add(Filter::Result(GameResult::WhiteWins), Span::default());
-        let player = ir.add(
-            Filter::Header(HeaderField::Player(Color::White)),
-            Span::default(),
-        );
-        let body = ir.add(
-            Filter::And(vec![designator, wtm, stalemate, result, player]),
-            Span::default(),
-        );
+        let player = ir.add(Filter::Header(HeaderField::Player(Color::White)), Span::default());
+        let body = ir.add(Filter::And(vec![designator, wtm, stalemate, result, player]), Span::default());
         let t = transform(&mut ir, TransformKind::FlipColor, body);
         let root = expanded(&mut ir, t);
-        assert!(
-            matches!(ir.get(root), Filter::Or(_)),
-            "a non-set body gives an or"
-        );
+        assert!(matches!(ir.get(root), Filter::Or(_)), "a non-set body gives an or");
         let copies = list_of(&ir, root);
         assert_eq!(copies, vec![body, copies[1]]);
-        let Filter::And(parts) = ir.get(copies[1]).clone() else {
-            panic!("copy is an and")
-        };
+        let Filter::And(parts) = ir.get(copies[1]).clone() else { panic!("copy is an and") };
         let expected_mask = PieceMask::piece(Color::Black, Role::Rook)
             .with(PieceMask::piece(Color::White, Role::Knight))
             .with(PieceMask::piece(Color::White, Role::Queen));
-        assert_eq!(
-            ir.get(parts[0]),
-            &Filter::Pieces {
-                mask: expected_mask,
-                squares: sq("a6")
-            }
-        );
+        assert_eq!(ir.get(parts[0]), &Filter::Pieces { mask: expected_mask, squares: sq("a6") });
         assert_eq!(ir.get(parts[1]), &Filter::ToMove(Color::Black));
         assert_eq!(parts[2], stalemate, "unchanged leaves keep their id");
         assert_eq!(ir.get(parts[3]), &Filter::Result(GameResult::BlackWins));
-        assert_eq!(
-            ir.get(parts[4]),
-            &Filter::Header(HeaderField::Player(Color::Black))
-        );
+        assert_eq!(ir.get(parts[4]), &Filter::Header(HeaderField::Player(Color::Black)));
     }
 
     #[test]
     fn reversecolor_has_no_identity_copy() {
         let mut ir = Ir::new();
-        let p = pieces(
-            &mut ir,
-            Color::White,
-            Role::Pawn,
-            Bitboard::from_rank(shakmaty::Rank::Seventh),
-        );
+        let p = pieces(&mut ir, Color::White, Role::Pawn, Bitboard::from_rank(shakmaty::Rank::Seventh));
         let t = transform(&mut ir, TransformKind::ReverseColor, p);
         let root = expanded(&mut ir, t);
         assert_eq!(
@@ -1378,13 +1051,7 @@ mod tests {
         let mut ir = Ir::new();
         let stm = ir.add(Filter::SideToMove, Span::default());
         let one = ir.add(Filter::Number(1), Span::default());
-        let cmp = ir.add(
-            Filter::Compare {
-                first: stm,
-                rest: vec![(CmpOp::Eq, one)],
-            },
-            Span::default(),
-        );
+        let cmp = ir.add(Filter::Compare { first: stm, rest: vec![(CmpOp::Eq, one)] }, Span::default());
         let rev = transform(&mut ir, TransformKind::ReverseColor, cmp);
         let rev2 = transform(&mut ir, TransformKind::ReverseColor, rev);
         let root = expanded(&mut ir, rev2);
@@ -1409,9 +1076,7 @@ mod tests {
         assert_eq!(copies.len(), 8);
         let mut bishops = Bitboard::EMPTY;
         for c in copies {
-            let Filter::And(parts) = ir.get(c) else {
-                panic!("and expected")
-            };
+            let Filter::And(parts) = ir.get(c) else { panic!("and expected") };
             assert_eq!(parts[0], king, "Kd1-8 is never moved");
             if let Filter::Pieces { squares, .. } = ir.get(parts[1]) {
                 bishops = bishops.with(*squares);
@@ -1450,10 +1115,7 @@ mod tests {
         let expected = Bitboard::from_file(shakmaty::File::D).without(sq("d8"));
         assert_eq!(
             ir.get(down_one[0]),
-            &Filter::Pieces {
-                mask: PieceMask::piece(Color::White, Role::King),
-                squares: expected
-            }
+            &Filter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: expected }
         );
     }
 
@@ -1468,9 +1130,7 @@ mod tests {
         let s = transform(&mut ir, TransformKind::Shift, body);
         let all = ir.add(Filter::And(vec![h, v, s]), Span::default());
         let root = expanded(&mut ir, all);
-        let Filter::And(parts) = ir.get(root).clone() else {
-            panic!("and expected")
-        };
+        let Filter::And(parts) = ir.get(root).clone() else { panic!("and expected") };
         assert_eq!(list_of(&ir, parts[0]).len(), 3, "b→a,b,c");
         assert_eq!(list_of(&ir, parts[1]).len(), 3, "1→1,2,3");
         assert_eq!(list_of(&ir, parts[2]).len(), 9);
@@ -1479,42 +1139,24 @@ mod tests {
     #[test]
     fn shift_of_a_single_square_covers_the_board_and_counts_with_a_range() {
         let mut ir = Ir::new();
-        let mask = PieceMask::piece(Color::White, Role::Pawn)
-            .with(PieceMask::piece(Color::Black, Role::Pawn));
-        let pawns = ir.add(
-            Filter::Pieces {
-                mask,
-                squares: sq("a4"),
-            },
-            Span::default(),
-        );
+        let mask = PieceMask::piece(Color::White, Role::Pawn).with(PieceMask::piece(Color::Black, Role::Pawn));
+        let pawns = ir.add(Filter::Pieces { mask, squares: sq("a4") }, Span::default());
         let t = ir.add(
-            Filter::Transform {
-                kind: TransformKind::Shift,
-                range: Some((10, 20)),
-                count: false,
-                body: pawns,
-            },
+            Filter::Transform { kind: TransformKind::Shift, range: Some((10, 20)), count: false, body: pawns },
             Span::default(),
         );
         let root = expanded(&mut ir, t);
-        let Filter::And(bounds) = ir.get(root).clone() else {
-            panic!("ranged form is an and of bounds")
-        };
-        let Filter::Compare { first, rest } = ir.get(bounds[0]).clone() else {
-            panic!("compare")
-        };
+        let Filter::And(bounds) = ir.get(root).clone() else { panic!("ranged form is an and of bounds") };
+        let Filter::Compare { first, rest } = ir.get(bounds[0]).clone() else { panic!("compare") };
         assert_eq!(rest.len(), 1);
         assert_eq!(rest[0].0, CmpOp::Ge);
         assert_eq!(ir.get(rest[0].1), &Filter::Number(10));
         let copies = list_of(&ir, first);
         assert_eq!(copies.len(), 64);
-        let covered = copies
-            .iter()
-            .fold(Bitboard::EMPTY, |acc, &c| match ir.get(c) {
-                Filter::Pieces { squares, .. } => acc.with(*squares),
-                _ => acc,
-            });
+        let covered = copies.iter().fold(Bitboard::EMPTY, |acc, &c| match ir.get(c) {
+            Filter::Pieces { squares, .. } => acc.with(*squares),
+            _ => acc,
+        });
         assert_eq!(covered, Bitboard::FULL);
         assert_eq!(value_type(&ir, root), ValueType::Number);
     }
@@ -1524,37 +1166,23 @@ mod tests {
         let mut ir = Ir::new();
         let rook = pieces(&mut ir, Color::White, Role::Rook, sq("a1"));
         let find = ir.add(
-            Filter::Find {
-                direction: crate::ir::FindDirection::Forward,
-                all: false,
-                range: None,
-                body: rook,
-            },
+            Filter::Find { direction: crate::ir::FindDirection::Forward, all: false, range: None, body: rook },
             Span::default(),
         );
         let t = ir.add(
-            Filter::Transform {
-                kind: TransformKind::Rotate90,
-                range: Some((4, 4)),
-                count: false,
-                body: find,
-            },
+            Filter::Transform { kind: TransformKind::Rotate90, range: Some((4, 4)), count: false, body: find },
             Span::default(),
         );
         let root = expanded(&mut ir, t);
-        let Filter::Compare { first, rest } = ir.get(root).clone() else {
-            panic!("compare")
-        };
+        let Filter::Compare { first, rest } = ir.get(root).clone() else { panic!("compare") };
         assert_eq!(rest[0].0, CmpOp::Eq);
-        let corners = list_of(&ir, first)
-            .iter()
-            .fold(Bitboard::EMPTY, |acc, &c| match ir.get(c) {
-                Filter::Find { body, .. } => match ir.get(*body) {
-                    Filter::Pieces { squares, .. } => acc.with(*squares),
-                    _ => acc,
-                },
+        let corners = list_of(&ir, first).iter().fold(Bitboard::EMPTY, |acc, &c| match ir.get(c) {
+            Filter::Find { body, .. } => match ir.get(*body) {
+                Filter::Pieces { squares, .. } => acc.with(*squares),
                 _ => acc,
-            });
+            },
+            _ => acc,
+        });
         assert_eq!(corners, squares(&["a1", "h1", "h8", "a8"]));
     }
 
@@ -1563,29 +1191,17 @@ mod tests {
         let mut ir = Ir::new();
         let rooks = pieces(&mut ir, Color::White, Role::Rook, squares(&["g6", "a1"]));
         let king = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
-        let ray = ir.add(
-            Filter::Ray {
-                dirs: Directions::UP,
-                sets: vec![rooks, king],
-                xray: false,
-            },
-            Span::default(),
-        );
+        let ray = ir.add(Filter::Ray { dirs: Directions::UP, sets: vec![rooks, king], xray: false }, Span::default());
         let t = transform(&mut ir, TransformKind::Rotate90, ray);
         let root = expanded(&mut ir, t);
         let copies = list_of(&ir, root);
         assert_eq!(copies.len(), 4);
-        let Filter::Ray { dirs, sets, .. } = ir.get(copies[1]).clone() else {
-            panic!("ray")
-        };
+        let Filter::Ray { dirs, sets, .. } = ir.get(copies[1]).clone() else { panic!("ray") };
         assert_eq!(dirs, Directions::LEFT);
         assert_eq!(sets[1], king, "the unnamed-square king is shared");
         assert_eq!(
             ir.get(sets[0]),
-            &Filter::Pieces {
-                mask: PieceMask::piece(Color::White, Role::Rook),
-                squares: squares(&["c7", "h1"])
-            }
+            &Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Rook), squares: squares(&["c7", "h1"]) }
         );
     }
 
@@ -1593,31 +1209,18 @@ mod tests {
     fn rotate45_turns_directions_and_refuses_named_squares() {
         let mut ir = Ir::new();
         let king = pieces(&mut ir, Color::White, Role::King, Bitboard::FULL);
-        let up = ir.add(
-            Filter::Direction {
-                dirs: Directions::UP,
-                min: 1,
-                max: 1,
-                arg: king,
-            },
-            Span::default(),
-        );
+        let up = ir.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 1, arg: king }, Span::default());
         let t = transform(&mut ir, TransformKind::Rotate45, up);
         let root = expanded(&mut ir, t);
-        let all = list_of(&ir, root)
-            .iter()
-            .fold(0u8, |acc, &c| match ir.get(c) {
-                Filter::Direction { dirs, .. } => acc | dirs.0,
-                _ => acc,
-            });
+        let all = list_of(&ir, root).iter().fold(0u8, |acc, &c| match ir.get(c) {
+            Filter::Direction { dirs, .. } => acc | dirs.0,
+            _ => acc,
+        });
         assert_eq!(all, Directions::ANY.0, "the king's field");
 
         let mut ir = Ir::new();
         let kd3 = ir.add(
-            Filter::Pieces {
-                mask: PieceMask::piece(Color::White, Role::King),
-                squares: sq("d3"),
-            },
+            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: sq("d3") },
             Span::new(9, 12),
         );
         let t = transform(&mut ir, TransformKind::Rotate45, kd3);
@@ -1648,9 +1251,7 @@ mod tests {
         let t = transform(&mut ir, TransformKind::FlipVertical, castle);
         let root = expanded(&mut ir, t);
         let copies = list_of(&ir, root);
-        let Filter::Move(m) = ir.get(copies[1]) else {
-            panic!("move")
-        };
+        let Filter::Move(m) = ir.get(copies[1]) else { panic!("move") };
         assert_eq!(m.kind, MoveKind::CastleQueenside);
     }
 
@@ -1665,14 +1266,9 @@ mod tests {
         let not = ir.add(Filter::Not(flip), Span::default());
         let root = expanded(&mut ir, not);
         for id in reachable(&ir, root) {
-            assert!(
-                !matches!(ir.get(id), Filter::Transform { .. }),
-                "no transform survives"
-            );
+            assert!(!matches!(ir.get(id), Filter::Transform { .. }), "no transform survives");
         }
-        let Filter::Not(inner) = ir.get(root) else {
-            panic!("not kept")
-        };
+        let Filter::Not(inner) = ir.get(root) else { panic!("not kept") };
         assert!(list_of(&ir, *inner).len() <= 8);
     }
 
@@ -1711,15 +1307,35 @@ mod tests {
     fn simple_cql6_filter() -> impl Strategy<Value = String> {
         let atom = prop_oneof![
             (
-                prop::sample::select(vec!["K", "Q", "R", "B", "N", "P", "k", "q", "r", "n", "p", "A", "a", "_", "[Qq]"]),
+                prop::sample::select(vec![
+                    "K", "Q", "R", "B", "N", "P", "k", "q", "r", "n", "p", "A", "a", "_", "[Qq]"
+                ]),
                 prop::sample::select(vec!["", "e4", "a-d1", "a-h7", "[c3,f3]", "d1-8", "g6"]),
             )
                 .prop_map(|(p, s)| format!("{p}{s}")),
             prop::sample::select(vec![
-                "check", "mate", "stalemate", "wtm", "btm", "A attacks k", "a attacks a-h2", "#P > 3",
-                "#p >= #P", "power A > power a", "move from K", "move to a-h4", "move capture Q",
-                "move legal from N", "ray orthogonal (R k)", "pin", "xray (R r K)", "o-o", "up 1 Pd4",
-                "sidetomove == white", "flip Pg6", "flipcolor Ra1",
+                "check",
+                "mate",
+                "stalemate",
+                "wtm",
+                "btm",
+                "A attacks k",
+                "a attacks a-h2",
+                "#P > 3",
+                "#p >= #P",
+                "power A > power a",
+                "move from K",
+                "move to a-h4",
+                "move capture Q",
+                "move legal from N",
+                "ray orthogonal (R k)",
+                "pin",
+                "xray (R r K)",
+                "o-o",
+                "up 1 Pd4",
+                "sidetomove == white",
+                "flip Pg6",
+                "flipcolor Ra1",
             ])
             .prop_map(str::to_string),
         ];

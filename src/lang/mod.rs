@@ -193,7 +193,11 @@ mod tests {
 
     #[test]
     fn render_has_caret_under_offending_text() {
-        let e = Error { diagnostics: vec![Diagnostic::new("unknown filter `mtae`", Span::new(6, 10)).with_hint("did you mean `mate`?")] };
+        let e = Error {
+            diagnostics: vec![
+                Diagnostic::new("unknown filter `mtae`", Span::new(6, 10)).with_hint("did you mean `mate`?")
+            ],
+        };
         let r = e.render("q.cql", "cql() mtae");
         assert!(r.starts_with("q.cql:1:7: error: unknown filter `mtae`"), "{r}");
         assert!(r.contains("  |       ^^^^"), "{r}");

@@ -62,8 +62,7 @@ pub fn json_line(game: &Game, m: &GameMatch, file: &str) -> String {
     for (name, value) in &m.set_tags {
         tags.insert(name.clone(), Value::String(value.clone()));
     }
-    let plies: Vec<u32> =
-        m.positions.iter().filter_map(|id| game.nodes.get(id.index())).map(|n| n.ply).collect();
+    let plies: Vec<u32> = m.positions.iter().filter_map(|id| game.nodes.get(id.index())).map(|n| n.ply).collect();
     let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": doc, "value": v})).collect();
     let predicates: Vec<Value> =
         m.predicates.iter().map(|(name, count)| json!({"predicate": name, "count": count})).collect();

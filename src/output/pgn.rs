@@ -72,7 +72,11 @@ impl Wrapper<'_> {
 enum Step {
     /// Write the move into this node (and continue down its main line); `alternatives`:
     /// the node is a main continuation, so its parent's variations follow it.
-    Line { node: NodeId, alternatives: bool, force_number: bool },
+    Line {
+        node: NodeId,
+        alternatives: bool,
+        force_number: bool,
+    },
     Open,
     Close,
 }

@@ -11,8 +11,6 @@ mod parse;
 
 pub use parse::{initial_ids, moved_ids, GameParser};
 
-
-
 use shakmaty::{Bitboard, Chess, Color, Move, Role, Square};
 
 /// Index of a node (a position) in [`Game::nodes`].

@@ -164,7 +164,12 @@ impl GameParser {
 
     /// Fill `game` from `raw`: number, line, tags and termination marker; then, only if
     /// `want_moves(game)` says so, the position tree (`game.nodes`, otherwise left empty).
-    pub fn parse(&mut self, raw: &RawGame, game: &mut Game, want_moves: &dyn Fn(&Game) -> bool) -> Result<(), GameError> {
+    pub fn parse(
+        &mut self,
+        raw: &RawGame,
+        game: &mut Game,
+        want_moves: &dyn Fn(&Game) -> bool,
+    ) -> Result<(), GameError> {
         game.number = raw.number;
         game.line = raw.line;
         game.termination = None;
@@ -191,7 +196,17 @@ impl GameParser {
     /// Append a node built in place, reusing the buffers of the pool node at the same index.
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    fn new_node(&mut self, game: &mut Game, parent: Option<NodeId>, played: Option<Played>, san: &[u8], pos: Chess, ids: PieceIds, ply: u32, depth: u32) -> NodeId {
+    fn new_node(
+        &mut self,
+        game: &mut Game,
+        parent: Option<NodeId>,
+        played: Option<Played>,
+        san: &[u8],
+        pos: Chess,
+        ids: PieceIds,
+        ply: u32,
+        depth: u32,
+    ) -> NodeId {
         let id = NodeId(game.nodes.len() as u32);
         let (mut children, mut san_text, mut comments, mut nags) = match self.pool.get_mut(id.index()) {
             Some(old) => (
@@ -344,7 +359,8 @@ impl GameParser {
                     while cur.peek().is_some_and(|d| d.is_ascii_digit()) {
                         cur.bump();
                     }
-                    let value = bytes[digits_start..cur.pos].iter().fold(0u32, |v, &d| (v * 10 + (d - b'0') as u32).min(1000));
+                    let value =
+                        bytes[digits_start..cur.pos].iter().fold(0u32, |v, &d| (v * 10 + (d - b'0') as u32).min(1000));
                     if skipping == 0 && !variation_start && cur.pos > digits_start && value <= 255 {
                         game.nodes[at.index()].nags.push(value as u8);
                     }
@@ -393,13 +409,23 @@ impl GameParser {
 
     /// Handle a token that is not a comment, variation mark, NAG or result: a move
     /// number, an annotation symbol, or a move. Returns the new node if a move was made.
-    fn read_move_token(&mut self, game: &mut Game, at: NodeId, token: &[u8], line: u64, variation_start: bool) -> Result<Option<NodeId>, GameError> {
+    fn read_move_token(
+        &mut self,
+        game: &mut Game,
+        at: NodeId,
+        token: &[u8],
+        line: u64,
+        variation_start: bool,
+    ) -> Result<Option<NodeId>, GameError> {
         // Castling written with zeros, and `0000` null moves, start with a digit too.
         let is_zero_castle = token.starts_with(b"0-0");
         let mut text = token;
         if !is_zero_castle && token != b"0000" && token.first().is_some_and(u8::is_ascii_digit) {
             let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
-            let dots = token[digits..].iter().take_while(|&&b| b == b'.' || b == b'\xe2' || b == b'\x80' || b == b'\xa6').count();
+            let dots = token[digits..]
+                .iter()
+                .take_while(|&&b| b == b'.' || b == b'\xe2' || b == b'\x80' || b == b'\xa6')
+                .count();
             text = &token[digits + dots..];
             if text.is_empty() {
                 return Ok(None);
@@ -439,7 +465,16 @@ impl GameParser {
             };
             let ids = moved_ids(&parent.ids, &mv, parent.pos.turn());
             // The parent's position is copied into the new node and the move played there.
-            let node = self.new_node(game, Some(at), Some(Played::Move(mv)), san, game.nodes[at.index()].pos.clone(), ids, ply, depth);
+            let node = self.new_node(
+                game,
+                Some(at),
+                Some(Played::Move(mv)),
+                san,
+                game.nodes[at.index()].pos.clone(),
+                ids,
+                ply,
+                depth,
+            );
             game.nodes[node.index()].pos.play_unchecked(mv);
             return Ok(Some(self.finish_node(game, node, variation_start, suffix)));
         };
@@ -507,7 +542,9 @@ impl GameParser {
             Some(b'K' | b'Q' | b'R' | b'B' | b'N' | b'P') => &core[1..],
             _ => core,
         };
-        scratch.extend(body.iter().filter(|&&b| b != b'-' && b != b'x' && b != b':' && b != b'=').map(|b| b.to_ascii_lowercase()));
+        scratch.extend(
+            body.iter().filter(|&&b| b != b'-' && b != b'x' && b != b':' && b != b'=').map(|b| b.to_ascii_lowercase()),
+        );
         if (4..=5).contains(&scratch.len()) {
             if let Some(mv) = UciMove::from_ascii(scratch).ok().and_then(|uci| uci.to_move(pos).ok()) {
                 return Some(mv);
@@ -572,7 +609,9 @@ fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
                 let one = to.offset(step)?;
                 if pawns.contains(one) {
                     Bitboard::from(one)
-                } else if !occupied.contains(one) && to.rank() == (if us.is_white() { Rank::Fourth } else { Rank::Fifth }) {
+                } else if !occupied.contains(one)
+                    && to.rank() == (if us.is_white() { Rank::Fourth } else { Rank::Fifth })
+                {
                     one.offset(step).map_or(Bitboard::EMPTY, |two| Bitboard::from(two) & pawns)
                 } else {
                     Bitboard::EMPTY

@@ -299,7 +299,8 @@ mod tests {
 
     #[test]
     fn atoms_print_in_yacpdb_spelling() {
-        let a = Atom::new(Kind::ClosedWalk, &[Value::Piece(Color::White, Role::Knight), Value::Int(4), Value::Bool(false)]);
+        let a =
+            Atom::new(Kind::ClosedWalk, &[Value::Piece(Color::White, Role::Knight), Value::Int(4), Value::Bool(false)]);
         assert_eq!(a.to_string(), "ClosedWalk(wS, 4, false)");
         assert_eq!(Atom::new(Kind::Phases, &[]).to_string(), "Phases");
         assert_eq!(Atom::new(Kind::PCount, &[Value::Color(Color::Black)]).to_string(), "PCount(b)");

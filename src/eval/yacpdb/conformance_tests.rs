@@ -65,7 +65,8 @@ fn yacpdb_conformance_cases() {
         let id = case["id"].as_str().unwrap_or("?").to_string();
         let query = case["yacpdb"].as_str().expect("query");
         let parsed = crate::lang::yacpdb::parse(query);
-        let expect_error = case.get("expect_error").is_some_and(|v| !v.is_null() && *v != serde_json::Value::Bool(false));
+        let expect_error =
+            case.get("expect_error").is_some_and(|v| !v.is_null() && *v != serde_json::Value::Bool(false));
         if expect_error {
             if parsed.is_ok() {
                 failures.push(format!("{id}: `{query}` was accepted but must be rejected"));
@@ -97,8 +98,11 @@ fn yacpdb_conformance_cases() {
         // Games whose diagram shakmaty refuses (e.g. no king: derived game 26) cannot be
         // replayed into the shared game model; they are left out of the comparison.
         let unplayable: Vec<u64> = games.iter().filter(|(g, _)| g.nodes.is_empty()).map(|(g, _)| g.number).collect();
-        let got: Vec<u64> =
-            games.iter().filter(|(g, a)| !g.nodes.is_empty() && eval(&ir, root, a, g).is_some()).map(|(g, _)| g.number).collect();
+        let got: Vec<u64> = games
+            .iter()
+            .filter(|(g, a)| !g.nodes.is_empty() && eval(&ir, root, a, g).is_some())
+            .map(|(g, _)| g.number)
+            .collect();
         let expected: Vec<u64> = case["expected"]
             .as_array()
             .expect("expected")

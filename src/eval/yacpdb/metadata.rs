@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use regex::Regex;
 use shakmaty::{Color, Role, Square};
 
-use super::atoms::{parse_piece, popeye_code, color_letter};
+use super::atoms::{color_letter, parse_piece, popeye_code};
 use crate::ir::YacpdbPredicate;
 use crate::pgn::Game;
 
@@ -301,8 +301,13 @@ fn matrix(list: &str, diagram: &[(Color, Role, Square)], xshift: bool, yshift: b
     let xs: Vec<i32> = if xshift { (-7..=7).collect() } else { vec![0] };
     let ys: Vec<i32> = if yshift { (-7..=7).collect() } else { vec![0] };
     for transform in transforms {
-        let moved: Vec<(Option<(Color, Role)>, i32, i32)> =
-            specs.iter().map(|&(u, f, r)| { let (f, r) = transform(f, r); (u, f, r) }).collect();
+        let moved: Vec<(Option<(Color, Role)>, i32, i32)> = specs
+            .iter()
+            .map(|&(u, f, r)| {
+                let (f, r) = transform(f, r);
+                (u, f, r)
+            })
+            .collect();
         for &dx in &xs {
             for &dy in &ys {
                 let fits = moved.iter().all(|&(unit, f, r)| {

@@ -17,9 +17,9 @@ mod trajectory;
 mod zilahi;
 
 #[cfg(test)]
-mod test_pgn;
-#[cfg(test)]
 mod conformance_tests;
+#[cfg(test)]
+mod test_pgn;
 
 use std::collections::HashMap;
 
@@ -59,7 +59,14 @@ pub(crate) struct Step {
 
 impl Default for Step {
     fn default() -> Step {
-        Step { movers: [(0, Square::A1); 2], mover_count: 0, victim: 0, victim_role: None, finalizer: 0, mover_color: None }
+        Step {
+            movers: [(0, Square::A1); 2],
+            mover_count: 0,
+            victim: 0,
+            victim_role: None,
+            finalizer: 0,
+            mover_color: None,
+        }
     }
 }
 
@@ -280,7 +287,8 @@ mod tests {
 
     #[test]
     fn star_of_a_bishop() {
-        let a = analyse("[FEN \"k6K/8/8/8/3B4/8/8/8 w - - 0 1\"]\n1. Bc3 ( 1. Bc5 ) ( 1. Be3 ) ( 1. Be5 ) ( 1. Bb2 ) *");
+        let a =
+            analyse("[FEN \"k6K/8/8/8/3B4/8/8/8 w - - 0 1\"]\n1. Bc3 ( 1. Bc5 ) ( 1. Be3 ) ( 1. Be5 ) ( 1. Bb2 ) *");
         assert_eq!(count(&a, "Star", &[Some("wB")]), 1);
         assert_eq!(count(&a, "BigStar", &[Some("wB")]), 0);
         assert!(a.0.instances().contains(&("Star(wB)".to_string(), 1)));

@@ -33,7 +33,8 @@ impl Line {
 /// Find the Zilahi atoms of a game.
 pub(crate) fn analyse(game: &Game, steps: &[Step], units: &Units, leaves: &[usize]) -> Vec<Atom> {
     let play = stipulation(game).map(|s| stipulation_play(&s)).unwrap_or(Play::Other);
-    let completing = if matches!(play, Play::Self_ | Play::Reflex | Play::HelpSelf) { Color::Black } else { Color::White };
+    let completing =
+        if matches!(play, Play::Self_ | Play::Reflex | Play::HelpSelf) { Color::Black } else { Color::White };
     let lines: Vec<Line> = leaves
         .iter()
         .filter(|&&leaf| {
@@ -51,9 +52,7 @@ pub(crate) fn analyse(game: &Game, steps: &[Step], units: &Units, leaves: &[usiz
     let successors: Vec<Vec<usize>> = lines
         .iter()
         .enumerate()
-        .map(|(i, li)| {
-            (0..lines.len()).filter(|&j| j != i && lines[j].capture_of(li.finalizer).is_some()).collect()
-        })
+        .map(|(i, li)| (0..lines.len()).filter(|&j| j != i && lines[j].capture_of(li.finalizer).is_some()).collect())
         .collect();
     let mut in_cycle: HashSet<PieceId> = HashSet::new();
     let mut budget = SEARCH_BUDGET;
@@ -108,7 +107,13 @@ fn extend(
 
 /// In helpmates (and help-selfmates), a finalizer in no cycle that is captured in another
 /// finishing line still counts as one Zilahi piece.
-fn non_cyclic(lines: &[Line], in_cycle: &HashSet<PieceId>, play: Play, units: &Units, mut atoms: Vec<Atom>) -> Vec<Atom> {
+fn non_cyclic(
+    lines: &[Line],
+    in_cycle: &HashSet<PieceId>,
+    play: Play,
+    units: &Units,
+    mut atoms: Vec<Atom>,
+) -> Vec<Atom> {
     if !matches!(play, Play::Help | Play::HelpSelf) {
         return atoms;
     }

@@ -242,10 +242,8 @@ fn scan_square_spec(b: &[u8], i: usize) -> Option<Result<(Bitboard, usize), usiz
     let mut bb = Bitboard::EMPTY;
     for f in f0.min(f1)..=f0.max(f1) {
         for r in r0.min(r1)..=r0.max(r1) {
-            let sq = Square::from_coords(
-                shakmaty::File::new(u32::from(f - b'a')),
-                shakmaty::Rank::new(u32::from(r - b'1')),
-            );
+            let sq =
+                Square::from_coords(shakmaty::File::new(u32::from(f - b'a')), shakmaty::Rank::new(u32::from(r - b'1')));
             bb.add(sq);
         }
     }
@@ -331,7 +329,10 @@ pub fn lex(src: &str) -> Lexed {
                     i += k + 4;
                 }
                 None => {
-                    diagnostics.push(Diagnostic::new("unterminated `/*` comment", Span::new(i, i + 2)).with_hint("close it with `*/`"));
+                    diagnostics.push(
+                        Diagnostic::new("unterminated `/*` comment", Span::new(i, i + 2))
+                            .with_hint("close it with `*/`"),
+                    );
                     i = b.len();
                 }
             }
@@ -418,7 +419,10 @@ pub fn lex(src: &str) -> Lexed {
                 '≼' => Sym::PrecEq,
                 '≽' => Sym::SuccEq,
                 _ => {
-                    diagnostics.push(Diagnostic::new(format!("unexpected character `{ch}` (U+{:04X})", ch as u32), Span::new(i, i + len)));
+                    diagnostics.push(Diagnostic::new(
+                        format!("unexpected character `{ch}` (U+{:04X})", ch as u32),
+                        Span::new(i, i + len),
+                    ));
                     i += len;
                     space = true;
                     continue;
@@ -463,7 +467,9 @@ pub fn lex(src: &str) -> Lexed {
                 j += ch.len_utf8();
             }
             if !closed {
-                diagnostics.push(Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"));
+                diagnostics.push(
+                    Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"),
+                );
             }
             push(Tok::Str(s), j, &mut tokens);
             i = j;
@@ -536,9 +542,7 @@ pub fn lex(src: &str) -> Lexed {
             let file_range = (b'a'..=b'h').contains(&c)
                 && b.get(i + 1) == Some(&b'-')
                 && b.get(i + 2).is_some_and(|f| (b'a'..=b'h').contains(f));
-            if let Some(mask) =
-                letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range)
-            {
+            if let Some(mask) = letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range) {
                 if wend == i + 1 && !matches!(b.get(wend), Some(&b'-') | Some(&b'[')) {
                     push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
                     i = wend;
@@ -733,9 +737,17 @@ mod tests {
     fn piece_designators_with_bracketed_square_lists() {
         // `P[a2-7]` is white pawns on a2..a7: one designator, not `P` and a separate set.
         let t = toks("P[a2-7] == 4 ♘[a1,h8] [Rr][e1-8] R [a1]");
-        assert_eq!(t[0], Tok::Pieces { mask: letter_mask('P').unwrap(), squares: Some(scan_square_spec(b"a2-7", 0).unwrap().unwrap().0) });
+        assert_eq!(
+            t[0],
+            Tok::Pieces {
+                mask: letter_mask('P').unwrap(),
+                squares: Some(scan_square_spec(b"a2-7", 0).unwrap().unwrap().0)
+            }
+        );
         match &t[3] {
-            Tok::Pieces { squares: Some(bb), .. } => assert!(bb.contains(Square::A1) && bb.contains(Square::H8) && bb.count() == 2),
+            Tok::Pieces { squares: Some(bb), .. } => {
+                assert!(bb.contains(Square::A1) && bb.contains(Square::H8) && bb.count() == 2)
+            }
             other => panic!("{other:?}"),
         }
         match &t[4] {
@@ -765,7 +777,10 @@ mod tests {
         assert_eq!(toks("N--f5")[1], Tok::Sym(Sym::Dash));
         assert_eq!(toks("--=q")[1], Tok::Sym(Sym::Assign));
         assert_eq!(toks("line --> x")[1], Tok::Sym(Sym::LineForward));
-        assert_eq!(toks("[x] [element] [forall]")[..3], [Tok::Sym(Sym::Capture), Tok::Sym(Sym::Element), Tok::Sym(Sym::Forall)]);
+        assert_eq!(
+            toks("[x] [element] [forall]")[..3],
+            [Tok::Sym(Sym::Capture), Tok::Sym(Sym::Element), Tok::Sym(Sym::Forall)]
+        );
     }
 
     #[test]

@@ -36,23 +36,162 @@ const BP_POSTFIX: u8 = 12;
 
 /// Every keyword of the language, for "did you mean" hints.
 pub const KEYWORDS: &[&str] = &[
-    "abs", "all", "and", "ascii", "assert", "atomic", "attackedby", "attacks", "between", "black", "btm", "castle",
-    "capture", "check", "child", "colortype", "comment", "connectedpawns", "consecutivemoves", "count", "countmoves",
-    "cql", "currentposition", "dark", "date", "depth", "diagonal", "distance", "doubledpawns", "down", "echo",
-    "eco", "elo", "else", "enpassant", "event", "false", "file", "find", "firstmatch", "flip", "flipcolor",
-    "fliphorizontal", "flipvertical", "focus", "from", "function", "gamenumber", "hascomment", "horizontal",
-    "idealmate", "idealstalemate", "if", "in", "indexof", "initial", "initialposition", "input", "int",
-    "isbound", "isolatedpawns", "isunbound", "lastposition", "lca", "left", "legal", "light", "line", "local",
-    "lowercase", "mainline", "makesquare", "mate", "matchcount", "matchstring", "max", "message", "min",
-    "modelmate", "modelstalemate", "move", "movenumber", "nestban", "northeast", "northwest", "not", "null",
-    "or", "orthogonal", "originalcomment", "output", "parent", "passedpawns", "path", "persistent", "piece",
-    "pieceid", "piecename", "pin", "player", "ply", "positionid", "power", "previous", "primary", "promote",
-    "pseudolegal", "puremate", "purestalemate", "quiet", "ray", "removecomment", "result", "reversecolor",
-    "right", "rotate45", "rotate90", "secondary", "settag", "shift", "shifthorizontal", "shiftvertical",
-    "sidetomove", "silent", "singlecolor", "site", "sort", "southeast", "southwest", "sqrt", "square",
-    "stalemate", "str", "tag", "terminal", "then", "through", "to", "true", "try", "type", "typename", "unbind",
-    "up", "uppercase", "variation", "variations", "vertical", "while", "white", "wtm", "xray", "year",
-    "anydirection", "loop", "yacpdb",
+    "abs",
+    "all",
+    "and",
+    "ascii",
+    "assert",
+    "atomic",
+    "attackedby",
+    "attacks",
+    "between",
+    "black",
+    "btm",
+    "castle",
+    "capture",
+    "check",
+    "child",
+    "colortype",
+    "comment",
+    "connectedpawns",
+    "consecutivemoves",
+    "count",
+    "countmoves",
+    "cql",
+    "currentposition",
+    "dark",
+    "date",
+    "depth",
+    "diagonal",
+    "distance",
+    "doubledpawns",
+    "down",
+    "echo",
+    "eco",
+    "elo",
+    "else",
+    "enpassant",
+    "event",
+    "false",
+    "file",
+    "find",
+    "firstmatch",
+    "flip",
+    "flipcolor",
+    "fliphorizontal",
+    "flipvertical",
+    "focus",
+    "from",
+    "function",
+    "gamenumber",
+    "hascomment",
+    "horizontal",
+    "idealmate",
+    "idealstalemate",
+    "if",
+    "in",
+    "indexof",
+    "initial",
+    "initialposition",
+    "input",
+    "int",
+    "isbound",
+    "isolatedpawns",
+    "isunbound",
+    "lastposition",
+    "lca",
+    "left",
+    "legal",
+    "light",
+    "line",
+    "local",
+    "lowercase",
+    "mainline",
+    "makesquare",
+    "mate",
+    "matchcount",
+    "matchstring",
+    "max",
+    "message",
+    "min",
+    "modelmate",
+    "modelstalemate",
+    "move",
+    "movenumber",
+    "nestban",
+    "northeast",
+    "northwest",
+    "not",
+    "null",
+    "or",
+    "orthogonal",
+    "originalcomment",
+    "output",
+    "parent",
+    "passedpawns",
+    "path",
+    "persistent",
+    "piece",
+    "pieceid",
+    "piecename",
+    "pin",
+    "player",
+    "ply",
+    "positionid",
+    "power",
+    "previous",
+    "primary",
+    "promote",
+    "pseudolegal",
+    "puremate",
+    "purestalemate",
+    "quiet",
+    "ray",
+    "removecomment",
+    "result",
+    "reversecolor",
+    "right",
+    "rotate45",
+    "rotate90",
+    "secondary",
+    "settag",
+    "shift",
+    "shifthorizontal",
+    "shiftvertical",
+    "sidetomove",
+    "silent",
+    "singlecolor",
+    "site",
+    "sort",
+    "southeast",
+    "southwest",
+    "sqrt",
+    "square",
+    "stalemate",
+    "str",
+    "tag",
+    "terminal",
+    "then",
+    "through",
+    "to",
+    "true",
+    "try",
+    "type",
+    "typename",
+    "unbind",
+    "up",
+    "uppercase",
+    "variation",
+    "variations",
+    "vertical",
+    "while",
+    "white",
+    "wtm",
+    "xray",
+    "year",
+    "anydirection",
+    "loop",
+    "yacpdb",
 ];
 
 fn directions_of(word: &str) -> Option<Directions> {
@@ -261,7 +400,11 @@ impl<'s> Parser<'s> {
         }
         let end = self.span_here();
         if items.is_empty() && self.diags.is_empty() {
-            self.error_hint("the script has no filters", end, Some("add a filter after the `cql(...)` header, e.g. `mate`".into()));
+            self.error_hint(
+                "the script has no filters",
+                end,
+                Some("add a filter after the `cql(...)` header, e.g. `mate`".into()),
+            );
         }
         let root = self.add(Filter::And(items), Self::join(start, end));
         self.ir.root = Some(root);
@@ -349,9 +492,21 @@ impl<'s> Parser<'s> {
                             // positions; the range that may follow bounds it as usual.
                             self.ir.settings.sort_matchcount = true;
                         }
-                        "sort" | "nosort" | "smartcomments" | "nosmartcomments" | "noremovecomment" | "showmatches" => {}
+                        "sort" | "nosort" | "smartcomments" | "nosmartcomments" | "noremovecomment" | "showmatches" => {
+                        }
                         other => {
-                            let words = ["input", "output", "variations", "mainline", "silent", "quiet", "matchcount", "gamenumber", "matchstring", "result"];
+                            let words = [
+                                "input",
+                                "output",
+                                "variations",
+                                "mainline",
+                                "silent",
+                                "quiet",
+                                "matchcount",
+                                "gamenumber",
+                                "matchstring",
+                                "result",
+                            ];
                             let hint = nearest(other, &words).map(|n| format!("did you mean `{n}`?"));
                             self.error_hint(format!("unknown `cql` header option `{other}`"), t.span, hint);
                         }
@@ -440,7 +595,11 @@ impl<'s> Parser<'s> {
         if self.depth > MAX_DEPTH {
             if !self.fatal {
                 let sp = self.span_here();
-                self.error_hint("the query is nested too deeply", sp, Some(format!("at most {MAX_DEPTH} levels of nesting are allowed")));
+                self.error_hint(
+                    "the query is nested too deeply",
+                    sp,
+                    Some(format!("at most {MAX_DEPTH} levels of nesting are allowed")),
+                );
             }
             self.fatal = true;
             self.depth -= 1;
@@ -463,10 +622,20 @@ impl<'s> Parser<'s> {
                 Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
                     if matches!(
                         self.ir.get(lhs),
-                        Filter::Move(_) | Filter::Pieces { .. } | Filter::Squares(_) | Filter::Number(_) | Filter::Str(_) | Filter::Compare { .. } | Filter::Attacks { .. }
+                        Filter::Move(_)
+                            | Filter::Pieces { .. }
+                            | Filter::Squares(_)
+                            | Filter::Number(_)
+                            | Filter::Str(_)
+                            | Filter::Compare { .. }
+                            | Filter::Attacks { .. }
                     ) || matches!(self.ir.get(lhs), Filter::Var(v) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
                     {
-                        self.error_hint("`:` needs a position on its left", t.span, Some("write e.g. `parent:check` or `child(1):mate`".into()));
+                        self.error_hint(
+                            "`:` needs a position on its left",
+                            t.span,
+                            Some("write e.g. `parent:check` or `child(1):mate`".into()),
+                        );
                         return Err(());
                     }
                     self.bump();
@@ -521,7 +690,9 @@ impl<'s> Parser<'s> {
                 Tok::Sym(Sym::Union) if min_bp <= BP_UNION => {
                     lhs = self.nary(lhs, Sym::Union, BP_UNION)?;
                 }
-                Tok::Sym(s @ (Sym::Star | Sym::Slash | Sym::Percent)) if min_bp <= BP_MUL && !(self.in_sequence && *s == Sym::Star) => {
+                Tok::Sym(s @ (Sym::Star | Sym::Slash | Sym::Percent))
+                    if min_bp <= BP_MUL && !(self.in_sequence && *s == Sym::Star) =>
+                {
                     let op = match s {
                         Sym::Star => ArithOp::Mul,
                         Sym::Slash => ArithOp::Div,
@@ -532,7 +703,9 @@ impl<'s> Parser<'s> {
                     let sp = Self::join(lspan, self.ir.span(rhs));
                     lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
                 }
-                Tok::Sym(s @ (Sym::Plus | Sym::Minus)) if min_bp <= BP_ADD && !(self.in_sequence && *s == Sym::Plus) => {
+                Tok::Sym(s @ (Sym::Plus | Sym::Minus))
+                    if min_bp <= BP_ADD && !(self.in_sequence && *s == Sym::Plus) =>
+                {
                     let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
                     self.bump();
                     let rhs = self.parse_expr(BP_ADD + 1)?;
@@ -577,7 +750,10 @@ impl<'s> Parser<'s> {
                         return Err(());
                     };
                     if let Err(e) = regex::Regex::new(&pattern) {
-                        self.error(format!("invalid regular expression: {}", e.to_string().lines().last().unwrap_or("")), pt.span);
+                        self.error(
+                            format!("invalid regular expression: {}", e.to_string().lines().last().unwrap_or("")),
+                            pt.span,
+                        );
                     }
                     let sp = Self::join(lspan, pt.span);
                     lhs = self.add(Filter::RegexMatch { subject: lhs, pattern }, sp);
@@ -619,7 +795,11 @@ impl<'s> Parser<'s> {
                 for d in e.diagnostics {
                     let start = t.span.start as usize + 1 + d.span.start as usize;
                     let end = t.span.start as usize + 1 + d.span.end as usize;
-                    let at = if start < t.span.end as usize { Span::new(start, end.min(t.span.end as usize)) } else { t.span };
+                    let at = if start < t.span.end as usize {
+                        Span::new(start, end.min(t.span.end as usize))
+                    } else {
+                        t.span
+                    };
                     self.error_hint(format!("in the YACPDB query: {}", d.message), at, d.hint);
                 }
                 Err(())
@@ -668,7 +848,11 @@ impl<'s> Parser<'s> {
                 let what = if close == Sym::RBrace { "`}`" } else { "`)`" };
                 let sp = self.span_here();
                 let d = self.describe_here();
-                self.error_hint(format!("expected {what}, found {d}"), sp, Some(format!("the block opened at byte {} is not closed", open.span.start)));
+                self.error_hint(
+                    format!("expected {what}, found {d}"),
+                    sp,
+                    Some(format!("the block opened at byte {} is not closed", open.span.start)),
+                );
                 break Err(());
             }
             match self.parse_unit() {
@@ -749,14 +933,22 @@ impl<'s> Parser<'s> {
                         }
                         if let Tok::Pieces { squares: None, .. } = next.tok {
                             if is_element(&self.peek_at(1).tok) {
-                                self.error_hint("a single piece letter cannot be a variable name", next.span, Some("use a longer name such as `P1`".into()));
+                                self.error_hint(
+                                    "a single piece letter cannot be a variable name",
+                                    next.span,
+                                    Some("use a longer name such as `P1`".into()),
+                                );
                                 return Err(());
                             }
                         }
                     }
                 }
                 if squares.is_none() && is_assign(&self.peek().tok) {
-                    self.error_hint("a single piece letter cannot be a variable name", sp, Some("use a longer name".into()));
+                    self.error_hint(
+                        "a single piece letter cannot be a variable name",
+                        sp,
+                        Some("use a longer name".into()),
+                    );
                     return Err(());
                 }
                 Ok(self.pieces(*mask, *squares, sp))
@@ -841,7 +1033,11 @@ impl<'s> Parser<'s> {
                                 self.parse_iteration(name, true, true, sp)
                             }
                             Tok::Pieces { .. } => {
-                                self.error_hint("a single piece letter cannot be a variable name", n.span, Some("use a longer name".into()));
+                                self.error_hint(
+                                    "a single piece letter cannot be a variable name",
+                                    n.span,
+                                    Some("use a longer name".into()),
+                                );
                                 Err(())
                             }
                             _ => {
@@ -924,7 +1120,8 @@ impl<'s> Parser<'s> {
                         // any promotion whose new piece matches T afterwards.
                         let var = self.ir.var(name, VarKind::Value);
                         let v = self.add(Filter::Var(var), p.span);
-                        let landed = self.move_node(MoveFilter { source: MoveSource::Previous, ..default_move() }, p.span);
+                        let landed =
+                            self.move_node(MoveFilter { source: MoveSource::Previous, ..default_move() }, p.span);
                         let tname = self.add(Filter::Call(Builtin::TypeName, vec![landed]), p.span);
                         let pname = self.add(Filter::Call(Builtin::PieceName, vec![landed]), p.span);
                         let upper = self.add(Filter::Call(Builtin::Uppercase, vec![pname]), p.span);
@@ -939,7 +1136,11 @@ impl<'s> Parser<'s> {
                     }
                     Tok::Str(s) => s.chars().filter_map(letter_mask).fold(0, |acc, m| acc | promote_roles(m)),
                     _ => {
-                        self.error_hint("expected a piece after `=` in a promotion", p.span, Some("write e.g. `――=♕` or `--=Q`".into()));
+                        self.error_hint(
+                            "expected a piece after `=` in a promotion",
+                            p.span,
+                            Some("write e.g. `――=♕` or `--=Q`".into()),
+                        );
                         return Err(());
                     }
                 };
@@ -991,7 +1192,11 @@ impl<'s> Parser<'s> {
         let body = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(
-            if piece { Filter::PieceIter { var, domain, body, forall } } else { Filter::SquareIter { var, domain, body, forall } },
+            if piece {
+                Filter::PieceIter { var, domain, body, forall }
+            } else {
+                Filter::SquareIter { var, domain, body, forall }
+            },
             s,
         ))
     }
@@ -1169,7 +1374,11 @@ impl<'s> Parser<'s> {
                 }
                 if self.at_sym(Sym::Minus) && matches!(self.peek_at(1).tok, Tok::Number(_)) {
                     let s = self.span_here();
-                    self.error_hint("a direction range is written with a space", s, Some(format!("write `{w} {min} N`, not `{w} {min}-N`")));
+                    self.error_hint(
+                        "a direction range is written with a space",
+                        s,
+                        Some(format!("write `{w} {min} N`, not `{w} {min}-N`")),
+                    );
                     return Err(());
                 }
             }
@@ -1237,7 +1446,11 @@ impl<'s> Parser<'s> {
                         self.simple(Filter::Result(r), Self::join(sp, t.span))
                     }
                     _ => {
-                        self.error_hint("`result` needs a result", t.span, Some("write `result 1-0`, `result 0-1` or `result 1/2-1/2`".into()));
+                        self.error_hint(
+                            "`result` needs a result",
+                            t.span,
+                            Some("write `result 1-0`, `result 0-1` or `result 1/2-1/2`".into()),
+                        );
                         Err(())
                     }
                 }
@@ -1271,7 +1484,11 @@ impl<'s> Parser<'s> {
                     "uppercase" => Builtin::Uppercase,
                     _ => Builtin::Ascii,
                 };
-                let args = if self.at_sym(Sym::LParen) { self.args_exact(&w, 1, sp)? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                let args = if self.at_sym(Sym::LParen) {
+                    self.args_exact(&w, 1, sp)?
+                } else {
+                    vec![self.parse_expr(BP_POSTFIX)?]
+                };
                 self.simple(Filter::Call(b, args), sp)
             }
             "min" | "max" => {
@@ -1328,7 +1545,8 @@ impl<'s> Parser<'s> {
                 Ok(self.move_node(MoveFilter { source: MoveSource::Previous, value, ..default_move() }, sp))
             }
             "comment" | "message" => {
-                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                let args =
+                    if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
                 self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
             }
             "ray" | "xray" => {
@@ -1376,7 +1594,8 @@ impl<'s> Parser<'s> {
                 self.simple(Filter::If { cond, then, otherwise }, sp)
             }
             "find" => {
-                let direction = if self.eat_sym(Sym::LineBackward) { FindDirection::Backward } else { FindDirection::Forward };
+                let direction =
+                    if self.eat_sym(Sym::LineBackward) { FindDirection::Backward } else { FindDirection::Forward };
                 let all = self.eat_word("all");
                 let mut range = None;
                 if let Tok::Number(lo) = self.peek().tok {
@@ -1469,7 +1688,11 @@ impl<'s> Parser<'s> {
                 let name = match t.tok {
                     Tok::Word(n) => n,
                     Tok::Pieces { .. } => {
-                        self.error_hint("a single piece letter cannot be a variable name", t.span, Some("use a longer name".into()));
+                        self.error_hint(
+                            "a single piece letter cannot be a variable name",
+                            t.span,
+                            Some("use a longer name".into()),
+                        );
                         return Err(());
                     }
                     _ => {
@@ -1548,7 +1771,11 @@ impl<'s> Parser<'s> {
                 if let Some(v) = self.ir.find_var(&w) {
                     return self.simple(Filter::Var(v), sp);
                 }
-                if self.declared.contains(&w) || (!KEYWORDS.contains(&w.as_str()) && nearest(&w, KEYWORDS).is_none() && w.chars().next().is_some_and(|c| c.is_uppercase())) {
+                if self.declared.contains(&w)
+                    || (!KEYWORDS.contains(&w.as_str())
+                        && nearest(&w, KEYWORDS).is_none()
+                        && w.chars().next().is_some_and(|c| c.is_uppercase()))
+                {
                     let v = self.ir.var(&w, VarKind::Value);
                     return self.simple(Filter::Var(v), sp);
                 }
@@ -1720,7 +1947,11 @@ impl<'s> Parser<'s> {
                         (Tok::Sym(Sym::Comma), Tok::Number(hi), Tok::Sym(Sym::RBrace)) => (*hi, 5),
                         (Tok::Number(_), _, _) => {
                             let s = self.span_here();
-                            self.error_hint("a repetition range is written `{m,n}`", s, Some("put a comma between the bounds".into()));
+                            self.error_hint(
+                                "a repetition range is written `{m,n}`",
+                                s,
+                                Some("put a comma between the bounds".into()),
+                            );
                             return Err(());
                         }
                         _ => break,
@@ -1899,12 +2130,17 @@ impl<'s> Parser<'s> {
 
     fn path_stops(&self) -> bool {
         match &self.peek().tok {
-            Tok::Eof | Tok::Sym(Sym::RBrace) | Tok::Sym(Sym::RParen) | Tok::Sym(Sym::Path) | Tok::Sym(Sym::LineForward) => true,
+            Tok::Eof
+            | Tok::Sym(Sym::RBrace)
+            | Tok::Sym(Sym::RParen)
+            | Tok::Sym(Sym::Path)
+            | Tok::Sym(Sym::LineForward) => true,
             Tok::Word(w) => {
                 // An assignment that starts a new line ends the path (`⊢ … \n N+=1`);
                 // one on the line of a move belongs to it (`♘――□ S=to`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
-                (is_assign(&self.peek_at(1).tok) && new_line) || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
+                (is_assign(&self.peek_at(1).tok) && new_line)
+                    || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
             }
             _ => false,
         }
@@ -2028,7 +2264,11 @@ impl<'s> Parser<'s> {
     fn inline_call(&mut self, name: &str, sp: Span) -> PResult<FilterId> {
         let Some(func) = self.functions.get(name).cloned() else { return Err(()) };
         if self.inline_depth >= MAX_INLINE_DEPTH {
-            self.error_hint(format!("calls of `{name}` nest too deeply"), sp, Some("recursive functions are not supported".into()));
+            self.error_hint(
+                format!("calls of `{name}` nest too deeply"),
+                sp,
+                Some("recursive functions are not supported".into()),
+            );
             self.fatal = true;
             return Err(());
         }
@@ -2128,7 +2368,9 @@ fn cmp_op(s: Sym) -> Option<CmpOp> {
 fn is_assign(t: &Tok) -> bool {
     matches!(
         t,
-        Tok::Sym(Sym::Assign | Sym::PlusAssign | Sym::MinusAssign | Sym::StarAssign | Sym::SlashAssign | Sym::PercentAssign)
+        Tok::Sym(
+            Sym::Assign | Sym::PlusAssign | Sym::MinusAssign | Sym::StarAssign | Sym::SlashAssign | Sym::PercentAssign
+        )
     )
 }
 
@@ -2162,7 +2404,9 @@ fn collect_declared(toks: &[Token]) -> HashSet<String> {
             _ => continue,
         };
         let mut j = opener + 1;
-        if toks.get(opener).map(|t| &t.tok) == Some(&Tok::Sym(Sym::LParen)) || toks.get(opener + 1).map(|t| &t.tok) == Some(&Tok::Sym(Sym::LParen)) {
+        if toks.get(opener).map(|t| &t.tok) == Some(&Tok::Sym(Sym::LParen))
+            || toks.get(opener + 1).map(|t| &t.tok) == Some(&Tok::Sym(Sym::LParen))
+        {
             while j < toks.len() && toks[j].tok != Tok::Sym(Sym::RParen) && j < opener + 20 {
                 if let Tok::Word(w) = &toks[j].tok {
                     names.insert(w.clone());

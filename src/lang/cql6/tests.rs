@@ -54,7 +54,9 @@ fn all_conformance_scripts_parse() {
             tally.1 += 1;
             match res {
                 Ok(_) => tally.0 += 1,
-                Err(e) => failures.push(format!("{}: {}", f.display(), e.render("", &src).lines().next().unwrap_or(""))),
+                Err(e) => {
+                    failures.push(format!("{}: {}", f.display(), e.render("", &src).lines().next().unwrap_or("")))
+                }
             }
         }
     }
@@ -123,7 +125,10 @@ fn piece_designators_lower_to_pieces() {
     let k = ir.add(Filter::Pieces { mask: piece(Color::White, Role::King), squares: Bitboard::from(Square::G1) }, sp());
     assert_eq!(t[0], k);
     let rank7 = Bitboard::from_rank(shakmaty::Rank::Seventh);
-    let rq = ir.add(Filter::Pieces { mask: piece(Color::White, Role::Rook).with(piece(Color::White, Role::Queen)), squares: rank7 }, sp());
+    let rq = ir.add(
+        Filter::Pieces { mask: piece(Color::White, Role::Rook).with(piece(Color::White, Role::Queen)), squares: rank7 },
+        sp(),
+    );
     let two = ir.add(Filter::Number(2), sp());
     let cmp = ir.add(Filter::Compare { first: rq, rest: vec![(CmpOp::Ge, two)] }, sp());
     assert_eq!(t[1], cmp);
@@ -231,7 +236,9 @@ fn count_takes_an_attack_filter_as_operand() {
     assert!(matches!(with.get(top(&with)[0]), Filter::Count(a) if matches!(with.get(*a), Filter::Attacks { .. })));
     // Arithmetic and comparison still take the count as an operand.
     let ir = ok("cql() #P + 1 > #p");
-    assert!(matches!(ir.get(top(&ir)[0]), Filter::Compare { first, .. } if matches!(ir.get(*first), Filter::Arith(..))));
+    assert!(
+        matches!(ir.get(top(&ir)[0]), Filter::Compare { first, .. } if matches!(ir.get(*first), Filter::Arith(..)))
+    );
 }
 
 #[test]
@@ -321,7 +328,9 @@ fn header_filters() {
     assert!(matches!(ir.get(top(&ir)[0]), Filter::Or(v) if v.len() == 2));
     let ir = ok("cql() tag \"TimeControl\" == \"60+0\"");
     match ir.get(top(&ir)[0]) {
-        Filter::Compare { first, .. } => assert_eq!(ir.get(*first), &Filter::Header(HeaderField::Tag("TimeControl".into()))),
+        Filter::Compare { first, .. } => {
+            assert_eq!(ir.get(*first), &Filter::Header(HeaderField::Tag("TimeControl".into())))
+        }
         o => panic!("{o:?}"),
     }
 }
@@ -385,7 +394,10 @@ fn find_and_tree_navigation() {
 #[test]
 fn transforms_with_range_stay_transforms() {
     let ir = ok("cql() rotate90 3 4 find Ra1");
-    assert!(matches!(ir.get(top(&ir)[0]), Filter::Transform { kind: TransformKind::Rotate90, range: Some((3, 4)), count: false, .. }));
+    assert!(matches!(
+        ir.get(top(&ir)[0]),
+        Filter::Transform { kind: TransformKind::Rotate90, range: Some((3, 4)), count: false, .. }
+    ));
     let ir = ok("cql() ⬓{btm mate}");
     assert!(matches!(ir.get(top(&ir)[0]), Filter::Transform { kind: TransformKind::FlipColor, .. }));
     // rotate45 of a square parses; the expander reports it.
@@ -486,7 +498,24 @@ fn deep_nesting_is_refused_without_overflow() {
 
 #[test]
 fn garbage_never_panics() {
-    for s in ["", "cql(", "cql() )", "cql() ――=", "cql() [", "cql() \"", "cql() ◭", "cql() x∊", "cql() function f(", "cql() line", "cql() ⊢", "cql() 99999999999999999999999", "cql() a-", "cql() --> <--", "cql() f(", "\u{feff}cql() check"] {
+    for s in [
+        "",
+        "cql(",
+        "cql() )",
+        "cql() ――=",
+        "cql() [",
+        "cql() \"",
+        "cql() ◭",
+        "cql() x∊",
+        "cql() function f(",
+        "cql() line",
+        "cql() ⊢",
+        "cql() 99999999999999999999999",
+        "cql() a-",
+        "cql() --> <--",
+        "cql() f(",
+        "\u{feff}cql() check",
+    ] {
         let _ = parse(s);
         let _ = to_ascii(s);
         let _ = to_unicode(s);
@@ -554,10 +583,11 @@ mod fuzz {
     use proptest::prelude::*;
 
     const PIECES: &[&str] = &[
-        "cql(", ")", "(", "{", "}", "[", "]", "♔", "◭", "∊", "∀", "→", "←", "――", "×", "⊢", "◎", "⬓", "∙", "x", "T", "Kg1",
-        "a-h1-8", "--", "->", "=", "+=", "==", "<", "#", "~", "~~", "\"s\"", "1", "2", ":", "///", "//", "/*", ";", "\n",
-        " ", "find", "line", "-->", "<--", "not", "if", "then", "else", "function", "f", "move", "from", "to", "echo",
-        "rotate90", "count", "sort", "*", "+", "?", "{2,}", "result", "1-0", "player", "piece", "square", "all", "in",
+        "cql(", ")", "(", "{", "}", "[", "]", "♔", "◭", "∊", "∀", "→", "←", "――", "×", "⊢", "◎", "⬓", "∙", "x", "T",
+        "Kg1", "a-h1-8", "--", "->", "=", "+=", "==", "<", "#", "~", "~~", "\"s\"", "1", "2", ":", "///", "//", "/*",
+        ";", "\n", " ", "find", "line", "-->", "<--", "not", "if", "then", "else", "function", "f", "move", "from",
+        "to", "echo", "rotate90", "count", "sort", "*", "+", "?", "{2,}", "result", "1-0", "player", "piece", "square",
+        "all", "in",
     ];
 
     proptest! {

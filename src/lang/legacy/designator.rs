@@ -89,7 +89,8 @@ pub fn parse_designator(text: &str) -> Result<Designator, Problem> {
         }
     }
     let (kinds, rest) = if let Some(name_and_squares) = text.strip_prefix('$') {
-        let name_len = name_and_squares.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(name_and_squares.len());
+        let name_len =
+            name_and_squares.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(name_and_squares.len());
         if name_len == 0 {
             return Err(problem(format!("`{text}` has no tag name after `$`"), "write the tag name, e.g. `$rook`"));
         }
@@ -166,9 +167,7 @@ fn parse_span(b: &[u8], low: u8, high: u8) -> Option<((u32, u32), usize)> {
     let in_range = |c: u8| c >= low && c <= high;
     match b {
         [b'?', ..] => Some(((0, 7), 1)),
-        [x, b'-', y, ..] if in_range(*x) && in_range(*y) && x <= y => {
-            Some((((x - low) as u32, (y - low) as u32), 3))
-        }
+        [x, b'-', y, ..] if in_range(*x) && in_range(*y) && x <= y => Some((((x - low) as u32, (y - low) as u32), 3)),
         [x, ..] if in_range(*x) => Some((((x - low) as u32, (x - low) as u32), 1)),
         _ => None,
     }
@@ -245,7 +244,9 @@ pub fn parse_range(first: &str, second: Option<&str>) -> Result<(Range, bool), P
     match second {
         Some("unlimited") => Ok((Range::Between(lo, i64::MAX), true)),
         Some(s) => match parse_number(s) {
-            Some(hi) if hi < lo => Err(problem(format!("the range `{first} {s}` is empty"), "write the smaller bound first")),
+            Some(hi) if hi < lo => {
+                Err(problem(format!("the range `{first} {s}` is empty"), "write the smaller bound first"))
+            }
             Some(hi) => Ok((Range::Between(lo, hi), true)),
             None => Ok((Range::Between(lo, lo), false)),
         },
@@ -284,10 +285,7 @@ mod tests {
         assert_eq!(parse_designator("??8").unwrap().squares, 0xff << 56);
         assert_eq!(parse_designator("Pa?").unwrap().squares, 0x0101_0101_0101_0101);
         assert_eq!(parse_designator("Ua-h1-2").unwrap().squares, 0xffff);
-        assert_eq!(
-            parse_designator("U[a1,h1,a8,h8]").unwrap().squares,
-            sq("a1") | sq("h1") | sq("a8") | sq("h8")
-        );
+        assert_eq!(parse_designator("U[a1,h1,a8,h8]").unwrap().squares, sq("a1") | sq("h1") | sq("a8") | sq("h8"));
         let c = parse_designator("p[c3-7,e3-7]").unwrap().squares;
         assert_eq!(c.count_ones(), 10);
         assert!(c & sq("c3") != 0 && c & sq("e7") != 0 && c & sq("d5") == 0);

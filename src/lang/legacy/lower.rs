@@ -19,28 +19,108 @@ use crate::lang::{nearest, Diagnostic};
 
 /// Keywords allowed in a match list.
 const MATCH_KEYWORDS: &[&str] = &[
-    ":pgn", ":output", ":year", ":result", ":gamenumber", ":player", ":whiteplayer", ":blackplayer", ":forany",
-    ":elo", ":whiteelo", ":blackelo", ":event", ":site", ":round", ":eco", ":annotator", ":variations",
-    ":mainline", ":eithercolor", ":and", ":or", ":not",
+    ":pgn",
+    ":output",
+    ":year",
+    ":result",
+    ":gamenumber",
+    ":player",
+    ":whiteplayer",
+    ":blackplayer",
+    ":forany",
+    ":elo",
+    ":whiteelo",
+    ":blackelo",
+    ":event",
+    ":site",
+    ":round",
+    ":eco",
+    ":annotator",
+    ":variations",
+    ":mainline",
+    ":eithercolor",
+    ":and",
+    ":or",
+    ":not",
 ];
 
 /// Keywords allowed in a position list.
 const POSITION_KEYWORDS: &[&str] = &[
-    ":check", ":nocheck", ":mate", ":stalemate", ":wtm", ":btm", ":initial", ":terminal", ":doublecheck",
-    ":enpassant", ":noenpassant", ":markall", ":noannotate", ":variations", ":variationsonly", ":not", ":and",
-    ":or", ":piececount", ":power", ":powerdifference", ":attackcount", ":movefrom", ":moveto", ":promote",
-    ":movenumber", ":halfmovenumber", ":result", ":elo", ":whiteelo", ":blackelo", ":sequence",
-    ":gappedsequence", ":matchcount", ":pretransformmatchcount", ":nomatch", ":tagmatch", ":ray",
-    ":rayorthogonal", ":raydiagonal", ":rayhorizontal", ":rayvertical", ":rayattack", ":pawncount", ":flip",
-    ":flipdihedral", ":flipvertical", ":fliphorizontal", ":flipcolor", ":shift", ":shifthorizontal",
+    ":check",
+    ":nocheck",
+    ":mate",
+    ":stalemate",
+    ":wtm",
+    ":btm",
+    ":initial",
+    ":terminal",
+    ":doublecheck",
+    ":enpassant",
+    ":noenpassant",
+    ":markall",
+    ":noannotate",
+    ":variations",
+    ":variationsonly",
+    ":not",
+    ":and",
+    ":or",
+    ":piececount",
+    ":power",
+    ":powerdifference",
+    ":attackcount",
+    ":movefrom",
+    ":moveto",
+    ":promote",
+    ":movenumber",
+    ":halfmovenumber",
+    ":result",
+    ":elo",
+    ":whiteelo",
+    ":blackelo",
+    ":sequence",
+    ":gappedsequence",
+    ":matchcount",
+    ":pretransformmatchcount",
+    ":nomatch",
+    ":tagmatch",
+    ":ray",
+    ":rayorthogonal",
+    ":raydiagonal",
+    ":rayhorizontal",
+    ":rayvertical",
+    ":rayattack",
+    ":pawncount",
+    ":flip",
+    ":flipdihedral",
+    ":flipvertical",
+    ":fliphorizontal",
+    ":flipcolor",
+    ":shift",
+    ":shifthorizontal",
     ":shiftvertical",
 ];
 
 /// Keywords of the old language this front-end knows but does not implement.
 const UNSUPPORTED: &[&str] = &[
-    ":relation", ":accumulate", ":sumrange", ":flipdiagonal", ":flipoffdiagonal", ":shiftdiagonal",
-    ":shiftmaindiagonal", ":shiftoffdiagonal", ":line", ":xor", ":cond", ":contactcheck", ":castling",
-    ":endgame", ":opposition", ":goodbishop", ":fen", ":repetitioncount", ":matchconsecutive",
+    ":relation",
+    ":accumulate",
+    ":sumrange",
+    ":flipdiagonal",
+    ":flipoffdiagonal",
+    ":shiftdiagonal",
+    ":shiftmaindiagonal",
+    ":shiftoffdiagonal",
+    ":line",
+    ":xor",
+    ":cond",
+    ":contactcheck",
+    ":castling",
+    ":endgame",
+    ":opposition",
+    ":goodbishop",
+    ":fen",
+    ":repetitioncount",
+    ":matchconsecutive",
 ];
 
 /// Where the positions a position list is tried on come from.
@@ -163,8 +243,10 @@ impl<'a> Cursor<'a> {
     fn list(&mut self, keyword: &str, what: &str) -> Result<(&'a [Item], Span), Diagnostic> {
         match self.take() {
             Some(Item::List { items, span }) => Ok((items.as_slice(), *span)),
-            Some(other) => Err(err(format!("`{keyword}` needs {what}"), other.span())
-                .with_hint(format!("put {what} in parentheses"))),
+            Some(other) => {
+                Err(err(format!("`{keyword}` needs {what}"), other.span())
+                    .with_hint(format!("put {what} in parentheses")))
+            }
             None => Err(self.missing(keyword, what)),
         }
     }
@@ -301,7 +383,9 @@ impl Lowerer {
                     Ok(self.add(Filter::Intersection(vec![v, sq]), span))
                 }
             }
-            PieceKinds::Mask(m) if *m == PieceMask::ANYTHING => Ok(self.add(Filter::Squares(Bitboard(d.squares)), span)),
+            PieceKinds::Mask(m) if *m == PieceMask::ANYTHING => {
+                Ok(self.add(Filter::Squares(Bitboard(d.squares)), span))
+            }
             PieceKinds::Mask(m) => Ok(self.add(Filter::Pieces { mask: *m, squares: Bitboard(d.squares) }, span)),
         }
     }
@@ -459,7 +543,8 @@ impl Lowerer {
         }
         let mut root = self.and(conditions, span);
         if either_color {
-            root = self.add(Filter::Transform { kind: TransformKind::FlipColor, range: None, count: false, body: root }, span);
+            root = self
+                .add(Filter::Transform { kind: TransformKind::FlipColor, range: None, count: false, body: root }, span);
         }
         for &(var, mask) in tags.iter().rev() {
             root = self.add(Filter::IdentityIter { var, mask, body: root }, span);
@@ -894,8 +979,9 @@ impl Lowerer {
                 let mask = match d.kinds {
                     PieceKinds::Mask(m) => m,
                     PieceKinds::Tag(_) => {
-                        return Err(err("`:promote` needs piece types, not a tag", ds)
-                            .with_hint("write e.g. `:promote [Qq]`"))
+                        return Err(
+                            err("`:promote` needs piece types, not a tag", ds).with_hint("write e.g. `:promote [Qq]`")
+                        )
                     }
                 };
                 let mut roles = 0u8;
@@ -912,10 +998,8 @@ impl Lowerer {
                 let black = mask.0 & PieceMask::BLACK.0 != 0;
                 if white != black {
                     let color = if white { Color::White } else { Color::Black };
-                    let pawn = self.add(
-                        Filter::Pieces { mask: PieceMask::piece(color, Role::Pawn), squares: Bitboard::FULL },
-                        ds,
-                    );
+                    let pawn = self
+                        .add(Filter::Pieces { mask: PieceMask::piece(color, Role::Pawn), squares: Bitboard::FULL }, ds);
                     st.move_from.push(pawn);
                 }
                 if d.squares != u64::MAX {
@@ -987,9 +1071,7 @@ impl Lowerer {
         let power = |me: &mut Lowerer, d: &Designator, s: Span, part: PieceMask| -> Result<FilterId, Diagnostic> {
             let mask = match d.kinds {
                 PieceKinds::Mask(m) => PieceMask(m.0 & part.0),
-                PieceKinds::Tag(_) => {
-                    return Err(err("`:powerdifference` needs piece types, not a tag", s))
-                }
+                PieceKinds::Tag(_) => return Err(err("`:powerdifference` needs piece types, not a tag", s)),
             };
             if mask.0 == 0 || d.squares == 0 {
                 return Ok(me.number(0, s));
@@ -999,7 +1081,9 @@ impl Lowerer {
         };
         let (white, black) = match &second {
             None => (power(self, &d1, s1, PieceMask::WHITE)?, power(self, &d1, s1, PieceMask::BLACK)?),
-            Some((d2, s2)) => (power(self, &d1, s1, PieceMask::ANY_PIECE)?, power(self, d2, *s2, PieceMask::ANY_PIECE)?),
+            Some((d2, s2)) => {
+                (power(self, &d1, s1, PieceMask::ANY_PIECE)?, power(self, d2, *s2, PieceMask::ANY_PIECE)?)
+            }
         };
         let diff = self.add(Filter::Arith(ArithOp::Sub, white, black), span);
         let (r, rs) = c.range(kw)?;
@@ -1077,9 +1161,10 @@ impl Lowerer {
                 })
             };
             let mut alternatives = Vec::new();
-            for (dirs, roles) in
-                [(Directions::ORTHOGONAL, [Role::Rook, Role::Queen]), (Directions::DIAGONAL, [Role::Bishop, Role::Queen])]
-            {
+            for (dirs, roles) in [
+                (Directions::ORTHOGONAL, [Role::Rook, Role::Queen]),
+                (Directions::DIAGONAL, [Role::Bishop, Role::Queen]),
+            ] {
                 let sliders = self.add(Filter::Pieces { mask: role_mask(&roles), squares: Bitboard::FULL }, span);
                 let first = self.add(Filter::Intersection(vec![sets[0], sliders]), span);
                 let mut these = sets.clone();
@@ -1102,7 +1187,8 @@ impl Lowerer {
     /// `:pawncount [D] attribute[-attribute…] range` (CQL-S). Supported attributes:
     /// `passed`, `isolated`, `connected`, `doubled`, `consecutive(n)`; D defaults to white pawns.
     fn pawn_count(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        let white_pawns = Designator { kinds: PieceKinds::Mask(PieceMask::piece(Color::White, Role::Pawn)), squares: u64::MAX };
+        let white_pawns =
+            Designator { kinds: PieceKinds::Mask(PieceMask::piece(Color::White, Role::Pawn)), squares: u64::MAX };
         let (first, fspan) = c.atom(kw, "pawn attributes")?;
         let (pawns, pspan, attrs, aspan) = match parse_designator(first) {
             Ok(d) => {
@@ -1139,7 +1225,8 @@ impl Lowerer {
                     // Pawns with n-1 pawns of the set directly below them, in a column.
                     let mut run = base;
                     for _ in 1..n {
-                        let above = self.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 1, arg: run }, aspan);
+                        let above =
+                            self.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 1, arg: run }, aspan);
                         run = self.add(Filter::Intersection(vec![base, above]), aspan);
                     }
                     if set == base {

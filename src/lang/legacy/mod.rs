@@ -39,8 +39,11 @@ fn looks_like_cql6(source: &str) -> Option<Diagnostic> {
             if rest.trim_start().starts_with('(') {
                 let start = offset + (code.len() - trimmed.len());
                 return Some(
-                    Diagnostic::new("this looks like CQL 6 syntax, not a legacy `(match …)` script", Span::new(start, start + 3))
-                        .with_hint("run it as a CQL 6 script, or write the old form `(match (position …))`"),
+                    Diagnostic::new(
+                        "this looks like CQL 6 syntax, not a legacy `(match …)` script",
+                        Span::new(start, start + 3),
+                    )
+                    .with_hint("run it as a CQL 6 script, or write the old form `(match (position …))`"),
                 );
             }
         }

@@ -208,10 +208,7 @@ mod tests {
         let top = read("; header\n(match :year 2013 ; trailing\n (position Kc1 [RQ][a1-8]))").unwrap();
         assert_eq!(top.len(), 1);
         assert_eq!(top[0].head(), Some("match"));
-        assert_eq!(
-            words(&top[0]).join(" "),
-            "( match :year 2013 ( position Kc1 [RQ][a1-8] ) )"
-        );
+        assert_eq!(words(&top[0]).join(" "), "( match :year 2013 ( position Kc1 [RQ][a1-8] ) )");
     }
 
     #[test]

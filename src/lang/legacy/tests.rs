@@ -149,7 +149,10 @@ fn error_of(src: &str) -> String {
 #[test]
 fn eq_ac_double_check() {
     // cql() flipcolor {#(A attacks k) == 2}
-    assert_eq!(root_shape("(match (position :attackcount A k 2 :flipcolor))"), "find(flipcolor({#(A attacks k) Eq 2}))");
+    assert_eq!(
+        root_shape("(match (position :attackcount A k 2 :flipcolor))"),
+        "find(flipcolor({#(A attacks k) Eq 2}))"
+    );
 }
 
 #[test]
@@ -328,10 +331,7 @@ fn eq_moves() {
     // cql() btm --(enpassant)
     assert_eq!(root_shape("(match (position :enpassant :btm))"), "find(and(move(EnPassant), btm))");
     // cql() --[Aa]=Q
-    assert_eq!(
-        root_shape("(match (position :promote [Qq] :moveto U))"),
-        "find(move(to=[Aa] promote=0b100000))"
-    );
+    assert_eq!(root_shape("(match (position :promote [Qq] :moveto U))"), "find(move(to=[Aa] promote=0b100000))");
     // cql() Q--r
     assert_eq!(root_shape("(match (position :movefrom Q :moveto r))"), "find(move(from=Q to=r))");
     // cql() n--d4
@@ -343,10 +343,7 @@ fn eq_moves() {
 #[test]
 fn eq_piece_designators() {
     // cql() _d4 [bn]d3 [Aa][a1,h1,a8,h8]
-    assert_eq!(
-        root_shape("(match (position .d4 id3 U[a1,h1,a8,h8]))"),
-        "find(and(_d4, [bn]d3, [Aa][a1,h1,a8,h8]))"
-    );
+    assert_eq!(root_shape("(match (position .d4 id3 U[a1,h1,a8,h8]))"), "find(and(_d4, [bn]d3, [Aa][a1,h1,a8,h8]))");
     // cql() [RQ]a1-8 qh1-8
     assert_eq!(
         root_shape("(match (position [RQ][a1-8] q[h1-8]))"),
@@ -428,7 +425,10 @@ fn eq_transforms() {
         "find(shift(and(Pd2, {#[Pp][d3,d4,d5,d6,d7] Eq 0}, {#p[c3,e3,c4,e4,c5,e5,c6,e6,c7,e7] Eq 0})))"
     );
     // cql() shifthorizontal {Pc3 Pd4 Pe5}
-    assert_eq!(root_shape("(match (position Pc3 Pd4 Pe5 :shifthorizontal))"), "find(shifthorizontal(and(Pc3, Pd4, Pe5)))");
+    assert_eq!(
+        root_shape("(match (position Pc3 Pd4 Pe5 :shifthorizontal))"),
+        "find(shifthorizontal(and(Pc3, Pd4, Pe5)))"
+    );
 }
 
 // ---- further lowering rules ------------------------------------------------------------
@@ -517,12 +517,28 @@ fn deep_nesting_is_an_error() {
 #[test]
 fn arbitrary_bytes_never_panic() {
     let samples = [
-        "(", ")", "(match", "(match (position :piececount", "(match :forany", "(match :forany x",
-        "(match (position :sequence", "(match (position :sequence (x)))", "(match (position :ray (R)))",
-        "(match (position :pawncount))", "(match (position :pawncount P))", "(match (position [ ]))",
-        "(match (position :promote K))", "(match (position :tagmatch))", "(match :not x)", "(match :and (x))",
-        "(match (position :attackcount A))", "(match (position :powerdifference))", "(match (position !x))",
-        "(match (position \"a\"))", "(match :result 2-0)", "(match (position ♔e1))",
+        "(",
+        ")",
+        "(match",
+        "(match (position :piececount",
+        "(match :forany",
+        "(match :forany x",
+        "(match (position :sequence",
+        "(match (position :sequence (x)))",
+        "(match (position :ray (R)))",
+        "(match (position :pawncount))",
+        "(match (position :pawncount P))",
+        "(match (position [ ]))",
+        "(match (position :promote K))",
+        "(match (position :tagmatch))",
+        "(match :not x)",
+        "(match :and (x))",
+        "(match (position :attackcount A))",
+        "(match (position :powerdifference))",
+        "(match (position !x))",
+        "(match (position \"a\"))",
+        "(match :result 2-0)",
+        "(match (position ♔e1))",
     ];
     for s in samples {
         let _ = parse(s);
@@ -561,11 +577,56 @@ mod fuzz {
     use proptest::prelude::*;
 
     const PIECES: &[&str] = &[
-        "(", ")", "(match", "(position", ":forany", "t", "$t", "$t[a1]", ":tagmatch", ":piececount", ":attackcount",
-        ":powerdifference", ":sequence", ":gappedsequence", ":and", ":or", ":not", "!:check", ":flipcolor", ":shift",
-        ":matchcount", ":movefrom", ":moveto", ":promote", ":ray", ":pawncount", "consecutive(2)", "R", "[RQ][a1-8]",
-        "?d4", ".", "U", "[ ]", "2", "-3", "unlimited", ">=1", "*", ";", "\n", "\"x\"", "[", "]", "é", ":year",
-        ":result", "1/2", ":player", ":variations", ":nomatch",
+        "(",
+        ")",
+        "(match",
+        "(position",
+        ":forany",
+        "t",
+        "$t",
+        "$t[a1]",
+        ":tagmatch",
+        ":piececount",
+        ":attackcount",
+        ":powerdifference",
+        ":sequence",
+        ":gappedsequence",
+        ":and",
+        ":or",
+        ":not",
+        "!:check",
+        ":flipcolor",
+        ":shift",
+        ":matchcount",
+        ":movefrom",
+        ":moveto",
+        ":promote",
+        ":ray",
+        ":pawncount",
+        "consecutive(2)",
+        "R",
+        "[RQ][a1-8]",
+        "?d4",
+        ".",
+        "U",
+        "[ ]",
+        "2",
+        "-3",
+        "unlimited",
+        ">=1",
+        "*",
+        ";",
+        "\n",
+        "\"x\"",
+        "[",
+        "]",
+        "é",
+        ":year",
+        ":result",
+        "1/2",
+        ":player",
+        ":variations",
+        ":nomatch",
     ];
 
     proptest! {

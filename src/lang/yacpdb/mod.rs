@@ -331,19 +331,30 @@ impl<'a> Parser<'a> {
                 } else {
                     format!("write `{}`", signature(&name, domains))
                 };
-                return Err(Diagnostic::new(format!("empty argument list after `{name}`"), Span::new(next_span.start as usize, close.end as usize))
-                    .with_hint(hint));
+                return Err(Diagnostic::new(
+                    format!("empty argument list after `{name}`"),
+                    Span::new(next_span.start as usize, close.end as usize),
+                )
+                .with_hint(hint));
             }
             args = self.parse_args(&name, next_span)?;
             if domains.is_empty() {
-                return Err(Diagnostic::new(format!("`{name}` takes no arguments"), Span::new(next_span.start as usize, self.pos))
-                    .with_hint(format!("write it bare: `{name}`")));
+                return Err(Diagnostic::new(
+                    format!("`{name}` takes no arguments"),
+                    Span::new(next_span.start as usize, self.pos),
+                )
+                .with_hint(format!("write it bare: `{name}`")));
             }
         }
         if args.len() != domains.len() {
             let span = Span::new(name_span.start as usize, self.pos);
             return Err(Diagnostic::new(
-                format!("`{name}` takes {} argument{}, found {}", domains.len(), if domains.len() == 1 { "" } else { "s" }, args.len()),
+                format!(
+                    "`{name}` takes {} argument{}, found {}",
+                    domains.len(),
+                    if domains.len() == 1 { "" } else { "s" },
+                    args.len()
+                ),
                 span,
             )
             .with_hint(format!("write `{}`", signature(&name, domains))));
@@ -359,8 +370,11 @@ impl<'a> Parser<'a> {
             self.advance(cmp_span);
             let (n, n_span) = self.peek();
             let Token::Int(digits) = n else {
-                return Err(Diagnostic::new(format!("expected a whole number after `{}`, found {}", cmp_text(op), describe(&n)), n_span)
-                    .with_hint("counts are compared with non-negative integers, e.g. `> 2`"));
+                return Err(Diagnostic::new(
+                    format!("expected a whole number after `{}`, found {}", cmp_text(op), describe(&n)),
+                    n_span,
+                )
+                .with_hint("counts are compared with non-negative integers, e.g. `> 2`"));
             };
             self.advance(n_span);
             let Ok(value) = digits.parse::<i64>() else {
@@ -371,7 +385,10 @@ impl<'a> Parser<'a> {
             (CmpOp::Gt, 0, pred_span)
         };
         let number = self.ir.add(Filter::Number(number), number_span);
-        Ok(self.ir.add(Filter::Compare { first: pred, rest: vec![(op, number)] }, Span::new(name_span.start as usize, self.pos)))
+        Ok(self.ir.add(
+            Filter::Compare { first: pred, rest: vec![(op, number)] },
+            Span::new(name_span.start as usize, self.pos),
+        ))
     }
 
     /// Arguments after `(`, up to and including `)`: each raw text (trimmed) and its span.
@@ -383,8 +400,9 @@ impl<'a> Parser<'a> {
             let start = self.pos;
             match rest.chars().next() {
                 None => {
-                    return Err(Diagnostic::new(format!("the arguments of `{name}` are not closed"), open)
-                        .with_hint("add `)`"))
+                    return Err(
+                        Diagnostic::new(format!("the arguments of `{name}` are not closed"), open).with_hint("add `)`")
+                    )
                 }
                 Some(q @ ('\'' | '"')) => {
                     let Some(len) = rest[1..].find(q) else {
@@ -399,8 +417,11 @@ impl<'a> Parser<'a> {
                     let raw = &rest[..len];
                     let text = raw.trim();
                     if text.is_empty() {
-                        return Err(Diagnostic::new(format!("empty argument to `{name}`"), Span::new(start, start + len.max(1)))
-                            .with_hint("write a value, or `*` for any value"));
+                        return Err(Diagnostic::new(
+                            format!("empty argument to `{name}`"),
+                            Span::new(start, start + len.max(1)),
+                        )
+                        .with_hint("write a value, or `*` for any value"));
                     }
                     let lead = raw.len() - raw.trim_start().len();
                     args.push((text.to_string(), Span::new(start + lead, start + lead + text.len())));
@@ -424,8 +445,9 @@ impl<'a> Parser<'a> {
                     return Err(Diagnostic::new(format!("expected `,` or `)`, found `{c}`"), span).with_hint(hint));
                 }
                 None => {
-                    return Err(Diagnostic::new(format!("the arguments of `{name}` are not closed"), open)
-                        .with_hint("add `)`"))
+                    return Err(
+                        Diagnostic::new(format!("the arguments of `{name}` are not closed"), open).with_hint("add `)`")
+                    )
                 }
             }
         }
@@ -501,7 +523,9 @@ fn validate(text: &str, span: Span, domain: ArgDomain) -> PResult<Option<String>
     if text == "*" {
         return Ok(None);
     }
-    let bad = |what: &str, hint: &str| Err(Diagnostic::new(format!("`{text}` is not {what}"), span).with_hint(hint.to_string()));
+    let bad = |what: &str, hint: &str| {
+        Err(Diagnostic::new(format!("`{text}` is not {what}"), span).with_hint(hint.to_string()))
+    };
     match domain {
         ArgDomain::Piece if !is_piece(text) => {
             bad("a piece", "write a colour (w, b, n) and a Popeye code in capitals: `wK`, `bS` (knight), or `*`")
@@ -517,7 +541,9 @@ fn validate(text: &str, span: Span, domain: ArgDomain) -> PResult<Option<String>
                 Err(_) => bad("a number that fits", "use a smaller number"),
             }
         }
-        ArgDomain::Date if !is_date(text) => bad("a date", "write `YYYY`, `YYYY-MM` or `YYYY-MM-DD` with a real calendar date"),
+        ArgDomain::Date if !is_date(text) => {
+            bad("a date", "write `YYYY`, `YYYY-MM` or `YYYY-MM-DD` with a real calendar date")
+        }
         ArgDomain::RefType if !matches!(text, "author" | "judge" | "source" | "reprint" | "tourney" | "keyword") => {
             bad("a reference type", "write author, judge, source, reprint, tourney or keyword")
         }
@@ -540,9 +566,13 @@ fn validate(text: &str, span: Span, domain: ArgDomain) -> PResult<Option<String>
             let starts_with_repeat = text.starts_with(['+', '*', '?', '{']);
             match Regex::new(&format!("^{text}$")) {
                 Ok(_) if !starts_with_repeat => Ok(Some(text.to_string())),
-                Ok(_) => bad("a valid regular expression", "a leading repetition has nothing to repeat; write `\\+` for a plus sign"),
-                Err(e) => Err(Diagnostic::new(format!("`{text}` is not a valid regular expression"), span)
-                    .with_hint(format!("{}; write `\\+` for a plus sign", e.to_string().lines().last().unwrap_or("invalid")))),
+                Ok(_) => bad(
+                    "a valid regular expression",
+                    "a leading repetition has nothing to repeat; write `\\+` for a plus sign",
+                ),
+                Err(e) => Err(Diagnostic::new(format!("`{text}` is not a valid regular expression"), span).with_hint(
+                    format!("{}; write `\\+` for a plus sign", e.to_string().lines().last().unwrap_or("invalid")),
+                )),
             }
         }
         _ => Ok(Some(text.to_string())),
@@ -614,11 +644,30 @@ mod tests {
     #[test]
     fn malformed_queries_are_refused() {
         for q in [
-            "Fairy()", "phases > 1", "Phases > -1", "Phases > 2.5", "Star(wK)) OR Phases", "NOT", "(Phases) > 1",
-            "TraceBack(wB, 3)", "Twins(1)", "Star(w*)", "TraceBack(wB, , true)", "PCount(x) > 3",
-            "Entity('composer', 'Smith%')", "Author(O'Brien)", "With('wR wx')",
-            "MatrixExtended('wKa1', false, false, 'Rotate')", "PublishedAfter('2015/06')", "Stip('+')", "'Phases'",
-            "PublishedAfter('2015-02-30')", "Models(*, trueish)", "", "Phases AND", "Star(wK",
+            "Fairy()",
+            "phases > 1",
+            "Phases > -1",
+            "Phases > 2.5",
+            "Star(wK)) OR Phases",
+            "NOT",
+            "(Phases) > 1",
+            "TraceBack(wB, 3)",
+            "Twins(1)",
+            "Star(w*)",
+            "TraceBack(wB, , true)",
+            "PCount(x) > 3",
+            "Entity('composer', 'Smith%')",
+            "Author(O'Brien)",
+            "With('wR wx')",
+            "MatrixExtended('wKa1', false, false, 'Rotate')",
+            "PublishedAfter('2015/06')",
+            "Stip('+')",
+            "'Phases'",
+            "PublishedAfter('2015-02-30')",
+            "Models(*, trueish)",
+            "",
+            "Phases AND",
+            "Star(wK",
         ] {
             assert!(parse(q).is_err(), "{q} must be rejected");
         }

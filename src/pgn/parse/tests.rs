@@ -24,7 +24,9 @@ fn fen_of(game: &Game, id: NodeId) -> String {
 
 #[test]
 fn tags_escapes_and_termination() {
-    let game = parse("[Event \"A \\\"big\\\" one\"]\n[Site \"C:\\\\x\"]\n[Odd \"say \"hi\" there\"]\n\n1. e4 e5 1/2-1/2\n").unwrap();
+    let game =
+        parse("[Event \"A \\\"big\\\" one\"]\n[Site \"C:\\\\x\"]\n[Odd \"say \"hi\" there\"]\n\n1. e4 e5 1/2-1/2\n")
+            .unwrap();
     assert_eq!(game.number, 7);
     assert_eq!(game.tag("Event").unwrap().text(), "A \"big\" one");
     assert_eq!(game.tag("Site").unwrap().text(), "C:\\x");
@@ -81,9 +83,7 @@ fn comments_before_first_move_and_at_variation_start() {
 
 #[test]
 fn lenient_san_forms() {
-    let game = parse(
-        "[FEN \"4k3/1P6/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n1. 0-0 Kd7 2. b8Q Kc6 3. Rfe1 Kd5 4. Qd6+?? *",
-    );
+    let game = parse("[FEN \"4k3/1P6/8/8/8/8/8/R3K2R w KQ - 0 1\"]\n1. 0-0 Kd7 2. b8Q Kc6 3. Rfe1 Kd5 4. Qd6+?? *");
     let game = game.unwrap();
     let main: Vec<NodeId> = game.mainline().collect();
     assert_eq!(game.node(main[1]).played, Some(Played::Move(Move::Castle { king: Square::E1, rook: Square::H1 })));
@@ -143,7 +143,8 @@ fn chess960_castling_moves_both_ids() {
 
 #[test]
 fn fen_without_variant_tag_uses_chess960_when_castling_needs_it() {
-    let game = parse("[SetUp \"1\"]\n[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n1. g3 *").unwrap();
+    let game =
+        parse("[SetUp \"1\"]\n[FEN \"bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1\"]\n1. g3 *").unwrap();
     assert_eq!(game.mainline().count(), 2);
     let bad = parse("[FEN \"not a fen\"]\n1. e4 *").unwrap_err();
     assert!(matches!(bad.kind, GameErrorKind::BadFen(_)));
@@ -271,7 +272,13 @@ fn conformance_corpora_replay_cleanly() {
         eprintln!("note: {} not found, corpus replay test skipped", dir.display());
         return;
     }
-    for (name, count) in [("studies253.pgn", 253), ("worldmatches.pgn", 580), ("lichess-studies64.pgn", 64), ("yacpdb-derived.pgn", 26), ("yacpdb-extra.pgn", 16)] {
+    for (name, count) in [
+        ("studies253.pgn", 253),
+        ("worldmatches.pgn", 580),
+        ("lichess-studies64.pgn", 64),
+        ("yacpdb-derived.pgn", 26),
+        ("yacpdb-extra.pgn", 16),
+    ] {
         let (games, errors) = read_file(&dir.join(name));
         assert_eq!(games, count, "{name}");
         // Known limit: shakmaty cannot hold a position without both kings (a few
@@ -284,14 +291,14 @@ fn conformance_corpora_replay_cleanly() {
     }
 }
 
-
 /// Benchmark and count check on the big pgnmentor sample (run with
 /// `cargo test --release --lib pgnmentor -- --ignored --nocapture`).
 #[test]
 #[ignore]
 fn pgnmentor_count_and_speed() {
     // CQLRS_BENCH_PGN may point at a decompressed copy to time plain input.
-    let path = std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| "/work/shared/corpus/bench/pgnmentor.pgn.zst".to_string());
+    let path =
+        std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| "/work/shared/corpus/bench/pgnmentor.pgn.zst".to_string());
     let path = path.as_str();
     if !std::path::Path::new(path).exists() {
         eprintln!("note: {path} not found, skipped");
@@ -305,7 +312,10 @@ fn pgnmentor_count_and_speed() {
         games += 1;
     }
     let split_time = started.elapsed();
-    eprintln!("split: {games} games, {bytes} bytes in {split_time:?} ({:.0} MB/s incl. zstd)", bytes as f64 / 1e6 / split_time.as_secs_f64());
+    eprintln!(
+        "split: {games} games, {bytes} bytes in {split_time:?} ({:.0} MB/s incl. zstd)",
+        bytes as f64 / 1e6 / split_time.as_secs_f64()
+    );
     assert_eq!(games, 454_278);
     let started = std::time::Instant::now();
     let mut parser = GameParser::new();
@@ -319,7 +329,10 @@ fn pgnmentor_count_and_speed() {
         }
     }
     let t = started.elapsed();
-    eprintln!("split+parse+replay: {nodes} nodes, {errors} bad games in {t:?} ({:.0} MB/s)", bytes as f64 / 1e6 / t.as_secs_f64());
+    eprintln!(
+        "split+parse+replay: {nodes} nodes, {errors} bad games in {t:?} ({:.0} MB/s)",
+        bytes as f64 / 1e6 / t.as_secs_f64()
+    );
 }
 
 /// Every position of the first games of a bundled corpus, plus a few hand-picked ones
@@ -335,12 +348,12 @@ fn sample_positions() -> Vec<Chess> {
         }
     }
     for fen in [
-        "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",           // pinned knight
-        "4k3/8/8/8/8/8/3NN3/r3K3 w - - 0 1",           // king in check
-        "4k3/1P6/8/2pP4/8/8/8/4K3 w - c6 0 2",         // promotion and en passant
-        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",        // castling, rook ambiguity
-        "4k3/8/8/8/8/2N3N1/8/4K3 w - - 0 1",           // two knights reach e4/e2
-        "3qk3/8/8/8/8/8/3R4/3K4 w - - 0 1",            // rook pinned on the file
+        "4k3/8/8/8/1b6/8/3N4/4K3 w - - 0 1",    // pinned knight
+        "4k3/8/8/8/8/8/3NN3/r3K3 w - - 0 1",    // king in check
+        "4k3/1P6/8/2pP4/8/8/8/4K3 w - c6 0 2",  // promotion and en passant
+        "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", // castling, rook ambiguity
+        "4k3/8/8/8/8/2N3N1/8/4K3 w - - 0 1",    // two knights reach e4/e2
+        "3qk3/8/8/8/8/8/3R4/3K4 w - - 0 1",     // rook pinned on the file
     ] {
         out.push(Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap());
     }
@@ -371,7 +384,12 @@ fn quick_san_agrees_with_shakmaty() {
                 for capture in [false, true] {
                     let san = San::Normal { role, file: None, rank: None, capture, to, promotion: None };
                     if let Some(found) = quick_san_move(pos, san) {
-                        assert_eq!(san.to_move(pos).ok(), Some(found), "{san} in {}", Fen::from_position(pos, EnPassantMode::Legal));
+                        assert_eq!(
+                            san.to_move(pos).ok(),
+                            Some(found),
+                            "{san} in {}",
+                            Fen::from_position(pos, EnPassantMode::Legal)
+                        );
                     }
                 }
             }
