@@ -7,7 +7,7 @@
 //! Must never: panic on any game or IR, recurse without bound, or keep output (comments,
 //! sort values, tags, messages) of a filter that did not match.
 
-use shakmaty::{Bitboard, Chess, Color, Move, Position, Role, Square};
+use shakmaty::{Bitboard, Color, Move, Position, Role, Square};
 
 use super::board;
 use super::moves::{self, MoveFacts};
@@ -18,7 +18,7 @@ use crate::ir::{
     ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField, Ir, LineChoice,
     MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
 };
-use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played};
+use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
 /// Most filter evaluations allowed for one game before it is abandoned as runaway.
 pub const STEP_LIMIT: u64 = 200_000_000;
@@ -44,7 +44,7 @@ pub enum Loc {
 #[derive(Clone, Debug)]
 pub struct Temp {
     /// The position after the move.
-    pub pos: Chess,
+    pub pos: Pos,
     /// Piece identities after the move.
     pub ids: PieceIds,
     /// Where the move was made.
@@ -252,7 +252,7 @@ impl<'a> Ctx<'a> {
     // ----- location helpers ------------------------------------------------
 
     /// The position at a location.
-    pub fn pos(&self, at: Loc) -> Option<&Chess> {
+    pub fn pos(&self, at: Loc) -> Option<&Pos> {
         match at {
             Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| &node.pos),
             Loc::Temp(i) => self.temps.get(i as usize).map(|t| &t.pos),
@@ -716,7 +716,8 @@ impl<'a> Ctx<'a> {
             }
             Filter::Finale(quality) => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
-                let Some(fin) = super::finale::classify(pos) else { return Ok(None) };
+                // A board-only position (no legal set-up) has no finale classification.
+                let Some(fin) = pos.as_chess().and_then(super::finale::classify) else { return Ok(None) };
                 let ok = match quality {
                     FinaleQuality::PureMate => fin.mate && fin.pure,
                     FinaleQuality::ModelMate => fin.mate && fin.model,
@@ -1486,7 +1487,7 @@ impl<'a> Ctx<'a> {
 }
 
 /// Squares holding the same content (piece or emptiness) in two positions.
-fn same_content(a: &Chess, b: &Chess) -> Bitboard {
+fn same_content(a: &Pos, b: &Pos) -> Bitboard {
     let (x, y) = (a.board(), b.board());
     let mut differ = x.occupied() ^ y.occupied();
     differ |= x.white() ^ y.white();

@@ -4,7 +4,7 @@
 //! Takes in: shakmaty positions and moves. Gives out: [`MoveFacts`], move lists,
 //! [`PieceIds`]. Must never: panic on any position or move, or look at the game tree.
 
-use shakmaty::{attacks, Bitboard, Chess, Color, Move, MoveList, Piece, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, Color, Move, MoveList, Position, Role, Square};
 
 use crate::ir::{MoveFilter, MoveKind};
 
@@ -117,74 +117,16 @@ pub fn shape_matches(
 }
 
 /// Every pseudo-legal move of the side to move: legal moves plus moves that leave (or
-/// put) the own king in check. Castling is taken from the legal moves only.
-pub fn pseudo_legal_moves(pos: &Chess) -> MoveList {
-    let mut out = MoveList::new();
-    let board = pos.board();
-    let us = pos.turn();
-    let ours = board.by_color(us);
-    let theirs = board.by_color(!us);
-    let occupied = board.occupied();
-    for from in ours {
-        let role = match board.role_at(from) {
-            Some(r) => r,
-            None => continue,
-        };
-        if role == Role::Pawn {
-            pawn_moves(pos, from, &mut out);
-            continue;
-        }
-        let targets = attacks::attacks(from, Piece { color: us, role }, occupied) & !ours;
-        for to in targets {
-            let capture = if theirs.contains(to) { board.role_at(to) } else { None };
-            out.push(Move::Normal { role, from, capture, to, promotion: None });
-        }
-    }
+/// put) the own king in check. Castling is taken from the legal moves only. Works on
+/// board-only positions too (which have no castling).
+pub fn pseudo_legal_moves<P: Position>(pos: &P) -> MoveList {
+    let mut out = crate::pgn::pseudo_legal_moves(pos);
     for m in pos.legal_moves() {
         if m.is_castle() {
             out.push(m);
         }
     }
     out
-}
-
-fn push_pawn(out: &mut MoveList, from: Square, to: Square, capture: Option<Role>, last_rank: bool) {
-    if last_rank {
-        for promo in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-            out.push(Move::Normal { role: Role::Pawn, from, capture, to, promotion: Some(promo) });
-        }
-    } else {
-        out.push(Move::Normal { role: Role::Pawn, from, capture, to, promotion: None });
-    }
-}
-
-fn pawn_moves(pos: &Chess, from: Square, out: &mut MoveList) {
-    let board = pos.board();
-    let us = pos.turn();
-    let occupied = board.occupied();
-    let forward: i8 = if us.is_white() { 1 } else { -1 };
-    let last = if us.is_white() { Rank::Eighth } else { Rank::First };
-    let start = if us.is_white() { Rank::Second } else { Rank::Seventh };
-    if let Some(one) = super::board::step(from, (0, forward)) {
-        if !occupied.contains(one) {
-            push_pawn(out, from, one, None, one.rank() == last);
-            if from.rank() == start {
-                if let Some(two) = super::board::step(one, (0, forward)) {
-                    if !occupied.contains(two) {
-                        out.push(Move::Normal { role: Role::Pawn, from, capture: None, to: two, promotion: None });
-                    }
-                }
-            }
-        }
-    }
-    let theirs = board.by_color(!us);
-    for to in attacks::pawn_attacks(us, from) {
-        if theirs.contains(to) {
-            push_pawn(out, from, to, board.role_at(to), to.rank() == last);
-        } else if pos.maybe_ep_square() == Some(to) {
-            out.push(Move::EnPassant { from, to });
-        }
-    }
 }
 
 /// Piece identities are tracked by the game model; the evaluator uses the same code for
@@ -195,7 +137,7 @@ pub use crate::pgn::{initial_ids, moved_ids as ids_after};
 mod tests {
     use super::*;
     use shakmaty::fen::Fen;
-    use shakmaty::CastlingMode;
+    use shakmaty::{CastlingMode, Chess};
 
     fn pos(fen: &str) -> Chess {
         Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap()

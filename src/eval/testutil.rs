@@ -3,10 +3,10 @@
 
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{CastlingMode, Position};
 
 use super::moves::{ids_after, initial_ids};
-use crate::pgn::{Game, Node, NodeId, Played};
+use crate::pgn::{Game, Node, NodeId, Played, Pos};
 
 /// Builds a [`Game`] node by node.
 pub struct GameBuilder {
@@ -14,11 +14,15 @@ pub struct GameBuilder {
 }
 
 impl GameBuilder {
-    /// A game from the standard start (`fen` = None) or a FEN.
+    /// A game from the standard start (`fen` = None) or a FEN (a board-only position
+    /// when the FEN is not a legal chess set-up, as the PGN reader does).
     pub fn new(fen: Option<&str>) -> GameBuilder {
-        let pos: Chess = match fen {
-            Some(f) => Fen::from_ascii(f.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap(),
-            None => Chess::default(),
+        let pos = match fen {
+            Some(f) => {
+                let fen = Fen::from_ascii(f.as_bytes()).unwrap();
+                Pos::from_fen(fen, CastlingMode::Standard, CastlingMode::Chess960).unwrap()
+            }
+            None => Pos::default(),
         };
         let ids = initial_ids(&pos);
         let root = Node {
@@ -44,10 +48,10 @@ impl GameBuilder {
         for san in sans {
             let parent = &self.game.nodes[cur.index()];
             let (pos, ids, played) = if *san == "--" {
-                let p = parent.pos.clone().swap_turn().unwrap();
+                let p = parent.pos.null_move();
                 (p, parent.ids, Played::Null)
             } else {
-                let m = San::from_ascii(san.as_bytes()).unwrap().to_move(&parent.pos).unwrap();
+                let m = parent.pos.san_to_move(San::from_ascii(san.as_bytes()).unwrap()).unwrap();
                 let mut p = parent.pos.clone();
                 let ids = ids_after(&parent.ids, &m, p.turn());
                 p.play_unchecked(m);

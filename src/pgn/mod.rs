@@ -8,10 +8,12 @@
 //! Must never: panic on bad input, print, or look at a query.
 
 mod parse;
+mod position;
 
 pub use parse::{initial_ids, moved_ids, GameParser};
+pub use position::{pseudo_legal_moves, Lenient, Pos};
 
-use shakmaty::{Bitboard, Chess, Color, Move, Role, Square};
+use shakmaty::{Bitboard, Color, Move, Role, Square};
 
 /// Index of a node (a position) in [`Game::nodes`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -78,8 +80,9 @@ pub struct Node {
     pub comments: Vec<String>,
     /// Numeric annotation glyphs after the move (`$1` = 1).
     pub nags: Vec<u8>,
-    /// The position.
-    pub pos: Chess,
+    /// The position: a chess position, or a board-only one when the game's set-up is
+    /// not a legal chess position (see [`Pos`]).
+    pub pos: Pos,
     /// Piece identities of this position.
     pub ids: PieceIds,
     /// Plies from the root.
@@ -206,7 +209,7 @@ pub fn role_power(role: Role) -> i64 {
 }
 
 /// Squares of one colour's pieces in a position.
-pub fn color_bb(pos: &Chess, color: Color) -> Bitboard {
+pub fn color_bb(pos: &Pos, color: Color) -> Bitboard {
     use shakmaty::Position;
     pos.board().by_color(color)
 }

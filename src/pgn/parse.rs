@@ -29,7 +29,7 @@ use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Square};
 
-use super::{Game, GameError, GameErrorKind, Node, NodeId, PieceIds, Played, Tag};
+use super::{Game, GameError, GameErrorKind, Node, NodeId, PieceIds, Played, Pos, Tag};
 use crate::input::RawGame;
 
 /// At most this many nodes are kept for reuse between games.
@@ -202,7 +202,7 @@ impl GameParser {
         parent: Option<NodeId>,
         played: Option<Played>,
         san: &[u8],
-        pos: Chess,
+        pos: Pos,
         ids: PieceIds,
         ply: u32,
         depth: u32,
@@ -257,11 +257,14 @@ impl GameParser {
         Ok(())
     }
 
-    /// The start position from the `[FEN]` / `[Variant]` tags.
-    fn start_position(&self, game: &Game) -> Result<Chess, GameError> {
+    /// The start position from the `[FEN]` / `[Variant]` tags: a chess position when
+    /// the set-up obeys the rules (after repairing castling rights, en passant square,
+    /// too much material and impossible checks), a board-only one otherwise (no king,
+    /// two kings, pawns on the first or last rank, the side not to move in check).
+    fn start_position(&self, game: &Game) -> Result<Pos, GameError> {
         let chess960 = game.tag("Variant").is_some_and(|t| is_chess960_variant(&t.value));
         let Some(fen_tag) = game.tag("FEN") else {
-            return Ok(Chess::default());
+            return Ok(Pos::default());
         };
         let bad_fen = || GameError { kind: GameErrorKind::BadFen(fen_tag.text().into_owned()), line: self.fen_line };
         let text = fen_tag.value.trim_ascii();
@@ -271,19 +274,7 @@ impl GameParser {
         } else {
             (CastlingMode::Standard, CastlingMode::Chess960)
         };
-        let first_error = match fen.clone().into_position::<Chess>(first) {
-            Ok(pos) => return Ok(pos),
-            Err(e) => e,
-        };
-        if let Ok(pos) = fen.into_position::<Chess>(second) {
-            return Ok(pos);
-        }
-        first_error
-            .ignore_invalid_ep_square()
-            .or_else(|e| e.ignore_invalid_castling_rights())
-            .or_else(|e| e.ignore_too_much_material())
-            .or_else(|e| e.ignore_impossible_check())
-            .map_err(|_| bad_fen())
+        Pos::from_fen(fen, first, second).ok_or_else(bad_fen)
     }
 
     /// Read the movetext and replay it into `game.nodes`.
@@ -454,8 +445,7 @@ impl GameParser {
         let ply = parent.ply + 1;
         let depth = self.resume_stack.len() as u32;
         let (played, pos, ids) = if matches!(san, b"--" | b"Z0" | b"@@@@" | b"0000" | b"null") {
-            let pos = parent.pos.clone().swap_turn().unwrap_or_else(|_| parent.pos.clone());
-            (Played::Null, pos, parent.ids)
+            (Played::Null, parent.pos.null_move(), parent.ids)
         } else {
             let Some(mv) = self.resolve_move(&parent.pos, san) else {
                 return Err(GameError {
@@ -495,9 +485,13 @@ impl GameParser {
     }
 
     /// Find the legal move a token means: exact SAN first, then lenient readings.
-    fn resolve_move(&mut self, pos: &Chess, text: &[u8]) -> Option<Move> {
+    fn resolve_move(&mut self, pos: &Pos, text: &[u8]) -> Option<Move> {
         if let Ok(san) = San::from_ascii(text) {
-            if let Some(mv) = quick_san_move(pos, san).or_else(|| san.to_move(pos).ok()) {
+            let quick = match pos {
+                Pos::Legal(chess) => quick_san_move(chess, san),
+                Pos::Lenient(_) => None,
+            };
+            if let Some(mv) = quick.or_else(|| pos.san_to_move(san)) {
                 return Some(mv);
             }
         }
@@ -511,7 +505,7 @@ impl GameParser {
             }
         }
         let scratch = &mut self.scratch;
-        let try_san = |bytes: &[u8]| San::from_ascii(bytes).ok().and_then(|san| san.to_move(pos).ok());
+        let try_san = |bytes: &[u8]| San::from_ascii(bytes).ok().and_then(|san| pos.san_to_move(san));
         // Castling with zeros or lowercase letters.
         if core.iter().all(|&b| matches!(b, b'0' | b'o' | b'O' | b'-')) && core.len() >= 3 {
             scratch.clear();
@@ -721,7 +715,7 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
 }
 
 /// Number the pieces of a start position 1..=n in square order a1, b1, …, h8.
-pub fn initial_ids(pos: &Chess) -> PieceIds {
+pub fn initial_ids<P: Position>(pos: &P) -> PieceIds {
     let mut ids = PieceIds::default();
     for (n, sq) in pos.board().occupied().into_iter().enumerate() {
         ids.0[sq as usize] = (n + 1).min(255) as u8;

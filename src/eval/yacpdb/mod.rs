@@ -184,7 +184,7 @@ impl Analysis {
             if seen.contains(&key) {
                 continue;
             }
-            if let Some(f) = finale::classify(&node.pos) {
+            if let Some(f) = node.pos.as_chess().and_then(finale::classify) {
                 if f.model {
                     seen.push(key);
                     self.push(Atom::new(Kind::Models, &[Value::Int(i64::from(f.pins)), Value::Bool(f.ideal)]), 1);
