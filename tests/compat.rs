@@ -85,16 +85,44 @@ fn compat_persistent_variables_with_threads() {
     }
 }
 
-/// A set-up position without both kings (composed problems sometimes have one) cannot be
-/// replayed with the chess library we use; the game is reported and skipped, never
-/// silently dropped. (YACPDB's own analyser handles such diagrams.)
+/// Composed problems often start from set-ups that are not legal chess positions (no
+/// king, two kings of a colour, pawns on the first or last rank, the side not to move in
+/// check). Such a game is replayed on the board alone: check means a king of the side to
+/// move is attacked, mate and stalemate need a king, and a side without a king may move
+/// any piece as the piece moves. The game is read, not skipped.
+const KINGLESS: &str =
+    "[Event \"K\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n\n1. Bh8 -- 2. Ba1 -- 3. Bh8 *\n\n";
+const TWO_KINGS: &str = "[Event \"KK\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/r7/K6K w - - 0 1\"]\n\n1. Kxa2 Kd7 *\n\n";
+
 #[test]
-fn compat_kingless_setup_is_reported_and_skipped() {
-    let kingless = "[Event \"K\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n\n1. Bb2 *\n\n";
-    let pgn = temp_file("kingless.pgn", &format!("{kingless}{GAME_A}"));
-    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "mate"]);
+fn compat_kingless_setup_is_replayed_on_the_board() {
+    let pgn = temp_file("kingless.pgn", &format!("{KINGLESS}{TWO_KINGS}{GAME_A}"));
+    let input = pgn.to_str().unwrap();
+    let o = run(&["-i", input, "--numbers", "-cql", "mate"]);
     let err = text(&o.stderr);
-    assert_eq!(text(&o.stdout), "2\n", "{err}");
-    assert!(err.contains("game 1"), "{err}");
-    assert!(err.contains("1 match of 2 games (0 unmatched, 1 skipped)"), "{err}");
+    assert_eq!(text(&o.stdout), "3\n", "{err}");
+    assert!(err.contains("1 match of 3 games (2 unmatched, 0 skipped)"), "{err}");
+    // The two-king game starts with a king in check; the kingless one never has a check.
+    let o = run(&["-i", input, "--numbers", "-cql", "check"]);
+    assert_eq!(text(&o.stdout), "2\n3\n", "{}", text(&o.stderr));
+    // Black, without any piece, has no move there; still no stalemate without a king.
+    let o = run(&["-i", input, "--numbers", "-cql", "stalemate"]);
+    assert_eq!(text(&o.stdout), "", "{}", text(&o.stderr));
+    // Pieces are where the moves took them.
+    let o = run(&["-i", input, "--numbers", "-cql", "Bh8 btm"]);
+    assert_eq!(text(&o.stdout), "1\n", "{}", text(&o.stderr));
+}
+
+/// The YACPDB analyses see such games too: the bishops of the kingless diagram go corner
+/// to corner.
+#[test]
+fn compat_kingless_setup_is_analysed_by_yacpdb_queries() {
+    let pgn = temp_file("kingless-yacpdb.pgn", &format!("{KINGLESS}{TWO_KINGS}{GAME_A}"));
+    let input = pgn.to_str().unwrap();
+    let o = run(&["-i", input, "--numbers", "--yacpdb", "NOT Phases > 1 AND CornerToCorner(*)"]);
+    let err = text(&o.stderr);
+    assert_eq!(text(&o.stdout), "1\n", "{err}");
+    assert!(err.contains("1 match of 3 games (2 unmatched, 0 skipped)"), "{err}");
+    let o = run(&["-i", input, "--numbers", "--yacpdb", "PCount(w) = 2 AND PCount(b) = 0"]);
+    assert_eq!(text(&o.stdout), "1\n", "{}", text(&o.stderr));
 }

@@ -172,3 +172,11 @@ fn pseudo_legal_generation_matches_shakmaty_on_legal_positions() {
         assert_eq!(legal, pseudo, "{fen}");
     }
 }
+
+#[test]
+fn common_path_costs_no_more_memory() {
+    // Nodes hold a `Pos`; the board-only variant must not make the legal one bigger
+    // than a tag beside a `Chess`.
+    let (pos, chess) = (std::mem::size_of::<Pos>(), std::mem::size_of::<Chess>());
+    assert!(pos <= chess + 8, "Pos is {pos} bytes, Chess {chess}");
+}
