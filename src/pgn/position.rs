@@ -141,9 +141,11 @@ impl Position for Pos {
     fn board(&self) -> &Board {
         delegate!(self, p => p.board())
     }
+    #[inline]
     fn promoted(&self) -> Bitboard {
         delegate!(self, p => p.promoted())
     }
+    #[inline]
     fn pockets(&self) -> Option<&ByColor<ByRole<u8>>> {
         delegate!(self, p => p.pockets())
     }
@@ -151,51 +153,67 @@ impl Position for Pos {
     fn turn(&self) -> Color {
         delegate!(self, p => p.turn())
     }
+    #[inline]
     fn castles(&self) -> &Castles {
         delegate!(self, p => p.castles())
     }
+    #[inline]
     fn maybe_ep_square(&self) -> Option<Square> {
         delegate!(self, p => p.maybe_ep_square())
     }
+    #[inline]
     fn remaining_checks(&self) -> Option<&ByColor<RemainingChecks>> {
         delegate!(self, p => p.remaining_checks())
     }
+    #[inline]
     fn halfmoves(&self) -> u32 {
         delegate!(self, p => p.halfmoves())
     }
+    #[inline]
     fn fullmoves(&self) -> NonZeroU32 {
         delegate!(self, p => p.fullmoves())
     }
+    #[inline]
     fn legal_moves(&self) -> MoveList {
         delegate!(self, p => p.legal_moves())
     }
+    #[inline]
     fn san_candidates(&self, role: Role, to: Square) -> MoveList {
         delegate!(self, p => p.san_candidates(role, to))
     }
+    #[inline]
     fn castling_moves(&self, side: CastlingSide) -> MoveList {
         delegate!(self, p => p.castling_moves(side))
     }
+    #[inline]
     fn en_passant_moves(&self) -> MoveList {
         delegate!(self, p => p.en_passant_moves())
     }
+    #[inline]
     fn capture_moves(&self) -> MoveList {
         delegate!(self, p => p.capture_moves())
     }
+    #[inline]
     fn promotion_moves(&self) -> MoveList {
         delegate!(self, p => p.promotion_moves())
     }
+    #[inline]
     fn is_irreversible(&self, m: Move) -> bool {
         delegate!(self, p => p.is_irreversible(m))
     }
+    #[inline]
     fn king_attackers(&self, square: Square, attacker: Color, occupied: Bitboard) -> Bitboard {
         delegate!(self, p => p.king_attackers(square, attacker, occupied))
     }
+    #[inline]
     fn is_variant_end(&self) -> bool {
         delegate!(self, p => p.is_variant_end())
     }
+    #[inline]
     fn has_insufficient_material(&self, color: Color) -> bool {
         delegate!(self, p => p.has_insufficient_material(color))
     }
+    #[inline]
     fn variant_outcome(&self) -> Outcome {
         delegate!(self, p => p.variant_outcome())
     }
@@ -203,15 +221,19 @@ impl Position for Pos {
     fn play_unchecked(&mut self, m: Move) {
         delegate!(self, p => p.play_unchecked(m))
     }
+    #[inline]
     fn checkers(&self) -> Bitboard {
         delegate!(self, p => p.checkers())
     }
+    #[inline]
     fn is_check(&self) -> bool {
         delegate!(self, p => p.is_check())
     }
+    #[inline]
     fn is_checkmate(&self) -> bool {
         delegate!(self, p => p.is_checkmate())
     }
+    #[inline]
     fn is_stalemate(&self) -> bool {
         delegate!(self, p => p.is_stalemate())
     }
