@@ -27,8 +27,8 @@ use std::num::NonZeroU32;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{
-    attacks, Bitboard, Board, ByColor, ByRole, CastlingMode, CastlingSide, Castles, Chess, Color, EnPassantMode,
-    Move, MoveList, Outcome, Piece, Position, Rank, RemainingChecks, Role, Square,
+    attacks, Bitboard, Board, ByColor, ByRole, Castles, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move,
+    MoveList, Outcome, Piece, Position, Rank, RemainingChecks, Role, Square,
 };
 
 /// No castling rights at all, shared by every board-only position.

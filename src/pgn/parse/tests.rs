@@ -156,7 +156,8 @@ fn fen_without_variant_tag_uses_chess960_when_castling_needs_it() {
 
 #[test]
 fn kingless_setup_is_replayed_on_the_board() {
-    let game = parse("[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n1. Bh8 -- 2. Ba1 -- 3. Bh8 -- 4. Ba1 *").unwrap();
+    let game =
+        parse("[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n1. Bh8 -- 2. Ba1 -- 3. Bh8 -- 4. Ba1 *").unwrap();
     let main: Vec<NodeId> = game.mainline().collect();
     assert_eq!(main.len(), 8);
     assert!(game.nodes.iter().all(|n| n.pos.is_lenient()));

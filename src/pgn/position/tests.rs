@@ -30,7 +30,10 @@ fn kingless_setup_replays_on_the_board() {
     assert_eq!(p.legal_moves().len(), 14);
     assert!(!p.is_check() && !p.is_checkmate() && !p.is_stalemate());
     let m = play(&mut p, "Bh8");
-    assert_eq!(m, Move::Normal { role: Role::Bishop, from: Square::A1, capture: None, to: Square::H8, promotion: None });
+    assert_eq!(
+        m,
+        Move::Normal { role: Role::Bishop, from: Square::A1, capture: None, to: Square::H8, promotion: None }
+    );
     assert_eq!(p.turn(), Color::Black);
     assert_eq!(p.board().piece_at(Square::H8), Some(Role::Bishop.of(Color::White)));
     assert_eq!(p.board().piece_at(Square::A1), None);
