@@ -5,6 +5,11 @@
 //! A line `// expect: match` (or `; expect: match` in legacy blocks) in the block
 //! additionally requires that some bundled game matches; `expect: none` that none does.
 //! YACPDB blocks take their expectation from a following line `-- expect: …` inside the block.
+//!
+//! A second test checks coverage: every keyword and Unicode symbol the CQL 6 front-end
+//! accepts, every legacy `:keyword` and every YACPDB predicate is used in at least one of
+//! those runnable examples. The lists come from the front-ends' own tables and source,
+//! so a new keyword without a documented example makes the test fail.
 
 use std::path::Path;
 use std::process::Command;
@@ -108,4 +113,125 @@ fn every_documented_example_runs() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{} of {} examples failed:\n{}", failures.len(), examples.len(), failures.join("\n"));
     assert!(Path::new("data").exists());
+}
+
+/// Words the CQL 6 parser accepts: its keyword table plus every lowercase word literal it
+/// compares a token against (header options, path parameters), read from its source.
+fn cql6_words() -> std::collections::BTreeSet<String> {
+    let mut words: std::collections::BTreeSet<String> =
+        cqlrs::lang::cql6::parser::KEYWORDS.iter().map(|w| w.to_string()).collect();
+    let src = std::fs::read_to_string("src/lang/cql6/parser.rs").expect("parser source");
+    let src = src.split("#[cfg(test)]").next().unwrap_or("");
+    let bytes = src.as_bytes();
+    let mut i = 0;
+    while let Some(off) = src[i..].find('"') {
+        let start = i + off + 1;
+        let Some(len) = src[start..].find('"') else { break };
+        let word = &src[start..start + len];
+        let before = src[..start - 1].trim_end();
+        let after = src[start + len + 1..].trim_start();
+        let is_word = !word.is_empty()
+            && word.starts_with(|c: char| c.is_ascii_lowercase())
+            && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        let compared = after.starts_with("=>")
+            || (after.starts_with('|') && !after.starts_with("||"))
+            || (before.ends_with('|') && !before.ends_with("||"))
+            || before.ends_with("==")
+            || before.ends_with("_word(");
+        if is_word && compared {
+            words.insert(word.to_string());
+        }
+        i = start + len + 1;
+        if i >= bytes.len() {
+            break;
+        }
+    }
+    words
+}
+
+/// Non-ASCII characters the CQL 6 lexer reads as symbols or piece figurines, read from its source.
+fn cql6_symbols() -> std::collections::BTreeSet<char> {
+    let src = std::fs::read_to_string("src/lang/cql6/lexer.rs").expect("lexer source");
+    let src = src.split("#[cfg(test)]").next().unwrap_or("");
+    let chars: Vec<char> = src.chars().collect();
+    let mut out = std::collections::BTreeSet::new();
+    for w in chars.windows(3) {
+        if w[0] == '\'' && w[2] == '\'' && !w[1].is_ascii() {
+            out.insert(w[1]);
+        }
+    }
+    out
+}
+
+#[test]
+fn every_keyword_has_a_runnable_example() {
+    use std::collections::BTreeSet;
+    let examples = examples();
+    // What the examples use, token by token (comments and strings do not count).
+    let mut cql_words = BTreeSet::new();
+    let mut cql_chars = BTreeSet::new();
+    let mut legacy_words = BTreeSet::new();
+    let mut yacpdb_words = BTreeSet::new();
+    for ex in &examples {
+        match ex.syntax.as_str() {
+            "cql" => {
+                let lexed = cqlrs::lang::cql6::lexer::lex(&ex.text);
+                for t in &lexed.tokens {
+                    if let cqlrs::lang::cql6::lexer::Tok::Word(w) = &t.tok {
+                        cql_words.insert(w.clone());
+                    }
+                    if !matches!(t.tok, cqlrs::lang::cql6::lexer::Tok::Str(_)) {
+                        let text = ex.text.get(t.span.start as usize..t.span.end as usize).unwrap_or("");
+                        cql_chars.extend(text.chars().filter(|c| !c.is_ascii()));
+                    }
+                }
+            }
+            "legacy" => {
+                for line in ex.text.lines() {
+                    let code = line.split(';').next().unwrap_or("");
+                    for w in code.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+                        if w.starts_with(':') {
+                            legacy_words.insert(w.to_string());
+                        }
+                    }
+                }
+            }
+            _ => {
+                for line in ex.text.lines().filter(|l| !l.trim_start().starts_with("--")) {
+                    for w in line.split(|c: char| !c.is_ascii_alphanumeric()) {
+                        yacpdb_words.insert(w.to_string());
+                    }
+                }
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for w in cql6_words() {
+        if !cql_words.contains(&w) {
+            missing.push(format!("CQL 6 keyword `{w}`"));
+        }
+    }
+    for c in cql6_symbols() {
+        if !cql_chars.contains(&c) {
+            missing.push(format!("CQL 6 symbol `{c}`"));
+        }
+    }
+    let legacy = cqlrs::lang::legacy::lower::MATCH_KEYWORDS.iter().chain(cqlrs::lang::legacy::lower::POSITION_KEYWORDS);
+    for w in legacy.collect::<BTreeSet<_>>() {
+        if !legacy_words.contains(*w) {
+            missing.push(format!("legacy keyword `{w}`"));
+        }
+    }
+    for (p, _) in cqlrs::lang::yacpdb::PREDICATES {
+        if !yacpdb_words.contains(*p) {
+            missing.push(format!("YACPDB predicate `{p}`"));
+        }
+    }
+    assert!(cql6_words().len() > 100 && cql6_symbols().len() > 20, "keyword tables not found");
+    assert!(
+        missing.is_empty(),
+        "{} accepted keywords have no runnable example in docs/:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
 }
