@@ -74,8 +74,8 @@ fn every_documented_example_runs() {
     assert!(examples.len() >= 10, "docs/ should hold runnable examples, found {}", examples.len());
     let dir = std::env::temp_dir().join(format!("cqlrs-docs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut failures = Vec::new();
-    for (n, ex) in examples.iter().enumerate() {
+    // One example per call; `None` when it behaved as documented.
+    let run = |n: usize, ex: &Example| -> Option<String> {
         let mut cmd = Command::new(bin);
         for f in data_files() {
             cmd.arg("--input").arg(f);
@@ -100,16 +100,38 @@ fn every_documented_example_runs() {
         let count: Option<u64> = stdout.trim().parse().ok();
         let where_ = format!("{}:{}", ex.file, ex.line);
         if code != 0 && code != 1 {
-            failures.push(format!("{where_}: exit {code}: {}", String::from_utf8_lossy(&out.stderr)));
-            continue;
+            return Some(format!("{where_}: exit {code}: {}", String::from_utf8_lossy(&out.stderr)));
         }
         if ex.text.contains("expect: match") && !matches!(count, Some(c) if c > 0) {
-            failures.push(format!("{where_}: expected some match, got {stdout:?}"));
+            return Some(format!("{where_}: expected some match, got {stdout:?}"));
         }
         if ex.text.contains("expect: none") && count != Some(0) {
-            failures.push(format!("{where_}: expected no match, got {stdout:?}"));
+            return Some(format!("{where_}: expected no match, got {stdout:?}"));
         }
-    }
+        None
+    };
+    // Two workers: the examples are independent processes.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut failures: Vec<(usize, String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut found = Vec::new();
+                    loop {
+                        let n = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(ex) = examples.get(n) else { break };
+                        if let Some(f) = run(n, ex) {
+                            found.push((n, f));
+                        }
+                    }
+                    found
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("worker")).collect()
+    });
+    failures.sort();
+    let failures: Vec<String> = failures.into_iter().map(|(_, f)| f).collect();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{} of {} examples failed:\n{}", failures.len(), examples.len(), failures.join("\n"));
     assert!(Path::new("data").exists());
