@@ -126,3 +126,27 @@ fn compat_kingless_setup_is_analysed_by_yacpdb_queries() {
     let o = run(&["-i", input, "--numbers", "--yacpdb", "PCount(w) = 2 AND PCount(b) = 0"]);
     assert_eq!(text(&o.stdout), "1\n", "{}", text(&o.stderr));
 }
+
+/// CQL 6.2 refuses `local` outside a function body; cqlrs reads `local x = …` there, and
+/// `atomic x = …` anywhere, as a plain assignment.
+#[test]
+fn compat_local_and_atomic_are_plain_assignments() {
+    let pgn = temp_file("local.pgn", GAME_A);
+    // GAME_A ends in mate with two white knights still on the board.
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "local x = #N  atomic y = x + 1  mate y == 3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "1\n", "{}", text(&o.stderr));
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "local x = #N  mate x == 3"]);
+    assert_eq!(text(&o.stdout), "", "{}", text(&o.stderr));
+}
+
+/// The `cql( … )` header takes the official program's output options and ignores them.
+#[test]
+fn compat_output_only_header_options_are_ignored() {
+    let pgn = temp_file("header.pgn", GAME_A);
+    let script =
+        temp_file("header.cql", "cql(sort nosort smartcomments nosmartcomments noremovecomment showmatches)\nmate\n");
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", script.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), "1\n", "{}", text(&o.stderr));
+}

@@ -146,6 +146,7 @@ pub const KEYWORDS: &[&str] = &[
     "puremate",
     "purestalemate",
     "quiet",
+    "rank",
     "ray",
     "removecomment",
     "result",

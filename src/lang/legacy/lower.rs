@@ -18,7 +18,7 @@ use crate::ir::{
 use crate::lang::{nearest, Diagnostic};
 
 /// Keywords allowed in a match list.
-const MATCH_KEYWORDS: &[&str] = &[
+pub const MATCH_KEYWORDS: &[&str] = &[
     ":pgn",
     ":output",
     ":year",
@@ -45,7 +45,7 @@ const MATCH_KEYWORDS: &[&str] = &[
 ];
 
 /// Keywords allowed in a position list.
-const POSITION_KEYWORDS: &[&str] = &[
+pub const POSITION_KEYWORDS: &[&str] = &[
     ":check",
     ":nocheck",
     ":mate",
