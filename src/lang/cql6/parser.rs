@@ -1215,7 +1215,7 @@ impl<'s> Parser<'s> {
             range = Some((lo, hi));
         }
         let count = count || self.eat_word("count");
-        let body = self.parse_expr(BP_LOOSE)?;
+        let body = self.parse_expr(BP_AND)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(Filter::Transform { kind, range, count, body }, s))
     }
