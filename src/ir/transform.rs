@@ -27,6 +27,8 @@
 //! * Directly nested transforms compose (`shift flip F` maps `F` through every shift of
 //!   every flip): a copy that leaves the board is dropped on its own, so `shift flip
 //!   {kg8 Qg7 Pf6}` finds the pattern shifted in every orientation, not only unshifted.
+//! * `light` and `dark` swap under a map that sends light squares to dark ones
+//!   (`flipcolor light ♗` is `light ♗ | dark ♝`, since the rank mirror changes colours).
 //! * `rotate45` only turns directions; a body naming a particular square (a square set
 //!   that is not the whole board) is an error.
 
@@ -103,6 +105,23 @@ impl BoardMap {
     /// Does this map swap white and black?
     pub fn swaps_colors(self) -> bool {
         self == BoardMap::ColorSwap
+    }
+
+    /// Does this map send light squares to dark ones (and dark to light)? True of the rank
+    /// mirror inside a colour swap, of the file and rank mirrors, of the quarter turns, and
+    /// of a shift by an odd number of steps in all; false of the half turn and the
+    /// diagonal mirrors.
+    pub fn swaps_square_colours(self) -> bool {
+        match self {
+            BoardMap::Dihedral { .. } => {
+                // a1 is dark: look at the colour of its image.
+                let (f, r) = self.map_coords(0, 0);
+                (f + r) % 2 != 0
+            }
+            BoardMap::ColorSwap => true,
+            BoardMap::Rotate45(_) => false,
+            BoardMap::Shift { dx, dy } => (dx + dy) % 2 != 0,
+        }
     }
 
     /// Does this map send files to files with a↔h mirrored (so king-side castling
@@ -812,6 +831,9 @@ fn map_node(
                     Filter::Direction { dirs: map.map_directions(dirs), min, max, arg }
                 }
                 Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: map.map_directions(dirs), sets, xray },
+                // A map that sends light squares to dark ones turns `light` into `dark`.
+                Filter::Call(Builtin::Light, args) if map.swaps_square_colours() => Filter::Call(Builtin::Dark, args),
+                Filter::Call(Builtin::Dark, args) if map.swaps_square_colours() => Filter::Call(Builtin::Light, args),
                 Filter::Move(mut m) if map.mirrors_files() => {
                     m.kind = match m.kind {
                         MoveKind::CastleKingside => MoveKind::CastleQueenside,
@@ -1319,6 +1341,29 @@ mod tests {
         // The pair (white pawn, black pawn next to it) has 4 orientations (up, down, left,
         // right); each fits the board in 8 * 7 = 56 places: 224 distinct copies.
         assert_eq!(copies.len(), 224);
+    }
+
+    #[test]
+    fn light_and_dark_swap_under_maps_that_change_square_colours() {
+        assert!(BoardMap::ColorSwap.swaps_square_colours());
+        assert!(BoardMap::MIRROR_FILES.swaps_square_colours());
+        assert!(BoardMap::MIRROR_RANKS.swaps_square_colours());
+        assert!(BoardMap::ROTATE_90.swaps_square_colours());
+        assert!(!BoardMap::ROTATE_180.swaps_square_colours());
+        assert!(!BoardMap::MIRROR_DIAGONAL.swaps_square_colours());
+        assert!(!BoardMap::MIRROR_ANTI_DIAGONAL.swaps_square_colours());
+        assert!(BoardMap::Shift { dx: 1, dy: 0 }.swaps_square_colours());
+        assert!(!BoardMap::Shift { dx: 1, dy: -1 }.swaps_square_colours());
+        // flipcolor light B: light white bishops, or dark black bishops.
+        let mut ir = Ir::new();
+        let b = pieces(&mut ir, Color::White, Role::Bishop, Bitboard::FULL);
+        let light = ir.add(Filter::Call(Builtin::Light, vec![b]), Span::default());
+        let t = transform(&mut ir, TransformKind::FlipColor, light);
+        let root = expanded(&mut ir, t);
+        let black = pieces(&mut ir, Color::Black, Role::Bishop, Bitboard::FULL);
+        let dark_black = ir.add(Filter::Call(Builtin::Dark, vec![black]), Span::default());
+        assert!(list_of(&ir, root).contains(&dark_black));
+        assert!(list_of(&ir, root).contains(&light));
     }
 
     #[test]
