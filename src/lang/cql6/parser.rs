@@ -24,8 +24,8 @@ const MAX_DIAGNOSTICS: usize = 20;
 const BP_OR: u8 = 1;
 const BP_AND: u8 = 2;
 const BP_LOOSE: u8 = 3; // `~~` and everything tighter: argument of `not`, `if`, …
-// The argument of a transform and the body of `square`/`piece` iteration run over `and` and
-// `or` too (parsed at BP_OR): CQL 6.2 flips all of `flip A and B`.
+// The argument of a transform, of a plain `find` and the body of `square`/`piece` iteration
+// run over `and` and `or` too (parsed at BP_OR): CQL 6.2 flips all of `flip A and B`.
 const BP_IN: u8 = 4;
 const BP_CMP: u8 = 5;
 const BP_ADD: u8 = 6;
@@ -1615,7 +1615,7 @@ impl<'s> Parser<'s> {
                 // comparison as its body (`find T == C`: the position where piece T
                 // stands on C), as the reference does.
                 let counting = all || range.is_some();
-                let body = self.parse_expr(if counting { BP_ADD } else { BP_LOOSE })?;
+                let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
                 Ok(self.add(Filter::Find { direction, all, range, body }, s))
             }

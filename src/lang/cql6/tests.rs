@@ -209,6 +209,12 @@ fn transform_and_iteration_arguments_extend_over_and_or() {
         Filter::SquareIter { body, forall: true, .. } => assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2)),
         o => panic!("{o:?}"),
     }
+    // A plain `find` takes the whole conjunction as its body.
+    let ir = ok("cql() find check and mate");
+    match ir.get(top(&ir)[0]) {
+        Filter::Find { body, .. } => assert!(matches!(ir.get(*body), Filter::And(v) if v.len() == 2)),
+        o => panic!("{o:?}"),
+    }
     let ir = ok("cql() piece X in ♕ ray orthogonal (X ♜ ♚) or ray diagonal (X ♝ ♚)");
     match ir.get(top(&ir)[0]) {
         Filter::PieceIter { body, .. } => assert!(matches!(ir.get(*body), Filter::Or(_))),
