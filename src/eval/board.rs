@@ -81,9 +81,10 @@ pub fn between(a: Bitboard, b: Bitboard) -> Bitboard {
 }
 
 /// Squares at distance `min..=max` from a square of `from` in the directions `dirs`,
-/// ignoring pieces in the way.
+/// ignoring pieces in the way. Distance 0 is the square itself, so a range starting at 0
+/// (`up 0 7 X`) keeps the squares of `X` (a file ahead of a pawn, the pawn's square included).
 pub fn direction(dirs: Directions, min: u8, max: u8, from: Bitboard) -> Bitboard {
-    let mut out = Bitboard::EMPTY;
+    let mut out = if min == 0 { from } else { Bitboard::EMPTY };
     for sq in from {
         for d in deltas(dirs) {
             let mut cur = sq;
@@ -332,6 +333,16 @@ mod tests {
         assert!(between(Bitboard::from(Square::A1), Bitboard::from(Square::B3)).is_empty());
         let up = direction(Directions::UP, 1, 2, Bitboard::from(Square::E4));
         assert_eq!(up, Bitboard::from(Square::E5) | Bitboard::from(Square::E6));
+    }
+
+    #[test]
+    fn a_direction_range_from_zero_keeps_the_start_square() {
+        let e7 = Bitboard::from(Square::E7);
+        assert_eq!(direction(Directions::UP, 0, 7, e7), e7 | Bitboard::from(Square::E8));
+        // Even at the edge, where no step up exists, distance 0 is the square itself.
+        let e8 = Bitboard::from(Square::E8);
+        assert_eq!(direction(Directions::UP, 0, 7, e8), e8);
+        assert_eq!(direction(Directions::UP, 0, 0, e7), e7);
     }
 
     #[test]

@@ -522,7 +522,9 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Value::Set(acc))
             }
-            Filter::Complement(a) => self.set_value(*a, at)?.map(|b| Value::Set(!b)),
+            // A set filter that does not match is the empty set (as in a union), so its
+            // complement is the whole board: `~(move to . previous)` at the start of a game.
+            Filter::Complement(a) => Some(Value::Set(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY))),
             Filter::In(a, b) => {
                 let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
                     return Ok(None);

@@ -72,6 +72,22 @@ fn count_and_empty_set_in_value_mode() {
 }
 
 #[test]
+fn complement_of_a_move_that_did_not_happen_is_the_whole_board() {
+    let (game, _line) = scholars_mate();
+    // ♙e2 & ~(move to . previous): the pawn on e2 when it did not just arrive there. At the
+    // initial position there is no previous move: the complement is the whole board, and
+    // the pawn (which leaves e2 on the first move) is found there only.
+    let mut ir = Ir::new();
+    let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
+    let arrived = ir.add(Filter::Move(Box::new(MoveFilter { to: Some(all), ..mv(MoveSource::Previous) })), sp());
+    let not_arrived = ir.add(Filter::Complement(arrived), sp());
+    let pawn = pieces(&mut ir, Color::White, Role::Pawn, sq(Square::E2));
+    ir.root = Some(ir.add(Filter::Intersection(vec![pawn, not_arrived]), sp()));
+    let m = run(ir, &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+}
+
+#[test]
 fn attacks_check_mate_and_attack_values() {
     let (game, line) = scholars_mate();
     let mut ir = Ir::new();

@@ -24,6 +24,11 @@
 //!   horizontally (so `Kd1-8`, `Ka-h2` and the full board keep their shape, as the CQL
 //!   documentation requires). Squares pushed off the board vanish; a copy in which a
 //!   non-empty square set vanishes entirely is dropped.
+//! * Directly nested transforms compose (`shift flip F` maps `F` through every shift of
+//!   every flip): a copy that leaves the board is dropped on its own, so `shift flip
+//!   {kg8 Qg7 Pf6}` finds the pattern shifted in every orientation, not only unshifted.
+//! * `light` and `dark` swap under a map that sends light squares to dark ones
+//!   (`flipcolor light ♗` is `light ♗ | dark ♝`, since the rank mirror changes colours).
 //! * `rotate45` only turns directions; a body naming a particular square (a square set
 //!   that is not the whole board) is an error.
 
@@ -100,6 +105,23 @@ impl BoardMap {
     /// Does this map swap white and black?
     pub fn swaps_colors(self) -> bool {
         self == BoardMap::ColorSwap
+    }
+
+    /// Does this map send light squares to dark ones (and dark to light)? True of the rank
+    /// mirror inside a colour swap, of the file and rank mirrors, of the quarter turns, and
+    /// of a shift by an odd number of steps in all; false of the half turn and the
+    /// diagonal mirrors.
+    pub fn swaps_square_colours(self) -> bool {
+        match self {
+            BoardMap::Dihedral { .. } => {
+                // a1 is dark: look at the colour of its image.
+                let (f, r) = self.map_coords(0, 0);
+                (f + r) % 2 != 0
+            }
+            BoardMap::ColorSwap => true,
+            BoardMap::Rotate45(_) => false,
+            BoardMap::Shift { dx, dy } => (dx + dy) % 2 != 0,
+        }
     }
 
     /// Does this map send files to files with a↔h mirrored (so king-side castling
@@ -507,7 +529,7 @@ enum Stop {
 }
 
 /// Replace every [`Filter::Transform`] reachable from `ir.root` by the copies of its body
-/// (inner transforms first), and point `ir.root` at the rebuilt tree.
+/// (directly nested transforms composed, other inner ones first), and point `ir.root` at the rebuilt tree.
 ///
 /// Errors: `rotate45` over a body that names a particular square, nesting deeper than
 /// [`MAX_DEPTH`], or an expansion larger than [`MAX_NODES`]; each diagnostic carries the
@@ -571,9 +593,9 @@ fn expand_node(
     }
     let node = ir.get(id).clone();
     let result = if let Filter::Transform { kind, range, count, body } = node {
-        let body = expand_node(ir, body, depth + 1, memo)?;
         let span = ir.span(id);
-        let expanded = apply_transform(ir, kind, range, count, body, span, depth)?;
+        let bodies = inner_copies(ir, body, depth + 1, memo)?;
+        let expanded = apply_transform(ir, kind, range, count, &bodies, span, depth)?;
         if ir.len() > MAX_NODES {
             return Err(too_large(span));
         }
@@ -591,18 +613,42 @@ fn expand_node(
     Ok(result)
 }
 
-/// Build the replacement of one transform whose body is already expanded.
-fn apply_transform(
+/// The bodies an outer transform maps, already expanded.
+///
+/// A body that is itself a plain transform (no `count`, no range) gives its distinct
+/// copies one by one, so that nested transforms compose: `shift flip F` is the set of
+/// images of `F` under every shift of every flip, and a shift that pushes one flipped copy
+/// off the board drops only that copy, not every copy at once. Any other body is expanded
+/// as a whole and mapped as one.
+fn inner_copies(
+    ir: &mut Ir,
+    body: FilterId,
+    depth: usize,
+    memo: &mut HashMap<FilterId, FilterId>,
+) -> Result<Vec<FilterId>, Vec<Diagnostic>> {
+    if depth > MAX_DEPTH {
+        return Err(too_deep(ir.span(body)));
+    }
+    match ir.get(body).clone() {
+        Filter::Transform { kind, range: None, count: false, body: inner } => {
+            let bodies = inner_copies(ir, inner, depth + 1, memo)?;
+            transform_copies(ir, kind, &bodies, ir.span(body), depth)
+        }
+        _ => Ok(vec![expand_node(ir, body, depth, memo)?]),
+    }
+}
+
+/// The distinct images of `bodies` under every basic transform of `kind`'s group; an image
+/// in which a named square set left the board is left out.
+fn transform_copies(
     ir: &mut Ir,
     kind: TransformKind,
-    range: Option<(i64, i64)>,
-    count: bool,
-    body: FilterId,
+    bodies: &[FilterId],
     span: Span,
     depth: usize,
-) -> Result<FilterId, Vec<Diagnostic>> {
+) -> Result<Vec<FilterId>, Vec<Diagnostic>> {
     if kind == TransformKind::Rotate45 {
-        let named = squares_named(ir, body);
+        let named: Vec<FilterId> = bodies.iter().flat_map(|&b| squares_named(ir, b)).collect();
         if !named.is_empty() {
             return Err(named
                 .into_iter()
@@ -614,22 +660,39 @@ fn apply_transform(
         }
     }
     let mut copies: Vec<FilterId> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for map in group(kind) {
         let mut memo = HashMap::new();
-        match map_node(ir, map, body, depth, &mut memo) {
-            Ok(copy) => {
-                if !copies.contains(&copy) {
-                    copies.push(copy);
+        for &body in bodies {
+            match map_node(ir, map, body, depth, &mut memo) {
+                Ok(copy) => {
+                    if seen.insert(copy) {
+                        copies.push(copy);
+                    }
                 }
+                Err(Stop::Dropped) => {}
+                Err(Stop::Refused(d)) => return Err(d),
             }
-            Err(Stop::Dropped) => {}
-            Err(Stop::Refused(d)) => return Err(d),
-        }
-        if ir.len() > MAX_NODES {
-            return Err(too_large(span));
+            if ir.len() > MAX_NODES {
+                return Err(too_large(span));
+            }
         }
     }
-    let is_set = is_set_expression(ir, body);
+    Ok(copies)
+}
+
+/// Build the replacement of one transform from the (expanded) bodies it maps.
+fn apply_transform(
+    ir: &mut Ir,
+    kind: TransformKind,
+    range: Option<(i64, i64)>,
+    count: bool,
+    bodies: &[FilterId],
+    span: Span,
+    depth: usize,
+) -> Result<FilterId, Vec<Diagnostic>> {
+    let copies = transform_copies(ir, kind, bodies, span, depth)?;
+    let is_set = bodies.first().is_some_and(|&b| is_set_expression(ir, b));
     let result = if let Some((low, high)) = range {
         let counted = ir.add(Filter::CountMatching(copies), span);
         let low_id = ir.add(Filter::Number(low), span);
@@ -768,6 +831,9 @@ fn map_node(
                     Filter::Direction { dirs: map.map_directions(dirs), min, max, arg }
                 }
                 Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: map.map_directions(dirs), sets, xray },
+                // A map that sends light squares to dark ones turns `light` into `dark`.
+                Filter::Call(Builtin::Light, args) if map.swaps_square_colours() => Filter::Call(Builtin::Dark, args),
+                Filter::Call(Builtin::Dark, args) if map.swaps_square_colours() => Filter::Call(Builtin::Light, args),
                 Filter::Move(mut m) if map.mirrors_files() => {
                     m.kind = match m.kind {
                         MoveKind::CastleKingside => MoveKind::CastleQueenside,
@@ -1269,7 +1335,62 @@ mod tests {
             assert!(!matches!(ir.get(id), Filter::Transform { .. }), "no transform survives");
         }
         let Filter::Not(inner) = ir.get(root) else { panic!("not kept") };
-        assert!(list_of(&ir, *inner).len() <= 8);
+        // The transforms compose into one flat list of single positions of the pair.
+        let copies = list_of(&ir, *inner);
+        assert!(copies.iter().all(|&c| matches!(ir.get(c), Filter::And(parts) if parts.len() == 2)));
+        // The pair (white pawn, black pawn next to it) has 4 orientations (up, down, left,
+        // right); each fits the board in 8 * 7 = 56 places: 224 distinct copies.
+        assert_eq!(copies.len(), 224);
+    }
+
+    #[test]
+    fn light_and_dark_swap_under_maps_that_change_square_colours() {
+        assert!(BoardMap::ColorSwap.swaps_square_colours());
+        assert!(BoardMap::MIRROR_FILES.swaps_square_colours());
+        assert!(BoardMap::MIRROR_RANKS.swaps_square_colours());
+        assert!(BoardMap::ROTATE_90.swaps_square_colours());
+        assert!(!BoardMap::ROTATE_180.swaps_square_colours());
+        assert!(!BoardMap::MIRROR_DIAGONAL.swaps_square_colours());
+        assert!(!BoardMap::MIRROR_ANTI_DIAGONAL.swaps_square_colours());
+        assert!(BoardMap::Shift { dx: 1, dy: 0 }.swaps_square_colours());
+        assert!(!BoardMap::Shift { dx: 1, dy: -1 }.swaps_square_colours());
+        // flipcolor light B: light white bishops, or dark black bishops.
+        let mut ir = Ir::new();
+        let b = pieces(&mut ir, Color::White, Role::Bishop, Bitboard::FULL);
+        let light = ir.add(Filter::Call(Builtin::Light, vec![b]), Span::default());
+        let t = transform(&mut ir, TransformKind::FlipColor, light);
+        let root = expanded(&mut ir, t);
+        let black = pieces(&mut ir, Color::Black, Role::Bishop, Bitboard::FULL);
+        let dark_black = ir.add(Filter::Call(Builtin::Dark, vec![black]), Span::default());
+        assert!(list_of(&ir, root).contains(&dark_black));
+        assert!(list_of(&ir, root).contains(&light));
+    }
+
+    #[test]
+    fn a_shift_of_a_flip_drops_only_the_copies_that_leave_the_board() {
+        // kg8 Qg7 Pf6 sits in a corner: every shift pushes some flipped copy off the
+        // board, yet each flipped copy still slides wherever it fits.
+        let mut ir = Ir::new();
+        let k = pieces(&mut ir, Color::Black, Role::King, sq("g8"));
+        let q = pieces(&mut ir, Color::White, Role::Queen, sq("g7"));
+        let p = pieces(&mut ir, Color::White, Role::Pawn, sq("f6"));
+        let body = ir.add(Filter::And(vec![k, q, p]), Span::default());
+        let flip = transform(&mut ir, TransformKind::Flip, body);
+        let shift = transform(&mut ir, TransformKind::Shift, flip);
+        let root = expanded(&mut ir, shift);
+        let copies = list_of(&ir, root);
+        // A 2x3 (or 3x2) pattern fits 7*6 = 42 ways; 8 orientations.
+        assert_eq!(copies.len(), 8 * 42);
+        let k_a3 = pieces(&mut ir, Color::Black, Role::King, sq("a3"));
+        let q_b3 = pieces(&mut ir, Color::White, Role::Queen, sq("b3"));
+        let p_c4 = pieces(&mut ir, Color::White, Role::Pawn, sq("c4"));
+        let wanted = ir.add(Filter::And(vec![k_a3, q_b3, p_c4]), Span::default());
+        let has = |want: &[FilterId], c: FilterId| match ir.get(c) {
+            Filter::And(parts) => want.iter().all(|w| parts.contains(w)),
+            _ => false,
+        };
+        let Filter::And(want) = ir.get(wanted).clone() else { panic!("and built") };
+        assert!(copies.iter().any(|&c| has(&want, c)), "a rotated and shifted copy is there");
     }
 
     #[test]

@@ -23,7 +23,9 @@ const MAX_DIAGNOSTICS: usize = 20;
 // Binding powers, loose to tight.
 const BP_OR: u8 = 1;
 const BP_AND: u8 = 2;
-const BP_LOOSE: u8 = 3; // `~~` and everything tighter: argument of `not`, transforms, iteration
+const BP_LOOSE: u8 = 3; // `~~` and everything tighter: argument of `not`, `if`, …
+// The argument of a transform, of a plain `find` and the body of `square`/`piece` iteration
+// run over `and` and `or` too (parsed at BP_OR): CQL 6.2 flips all of `flip A and B`.
 const BP_IN: u8 = 4;
 const BP_CMP: u8 = 5;
 const BP_ADD: u8 = 6;
@@ -1190,7 +1192,7 @@ impl<'s> Parser<'s> {
         }
         let var = self.ir.var(&name, if piece { VarKind::Piece } else { VarKind::Square });
         let domain = self.parse_expr(BP_UNION)?;
-        let body = self.parse_expr(BP_LOOSE)?;
+        let body = self.parse_expr(BP_OR)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(
             if piece {
@@ -1216,7 +1218,7 @@ impl<'s> Parser<'s> {
             range = Some((lo, hi));
         }
         let count = count || self.eat_word("count");
-        let body = self.parse_expr(BP_LOOSE)?;
+        let body = self.parse_expr(BP_OR)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(Filter::Transform { kind, range, count, body }, s))
     }
@@ -1614,7 +1616,7 @@ impl<'s> Parser<'s> {
                 // comparison as its body (`find T == C`: the position where piece T
                 // stands on C), as the reference does.
                 let counting = all || range.is_some();
-                let body = self.parse_expr(if counting { BP_ADD } else { BP_LOOSE })?;
+                let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
                 Ok(self.add(Filter::Find { direction, all, range, body }, s))
             }

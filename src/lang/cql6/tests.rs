@@ -189,6 +189,40 @@ fn precedence_transform_swallows_comparison() {
 }
 
 #[test]
+fn transform_and_iteration_arguments_extend_over_and_or() {
+    // `flip check and mate` flips the whole conjunction.
+    let ir = ok("cql() flip check and mate");
+    match ir.get(top(&ir)[0]) {
+        Filter::Transform { body, .. } => assert!(matches!(ir.get(*body), Filter::And(v) if v.len() == 2)),
+        o => panic!("{o:?}"),
+    }
+    let ir = ok("cql() flipcolor check or mate");
+    match ir.get(top(&ir)[0]) {
+        Filter::Transform { body, .. } => assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2)),
+        o => panic!("{o:?}"),
+    }
+    // The body of `square x in S` runs over `or` as well: `x` is bound in both halves.
+    let ir = ok("cql() square all x in _ (♖ attacks x) or (♘ attacks x)");
+    let t = top(&ir);
+    assert_eq!(t.len(), 1);
+    match ir.get(t[0]) {
+        Filter::SquareIter { body, forall: true, .. } => assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2)),
+        o => panic!("{o:?}"),
+    }
+    // A plain `find` takes the whole conjunction as its body.
+    let ir = ok("cql() find check and mate");
+    match ir.get(top(&ir)[0]) {
+        Filter::Find { body, .. } => assert!(matches!(ir.get(*body), Filter::And(v) if v.len() == 2)),
+        o => panic!("{o:?}"),
+    }
+    let ir = ok("cql() piece X in ♕ ray orthogonal (X ♜ ♚) or ray diagonal (X ♝ ♚)");
+    match ir.get(top(&ir)[0]) {
+        Filter::PieceIter { body, .. } => assert!(matches!(ir.get(*body), Filter::Or(_))),
+        o => panic!("{o:?}"),
+    }
+}
+
+#[test]
 fn not_is_loose_and_light_dark_are_prefix() {
     let ir = ok("cql() not ▲→♔");
     match ir.get(top(&ir)[0]) {
