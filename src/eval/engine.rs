@@ -77,6 +77,24 @@ impl Out {
     pub fn mark(&self) -> Mark {
         Mark([self.comments.len(), self.sorts.len(), self.tags.len(), self.messages.len(), self.removed.len()])
     }
+    /// A copy of everything written since `mark`.
+    pub fn since(&self, mark: Mark) -> Out {
+        Out {
+            comments: self.comments.get(mark.0[0]..).unwrap_or_default().to_vec(),
+            sorts: self.sorts.get(mark.0[1]..).unwrap_or_default().to_vec(),
+            tags: self.tags.get(mark.0[2]..).unwrap_or_default().to_vec(),
+            messages: self.messages.get(mark.0[3]..).unwrap_or_default().to_vec(),
+            removed: self.removed.get(mark.0[4]..).unwrap_or_default().to_vec(),
+        }
+    }
+    /// Add the output held in `other` after this one's.
+    pub fn append(&mut self, other: Out) {
+        self.comments.extend(other.comments);
+        self.sorts.extend(other.sorts);
+        self.tags.extend(other.tags);
+        self.messages.extend(other.messages);
+        self.removed.extend(other.removed);
+    }
     /// Drop everything written since `mark`.
     pub fn rollback(&mut self, mark: Mark) {
         self.comments.truncate(mark.0[0]);
@@ -119,6 +137,9 @@ pub struct Ctx<'a> {
     /// When set, the next `move next` filter evaluated looks only at the move into this child
     /// (a path testing one continuation at a time); taken (cleared) by that filter.
     pub only_child: Option<NodeId>,
+    /// The path being matched by a `path` filter (or the last one matched), for
+    /// `pathcount`, `pathstart` and the other path status filters.
+    pub path_now: Option<super::path::PathNow>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
 }
@@ -220,6 +241,7 @@ impl<'a> Ctx<'a> {
             variations: q.ir.settings.variations,
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
+            path_now: None,
         }
     }
 
@@ -363,7 +385,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A value as a number (sets are counted, positions by id).
-    fn as_number(&self, v: &Value, at: Loc) -> Option<i64> {
+    pub(super) fn as_number(&self, v: &Value, at: Loc) -> Option<i64> {
         match v {
             Value::Number(n) => Some(*n),
             Value::Set(b) => Some(b.count() as i64),
@@ -823,6 +845,8 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             Filter::Line { params, body } => return self.line(*params, *body, at),
+            Filter::Path { params, focus, best, body } => return self.path(*params, *focus, *best, *body, at),
+            Filter::PathStatus(what) => self.path_status(*what),
             Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))
             }

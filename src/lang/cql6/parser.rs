@@ -130,6 +130,10 @@ pub const KEYWORDS: &[&str] = &[
     "parent",
     "passedpawns",
     "path",
+    "pathcount",
+    "pathcountunfocused",
+    "pathlastposition",
+    "pathstart",
     "persistent",
     "piece",
     "pieceid",
@@ -1341,6 +1345,10 @@ impl<'s> Parser<'s> {
             "isolatedpawns" => state(Filter::PawnStructure(PawnStructure::Isolated)),
             "connectedpawns" => state(Filter::PawnStructure(PawnStructure::Connected)),
             "parent" => state(Filter::Tree(TreeStep::Parent)),
+            "pathcount" => state(Filter::PathStatus(PathStatus::Count)),
+            "pathcountunfocused" => state(Filter::PathStatus(PathStatus::CountUnfocused)),
+            "pathstart" => state(Filter::PathStatus(PathStatus::Start)),
+            "pathlastposition" => state(Filter::PathStatus(PathStatus::LastPosition)),
             "initialposition" => state(Filter::Tree(TreeStep::Initial)),
             "currentposition" => state(Filter::Tree(TreeStep::Current)),
             "lastposition" => state(Filter::Tree(TreeStep::Last)),
@@ -2216,16 +2224,20 @@ impl<'s> Parser<'s> {
         Ok(units)
     }
 
-    /// `⊢ [params] constituents…` (CQL 6.2 path). Approximated as a `line`: each move
-    /// constituent is one step of the line (the move from that position), plain
-    /// filters after a move become conditions on the position after it, and plain
-    /// filters before the first move are tested at the starting position.
+    /// `⊢ [params] constituents…` (CQL 6.2 path). Each move constituent (with the plain
+    /// filters written after it, which are tested at the position the move reaches) consumes
+    /// one move of the focused pieces; plain filters before the first move are tested at the
+    /// starting position.
     fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut params = LineParams { follow_moves: true, ..LineParams::default() };
+        let mut params = PathParams::default();
+        let mut focus = None;
+        let mut best = None;
         loop {
             if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
-                // The focus set is not represented in the IR; read and drop it.
-                self.parse_expr(BP_UNION)?;
+                if self.eat_word("capture") {
+                    params.focus_capture = true;
+                }
+                focus = Some(self.parse_expr(BP_UNION)?);
                 continue;
             }
             let Tok::Word(w) = &self.peek().tok else { break };
@@ -2236,15 +2248,32 @@ impl<'s> Parser<'s> {
                 "quiet" => params.quiet = true,
                 "primary" => params.primary = true,
                 "secondary" => params.secondary = true,
-                "keepallbest" | "piecepath" => {}
-                "max" | "min" | "title" | "verbose" => {
-                    let s = self.span_here();
-                    self.error(format!("path parameter `{w}` is not supported"), s);
-                    return Err(());
+                "keepallbest" => params.keep_all_best = true,
+                "piecepath" => params.piece_path = true,
+                "verbose" => {}
+                "title" => {
+                    self.bump();
+                    if !matches!(self.peek().tok, Tok::Str(_)) {
+                        let s = self.span_here();
+                        self.error("expected a string after `title`", s);
+                        return Err(());
+                    }
+                    self.bump();
+                    continue;
+                }
+                "max" | "min" => {
+                    params.minimize = w == "min";
+                    self.bump();
+                    best = Some(self.parse_expr(BP_OR)?);
+                    continue;
                 }
                 _ => break,
             }
             self.bump();
+        }
+        if params.piece_path && focus.is_none() {
+            self.error("`piecepath` needs a focus (`focus S` or `◎S`)", sp);
+            return Err(());
         }
         let saved = std::mem::replace(&mut self.in_sequence, true);
         let items = self.parse_path_items();
@@ -2256,7 +2285,7 @@ impl<'s> Parser<'s> {
         }
         let end = self.toks[self.pos.saturating_sub(1)].span;
         let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
-        Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
+        Ok(self.add(Filter::Path { params, focus, best, body }, Self::join(sp, end)))
     }
 
     /// Inline a call of a user function by parsing its body with the argument tokens
