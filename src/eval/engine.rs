@@ -702,7 +702,9 @@ impl<'a> Ctx<'a> {
                 } else if let Some(o) = otherwise {
                     self.eval(*o, at, vm)?
                 } else {
-                    None
+                    // CQL 6.2: without `else`, an `if` whose condition fails still matches
+                    // (`if {⊢♟――=♗ ♙――=♗} N+=1` then `if … N+=1` for the next type).
+                    Some(Value::None)
                 }
             }
             Filter::CountMatching(items) => {
@@ -953,6 +955,22 @@ impl<'a> Ctx<'a> {
                 }
             }
             Filter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
+            Filter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
+                // `while (S ~~ R)` runs the body once per successive match of R in S.
+                let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
+                let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
+                let Some(Some(re)) = self.q.regexes.get(c.0 as usize) else {
+                    return Err(internal("regular expression not compiled"));
+                };
+                for (n, caps) in re.captures_iter(&text).enumerate() {
+                    if n as u64 >= WHILE_LIMIT {
+                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                    }
+                    self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                    self.test(*body, at)?;
+                }
+                Some(Value::None)
+            }
             Filter::While { cond, body } => {
                 let mut n: u64 = 0;
                 loop {
