@@ -1226,6 +1226,8 @@ impl<'a> Ctx<'a> {
         let mut count: i64 = 0;
         let mut from_acc = Bitboard::EMPTY;
         let mut to_acc = Bitboard::EMPTY;
+        // The target filter's value after the first matching move (`MoveValue::Then`).
+        let mut target: Option<Value> = None;
         let mut record = |f: Option<&MoveFacts>| {
             count += 1;
             if let Some(f) = f {
@@ -1293,8 +1295,9 @@ impl<'a> Ctx<'a> {
                         continue;
                     }
                     if let Some(t) = mf.then {
-                        if !self.test(t, child)? {
-                            continue;
+                        let Some(v) = self.eval(t, child, false)? else { continue };
+                        if target.is_none() {
+                            target = self.as_set(&v, child).map(Value::Set).or(Some(v));
                         }
                     }
                     record(f.as_ref());
@@ -1328,18 +1331,26 @@ impl<'a> Ctx<'a> {
                             played: m,
                         });
                         let idx = (self.temps.len() - 1) as u32;
-                        let ok = self.test(t, Loc::Temp(idx));
+                        let v = self.eval(t, Loc::Temp(idx), false);
+                        let v = v.map(|v| v.map(|v| self.as_set(&v, Loc::Temp(idx)).map(Value::Set).unwrap_or(v)));
                         self.temps.pop();
-                        if !ok? {
-                            continue;
+                        let Some(v) = v? else { continue };
+                        if target.is_none() {
+                            target = Some(v);
                         }
                     }
                     record(Some(&f));
                 }
             }
         }
+        drop(record);
         if mf.value == MoveValue::Count {
             return Ok(Some(Value::Number(count)));
+        }
+        if mf.value == MoveValue::Then && count > 0 {
+            if let Some(v) = target.filter(|v| !matches!(v, Value::None)) {
+                return Ok(Some(v));
+            }
         }
         if count == 0 {
             return Ok(None);

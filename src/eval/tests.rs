@@ -628,3 +628,14 @@ fn piece_seen_in_another_position_is_its_square_there() {
     let m = run_script("cql() piece $p in Bc4 parent:$p == c4", &game);
     assert_eq!(m.positions, vec![line[3], line[4], line[5], line[6]]);
 }
+
+// ----- path (`⊢`) ------------------------------------------------------------
+
+#[test]
+fn path_focus_skips_moves_of_other_pieces() {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    // Two moves of the king's knight: from the start, with 1.e4 e5 skipped over.
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5", &b.game);
+    assert_eq!(m.positions, vec![NodeId::ROOT, line[0], line[1]]);
+}

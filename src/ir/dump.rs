@@ -310,6 +310,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 MoveValue::To => {}
                 MoveValue::From => text.push_str(" (value: from)"),
                 MoveValue::Count => text.push_str(" (value: count)"),
+                MoveValue::Then => text.push_str(" (value: target)"),
             }
             text
         }

@@ -245,6 +245,9 @@ pub enum MoveValue {
     From,
     /// The number of matching moves (`countmoves`).
     Count,
+    /// The value of the target filter `(F)` after the first matching move (`――(from)` is
+    /// the square the moving piece left); the destination squares when `F` has no value.
+    Then,
 }
 
 /// A move filter: CQL 6.2 `X――Y`, `X×Y`, `――=♖`, `o-o`, and the 6.0 `move` filter.

@@ -1177,6 +1177,8 @@ impl<'s> Parser<'s> {
                         Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
                         None => cond,
                     });
+                    // The value of `X――Y(F)` is the value of its target F.
+                    m.value = MoveValue::Then;
                     sp = Self::join(sp, self.toks[self.pos - 1].span);
                 }
             } else {
