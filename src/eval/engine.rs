@@ -874,6 +874,19 @@ impl<'a> Ctx<'a> {
                             None => return Ok(None),
                         }
                     }
+                    // `piece T = S` (`◭T=S`): the piece standing on the one square of S, followed
+                    // from then on by its identity.
+                    None if matches!(new, Value::Set(_))
+                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
+                    {
+                        let Value::Set(b) = new else { return Ok(None) };
+                        let Some(sq) = b.single_square() else { return Ok(None) };
+                        let id = self.ids(at).at(sq);
+                        if id == 0 {
+                            return Ok(None);
+                        }
+                        Value::Piece(id)
+                    }
                     None => new,
                     Some(op) => {
                         let old = self.get_var(*var).cloned();
