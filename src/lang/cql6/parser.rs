@@ -2149,7 +2149,9 @@ impl<'s> Parser<'s> {
                 // An assignment that starts a new line ends the path (`⊢ … \n N+=1`);
                 // one on the line of a move belongs to it (`♘――□ S=to`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
-                (is_assign(&self.peek_at(1).tok) && new_line)
+                // So does a `find` starting a new line (observed: `⊢◎T1 ―― x=to …` then
+                // `find{…}` on its own line searches from the path's start, not its end).
+                ((is_assign(&self.peek_at(1).tok) || w == "find") && new_line)
                     || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
             }
             _ => false,
