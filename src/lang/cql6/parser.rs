@@ -2096,6 +2096,24 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// `――X∩S` in a path (parsed as `(――X)∩S`, the destination squares of the move that are
+    /// in S) is the move `――(X∩S)`, so that it stays a move constituent.
+    fn fold_move_intersection(&mut self, item: FilterId) -> FilterId {
+        let Filter::Intersection(parts) = self.ir.get(item).clone() else { return item };
+        let Some((&first, rest)) = parts.split_first() else { return item };
+        let Filter::Move(m) = self.ir.get(first).clone() else { return item };
+        if m.value != MoveValue::To || m.source != MoveSource::Next || rest.iter().any(|&r| self.is_move(r)) {
+            return item;
+        }
+        let sp = self.ir.span(item);
+        let mut sets: Vec<FilterId> = m.to.into_iter().collect();
+        sets.extend_from_slice(rest);
+        let to = if sets.len() == 1 { sets[0] } else { self.add(Filter::Intersection(sets), sp) };
+        let mut m = *m;
+        m.to = Some(to);
+        self.move_node(m, sp)
+    }
+
     /// Add `cond` as a condition after the move of `unit`.
     fn attach_then(&mut self, unit: FilterId, cond: FilterId) -> FilterId {
         let sp = Self::join(self.ir.span(unit), self.ir.span(cond));
@@ -2188,6 +2206,7 @@ impl<'s> Parser<'s> {
                     units.push(l);
                 }
             }
+            let item = self.fold_move_intersection(item);
             let item = self.maybe_triple_slash(item)?;
             let quantified = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
                 || (self.at_sym(Sym::LBrace) && matches!(self.peek_at(1).tok, Tok::Number(_)));
