@@ -140,6 +140,9 @@ pub struct Ctx<'a> {
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
     pub path_now: Option<super::path::PathNow>,
+    /// Positions inside paths already found by a `nestban` path (keyed by the path filter
+    /// and its focus): no new path of that filter starts there.
+    pub path_covered: std::collections::HashSet<(FilterId, [u64; 4], NodeId)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
 }
@@ -242,6 +245,7 @@ impl<'a> Ctx<'a> {
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
             path_now: None,
+            path_covered: Default::default(),
         }
     }
 
@@ -847,7 +851,7 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             Filter::Line { params, body } => return self.line(*params, *body, at),
-            Filter::Path { params, focus, best, body } => return self.path(*params, *focus, *best, *body, at),
+            Filter::Path { params, focus, best, body } => return self.path(f, *params, *focus, *best, *body, at),
             Filter::PathStatus(what) => self.path_status(*what),
             Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))

@@ -104,6 +104,7 @@ impl<'a> Ctx<'a> {
     /// Evaluate `path` at a position.
     pub(super) fn path(
         &mut self,
+        id: FilterId,
         params: PathParams,
         focus: Option<FilterId>,
         best: Option<FilterId>,
@@ -123,6 +124,10 @@ impl<'a> Ctx<'a> {
                 Some(set)
             }
         };
+        let ban_key = focus.map_or([u64::MAX; 4], |f| f.ids);
+        if params.nest_ban && self.path_covered.contains(&(id, ban_key, start)) {
+            return Ok(None);
+        }
         let outer = self.path_now;
         let mark = self.out.mark();
         let mut s = Search { params, focus, best, start, mark, finals: Vec::new(), frames: 0, done: false };
@@ -158,6 +163,17 @@ impl<'a> Ctx<'a> {
                 let route = self.piece_route(start, reach.node, &focus);
                 if !route.is_empty() {
                     self.out.comments.push((reach.node, route));
+                }
+            }
+        }
+        if params.nest_ban {
+            // Ban the positions after the start up to the end from starting this path again.
+            let mut cur = reach.node;
+            while cur != start {
+                self.path_covered.insert((id, ban_key, cur));
+                match self.game.node(cur).parent {
+                    Some(p) => cur = p,
+                    None => break,
                 }
             }
         }
