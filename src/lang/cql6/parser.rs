@@ -2126,7 +2126,12 @@ impl<'s> Parser<'s> {
                 self.add(Filter::Move(m), sp)
             }
             Filter::And(mut v) => {
-                if let Some(i) = v.iter().rposition(|&x| matches!(self.ir.get(x), Filter::Move(_))) {
+                let holds_move = |p: &Self, x: FilterId| match p.ir.get(x) {
+                    Filter::Move(_) => true,
+                    Filter::And(w) => w.iter().any(|&y| matches!(p.ir.get(y), Filter::Move(_))),
+                    _ => false,
+                };
+                if let Some(i) = v.iter().rposition(|&x| holds_move(self, x)) {
                     v[i] = self.attach_then(v[i], cond);
                     self.add(Filter::And(v), sp)
                 } else {
