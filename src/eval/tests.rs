@@ -698,3 +698,29 @@ fn path_nestban_starts_no_path_inside_a_found_one() {
     assert!(all.positions.contains(&line[1]));
     assert_eq!(banned.positions, vec![NodeId::ROOT]);
 }
+
+#[test]
+fn if_without_else_matches_when_its_condition_fails() {
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial if check false", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    let m = run_script("cql() initial if not check false", &game);
+    assert!(!m.matched);
+}
+
+#[test]
+fn while_regex_runs_once_per_match() {
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial Count=0 while (\"RBNQ\" ~~ \".\") Count+=1 Count==4", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+}
+
+#[test]
+fn dash_target_gives_the_value() {
+    // `♙――e4(from)` is the square the pawn left; `◭T=…――(from)` holds that pawn.
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial (♙――e4(from)) == e2", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    let m = run_script("cql() initial ◭Mover=♙――e4(from) Mover == e2", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+}
