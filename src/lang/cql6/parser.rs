@@ -266,6 +266,8 @@ pub struct Parser<'s> {
     functions: HashMap<String, Function>,
     declared: HashSet<String>,
     in_sequence: bool,
+    /// Column of the `⊢` of the path being parsed (see [`Parser::path_stops`]).
+    path_column: usize,
 }
 
 type PResult<T> = Result<T, ()>;
@@ -286,6 +288,7 @@ impl<'s> Parser<'s> {
             functions: HashMap::new(),
             declared,
             in_sequence: false,
+            path_column: 0,
         }
     }
 
@@ -2169,12 +2172,13 @@ impl<'s> Parser<'s> {
             | Tok::Sym(Sym::Path)
             | Tok::Sym(Sym::LineForward) => true,
             Tok::Word(w) => {
-                // An assignment that starts a new line ends the path (`⊢ … \n N+=1`);
-                // one on the line of a move belongs to it (`♘――□ S=to`).
+                // An assignment, `find` or `echo` that starts a new line no further right than
+                // the `⊢` ends the path (`if ⊢ … \n N+=1`; `⊢◎T1 ―― x=to …` then `find{…}`
+                // searches from the path's start); one on the line of a move, or indented
+                // under the path, belongs to it (`♘――□ S=to`, `⊢ ♛―― \n    pinned=pin …`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
-                // So does a `find` starting a new line (observed: `⊢◎T1 ―― x=to …` then
-                // `find{…}` on its own line searches from the path's start, not its end).
-                ((is_assign(&self.peek_at(1).tok) || w == "find") && new_line)
+                let outdented = self.column(self.peek().span) <= self.path_column;
+                ((is_assign(&self.peek_at(1).tok) || w == "find" || w == "echo") && new_line && outdented)
                     || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
             }
             _ => false,
@@ -2252,11 +2256,26 @@ impl<'s> Parser<'s> {
         Ok(units)
     }
 
+    /// The column (in characters) where a span starts.
+    fn column(&self, sp: Span) -> usize {
+        let Some(before) = self.src.get(..sp.start as usize) else { return 0 };
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        before.get(line_start..).map_or(0, |t| t.chars().count())
+    }
+
     /// `⊢ [params] constituents…` (CQL 6.2 path). Each move constituent (with the plain
     /// filters written after it, which are tested at the position the move reaches) consumes
     /// one move of the focused pieces; plain filters before the first move are tested at the
     /// starting position.
     fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
+        let column = self.column(sp);
+        let saved_column = std::mem::replace(&mut self.path_column, column);
+        let r = self.parse_path_inner(sp);
+        self.path_column = saved_column;
+        r
+    }
+
+    fn parse_path_inner(&mut self, sp: Span) -> PResult<FilterId> {
         let mut params = PathParams::default();
         let mut focus = None;
         let mut best = None;
