@@ -2256,11 +2256,12 @@ impl<'s> Parser<'s> {
         Ok(units)
     }
 
-    /// The column (in characters) where a span starts.
+    /// The column where a span starts (tabs stop every 8 columns).
     fn column(&self, sp: Span) -> usize {
         let Some(before) = self.src.get(..sp.start as usize) else { return 0 };
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        before.get(line_start..).map_or(0, |t| t.chars().count())
+        let text = before.get(line_start..).unwrap_or("");
+        text.chars().fold(0, |col, c| if c == '\t' { (col / 8 + 1) * 8 } else { col + 1 })
     }
 
     /// `⊢ [params] constituents…` (CQL 6.2 path). Each move constituent (with the plain
