@@ -326,7 +326,11 @@ impl<'a> Ctx<'a> {
             let mut later: Vec<(NodeId, u32)> = Vec::new();
             for &c in kids {
                 if !self.focused_move(n, c, s.focus.as_ref()) {
-                    later.push((c, skipped + 1));
+                    // Moves of other pieces are skipped only once the path has begun: its
+                    // first move is a move of the focus.
+                    if r.count > 0 {
+                        later.push((c, skipped + 1));
+                    }
                     continue;
                 }
                 let reach = Reach { node: c, count: r.count + 1, unfocused: r.unfocused + skipped };

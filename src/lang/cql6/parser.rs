@@ -2172,14 +2172,15 @@ impl<'s> Parser<'s> {
             | Tok::Sym(Sym::Path)
             | Tok::Sym(Sym::LineForward) => true,
             Tok::Word(w) => {
-                // An assignment, `find` or `echo` that starts a new line no further right than
+                // An assignment, `find`, `echo` or `sort` that starts a new line no further right than
                 // the `⊢` ends the path (`if ⊢ … \n N+=1`; `⊢◎T1 ―― x=to …` then `find{…}`
                 // searches from the path's start); one on the line of a move, or indented
                 // under the path, belongs to it (`♘――□ S=to`, `⊢ ♛―― \n    pinned=pin …`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
                 let outdented = self.column(self.peek().span) <= self.path_column;
-                ((is_assign(&self.peek_at(1).tok) || w == "find" || w == "echo") && new_line && outdented)
-                    || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
+                let top_level = is_assign(&self.peek_at(1).tok) || matches!(w.as_str(), "find" | "echo" | "sort");
+                (top_level && new_line && outdented)
+                    || matches!(w.as_str(), "function" | "then" | "else" | "path")
             }
             _ => false,
         }
