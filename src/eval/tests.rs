@@ -635,23 +635,27 @@ fn piece_seen_in_another_position_is_its_square_there() {
 fn path_focus_skips_moves_of_other_pieces() {
     let mut b = GameBuilder::new(None);
     let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
-    // Two moves of the king's knight: from the start, with 1.e4 e5 skipped over.
+    // Two moves of the king's knight, with 2...Nc6 skipped over. The path begins with a move
+    // of the focus, so it starts just before 2.Nf3, not earlier.
     let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5", &b.game);
-    assert_eq!(m.positions, vec![NodeId::ROOT, line[0], line[1]]);
+    assert_eq!(m.positions, vec![line[1]]);
+    // Without a focus every move counts: no skipping.
+    let m = run_script("cql() ⊢ ♘――f3 ♘――g5", &b.game);
+    assert!(!m.matched);
 }
 
 #[test]
 fn path_value_counts_focused_moves_and_max_scores_the_skipped_ones() {
     let mut b = GameBuilder::new(None);
     let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
-    // Value: the knight's moves (2); `max pathcountunfocused`: the moves skipped (e4, e5, Nc6).
+    // Value: the knight's moves (2); `max pathcountunfocused`: the moves skipped (Nc6).
     let m = run_script("cql() (⊢◎♘g1 ――f3 ――g5) == 2", &b.game);
-    assert_eq!(m.positions, vec![NodeId::ROOT, line[0], line[1]]);
-    let m = run_script("cql() (⊢◎♘g1 max pathcountunfocused ――f3 ――g5) == 3", &b.game);
-    assert_eq!(m.positions, vec![NodeId::ROOT]);
-    // The longest path wins: three knight moves from the start.
-    let m = run_script("cql() initial (⊢◎♘g1 ――+) == 3", &b.game);
-    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    assert_eq!(m.positions, vec![line[1]]);
+    let m = run_script("cql() (⊢◎♘g1 max pathcountunfocused ――f3 ――g5) == 1", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+    // The longest path wins: three knight moves from just before 2.Nf3.
+    let m = run_script("cql() (⊢◎♘g1 ――+) == 3", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
 }
 
 #[test]
@@ -674,15 +678,15 @@ fn path_status_and_piecepath() {
     let mut b = GameBuilder::new(None);
     let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
     // `pathstart` is the position the path started from: the pawn was still on e2 there.
-    let m = run_script("cql() initial ⊢◎♘g1 ――f3 ――g5 pathstart:♙e2", &b.game);
-    assert!(m.matched);
-    let m = run_script("cql() initial ⊢◎♘g1 ――f3 ――g5 pathstart:♙e4", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e5", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e7", &b.game);
     assert!(!m.matched);
     // `piecepath` comments the knight's route at the end of the path.
-    let m = run_script("cql() initial ⊢◎♘g1 piecepath ――f3 ――g5 ――f3", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 piecepath ――f3 ――g5 ――f3", &b.game);
     assert!(m.comments.contains(&(line[6], "Ng1-f3-g5-f3".to_string())), "{:?}", m.comments);
     // A path's `pathcount` inside its constituents counts the moves made so far.
-    let m = run_script("cql() initial ⊢◎♘g1 ――f3 pathcount == 1 ――g5 pathcount == 2", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 pathcount == 1 ――g5 pathcount == 2", &b.game);
     assert!(m.matched);
 }
 
