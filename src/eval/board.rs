@@ -155,12 +155,13 @@ pub fn attack_chain(board: &Board, sets: &[Bitboard], value_is_last: bool) -> Bi
     for start in links[0] & occupied {
         let Some(role) = board.role_at(start) else { continue };
         'direction: for d in deltas(slider_dirs(role)) {
-            // Each intermediate link is the next piece along the line.
+            // Each intermediate link is the next piece along the line, or an empty square of
+            // the link before it (`to→pathstart:V→from`: the square a moved piece left).
             let mut cur = start;
             for link in &links[1..] {
                 let mut next = step(cur, d);
                 while let Some(sq) = next {
-                    if occupied.contains(sq) {
+                    if occupied.contains(sq) || link.contains(sq) {
                         break;
                     }
                     next = step(sq, d);

@@ -77,6 +77,24 @@ impl Out {
     pub fn mark(&self) -> Mark {
         Mark([self.comments.len(), self.sorts.len(), self.tags.len(), self.messages.len(), self.removed.len()])
     }
+    /// A copy of everything written since `mark`.
+    pub fn since(&self, mark: Mark) -> Out {
+        Out {
+            comments: self.comments.get(mark.0[0]..).unwrap_or_default().to_vec(),
+            sorts: self.sorts.get(mark.0[1]..).unwrap_or_default().to_vec(),
+            tags: self.tags.get(mark.0[2]..).unwrap_or_default().to_vec(),
+            messages: self.messages.get(mark.0[3]..).unwrap_or_default().to_vec(),
+            removed: self.removed.get(mark.0[4]..).unwrap_or_default().to_vec(),
+        }
+    }
+    /// Add the output held in `other` after this one's.
+    pub fn append(&mut self, other: Out) {
+        self.comments.extend(other.comments);
+        self.sorts.extend(other.sorts);
+        self.tags.extend(other.tags);
+        self.messages.extend(other.messages);
+        self.removed.extend(other.removed);
+    }
     /// Drop everything written since `mark`.
     pub fn rollback(&mut self, mark: Mark) {
         self.comments.truncate(mark.0[0]);
@@ -119,6 +137,12 @@ pub struct Ctx<'a> {
     /// When set, the next `move next` filter evaluated looks only at the move into this child
     /// (a path testing one continuation at a time); taken (cleared) by that filter.
     pub only_child: Option<NodeId>,
+    /// The path being matched by a `path` filter (or the last one matched), for
+    /// `pathcount`, `pathstart` and the other path status filters.
+    pub path_now: Option<super::path::PathNow>,
+    /// Positions inside paths already found by a `nestban` path (keyed by the path filter
+    /// and its focus): no new path of that filter starts there.
+    pub path_covered: std::collections::HashSet<(FilterId, [u64; 4], NodeId)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
 }
@@ -220,6 +244,8 @@ impl<'a> Ctx<'a> {
             variations: q.ir.settings.variations,
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
+            path_now: None,
+            path_covered: Default::default(),
         }
     }
 
@@ -363,7 +389,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A value as a number (sets are counted, positions by id).
-    fn as_number(&self, v: &Value, at: Loc) -> Option<i64> {
+    pub(super) fn as_number(&self, v: &Value, at: Loc) -> Option<i64> {
         match v {
             Value::Number(n) => Some(*n),
             Value::Set(b) => Some(b.count() as i64),
@@ -682,7 +708,9 @@ impl<'a> Ctx<'a> {
                 } else if let Some(o) = otherwise {
                     self.eval(*o, at, vm)?
                 } else {
-                    None
+                    // CQL 6.2: without `else`, an `if` whose condition fails still matches
+                    // (`if {⊢♟――=♗ ♙――=♗} N+=1` then `if … N+=1` for the next type).
+                    Some(Value::None)
                 }
             }
             Filter::CountMatching(items) => {
@@ -826,6 +854,8 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             Filter::Line { params, body } => return self.line(*params, *body, at),
+            Filter::Path { params, focus, best, body } => return self.path(f, *params, *focus, *best, *body, at),
+            Filter::PathStatus(what) => self.path_status(*what),
             Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))
             }
@@ -850,6 +880,19 @@ impl<'a> Ctx<'a> {
                             Some(b) => Value::Set(b),
                             None => return Ok(None),
                         }
+                    }
+                    // `piece T = S` (`◭T=S`): the piece standing on the one square of S, followed
+                    // from then on by its identity.
+                    None if matches!(new, Value::Set(_))
+                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
+                    {
+                        let Value::Set(b) = new else { return Ok(None) };
+                        let Some(sq) = b.single_square() else { return Ok(None) };
+                        let id = self.ids(at).at(sq);
+                        if id == 0 {
+                            return Ok(None);
+                        }
+                        Value::Piece(id)
                     }
                     None => new,
                     Some(op) => {
@@ -932,6 +975,22 @@ impl<'a> Ctx<'a> {
                 }
             }
             Filter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
+            Filter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
+                // `while (S ~~ R)` runs the body once per successive match of R in S.
+                let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
+                let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
+                let Some(Some(re)) = self.q.regexes.get(c.0 as usize) else {
+                    return Err(internal("regular expression not compiled"));
+                };
+                for (n, caps) in re.captures_iter(&text).enumerate() {
+                    if n as u64 >= WHILE_LIMIT {
+                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                    }
+                    self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                    self.test(*body, at)?;
+                }
+                Some(Value::None)
+            }
             Filter::While { cond, body } => {
                 let mut n: u64 = 0;
                 loop {
@@ -1187,6 +1246,8 @@ impl<'a> Ctx<'a> {
         let mut count: i64 = 0;
         let mut from_acc = Bitboard::EMPTY;
         let mut to_acc = Bitboard::EMPTY;
+        // The target filter's value after the first matching move (`MoveValue::Then`).
+        let mut target: Option<Value> = None;
         let mut record = |f: Option<&MoveFacts>| {
             count += 1;
             if let Some(f) = f {
@@ -1254,8 +1315,9 @@ impl<'a> Ctx<'a> {
                         continue;
                     }
                     if let Some(t) = mf.then {
-                        if !self.test(t, child)? {
-                            continue;
+                        let Some(v) = self.eval(t, child, false)? else { continue };
+                        if target.is_none() {
+                            target = self.as_set(&v, child).map(Value::Set).or(Some(v));
                         }
                     }
                     record(f.as_ref());
@@ -1289,18 +1351,26 @@ impl<'a> Ctx<'a> {
                             played: m,
                         });
                         let idx = (self.temps.len() - 1) as u32;
-                        let ok = self.test(t, Loc::Temp(idx));
+                        let v = self.eval(t, Loc::Temp(idx), false);
+                        let v = v.map(|v| v.map(|v| self.as_set(&v, Loc::Temp(idx)).map(Value::Set).unwrap_or(v)));
                         self.temps.pop();
-                        if !ok? {
-                            continue;
+                        let Some(v) = v? else { continue };
+                        if target.is_none() {
+                            target = Some(v);
                         }
                     }
                     record(Some(&f));
                 }
             }
         }
+        drop(record);
         if mf.value == MoveValue::Count {
             return Ok(Some(Value::Number(count)));
+        }
+        if mf.value == MoveValue::Then && count > 0 {
+            if let Some(v) = target.filter(|v| !matches!(v, Value::None)) {
+                return Ok(Some(v));
+            }
         }
         if count == 0 {
             return Ok(None);

@@ -65,7 +65,7 @@ impl<'a> Ctx<'a> {
 
     /// Is this path constituent a move (`move next`, alone or together with conditions on the
     /// position it starts from and `///` comments)?
-    fn is_path_move(&self, item: FilterId) -> bool {
+    pub(super) fn is_path_move(&self, item: FilterId) -> bool {
         match self.ir.get(item) {
             Filter::Move(mf) => mf.source == MoveSource::Next,
             Filter::And(v) => v.iter().any(|&l| self.is_path_move(l)),

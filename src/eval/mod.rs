@@ -11,6 +11,7 @@ mod engine;
 pub mod finale;
 mod line;
 mod moves;
+mod path;
 mod value;
 pub mod yacpdb;
 

@@ -644,3 +644,103 @@ fn piece_seen_in_another_position_is_its_square_there() {
     let m = run_script("cql() piece $p in Bc4 parent:$p == c4", &game);
     assert_eq!(m.positions, vec![line[3], line[4], line[5], line[6]]);
 }
+
+// ----- path (`⊢`) ------------------------------------------------------------
+
+#[test]
+fn path_focus_skips_moves_of_other_pieces() {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    // Two moves of the king's knight, with 2...Nc6 skipped over. The path begins with a move
+    // of the focus, so it starts just before 2.Nf3, not earlier.
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+    // Without a focus every move counts: no skipping.
+    let m = run_script("cql() ⊢ ♘――f3 ♘――g5", &b.game);
+    assert!(!m.matched);
+}
+
+#[test]
+fn path_value_counts_focused_moves_and_max_scores_the_skipped_ones() {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    // Value: the knight's moves (2); `max pathcountunfocused`: the moves skipped (Nc6).
+    let m = run_script("cql() (⊢◎♘g1 ――f3 ――g5) == 2", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+    let m = run_script("cql() (⊢◎♘g1 max pathcountunfocused ――f3 ――g5) == 1", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+    // The longest path wins: three knight moves from just before 2.Nf3.
+    let m = run_script("cql() (⊢◎♘g1 ――+) == 3", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+}
+
+#[test]
+fn path_variables_follow_each_path_on_its_own() {
+    // Main 1.e4 d5, variation 1.d4 e5: no black reply is on the file of White's pawn move,
+    // although each file occurs in some line. Main 1.e4 e5, variation 1.d4 d5: both are.
+    let script = "cql(variations) initial ⊢ ♙―― F=file to ♟―― file to == F";
+    let mut crossed = GameBuilder::new(None);
+    crossed.line(NodeId::ROOT, &["e4", "d5"]);
+    crossed.line(NodeId::ROOT, &["d4", "e5"]);
+    assert!(!run_script(script, &crossed.game).matched);
+    let mut mirrored = GameBuilder::new(None);
+    mirrored.line(NodeId::ROOT, &["e4", "e5"]);
+    mirrored.line(NodeId::ROOT, &["d4", "d5"]);
+    assert!(run_script(script, &mirrored.game).matched);
+}
+
+#[test]
+fn path_status_and_piecepath() {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    // `pathstart` is the position the path started from: the pawn was still on e2 there.
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e5", &b.game);
+    assert_eq!(m.positions, vec![line[1]]);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e7", &b.game);
+    assert!(!m.matched);
+    // `piecepath` comments the knight's route at the end of the path.
+    let m = run_script("cql() ⊢◎♘g1 piecepath ――f3 ――g5 ――f3", &b.game);
+    assert!(m.comments.contains(&(line[6], "Ng1-f3-g5-f3".to_string())), "{:?}", m.comments);
+    // A path's `pathcount` inside its constituents counts the moves made so far.
+    let m = run_script("cql() ⊢◎♘g1 ――f3 pathcount == 1 ――g5 pathcount == 2", &b.game);
+    assert!(m.matched);
+}
+
+#[test]
+fn path_nestban_starts_no_path_inside_a_found_one() {
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["Nf3", "e5", "Ng5", "d6", "Nh3", "c6", "Ng5", "a6", "Nf3", "h6", "Ng1"]);
+    // The knight's round trip g1-f3-g5-h3-g5-f3-g1 is found from the start, and the shorter
+    // f3-g5-h3-g5-f3 from inside it; nestban keeps only the first.
+    let round = "⊢◎♘ ――~pathstart:♘∩□ {2,} ――pathstart:♘∩□";
+    let all = run_script(&format!("cql() {round}"), &b.game);
+    let banned = run_script(&format!("cql() {}", round.replace("◎♘", "◎♘ nestban")), &b.game);
+    assert!(all.positions.contains(&line[1]));
+    assert_eq!(banned.positions, vec![NodeId::ROOT]);
+}
+
+#[test]
+fn if_without_else_matches_when_its_condition_fails() {
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial if check false", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    let m = run_script("cql() initial if not check false", &game);
+    assert!(!m.matched);
+}
+
+#[test]
+fn while_regex_runs_once_per_match() {
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial Count=0 while (\"RBNQ\" ~~ \".\") Count+=1 Count==4", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+}
+
+#[test]
+fn dash_target_gives_the_value() {
+    // `♙――e4(from)` is the square the pawn left; `◭T=…――(from)` holds that pawn.
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial (♙――e4(from)) == e2", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+    let m = run_script("cql() initial ◭Mover=♙――e4(from) Mover == e2", &game);
+    assert_eq!(m.positions, vec![NodeId::ROOT]);
+}

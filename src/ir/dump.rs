@@ -310,6 +310,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 MoveValue::To => {}
                 MoveValue::From => text.push_str(" (value: from)"),
                 MoveValue::Count => text.push_str(" (value: count)"),
+                MoveValue::Then => text.push_str(" (value: target)"),
             }
             text
         }
@@ -349,6 +350,29 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
+        Filter::Path { params, focus, best, .. } => {
+            let mut text = String::from("Path");
+            for (on, word) in [
+                (focus.is_some(), "focus"),
+                (params.focus_capture, "capture"),
+                (best.is_some() && !params.minimize, "max"),
+                (best.is_some() && params.minimize, "min"),
+                (params.keep_all_best, "keepallbest"),
+                (params.piece_path, "piecepath"),
+                (params.first_match, "firstmatch"),
+                (params.last_position, "lastposition"),
+                (params.nest_ban, "nestban"),
+                (params.primary, "primary"),
+                (params.secondary, "secondary"),
+                (params.quiet, "quiet"),
+            ] {
+                if on {
+                    let _ = write!(text, " {word}");
+                }
+            }
+            text
+        }
+        Filter::PathStatus(status) => format!("PathStatus {}", lower(status)),
         Filter::SeqRepeat { min, max, .. } => {
             if *max == u32::MAX {
                 format!("SeqRepeat {{{min},}}")

@@ -245,6 +245,9 @@ pub enum MoveValue {
     From,
     /// The number of matching moves (`countmoves`).
     Count,
+    /// The value of the target filter `(F)` after the first matching move (`――(from)` is
+    /// the square the moving piece left); the destination squares when `F` has no value.
+    Then,
 }
 
 /// A move filter: CQL 6.2 `X――Y`, `X×Y`, `――=♖`, `o-o`, and the 6.0 `move` filter.
@@ -486,6 +489,45 @@ pub struct LineParams {
     /// conditions before it) is tested against each single continuation, and the line goes on
     /// along the continuation whose move matched, not along any other one.
     pub follow_moves: bool,
+}
+
+/// Parameters of a CQL 6.2 `path` (`⊢`) filter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PathParams {
+    /// `focus capture S`: a move that captures a focused piece counts as a move of the focus.
+    pub focus_capture: bool,
+    /// `keepallbest`: keep the output (comments …) of every best path, not only the first.
+    pub keep_all_best: bool,
+    /// `piecepath`: comment the route of the focused piece along the best path.
+    pub piece_path: bool,
+    /// `min F` instead of `max F`: the best path is the one whose `F` is smallest.
+    pub minimize: bool,
+    /// `nestban`
+    pub nest_ban: bool,
+    /// `firstmatch`
+    pub first_match: bool,
+    /// `lastposition`: the value is the last position of the best path.
+    pub last_position: bool,
+    /// `primary`: follow main continuations only.
+    pub primary: bool,
+    /// `secondary`: follow variations only.
+    pub secondary: bool,
+    /// `quiet`: no automatic comments.
+    pub quiet: bool,
+}
+
+/// What a path status filter reports about the path being matched (inside its
+/// constituents) or the last path matched (after it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PathStatus {
+    /// `pathcount`: moves of the focus made along the path so far.
+    Count,
+    /// `pathcountunfocused`: moves of other pieces skipped over along the path so far.
+    CountUnfocused,
+    /// `pathstart`: the position the path started from.
+    Start,
+    /// `pathlastposition`: the position the path has reached.
+    LastPosition,
 }
 
 /// One typed filter node. Each variant says what it means in chess terms and how it
@@ -733,6 +775,25 @@ pub enum Filter {
         /// The constituents (made of `Seq*` nodes and plain filters).
         body: FilterId,
     },
+    /// `⊢ [params] constituents` (CQL 6.2 `path`): a chain of moves from this position.
+    /// A move constituent (`――`, `X――Y`, `×` …) consumes one move of the focused pieces
+    /// (moves of other pieces before it are skipped), any other constituent is tested at the
+    /// position reached. Value: the number of focused moves of the best path (or the value
+    /// of `max F`, or the last position with `lastposition`).
+    Path {
+        /// Options.
+        params: PathParams,
+        /// `focus S` / `◎S`: the pieces standing on `S` at the start; `None` = every move counts.
+        focus: Option<FilterId>,
+        /// `max F` / `min F`: numeric filter evaluated at the end of each candidate path;
+        /// the best path maximises (minimises) it. `None`: the longest path is best.
+        best: Option<FilterId>,
+        /// The constituents (made of `Seq*` nodes, move filters and plain filters).
+        body: FilterId,
+    },
+    /// A path status filter (`pathcount`, `pathcountunfocused`, `pathstart`,
+    /// `pathlastposition`).
+    PathStatus(PathStatus),
     /// A sequence constituent list (for `line`, `path`, legacy `:sequence`).
     SeqConcat(Vec<FilterId>),
     /// A repeated constituent `F{min,max}` (`*` = 0..∞, `+` = 1..∞, `?` = 0..1).

@@ -590,6 +590,8 @@ impl Normalizer {
                     | Filter::RegexGroup(_)
                     | Filter::While { .. }
                     | Filter::Line { .. }
+                    | Filter::Path { .. }
+                    | Filter::PathStatus(_)
                     | Filter::IsBound(_)
             )
             || children(node).into_iter().any(|c| self.is_impure(ir, c, depth + 1));
@@ -643,6 +645,7 @@ impl Normalizer {
                 node,
                 Filter::Find { .. }
                     | Filter::Line { .. }
+                    | Filter::Path { .. }
                     | Filter::Echo { .. }
                     | Filter::SquareIter { .. }
                     | Filter::PieceIter { .. }

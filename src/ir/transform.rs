@@ -348,6 +348,9 @@ fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result
         Filter::Lca(a, b) => Filter::Lca(f(*a)?, f(*b)?),
         Filter::Distance(a, b) => Filter::Distance(f(*a)?, f(*b)?),
         Filter::Line { params, body } => Filter::Line { params: *params, body: f(*body)? },
+        Filter::Path { params, focus, best, body } => {
+            Filter::Path { params: *params, focus: opt(focus, &mut f)?, best: opt(best, &mut f)?, body: f(*body)? }
+        }
         Filter::SeqRepeat { body, min, max } => Filter::SeqRepeat { body: f(*body)?, min: *min, max: *max },
         Filter::Echo { source, target, in_all, body } => {
             Filter::Echo { source: *source, target: *target, in_all: *in_all, body: f(*body)? }
@@ -485,6 +488,15 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         Filter::AtPosition { body, .. } => sub(*body),
         Filter::Tree(_) | Filter::Child(_) | Filter::Lca(..) => ValueType::Position,
         Filter::Distance(..) | Filter::Depth | Filter::PositionId => ValueType::Number,
+        Filter::Path { params, .. } => {
+            if params.last_position {
+                ValueType::Position
+            } else {
+                ValueType::Number
+            }
+        }
+        Filter::PathStatus(crate::ir::PathStatus::Start | crate::ir::PathStatus::LastPosition) => ValueType::Position,
+        Filter::PathStatus(_) => ValueType::Number,
         Filter::Line { params, .. } => {
             if params.last_position {
                 ValueType::Position

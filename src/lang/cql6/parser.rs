@@ -132,6 +132,10 @@ pub const KEYWORDS: &[&str] = &[
     "parent",
     "passedpawns",
     "path",
+    "pathcount",
+    "pathcountunfocused",
+    "pathlastposition",
+    "pathstart",
     "persistent",
     "piece",
     "pieceid",
@@ -265,6 +269,8 @@ pub struct Parser<'s> {
     functions: HashMap<String, Function>,
     declared: HashSet<String>,
     in_sequence: bool,
+    /// Column of the `⊢` of the path being parsed (see [`Parser::path_stops`]).
+    path_column: usize,
 }
 
 type PResult<T> = Result<T, ()>;
@@ -285,6 +291,7 @@ impl<'s> Parser<'s> {
             functions: HashMap::new(),
             declared,
             in_sequence: false,
+            path_column: 0,
         }
     }
 
@@ -1176,6 +1183,8 @@ impl<'s> Parser<'s> {
                         Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
                         None => cond,
                     });
+                    // The value of `X――Y(F)` is the value of its target F.
+                    m.value = MoveValue::Then;
                     sp = Self::join(sp, self.toks[self.pos - 1].span);
                 }
             } else {
@@ -1344,6 +1353,10 @@ impl<'s> Parser<'s> {
             "isolatedpawns" => state(Filter::PawnStructure(PawnStructure::Isolated)),
             "connectedpawns" => state(Filter::PawnStructure(PawnStructure::Connected)),
             "parent" => state(Filter::Tree(TreeStep::Parent)),
+            "pathcount" => state(Filter::PathStatus(PathStatus::Count)),
+            "pathcountunfocused" => state(Filter::PathStatus(PathStatus::CountUnfocused)),
+            "pathstart" => state(Filter::PathStatus(PathStatus::Start)),
+            "pathlastposition" => state(Filter::PathStatus(PathStatus::LastPosition)),
             "initialposition" => state(Filter::Tree(TreeStep::Initial)),
             "currentposition" => state(Filter::Tree(TreeStep::Current)),
             "lastposition" => state(Filter::Tree(TreeStep::Last)),
@@ -2089,6 +2102,24 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// `――X∩S` in a path (parsed as `(――X)∩S`, the destination squares of the move that are
+    /// in S) is the move `――(X∩S)`, so that it stays a move constituent.
+    fn fold_move_intersection(&mut self, item: FilterId) -> FilterId {
+        let Filter::Intersection(parts) = self.ir.get(item).clone() else { return item };
+        let Some((&first, rest)) = parts.split_first() else { return item };
+        let Filter::Move(m) = self.ir.get(first).clone() else { return item };
+        if m.value != MoveValue::To || m.source != MoveSource::Next || rest.iter().any(|&r| self.is_move(r)) {
+            return item;
+        }
+        let sp = self.ir.span(item);
+        let mut sets: Vec<FilterId> = m.to.into_iter().collect();
+        sets.extend_from_slice(rest);
+        let to = if sets.len() == 1 { sets[0] } else { self.add(Filter::Intersection(sets), sp) };
+        let mut m = *m;
+        m.to = Some(to);
+        self.move_node(m, sp)
+    }
+
     /// Add `cond` as a condition after the move of `unit`.
     fn attach_then(&mut self, unit: FilterId, cond: FilterId) -> FilterId {
         let sp = Self::join(self.ir.span(unit), self.ir.span(cond));
@@ -2101,7 +2132,12 @@ impl<'s> Parser<'s> {
                 self.add(Filter::Move(m), sp)
             }
             Filter::And(mut v) => {
-                if let Some(i) = v.iter().rposition(|&x| matches!(self.ir.get(x), Filter::Move(_))) {
+                let holds_move = |p: &Self, x: FilterId| match p.ir.get(x) {
+                    Filter::Move(_) => true,
+                    Filter::And(w) => w.iter().any(|&y| matches!(p.ir.get(y), Filter::Move(_))),
+                    _ => false,
+                };
+                if let Some(i) = v.iter().rposition(|&x| holds_move(self, x)) {
                     v[i] = self.attach_then(v[i], cond);
                     self.add(Filter::And(v), sp)
                 } else {
@@ -2139,11 +2175,15 @@ impl<'s> Parser<'s> {
             | Tok::Sym(Sym::Path)
             | Tok::Sym(Sym::LineForward) => true,
             Tok::Word(w) => {
-                // An assignment that starts a new line ends the path (`⊢ … \n N+=1`);
-                // one on the line of a move belongs to it (`♘――□ S=to`).
+                // An assignment, `find`, `echo` or `sort` that starts a new line no further right than
+                // the `⊢` ends the path (`if ⊢ … \n N+=1`; `⊢◎T1 ―― x=to …` then `find{…}`
+                // searches from the path's start); one on the line of a move, or indented
+                // under the path, belongs to it (`♘――□ S=to`, `⊢ ♛―― \n    pinned=pin …`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
-                (is_assign(&self.peek_at(1).tok) && new_line)
-                    || matches!(w.as_str(), "function" | "sort" | "then" | "else" | "path")
+                let outdented = self.column(self.peek().span) <= self.path_column;
+                let top_level = is_assign(&self.peek_at(1).tok) || matches!(w.as_str(), "find" | "echo" | "sort");
+                (top_level && new_line && outdented)
+                    || matches!(w.as_str(), "function" | "then" | "else" | "path")
             }
             _ => false,
         }
@@ -2179,6 +2219,7 @@ impl<'s> Parser<'s> {
                     units.push(l);
                 }
             }
+            let item = self.fold_move_intersection(item);
             let item = self.maybe_triple_slash(item)?;
             let quantified = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
                 || (self.at_sym(Sym::LBrace) && matches!(self.peek_at(1).tok, Tok::Number(_)));
@@ -2219,16 +2260,36 @@ impl<'s> Parser<'s> {
         Ok(units)
     }
 
-    /// `⊢ [params] constituents…` (CQL 6.2 path). Approximated as a `line`: each move
-    /// constituent is one step of the line (the move from that position), plain
-    /// filters after a move become conditions on the position after it, and plain
-    /// filters before the first move are tested at the starting position.
+    /// The column where a span starts (tabs stop every 8 columns).
+    fn column(&self, sp: Span) -> usize {
+        let Some(before) = self.src.get(..sp.start as usize) else { return 0 };
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let text = before.get(line_start..).unwrap_or("");
+        text.chars().fold(0, |col, c| if c == '\t' { (col / 8 + 1) * 8 } else { col + 1 })
+    }
+
+    /// `⊢ [params] constituents…` (CQL 6.2 path). Each move constituent (with the plain
+    /// filters written after it, which are tested at the position the move reaches) consumes
+    /// one move of the focused pieces; plain filters before the first move are tested at the
+    /// starting position.
     fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut params = LineParams { follow_moves: true, ..LineParams::default() };
+        let column = self.column(sp);
+        let saved_column = std::mem::replace(&mut self.path_column, column);
+        let r = self.parse_path_inner(sp);
+        self.path_column = saved_column;
+        r
+    }
+
+    fn parse_path_inner(&mut self, sp: Span) -> PResult<FilterId> {
+        let mut params = PathParams::default();
+        let mut focus = None;
+        let mut best = None;
         loop {
             if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
-                // The focus set is not represented in the IR; read and drop it.
-                self.parse_expr(BP_UNION)?;
+                if self.eat_word("capture") {
+                    params.focus_capture = true;
+                }
+                focus = Some(self.parse_expr(BP_UNION)?);
                 continue;
             }
             let Tok::Word(w) = &self.peek().tok else { break };
@@ -2239,15 +2300,32 @@ impl<'s> Parser<'s> {
                 "quiet" => params.quiet = true,
                 "primary" => params.primary = true,
                 "secondary" => params.secondary = true,
-                "keepallbest" | "piecepath" => {}
-                "max" | "min" | "title" | "verbose" => {
-                    let s = self.span_here();
-                    self.error(format!("path parameter `{w}` is not supported"), s);
-                    return Err(());
+                "keepallbest" => params.keep_all_best = true,
+                "piecepath" => params.piece_path = true,
+                "verbose" => {}
+                "title" => {
+                    self.bump();
+                    if !matches!(self.peek().tok, Tok::Str(_)) {
+                        let s = self.span_here();
+                        self.error("expected a string after `title`", s);
+                        return Err(());
+                    }
+                    self.bump();
+                    continue;
+                }
+                "max" | "min" => {
+                    params.minimize = w == "min";
+                    self.bump();
+                    best = Some(self.parse_expr(BP_OR)?);
+                    continue;
                 }
                 _ => break,
             }
             self.bump();
+        }
+        if params.piece_path && focus.is_none() {
+            self.error("`piecepath` needs a focus (`focus S` or `◎S`)", sp);
+            return Err(());
         }
         let saved = std::mem::replace(&mut self.in_sequence, true);
         let items = self.parse_path_items();
@@ -2259,7 +2337,7 @@ impl<'s> Parser<'s> {
         }
         let end = self.toks[self.pos.saturating_sub(1)].span;
         let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
-        Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
+        Ok(self.add(Filter::Path { params, focus, best, body }, Self::join(sp, end)))
     }
 
     /// Inline a call of a user function by parsing its body with the argument tokens

@@ -395,7 +395,7 @@ fn sequences_lower_to_line() {
     assert!(matches!(ir.get(top(&ir)[0]), Filter::Line { params, .. } if params.backward));
     // Path: a plain filter after a move becomes the condition after that move.
     let ir = ok("cql() ⊢ ―― check{5,}");
-    let Filter::Line { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
+    let Filter::Path { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
     let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
     let Filter::SeqRepeat { body: unit, min: 5, max: u32::MAX } = ir.get(v[0]) else { panic!("{:?}", ir.get(v[0])) };
     assert_eq!(ir.get(the_move(&ir, *unit).then.unwrap()), &Filter::Check);
@@ -636,4 +636,23 @@ mod fuzz {
             let _ = to_unicode(&glued);
         }
     }
+}
+
+#[test]
+fn path_parameters_and_where_a_path_ends() {
+    let ir = ok("cql() ◭Mover∊♖ sort \"n\" ⊢◎capture Mover max pathcountunfocused≥2 keepallbest nestban ―― ――");
+    let text = crate::ir::dump::dump(&ir);
+    assert!(text.contains("Path focus capture max keepallbest nestban"), "{text}");
+    assert!(text.contains("PathStatus countunfocused"), "{text}");
+    // `piecepath` needs a focus.
+    assert!(crate::lang::cql6::parse("cql() ⊢ piecepath ――").is_err());
+    // An assignment, `find` or `echo` on a new line no further right than `⊢` ends the path;
+    // an indented one belongs to it.
+    let ir = ok("cql()\n⊢ ――\nCount=1");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::Path { .. }));
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::Assign { .. }));
+    let indented = crate::ir::dump::dump(&ok("cql()\n⊢ ――\n\tCount=1"));
+    assert!(indented.contains("then: Assign"), "{indented}");
+    let ir = ok("cql()\n⊢ ――\nfind check");
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { .. }));
 }

@@ -1,0 +1,473 @@
+//! CQL 6.2 `path` (`⊢`): chains of moves of chosen pieces through the game tree.
+//!
+//! Takes in: a `Path` filter's parameters, its focus (a set of squares turned into piece
+//! identities at the start), its optional `max`/`min` objective and its constituents
+//! (`SeqConcat`, `SeqRepeat`, `SeqAlt`, move constituents and plain filters). Gives out: the
+//! value of the best path found from the current position (its number of focused moves, the
+//! objective's value, or its last position), keeping the output (comments …) of that path
+//! only. Must never: loop forever on constituents that consume no move (`(A*)*`), or
+//! recurse without bound.
+//!
+//! The search is depth first, in game-tree order, so that variables assigned by one
+//! constituent are seen by the later constituents of the same path (`♟――=△ T=typename to
+//! ♙――=T`). A move constituent consumes one move of the focused pieces: moves of other
+//! pieces before it are skipped (and counted by `pathcountunfocused`); a plain constituent
+//! is tested at the position reached and consumes nothing.
+
+use shakmaty::{Move, Role};
+
+use super::engine::{Ctx, Loc, Out};
+use super::value::Value;
+use super::Error;
+use crate::ir::{Filter, FilterId, PathParams, PathStatus};
+use crate::pgn::{NodeId, PieceId, Played};
+
+/// Deepest chain of pending constituents a path search may build (about three per move
+/// consumed), well within a worker thread's stack.
+const PATH_FRAMES_LIMIT: u32 = 3_000;
+
+/// What the path status filters report: the path being matched, or the last one matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PathNow {
+    /// Where the path started (`pathstart`).
+    pub start: NodeId,
+    /// Position reached (`pathlastposition`).
+    pub last: NodeId,
+    /// Focused moves made (`pathcount`).
+    pub count: u32,
+    /// Unfocused moves skipped (`pathcountunfocused`).
+    pub unfocused: u32,
+}
+
+/// A point reached by a partial path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Reach {
+    node: NodeId,
+    count: u32,
+    unfocused: u32,
+}
+
+/// The focused piece identities.
+#[derive(Clone, Copy, Debug, Default)]
+struct Focus {
+    ids: [u64; 4],
+    capture: bool,
+}
+
+impl Focus {
+    fn add(&mut self, id: PieceId) {
+        if id != 0 {
+            self.ids[(id / 64) as usize] |= 1 << (id % 64);
+        }
+    }
+    fn has(&self, id: PieceId) -> bool {
+        id != 0 && self.ids[(id / 64) as usize] & (1 << (id % 64)) != 0
+    }
+}
+
+/// Work pending after the constituent being matched.
+#[derive(Clone, Copy)]
+enum Work<'a> {
+    /// The remaining constituents of a list.
+    Items(&'a [FilterId]),
+    /// Further rounds of a repetition: `done` rounds are complete, the last one began at
+    /// `began`.
+    Repeat { body: FilterId, min: u32, max: u32, done: u32, began: Reach },
+}
+
+/// A stack of pending work, one frame per enclosing constituent.
+struct Cont<'c, 'a> {
+    work: Work<'a>,
+    next: Option<&'c Cont<'c, 'a>>,
+}
+
+/// A complete path: where it ended, its score and the output it wrote.
+struct Final {
+    reach: Reach,
+    score: i64,
+    out: Out,
+}
+
+/// One path search from one start position.
+struct Search {
+    params: PathParams,
+    focus: Option<Focus>,
+    best: Option<FilterId>,
+    start: NodeId,
+    mark: super::engine::Mark,
+    finals: Vec<Final>,
+    frames: u32,
+    done: bool,
+}
+
+impl<'a> Ctx<'a> {
+    /// Evaluate `path` at a position.
+    pub(super) fn path(
+        &mut self,
+        id: FilterId,
+        params: PathParams,
+        focus: Option<FilterId>,
+        best: Option<FilterId>,
+        body: FilterId,
+        at: Loc,
+    ) -> Result<Option<Value>, Error> {
+        let Loc::Node(start) = at else { return Ok(None) };
+        let focus = match focus {
+            None => None,
+            Some(f) => {
+                let squares = self.path_focus_squares(f, at)?;
+                let ids = self.ids(at);
+                let mut set = Focus { capture: params.focus_capture, ..Focus::default() };
+                for sq in squares {
+                    set.add(ids.at(sq));
+                }
+                Some(set)
+            }
+        };
+        let ban_key = focus.map_or([u64::MAX; 4], |f| f.ids);
+        if params.nest_ban && self.path_covered.contains(&(id, ban_key, start)) {
+            return Ok(None);
+        }
+        let outer = self.path_now;
+        let mark = self.out.mark();
+        let mut s = Search { params, focus, best, start, mark, finals: Vec::new(), frames: 0, done: false };
+        let begin = Reach { node: start, count: 0, unfocused: 0 };
+        let r = self.path_step(&mut s, body, None, begin);
+        self.out.rollback(mark);
+        r?;
+        let top = if params.minimize {
+            s.finals.iter().map(|f| f.score).min()
+        } else {
+            s.finals.iter().map(|f| f.score).max()
+        };
+        let Some(top) = top else {
+            self.path_now = outer;
+            return Ok(None);
+        };
+        let mut chosen: Option<Reach> = None;
+        for f in s.finals.into_iter().filter(|f| f.score == top) {
+            let first = chosen.is_none();
+            if first || params.keep_all_best {
+                self.out.append(f.out);
+            }
+            if first {
+                chosen = Some(f.reach);
+            }
+            if !params.keep_all_best {
+                break;
+            }
+        }
+        let Some(reach) = chosen else { return Ok(None) };
+        if params.piece_path && !params.quiet {
+            if let Some(focus) = focus {
+                let route = self.piece_route(start, reach.node, &focus);
+                if !route.is_empty() {
+                    self.out.comments.push((reach.node, route));
+                }
+            }
+        }
+        if params.nest_ban {
+            // Ban the positions after the start up to the end from starting this path again.
+            let mut cur = reach.node;
+            while cur != start {
+                self.path_covered.insert((id, ban_key, cur));
+                match self.game.node(cur).parent {
+                    Some(p) => cur = p,
+                    None => break,
+                }
+            }
+        }
+        self.path_now = Some(PathNow { start, last: reach.node, count: reach.count, unfocused: reach.unfocused });
+        if params.last_position {
+            return Ok(Some(Value::Position(reach.node)));
+        }
+        Ok(Some(Value::Number(top)))
+    }
+
+    /// Evaluate a path status filter.
+    pub(super) fn path_status(&self, what: PathStatus) -> Option<Value> {
+        let now = self.path_now?;
+        Some(match what {
+            PathStatus::Count => Value::Number(now.count as i64),
+            PathStatus::CountUnfocused => Value::Number(now.unfocused as i64),
+            PathStatus::Start => Value::Position(now.start),
+            PathStatus::LastPosition => Value::Position(now.last),
+        })
+    }
+
+    /// The squares of the focus set at the start (a piece value counts as its square).
+    fn path_focus_squares(&mut self, f: FilterId, at: Loc) -> Result<Vec<shakmaty::Square>, Error> {
+        Ok(match self.eval(f, at, true)? {
+            Some(v) => self.as_set(&v, at).map(|b| b.into_iter().collect()).unwrap_or_default(),
+            None => Vec::new(),
+        })
+    }
+
+    /// Match one constituent from `r`, then the pending work `next`.
+    fn path_step(&mut self, s: &mut Search, item: FilterId, next: Option<&Cont<'_, 'a>>, r: Reach) -> Result<(), Error> {
+        if s.done {
+            return Ok(());
+        }
+        s.frames += 1;
+        if s.frames > PATH_FRAMES_LIMIT {
+            return Err(Error { message: "query abandoned: path too long".into() });
+        }
+        let res = self.path_step_inner(s, item, next, r);
+        s.frames -= 1;
+        res
+    }
+
+    fn path_step_inner(
+        &mut self,
+        s: &mut Search,
+        item: FilterId,
+        next: Option<&Cont<'_, 'a>>,
+        r: Reach,
+    ) -> Result<(), Error> {
+        let ir = self.ir;
+        match ir.get(item) {
+            Filter::SeqConcat(items) => self.path_items(s, items, next, r),
+            Filter::SeqAlt(alts) => {
+                for &a in alts {
+                    let m = self.out.mark();
+                    let res = self.path_step(s, a, next, r);
+                    self.out.rollback(m);
+                    res?;
+                }
+                Ok(())
+            }
+            Filter::SeqRepeat { body, min, max } => {
+                // Round 0 "began" nowhere, so that it is never taken for a round without progress.
+                let began = Reach { node: r.node, count: u32::MAX, unfocused: 0 };
+                self.path_repeat(s, *body, *min, *max, 0, began, next, r)
+            }
+            _ if self.is_path_move(item) => self.path_move(s, item, next, r),
+            _ => {
+                self.path_now = Some(self.now(s, r));
+                let m = self.out.mark();
+                let res = match self.test(item, Loc::Node(r.node)) {
+                    Ok(true) => self.path_continue(s, next, r),
+                    Ok(false) => Ok(()),
+                    Err(e) => Err(e),
+                };
+                self.out.rollback(m);
+                res
+            }
+        }
+    }
+
+    fn path_items(
+        &mut self,
+        s: &mut Search,
+        items: &'a [FilterId],
+        next: Option<&Cont<'_, 'a>>,
+        r: Reach,
+    ) -> Result<(), Error> {
+        match items.split_first() {
+            None => self.path_continue(s, next, r),
+            Some((&first, rest)) => {
+                let c = Cont { work: Work::Items(rest), next };
+                self.path_step(s, first, Some(&c), r)
+            }
+        }
+    }
+
+    /// Go on with the pending work (or record a complete path).
+    fn path_continue(&mut self, s: &mut Search, next: Option<&Cont<'_, 'a>>, r: Reach) -> Result<(), Error> {
+        let Some(c) = next else { return self.path_final(s, r) };
+        match c.work {
+            Work::Items(items) => self.path_items(s, items, c.next, r),
+            Work::Repeat { body, min, max, done, began } => {
+                self.path_repeat(s, body, min, max, done, began, c.next, r)
+            }
+        }
+    }
+
+    /// A repetition with `done` rounds complete: try one more round (greedy), then stop.
+    #[allow(clippy::too_many_arguments)]
+    fn path_repeat(
+        &mut self,
+        s: &mut Search,
+        body: FilterId,
+        min: u32,
+        max: u32,
+        done: u32,
+        began: Reach,
+        next: Option<&Cont<'_, 'a>>,
+        r: Reach,
+    ) -> Result<(), Error> {
+        if done > 0 && began == r {
+            // The last round consumed nothing: more rounds would not either.
+            return self.path_continue(s, next, r);
+        }
+        if done < max {
+            let c = Cont { work: Work::Repeat { body, min, max, done: done + 1, began: r }, next };
+            let m = self.out.mark();
+            let res = self.path_step(s, body, Some(&c), r);
+            self.out.rollback(m);
+            res?;
+        }
+        if done >= min {
+            self.path_continue(s, next, r)?;
+        }
+        Ok(())
+    }
+
+    /// A move constituent: each move of the focus reachable from `r` (skipping moves of
+    /// other pieces) that the constituent accepts.
+    fn path_move(&mut self, s: &mut Search, item: FilterId, next: Option<&Cont<'_, 'a>>, r: Reach) -> Result<(), Error> {
+        // (position, moves skipped to reach it), in game-tree order.
+        let mut todo: Vec<(NodeId, u32)> = vec![(r.node, 0)];
+        while let Some((n, skipped)) = todo.pop() {
+            if s.done {
+                break;
+            }
+            let kids = self.path_children(n, &s.params);
+            let mut later: Vec<(NodeId, u32)> = Vec::new();
+            for &c in kids {
+                if !self.focused_move(n, c, s.focus.as_ref()) {
+                    // Moves of other pieces are skipped only once the path has begun: its
+                    // first move is a move of the focus.
+                    if r.count > 0 {
+                        later.push((c, skipped + 1));
+                    }
+                    continue;
+                }
+                let reach = Reach { node: c, count: r.count + 1, unfocused: r.unfocused + skipped };
+                self.path_now = Some(self.now(s, reach));
+                let m = self.out.mark();
+                self.only_child = Some(c);
+                let ok = self.test(item, Loc::Node(n));
+                self.only_child = None;
+                let res = match ok {
+                    Ok(true) => self.path_continue(s, next, reach),
+                    Ok(false) => Ok(()),
+                    Err(e) => Err(e),
+                };
+                self.out.rollback(m);
+                res?;
+            }
+            todo.extend(later.into_iter().rev());
+        }
+        Ok(())
+    }
+
+    /// Record a complete path, scored by the `max`/`min` objective (a path whose objective
+    /// does not match is dropped) or by its number of focused moves.
+    fn path_final(&mut self, s: &mut Search, r: Reach) -> Result<(), Error> {
+        self.path_now = Some(self.now(s, r));
+        let score = match s.best {
+            None => r.count as i64,
+            Some(b) => match self.eval(b, Loc::Node(r.node), true)? {
+                None => return Ok(()),
+                Some(v) => match self.as_number(&v, Loc::Node(r.node)) {
+                    Some(x) => x,
+                    None => r.count as i64,
+                },
+            },
+        };
+        let out = self.out.since(s.mark);
+        s.finals.push(Final { reach: r, score, out });
+        if s.params.first_match {
+            s.done = true;
+        }
+        Ok(())
+    }
+
+    fn now(&self, s: &Search, r: Reach) -> PathNow {
+        PathNow { start: s.start, last: r.node, count: r.count, unfocused: r.unfocused }
+    }
+
+    /// The continuations a path follows from a node.
+    fn path_children(&self, n: NodeId, params: &PathParams) -> &'a [NodeId] {
+        let kids = self.children(n);
+        if params.primary {
+            &kids[..kids.len().min(1)]
+        } else if params.secondary {
+            kids.get(1..).unwrap_or(&[])
+        } else {
+            kids
+        }
+    }
+
+    /// Is the move from `n` into its child `c` a move of the focus (always, without focus)?
+    /// Castling is a move of the rook too; with `focus capture`, capturing a focused piece is
+    /// a focused move.
+    fn focused_move(&self, n: NodeId, c: NodeId, focus: Option<&Focus>) -> bool {
+        let Some(focus) = focus else { return true };
+        let ids = self.game.node(n).ids;
+        let Some(Played::Move(m)) = &self.game.node(c).played else { return false };
+        match *m {
+            Move::Normal { from, to, capture, .. } => {
+                focus.has(ids.at(from)) || (focus.capture && capture.is_some() && focus.has(ids.at(to)))
+            }
+            Move::EnPassant { from, to } => {
+                let taken = shakmaty::Square::from_coords(to.file(), from.rank());
+                focus.has(ids.at(from)) || (focus.capture && focus.has(ids.at(taken)))
+            }
+            Move::Castle { king, rook } => focus.has(ids.at(king)) || focus.has(ids.at(rook)),
+            Move::Put { .. } => false,
+        }
+    }
+
+    /// The route of the focused pieces from `start` down to `end`: `Ra1-a4-h4`, one word
+    /// per run of moves of the same piece.
+    fn piece_route(&self, start: NodeId, end: NodeId, focus: &Focus) -> String {
+        let mut chain = Vec::new();
+        let mut cur = end;
+        while cur != start {
+            let Some(p) = self.game.node(cur).parent else { return String::new() };
+            chain.push((p, cur));
+            cur = p;
+        }
+        chain.reverse();
+        let mut text = String::new();
+        let mut last_to = None;
+        for (p, c) in chain {
+            if !self.focused_move(p, c, Some(focus)) {
+                continue;
+            }
+            let Some(Played::Move(m)) = &self.game.node(c).played else { continue };
+            let (from, to) = match *m {
+                Move::Castle { king, rook } => {
+                    let side = if rook.file() > king.file() { shakmaty::File::G } else { shakmaty::File::C };
+                    (king, shakmaty::Square::from_coords(side, king.rank()))
+                }
+                _ => match (m.from(), m.to()) {
+                    (Some(f), t) => (f, t),
+                    (None, _) => continue,
+                },
+            };
+            if last_to == Some(from) {
+                text.push('-');
+            } else {
+                if !text.is_empty() {
+                    text.push(' ');
+                }
+                if m.role() != Role::Pawn {
+                    text.push(m.role().upper_char());
+                }
+                text.push_str(&from.to_string());
+                text.push('-');
+            }
+            text.push_str(&to.to_string());
+            last_to = Some(to);
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Focus;
+
+    #[test]
+    fn focus_sets_hold_identities() {
+        let mut f = Focus::default();
+        f.add(3);
+        f.add(200);
+        f.add(0);
+        assert!(f.has(3) && f.has(200));
+        assert!(!f.has(0) && !f.has(4));
+    }
+}
