@@ -223,23 +223,14 @@ fn every_keyword_has_a_runnable_example() {
             }
         }
     }
-    // Documented elsewhere, on purpose: the parameters that exist only for `path`/`⊢`
-    // belong to docs/game-tree.md's path section, which the `path` rewrite owns; and words
-    // the parser names only to refuse them (`path title`, `path verbose`).
-    const PATH_ONLY: &[&str] = &["path", "focus", "keepallbest", "piecepath"];
-    const PATH_ONLY_SYMBOLS: &[char] = &['◎'];
-    const REFUSED: &[&str] = &["title", "verbose"];
     let mut missing = Vec::new();
     for w in cql6_words() {
-        if PATH_ONLY.contains(&w.as_str()) || REFUSED.contains(&w.as_str()) {
-            continue;
-        }
         if !cql_words.contains(&w) {
             missing.push(format!("CQL 6 keyword `{w}`"));
         }
     }
     for c in cql6_symbols() {
-        if !cql_chars.contains(&c) && !PATH_ONLY_SYMBOLS.contains(&c) {
+        if !cql_chars.contains(&c) {
             missing.push(format!("CQL 6 symbol `{c}`"));
         }
     }
