@@ -581,6 +581,7 @@ impl<'a> Ctx<'a> {
                 Some(Value::Set(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray)))
             }
             Filter::Pin { from, through, to } => {
+                let from_only = from.is_some() && through.is_none();
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let kings = pos.board().kings();
                 let from = match from {
@@ -596,7 +597,8 @@ impl<'a> Ctx<'a> {
                     None => kings,
                 };
                 let Some(pos) = self.pos(at) else { return Ok(None) };
-                Some(Value::Set(board::pinned(pos.board(), from, through, to)))
+                let (pinners, pinned) = board::pins(pos.board(), from, through, to);
+                Some(Value::Set(if from_only { pinners } else { pinned }))
             }
             Filter::PawnStructure(kind) => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
@@ -849,6 +851,18 @@ impl<'a> Ctx<'a> {
                         match self.as_set(&new, at) {
                             Some(b) => Value::Set(b),
                             None => return Ok(None),
+                        }
+                    }
+                    // `◭x = S` binds the piece standing on S's one square; an empty set
+                    // or one of several squares binds nothing and the filter fails.
+                    None if matches!(new, Value::Set(_))
+                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
+                    {
+                        let Value::Set(b) = new else { return Ok(None) };
+                        let Some(sq) = b.single_square() else { return Ok(None) };
+                        match self.ids(at).at(sq) {
+                            0 => return Ok(None),
+                            id => Value::Piece(id),
                         }
                     }
                     None => new,

@@ -132,6 +132,50 @@ fn directions_and_pins() {
 }
 
 #[test]
+fn pin_from_alone_gives_the_pinners() {
+    // Re1 pins the knight e7 to the black king.
+    let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
+    let game = b.game;
+    let rook = Bitboard::from(Square::E1);
+    let knight = Bitboard::from(Square::E7);
+    // does `pin [from ◭] [through ◭] == expected` hold?
+    let value_is = |from: bool, through: bool, expected: Bitboard| {
+        let mut ir = Ir::new();
+        let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+        let pin = ir.add(
+            Filter::Pin { from: from.then_some(any), through: through.then_some(any), to: None },
+            sp(),
+        );
+        let want = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: expected }, sp());
+        ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, want)] }, sp()));
+        run(ir, &game).matched
+    };
+    assert!(value_is(true, false, rook));
+    assert!(!value_is(true, false, knight));
+    assert!(value_is(false, false, knight));
+    assert!(value_is(true, true, knight));
+    assert!(value_is(false, true, knight));
+}
+
+#[test]
+fn piece_assignment_needs_exactly_one_piece() {
+    let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
+    let game = b.game;
+    let assign = |squares: Bitboard| {
+        let mut ir = Ir::new();
+        let x = ir.var("x", VarKind::Piece);
+        let set = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares }, sp());
+        let a = ir.add(Filter::Assign { var: x, op: None, value: set }, sp());
+        let xv = ir.add(Filter::Var(x), sp());
+        ir.root = Some(ir.add(Filter::And(vec![a, xv]), sp()));
+        run(ir, &game).matched
+    };
+    assert!(assign(Bitboard::from(Square::E1)));
+    assert!(!assign(Bitboard::EMPTY));
+    assert!(!assign(Bitboard::from(Square::E1) | Bitboard::from(Square::E7)));
+}
+
+#[test]
 fn en_passant_and_capture_shapes() {
     let mut b = GameBuilder::new(None);
     let line = b.line(NodeId::ROOT, &["e4", "a6", "e5", "d5", "exd6"]);
