@@ -725,6 +725,9 @@ pub enum Filter {
     Depth,
     /// `positionid` — a number identifying this node in the game tree.
     PositionId,
+    /// `position N` — the position of the current game whose `positionid` is N (a position
+    /// value); no match when the game has none.
+    PositionById(FilterId),
     /// `line --> A --> B* …`: positions matching the constituents one after another.
     /// Value: the number of positions matched (or the last position, with
     /// `lastposition`).

@@ -139,6 +139,7 @@ pub const KEYWORDS: &[&str] = &[
     "pin",
     "player",
     "ply",
+    "position",
     "positionid",
     "power",
     "previous",
@@ -1533,6 +1534,12 @@ impl<'s> Parser<'s> {
             "settag" => {
                 let a = self.args_exact(&w, 2, sp)?;
                 self.simple(Filter::SetTag(a[0], a[1]), sp)
+            }
+            "position" => {
+                // `position N`: the position whose positionid is N; the argument is an
+                // arithmetic expression (`position positionid+inc`).
+                let n = self.parse_expr(BP_ADD)?;
+                self.simple(Filter::PositionById(n), sp)
             }
             "child" => {
                 let n = if self.at_sym(Sym::LParen) && !self.peek().space_before {
