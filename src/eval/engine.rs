@@ -697,7 +697,7 @@ impl<'a> Ctx<'a> {
                 } else if let Some(o) = otherwise {
                     self.eval(*o, at, vm)?
                 } else {
-                    None
+                    Some(Value::None)
                 }
             }
             Filter::CountMatching(items) => {

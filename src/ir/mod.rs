@@ -630,8 +630,8 @@ pub enum Filter {
     Or(Vec<FilterId>),
     /// Matches when the argument does not. CQL 6: `not F`.
     Not(FilterId),
-    /// `if C then A [else B]`: value of the branch taken. Without `else`, no match
-    /// when C fails.
+    /// `if C then A [else B]`: value of the branch taken. Without `else`, the filter
+    /// matches (with no value) when C fails, as in CQL 6.2: `if C A` reads "A whenever C".
     If {
         /// Condition.
         cond: FilterId,
