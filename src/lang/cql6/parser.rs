@@ -2031,10 +2031,12 @@ impl<'s> Parser<'s> {
     }
 
     /// Is there another `arrow` ahead at this nesting level, before the enclosing block ends?
+    /// Arrows after another `line` at this level belong to that line, not to this one.
     fn arrow_ahead(&self, arrow: Sym) -> bool {
         let mut level = 0i32;
         for t in &self.toks[self.pos.min(self.toks.len())..] {
-            match t.tok {
+            match &t.tok {
+                Tok::Word(w) if level == 0 && w == "line" => return false,
                 Tok::Sym(Sym::LParen | Sym::LBrace | Sym::LBracket) => level += 1,
                 Tok::Sym(Sym::RParen | Sym::RBrace | Sym::RBracket) => {
                     level -= 1;
@@ -2042,7 +2044,7 @@ impl<'s> Parser<'s> {
                         return false;
                     }
                 }
-                Tok::Sym(s) if s == arrow && level == 0 => return true,
+                Tok::Sym(s) if *s == arrow && level == 0 => return true,
                 Tok::Eof => return false,
                 _ => {}
             }
