@@ -214,10 +214,13 @@ fn ray_walk(from: Square, d: (i8, i8), rest: &[Bitboard], occupied: Bitboard, ou
     }
 }
 
-/// `pin from A through B to C`: pieces of B standing between a slider of A of the other
-/// colour and a piece of C of their own colour, on the slider's line, nothing else between.
-pub fn pinned(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) -> Bitboard {
+/// The pins of a position for `pin from A through B to C`, as `(pinners, pinned)`: the pinned
+/// pieces are the pieces of B standing between a line piece of A of the other colour and a
+/// piece of C of their own colour, on that line with nothing else between; the pinners are
+/// those line pieces of A.
+pub fn pins(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) -> (Bitboard, Bitboard) {
     let mut out = Bitboard::EMPTY;
+    let mut pinners = Bitboard::EMPTY;
     let occupied = board.occupied();
     for pinner in from & board.sliders() {
         let (color, role) = match board.piece_at(pinner) {
@@ -242,6 +245,7 @@ pub fn pinned(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) ->
                     Some(pinned_sq) => {
                         if to.contains(next) && board.color_at(next) == board.color_at(pinned_sq) {
                             out.add(pinned_sq);
+                            pinners.add(pinner);
                         }
                         break;
                     }
@@ -249,7 +253,7 @@ pub fn pinned(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) ->
             }
         }
     }
-    out
+    (pinners, out)
 }
 
 /// Files adjacent to a file, as a square set.
@@ -350,10 +354,22 @@ mod tests {
     fn pin_of_knight_to_king() {
         let b = board("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1");
         let all = Bitboard::FULL;
-        assert_eq!(pinned(&b, all, all, b.kings()), Bitboard::from(Square::E7));
+        assert_eq!(pins(&b, all, all, b.kings()), (Bitboard::from(Square::E1), Bitboard::from(Square::E7)));
         // a second piece in between breaks the pin
         let b2 = board("4k3/4n3/4p3/8/8/8/8/4RK2 w - - 0 1");
-        assert!(pinned(&b2, all, all, b2.kings()).is_empty());
+        assert_eq!(pins(&b2, all, all, b2.kings()), (Bitboard::EMPTY, Bitboard::EMPTY));
+    }
+
+    #[test]
+    fn pinned_piece_can_pin_in_turn() {
+        // Ra1 pins the black rook d1 to its king h1; that rook pins Bd3 to the white king d6.
+        let b = board("8/8/3K4/8/8/3B4/8/R2r3k w - - 0 1");
+        let all = Bitboard::FULL;
+        let (pinners, pinned) = pins(&b, all, all, b.kings());
+        assert_eq!(pinners, Bitboard::from(Square::A1) | Bitboard::from(Square::D1));
+        assert_eq!(pinned, Bitboard::from(Square::D1) | Bitboard::from(Square::D3));
+        // restricted to pinners on a1: only the d1 rook is pinned
+        assert_eq!(pins(&b, Bitboard::from(Square::A1), all, b.kings()).1, Bitboard::from(Square::D1));
     }
 
     #[test]

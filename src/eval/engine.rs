@@ -254,25 +254,38 @@ impl<'a> Ctx<'a> {
     /// turn. The root is 0 and every main-line position comes before every variation position,
     /// so comparing two positions (`source<target`) compares these ids.
     pub fn position_id(&self, n: NodeId) -> i64 {
-        let ids = self.position_ids.get_or_init(|| {
-            let mut ids = vec![0u32; self.game.nodes.len()];
-            if self.game.nodes.is_empty() {
-                return ids;
-            }
-            let mut stack = vec![NodeId::ROOT];
-            let mut next = 0u32;
-            while let Some(c) = stack.pop() {
-                if let Some(slot) = ids.get_mut(c.index()) {
-                    *slot = next;
-                    next += 1;
-                }
-                if let Some(node) = self.game.nodes.get(c.index()) {
-                    stack.extend(node.children.iter().rev().copied());
-                }
-            }
-            ids
-        });
+        let ids = self.position_ids.get_or_init(|| self.walk_position_ids());
         ids.get(n.index()).map_or(n.0 as i64, |&i| i as i64)
+    }
+
+    /// The `positionid` of every node, indexed by node (see [`Self::position_id`]).
+    fn walk_position_ids(&self) -> Vec<u32> {
+        let mut ids = vec![0u32; self.game.nodes.len()];
+        if self.game.nodes.is_empty() {
+            return ids;
+        }
+        let mut stack = vec![NodeId::ROOT];
+        let mut next = 0u32;
+        while let Some(c) = stack.pop() {
+            if let Some(slot) = ids.get_mut(c.index()) {
+                *slot = next;
+                next += 1;
+            }
+            if let Some(node) = self.game.nodes.get(c.index()) {
+                stack.extend(node.children.iter().rev().copied());
+            }
+        }
+        ids
+    }
+
+    /// The node whose `positionid` is `id`, if the game has one that the scan visits (a
+    /// variation position only when variations are on).
+    pub fn position_with_id(&self, id: i64) -> Option<NodeId> {
+        let want = u32::try_from(id).ok()?;
+        let ids = self.position_ids.get_or_init(|| self.walk_position_ids());
+        let index = ids.iter().position(|&i| i == want)?;
+        let node = self.game.nodes.get(index)?;
+        (self.variations || node.depth == 0).then(|| NodeId(index as u32))
     }
 
     // ----- location helpers ------------------------------------------------
@@ -607,6 +620,7 @@ impl<'a> Ctx<'a> {
                 Some(Value::Set(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray)))
             }
             Filter::Pin { from, through, to } => {
+                let from_only = from.is_some() && through.is_none();
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let kings = pos.board().kings();
                 let from = match from {
@@ -622,7 +636,8 @@ impl<'a> Ctx<'a> {
                     None => kings,
                 };
                 let Some(pos) = self.pos(at) else { return Ok(None) };
-                Some(Value::Set(board::pinned(pos.board(), from, through, to)))
+                let (pinners, pinned) = board::pins(pos.board(), from, through, to);
+                Some(Value::Set(if from_only { pinners } else { pinned }))
             }
             Filter::PawnStructure(kind) => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
@@ -849,6 +864,10 @@ impl<'a> Ctx<'a> {
                 Some(Value::Number(ply(x) + ply(y) - 2 * ply(l)))
             }
             Filter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
+            Filter::PositionById(n) => {
+                let Some(id) = self.number_value(*n, at)? else { return Ok(None) };
+                self.position_with_id(id).map(Value::Position)
+            }
             Filter::PositionId => match at {
                 Loc::Node(n) => Some(Value::Number(self.position_id(n))),
                 _ => None,

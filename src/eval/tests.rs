@@ -132,6 +132,95 @@ fn directions_and_pins() {
 }
 
 #[test]
+fn pin_from_alone_gives_the_pinners() {
+    // Re1 pins the knight e7 to the black king.
+    let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
+    let game = b.game;
+    let rook = Bitboard::from(Square::E1);
+    let knight = Bitboard::from(Square::E7);
+    // does `pin [from ◭] [through ◭] == expected` hold?
+    let value_is = |from: bool, through: bool, expected: Bitboard| {
+        let mut ir = Ir::new();
+        let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+        let pin = ir.add(
+            Filter::Pin { from: from.then_some(any), through: through.then_some(any), to: None },
+            sp(),
+        );
+        let want = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: expected }, sp());
+        ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, want)] }, sp()));
+        run(ir, &game).matched
+    };
+    assert!(value_is(true, false, rook));
+    assert!(!value_is(true, false, knight));
+    assert!(value_is(false, false, knight));
+    assert!(value_is(true, true, knight));
+    assert!(value_is(false, true, knight));
+}
+
+#[test]
+fn piece_assignment_needs_exactly_one_piece() {
+    let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
+    let game = b.game;
+    let assign = |squares: Bitboard| {
+        let mut ir = Ir::new();
+        let x = ir.var("x", VarKind::Piece);
+        let set = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares }, sp());
+        let a = ir.add(Filter::Assign { var: x, op: None, value: set }, sp());
+        let xv = ir.add(Filter::Var(x), sp());
+        ir.root = Some(ir.add(Filter::And(vec![a, xv]), sp()));
+        run(ir, &game).matched
+    };
+    assert!(assign(Bitboard::from(Square::E1)));
+    assert!(!assign(Bitboard::EMPTY));
+    assert!(!assign(Bitboard::from(Square::E1) | Bitboard::from(Square::E7)));
+}
+
+#[test]
+fn if_without_else_matches_when_the_condition_fails() {
+    let (game, _) = scholars_mate();
+    // if mate then false: true everywhere but at the final mate
+    let mut ir = Ir::new();
+    let mate = ir.add(Filter::Mate, sp());
+    let no = ir.add(Filter::False, sp());
+    ir.root = Some(ir.add(Filter::If { cond: mate, then: no, otherwise: None }, sp()));
+    let m = run(ir, &game);
+    assert_eq!(m.positions.len(), 7);
+    // with an else branch that fails, only the mate position's `then` counts
+    let mut ir = Ir::new();
+    let mate = ir.add(Filter::Mate, sp());
+    let yes = ir.add(Filter::True, sp());
+    let no = ir.add(Filter::False, sp());
+    ir.root = Some(ir.add(Filter::If { cond: mate, then: yes, otherwise: Some(no) }, sp()));
+    assert_eq!(run(ir, &game).positions.len(), 1);
+}
+
+#[test]
+fn position_by_id_finds_the_numbered_position() {
+    let (game, line) = scholars_mate();
+    // position (positionid + 2) : ply == ply + 2 holds wherever that position exists
+    let mut ir = Ir::new();
+    let id = ir.add(Filter::PositionId, sp());
+    let two = ir.add(Filter::Number(2), sp());
+    let sum = ir.add(Filter::Arith(ArithOp::Add, id, two), sp());
+    let there = ir.add(Filter::PositionById(sum), sp());
+    let ply = ir.add(Filter::Ply, sp());
+    let ply_there = ir.add(Filter::AtPosition { at: there, body: ply }, sp());
+    let ply_plus = ir.add(Filter::Arith(ArithOp::Add, ply, two), sp());
+    ir.root = Some(ir.add(Filter::Compare { first: ply_there, rest: vec![(CmpOp::Eq, ply_plus)] }, sp()));
+    let m = run(ir, &game);
+    // 8 positions; the last two have no position two plies on
+    assert_eq!(m.positions.len(), 6);
+    assert_eq!(m.positions.last(), Some(&line[4]));
+    // no position has a negative id or one past the end
+    for n in [-1, 8] {
+        let mut ir = Ir::new();
+        let k = ir.add(Filter::Number(n), sp());
+        ir.root = Some(ir.add(Filter::PositionById(k), sp()));
+        assert!(!run(ir, &game).matched);
+    }
+}
+
+#[test]
 fn en_passant_and_capture_shapes() {
     let mut b = GameBuilder::new(None);
     let line = b.line(NodeId::ROOT, &["e4", "a6", "e5", "d5", "exd6"]);

@@ -617,6 +617,7 @@ pub enum Filter {
     /// `pin [from A] [through B] [to C]`: the set of pinned pieces — pieces of B
     /// standing between a line piece of A of the other colour and a piece of C of their own
     /// colour, nothing else between. Defaults: A all sliders, B any piece, C the kings.
+    /// With `from` given and `through` not, the value is the set of pinning pieces instead.
     Pin {
         /// Pinning pieces.
         from: Option<FilterId>,
@@ -671,8 +672,8 @@ pub enum Filter {
     Or(Vec<FilterId>),
     /// Matches when the argument does not. CQL 6: `not F`.
     Not(FilterId),
-    /// `if C then A [else B]`: value of the branch taken. Without `else`, no match
-    /// when C fails.
+    /// `if C then A [else B]`: value of the branch taken. Without `else`, the filter
+    /// matches (with no value) when C fails, as in CQL 6.2: `if C A` reads "A whenever C".
     If {
         /// Condition.
         cond: FilterId,
@@ -766,6 +767,9 @@ pub enum Filter {
     Depth,
     /// `positionid` — a number identifying this node in the game tree.
     PositionId,
+    /// `position N` — the position of the current game whose `positionid` is N (a position
+    /// value); no match when the game has none.
+    PositionById(FilterId),
     /// `line --> A --> B* …`: positions matching the constituents one after another.
     /// Value: the number of positions matched (or the last position, with
     /// `lastposition`).

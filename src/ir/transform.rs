@@ -344,6 +344,7 @@ fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result
         }
         Filter::AtPosition { at, body } => Filter::AtPosition { at: f(*at)?, body: f(*body)? },
         Filter::Child(a) => Filter::Child(f(*a)?),
+        Filter::PositionById(a) => Filter::PositionById(f(*a)?),
         Filter::TreeRelation(r, a, b) => Filter::TreeRelation(*r, f(*a)?, f(*b)?),
         Filter::Lca(a, b) => Filter::Lca(f(*a)?, f(*b)?),
         Filter::Distance(a, b) => Filter::Distance(f(*a)?, f(*b)?),
@@ -486,7 +487,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
             }
         }
         Filter::AtPosition { body, .. } => sub(*body),
-        Filter::Tree(_) | Filter::Child(_) | Filter::Lca(..) => ValueType::Position,
+        Filter::Tree(_) | Filter::Child(_) | Filter::PositionById(_) | Filter::Lca(..) => ValueType::Position,
         Filter::Distance(..) | Filter::Depth | Filter::PositionId => ValueType::Number,
         Filter::Path { params, .. } => {
             if params.last_position {

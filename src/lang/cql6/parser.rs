@@ -143,6 +143,7 @@ pub const KEYWORDS: &[&str] = &[
     "pin",
     "player",
     "ply",
+    "position",
     "positionid",
     "power",
     "previous",
@@ -1547,6 +1548,12 @@ impl<'s> Parser<'s> {
                 let a = self.args_exact(&w, 2, sp)?;
                 self.simple(Filter::SetTag(a[0], a[1]), sp)
             }
+            "position" => {
+                // `position N`: the position whose positionid is N; the argument is an
+                // arithmetic expression (`position positionid+inc`).
+                let n = self.parse_expr(BP_ADD)?;
+                self.simple(Filter::PositionById(n), sp)
+            }
             "child" => {
                 let n = if self.at_sym(Sym::LParen) && !self.peek().space_before {
                     self.args_exact("child", 1, sp)?[0]
@@ -2037,10 +2044,12 @@ impl<'s> Parser<'s> {
     }
 
     /// Is there another `arrow` ahead at this nesting level, before the enclosing block ends?
+    /// Arrows after another `line` at this level belong to that line, not to this one.
     fn arrow_ahead(&self, arrow: Sym) -> bool {
         let mut level = 0i32;
         for t in &self.toks[self.pos.min(self.toks.len())..] {
-            match t.tok {
+            match &t.tok {
+                Tok::Word(w) if level == 0 && w == "line" => return false,
                 Tok::Sym(Sym::LParen | Sym::LBrace | Sym::LBracket) => level += 1,
                 Tok::Sym(Sym::RParen | Sym::RBrace | Sym::RBracket) => {
                     level -= 1;
@@ -2048,7 +2057,7 @@ impl<'s> Parser<'s> {
                         return false;
                     }
                 }
-                Tok::Sym(s) if s == arrow && level == 0 => return true,
+                Tok::Sym(s) if *s == arrow && level == 0 => return true,
                 Tok::Eof => return false,
                 _ => {}
             }

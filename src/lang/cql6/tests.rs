@@ -379,6 +379,24 @@ fn iteration_forms_agree() {
 }
 
 #[test]
+fn a_second_line_is_not_part_of_the_first_ones_last_constituent() {
+    let ir = ok("cql()\nline primary --> check{2}\nline secondary --> check");
+    let t = top(&ir);
+    assert_eq!(t.len(), 2, "two filters side by side");
+    for &l in &t {
+        let Filter::Line { body, .. } = ir.get(l) else { panic!("{:?}", ir.get(l)) };
+        let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
+        assert_eq!(v.len(), 1);
+        assert!(!matches!(ir.get(v[0]), Filter::And(_)), "one filter per constituent");
+    }
+    // juxtaposed filters between arrows of the same line still form one constituent
+    let ir = ok("cql() line --> check mate --> check");
+    let Filter::Line { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
+    let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
+    assert_eq!(v.len(), 2);
+}
+
+#[test]
 fn sequences_lower_to_line() {
     let ir = ok("cql() line --> check{6,8}");
     match ir.get(top(&ir)[0]) {
