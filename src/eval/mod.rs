@@ -4,9 +4,10 @@
 //! Gives out: for each game a [`GameMatch`] — whether it matched, at which positions,
 //! the comments and sort values to write.
 //! Must never: read source text, print, or keep state between games except
-//! `persistent` variables in its [`Scratch`].
+//! `persistent` variables and dictionaries that are not `local` in its [`Scratch`].
 
 mod board;
+mod dict;
 mod engine;
 pub mod finale;
 mod line;
@@ -22,7 +23,7 @@ mod testutil;
 
 use regex::Regex;
 
-use crate::ir::{Builtin, Filter, FilterId, Ir};
+use crate::ir::{Builtin, Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
 use engine::{Ctx, Loc};
@@ -63,6 +64,9 @@ pub struct Query {
 pub struct Scratch {
     /// One slot per query variable; persistent ones keep their values across games.
     vars: Vec<Option<Value>>,
+    /// One dictionary per query variable (empty, and never allocated, for variables that are
+    /// not dictionaries); `local` ones are emptied for every game.
+    dicts: Vec<dict::Dict>,
 }
 
 /// What a query found in one game.
@@ -196,6 +200,13 @@ impl Query {
         &self.ir
     }
 
+    /// Must the games be evaluated one after another on a single worker? True when the
+    /// query has a dictionary that is not `local`: its entries are carried from game to
+    /// game, so what a game sees must not depend on how games are shared out to threads.
+    pub fn sequential(&self) -> bool {
+        self.ir.vars.iter().any(|v| v.kind == VarKind::Dictionary { local: false })
+    }
+
     /// Does the query need positions (move replay)? `false` for header-only queries.
     pub fn needs_positions(&self) -> bool {
         let (lo, hi) = self.ir.settings.matchcount;
@@ -209,7 +220,8 @@ impl Query {
             return false;
         }
         let mut vars = Vec::new();
-        let mut ctx = Ctx::new(self, game, &mut vars);
+        let mut dicts = Vec::new();
+        let mut ctx = Ctx::new(self, game, &mut vars, &mut dicts);
         for &f in &self.header_conjuncts {
             match ctx.test(f, Loc::Header) {
                 Ok(true) => {}
@@ -244,7 +256,7 @@ impl Query {
         if !self.game_selected(game) {
             return result;
         }
-        let mut ctx = Ctx::new(self, game, &mut scratch.vars);
+        let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts);
         if game.nodes.is_empty() {
             if self.needs_positions() {
                 return result;
@@ -297,6 +309,11 @@ impl Query {
             if !info.persistent {
                 continue;
             }
+            if matches!(info.kind, VarKind::Dictionary { .. }) {
+                let merged = dict::merge(scratches.iter().filter_map(|s| s.dicts.get(i)));
+                out.push((info.name.clone(), dict::text(&merged)));
+                continue;
+            }
             let mut sum: Option<i64> = None;
             let mut other: Option<String> = None;
             for s in scratches {
@@ -320,14 +337,21 @@ impl Query {
 }
 
 impl Scratch {
-    /// Make room for the query's variables and unbind every non-persistent one.
+    /// Make room for the query's variables and unbind every non-persistent one; empty
+    /// every `local` dictionary.
     fn prepare(&mut self, ir: &Ir) {
         if self.vars.len() < ir.vars.len() {
             self.vars.resize(ir.vars.len(), None);
         }
-        for (slot, info) in self.vars.iter_mut().zip(ir.vars.iter()) {
+        if self.dicts.len() < ir.vars.len() {
+            self.dicts.resize(ir.vars.len(), dict::Dict::new());
+        }
+        for ((slot, d), info) in self.vars.iter_mut().zip(self.dicts.iter_mut()).zip(ir.vars.iter()) {
             if !info.persistent {
                 *slot = None;
+            }
+            if info.kind == (VarKind::Dictionary { local: true }) {
+                d.clear();
             }
         }
     }

@@ -65,6 +65,7 @@ pub const KEYWORDS: &[&str] = &[
     "date",
     "depth",
     "diagonal",
+    "dictionary",
     "distance",
     "doubledpawns",
     "down",
@@ -978,6 +979,15 @@ impl<'s> Parser<'s> {
             Sym::LParen => self.parse_block(Sym::RParen),
             Sym::Hash => {
                 self.bump();
+                // `#D`: the number of entries of a dictionary (`#D[k]` is the size of a value).
+                if let Tok::Word(name) = &self.peek().tok {
+                    if let Some(dict) = self.dictionary(name) {
+                        if self.peek_at(1).tok != Tok::Sym(Sym::LBracket) {
+                            let t = self.bump();
+                            return Ok(self.add(Filter::DictCount(dict), Self::join(sp, t.span)));
+                        }
+                    }
+                }
                 // `#_ attackedby K` counts the empty squares the king attacks: the
                 // operand takes in attack filters (and anything tighter), not `&`/`|`.
                 let a = self.parse_expr(BP_ATTACK)?;
@@ -1311,6 +1321,10 @@ impl<'s> Parser<'s> {
         if self.functions.contains_key(&w) {
             self.bump();
             return self.inline_call(&w, sp);
+        }
+        if let Some(dict) = self.dictionary(&w) {
+            self.bump();
+            return self.parse_dictionary_use(dict, &w, sp);
         }
         let next = self.peek_at(1).tok.clone();
         if is_assign(&next) && !KEYWORDS.contains(&w.as_str()) {
@@ -1725,6 +1739,9 @@ impl<'s> Parser<'s> {
             }
             "persistent" => {
                 self.eat_word("quiet");
+                if self.eat_word("dictionary") {
+                    return self.parse_dictionary_decl(false, true, sp);
+                }
                 let t = self.bump();
                 let Tok::Word(name) = t.tok else {
                     self.error("expected a variable name after `persistent`", t.span);
@@ -1736,7 +1753,11 @@ impl<'s> Parser<'s> {
                 }
                 self.parse_assign(name, t.span, true)
             }
+            "dictionary" => self.parse_dictionary_decl(false, false, sp),
             "local" | "atomic" => {
+                if w == "local" && self.eat_word("dictionary") {
+                    return self.parse_dictionary_decl(true, false, sp);
+                }
                 let t = self.peek().clone();
                 if let Tok::Word(name) = t.tok {
                     if is_assign(&self.peek_at(1).tok) {
@@ -1753,6 +1774,20 @@ impl<'s> Parser<'s> {
                     self.error(format!("expected a variable name after `{w}`"), t.span);
                     return Err(());
                 };
+                if let Some(dict) = self.dictionary(&name) {
+                    if w != "unbind" {
+                        self.error(format!("`{w}` needs a variable, and `{name}` is a dictionary"), t.span);
+                        return Err(());
+                    }
+                    let key = if self.eat_sym(Sym::LBracket) {
+                        let k = self.parse_expr(BP_OR)?;
+                        self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
+                        Some(k)
+                    } else {
+                        None
+                    };
+                    return self.simple(Filter::DictUnbind { dict, key }, sp);
+                }
                 let var = match self.ir.find_var(&name) {
                     Some(v) => v,
                     None if w != "unbind" => self.ir.var(&name, VarKind::Value),
@@ -1805,6 +1840,69 @@ impl<'s> Parser<'s> {
                 Err(())
             }
         }
+    }
+
+    /// The dictionary a name stands for, if the script declared it as one.
+    fn dictionary(&self, name: &str) -> Option<VarId> {
+        self.ir
+            .find_var(name)
+            .filter(|v| matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { .. })))
+    }
+
+    /// `dictionary D`, `local dictionary D`, `persistent dictionary D` (the keywords already
+    /// read): declare `D`. The declaration itself always matches.
+    fn parse_dictionary_decl(&mut self, local: bool, persistent: bool, sp: Span) -> PResult<FilterId> {
+        let t = self.bump();
+        let Tok::Word(name) = t.tok else {
+            self.error("expected a dictionary name after `dictionary`", t.span);
+            return Err(());
+        };
+        if KEYWORDS.contains(&name.as_str()) {
+            self.error(format!("`{name}` is a keyword and cannot name a dictionary"), t.span);
+            return Err(());
+        }
+        let kind = VarKind::Dictionary { local };
+        if let Some(v) = self.ir.find_var(&name) {
+            let info = &self.ir.vars[v.0 as usize];
+            if info.kind != kind || info.persistent != persistent {
+                self.error(format!("`{name}` is already declared as something else"), t.span);
+                return Err(());
+            }
+        }
+        let var = self.ir.var(&name, kind);
+        if persistent {
+            self.ir.vars[var.0 as usize].persistent = true;
+        }
+        self.simple(Filter::True, Self::join(sp, t.span))
+    }
+
+    /// `D[k]`, `D[k] = v`, `D[k] += v` … after the dictionary name `D` (already read).
+    fn parse_dictionary_use(&mut self, dict: VarId, name: &str, sp: Span) -> PResult<FilterId> {
+        if !self.eat_sym(Sym::LBracket) {
+            self.error_hint(
+                format!("the dictionary `{name}` is used with a key"),
+                sp,
+                Some(format!("write `{name}[key]`, `#{name}` or `unbind {name}`")),
+            );
+            return Err(());
+        }
+        let key = self.parse_expr(BP_OR)?;
+        let close = self.span_here();
+        self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
+        if !is_assign(&self.peek().tok) {
+            return Ok(self.add(Filter::DictGet { dict, key }, Self::join(sp, close)));
+        }
+        let op = match self.bump().tok {
+            Tok::Sym(Sym::Assign) => None,
+            Tok::Sym(Sym::PlusAssign) => Some(ArithOp::Add),
+            Tok::Sym(Sym::MinusAssign) => Some(ArithOp::Sub),
+            Tok::Sym(Sym::StarAssign) => Some(ArithOp::Mul),
+            Tok::Sym(Sym::SlashAssign) => Some(ArithOp::Div),
+            _ => Some(ArithOp::Rem),
+        };
+        let value = self.parse_expr(BP_LOOSE)?;
+        let s = Self::join(sp, self.ir.span(value));
+        Ok(self.add(Filter::DictSet { dict, key, op, value }, s))
     }
 
     fn parse_assign(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
