@@ -977,6 +977,12 @@ impl<'s> Parser<'s> {
         match sym {
             Sym::LBrace => self.parse_block(Sym::RBrace),
             Sym::LParen => self.parse_block(Sym::RParen),
+            // `[]`: the empty set of squares (`Seen=[]`).
+            Sym::LBracket if self.peek_at(1).tok == Tok::Sym(Sym::RBracket) => {
+                self.bump();
+                let t = self.bump();
+                Ok(self.add(Filter::Squares(Bitboard::EMPTY), Self::join(sp, t.span)))
+            }
             Sym::Hash => {
                 self.bump();
                 // `#D`: the number of entries of a dictionary (`#D[k]` is the size of a value).
@@ -1730,6 +1736,12 @@ impl<'s> Parser<'s> {
                         return Err(());
                     }
                 };
+                // `piece T = S`: the ASCII spelling of `◭T=S`, a piece variable given the
+                // piece standing on the one square of S.
+                if w == "piece" && !forall && self.peek().tok == Tok::Sym(Sym::Assign) {
+                    self.ir.var(&name, VarKind::Piece);
+                    return self.parse_assign(name, sp, false);
+                }
                 if !self.eat_word("in") && !self.eat_sym(Sym::Element) {
                     let s = self.span_here();
                     self.error(format!("expected `in` after `{w} {name}`"), s);
