@@ -2291,7 +2291,12 @@ impl<'s> Parser<'s> {
                 // under the path, belongs to it (`♘――□ S=to`, `⊢ ♛―― \n    pinned=pin …`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
                 let outdented = self.column(self.peek().span) <= self.path_column;
-                let top_level = is_assign(&self.peek_at(1).tok) || matches!(w.as_str(), "find" | "echo" | "sort");
+                // So does `X:` evaluating at another position (`source: ⊢ …` after a path in an
+                // echo) and a dictionary entry (`D[k]=…`).
+                let top_level = is_assign(&self.peek_at(1).tok)
+                    || self.peek_at(1).tok == Tok::Sym(Sym::Colon)
+                    || self.dictionary(w).is_some()
+                    || matches!(w.as_str(), "find" | "echo" | "sort");
                 (top_level && new_line && outdented)
                     || matches!(w.as_str(), "function" | "then" | "else" | "path")
             }
