@@ -127,4 +127,107 @@ mod tests {
         assert_eq!(text(&d), "{c7: e4}");
         assert_eq!(text(&Dict::new()), "{}");
     }
+
+    // ----- dictionaries in scripts, on a small game ------------------------------
+
+    use crate::eval::testutil::GameBuilder;
+    use crate::eval::{GameMatch, Query, Scratch};
+
+    /// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#
+    fn scholars_mate() -> (crate::pgn::Game, Vec<NodeId>) {
+        let mut b = GameBuilder::new(None);
+        let line = b.line(NodeId::ROOT, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
+        (b.game, line)
+    }
+
+    fn query(src: &str) -> Query {
+        Query::new(crate::lang::cql6::parse(src).expect("script parses")).expect("query compiles")
+    }
+
+    fn run(q: &Query, scratch: &mut Scratch, game: &crate::pgn::Game) -> GameMatch {
+        q.eval_game(scratch, game)
+    }
+
+    #[test]
+    fn a_local_dictionary_starts_empty_in_every_game() {
+        let (game, line) = scholars_mate();
+        let q = query("cql() local dictionary D D[ply]=movenumber #D == ply + 1");
+        let mut scratch = Scratch::default();
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+        // The second game sees none of the first game's entries.
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+    }
+
+    #[test]
+    fn a_plain_dictionary_keeps_its_entries_from_game_to_game() {
+        let (game, line) = scholars_mate();
+        let q = query("cql() dictionary D D[ply]=1 #D == ply + 1");
+        assert!(q.sequential());
+        let mut scratch = Scratch::default();
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+        // Now every ply is already a key: 8 entries, so only ply 7 fits.
+        assert_eq!(run(&q, &mut scratch, &game).positions, vec![line[6]]);
+        assert!(!query("cql() local dictionary D D[1]=1").sequential());
+    }
+
+    #[test]
+    fn a_missing_key_does_not_match() {
+        let (game, line) = scholars_mate();
+        let mut scratch = Scratch::default();
+        // Only the key "x" is ever stored; reading "y" fails everywhere.
+        let q = query("cql() local dictionary D D[\"x\"]=ply D[\"y\"]");
+        assert!(!run(&q, &mut scratch, &game).matched);
+        // The value stored under a position key, read back one ply later through `parent`.
+        let q = query("cql() local dictionary D D[currentposition]=ply D[parent] == ply - 1");
+        assert_eq!(run(&q, &mut scratch, &game).positions, line);
+    }
+
+    #[test]
+    fn set_values_and_set_keys() {
+        let (game, line) = scholars_mate();
+        let mut scratch = Scratch::default();
+        // Key: the square the queen stands on; value: where the black king is. Read back by
+        // the same key, the stored set equals the king's square; `#D==1` holds only while the
+        // queen is still on d1 (the first five positions), her later squares add keys.
+        let q = query("cql() local dictionary D D[Q]=k D[Q]==e8 D[Q]==k #D==1");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), 5);
+        // A stored empty set, like an empty set variable, does not match when read.
+        let q = query("cql() local dictionary D D[1]=[] not D[1]");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+    }
+
+    #[test]
+    fn unbind_removes_one_entry_or_all() {
+        let (game, _) = scholars_mate();
+        let mut scratch = Scratch::default();
+        let q = query("cql() local dictionary D D[1]=1 D[2]=2 unbind D[1] #D==1 not D[1] D[2]==2 unbind D #D==0");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), 8);
+        // Removing a key that is not there still matches.
+        let q = query("cql() local dictionary D unbind D[7] #D==0");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), 8);
+    }
+
+    #[test]
+    fn persistent_counts_are_merged_over_workers() {
+        let (game, _) = scholars_mate();
+        let q = query("cql() persistent dictionary Moves Moves[sidetomove] += 1");
+        let mut s1 = Scratch::default();
+        let mut s2 = Scratch::default();
+        run(&q, &mut s1, &game);
+        run(&q, &mut s1, &game);
+        run(&q, &mut s2, &game);
+        // 8 positions a game, 4 with White to move (1) and 4 with Black (-1), three games.
+        assert_eq!(q.persistent_totals(&[s1, s2]), vec![("Moves".to_string(), "{-1: 12, 1: 12}".to_string())]);
+    }
+
+    #[test]
+    fn compound_assignment_on_strings_appends() {
+        let (game, _) = scholars_mate();
+        let q = query("cql() local dictionary D D[0] += \"a\" D[0] += \"b\" D[0] == \"0b\"");
+        // An absent entry starts as 0: `+= "a"` is no number, so nothing is stored and the
+        // filter does not match.
+        assert!(!run(&q, &mut Scratch::default(), &game).matched);
+        let q = query("cql() local dictionary D D[0] = \"a\" D[0] += \"b\" D[0] == \"ab\"");
+        assert_eq!(run(&q, &mut Scratch::default(), &game).positions.len(), 8);
+    }
 }

@@ -988,10 +988,11 @@ impl<'s> Parser<'s> {
                 // `#D`: the number of entries of a dictionary (`#D[k]` is the size of a value).
                 if let Tok::Word(name) = &self.peek().tok {
                     if let Some(dict) = self.dictionary(name) {
-                        if self.peek_at(1).tok != Tok::Sym(Sym::LBracket) {
-                            let t = self.bump();
+                        let t = self.bump();
+                        if !self.at_dict_key() {
                             return Ok(self.add(Filter::DictCount(dict), Self::join(sp, t.span)));
                         }
+                        self.pos -= 1;
                     }
                 }
                 // `#_ attackedby K` counts the empty squares the king attacks: the
@@ -1791,13 +1792,7 @@ impl<'s> Parser<'s> {
                         self.error(format!("`{w}` needs a variable, and `{name}` is a dictionary"), t.span);
                         return Err(());
                     }
-                    let key = if self.eat_sym(Sym::LBracket) {
-                        let k = self.parse_expr(BP_OR)?;
-                        self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
-                        Some(k)
-                    } else {
-                        None
-                    };
+                    let key = self.parse_dict_key()?;
                     return self.simple(Filter::DictUnbind { dict, key }, sp);
                 }
                 let var = match self.ir.find_var(&name) {
@@ -1888,19 +1883,47 @@ impl<'s> Parser<'s> {
         self.simple(Filter::True, Self::join(sp, t.span))
     }
 
+    /// Does a dictionary key `[…]` follow? The lexer reads `[Q]` or `[a1]` as one piece or
+    /// square designator; right after a dictionary name it is that key.
+    fn at_dict_key(&self) -> bool {
+        let t = self.peek();
+        match t.tok {
+            Tok::Sym(Sym::LBracket) => true,
+            Tok::Pieces { .. } | Tok::Squares(_) => {
+                !t.space_before && self.src.as_bytes().get(t.span.start as usize) == Some(&b'[')
+            }
+            _ => false,
+        }
+    }
+
+    /// The key `[k]` after a dictionary name, if one follows.
+    fn parse_dict_key(&mut self) -> PResult<Option<FilterId>> {
+        if !self.at_dict_key() {
+            return Ok(None);
+        }
+        let t = self.bump();
+        match t.tok {
+            Tok::Pieces { mask, squares } => Ok(Some(self.pieces(mask, squares, t.span))),
+            Tok::Squares(bb) => Ok(Some(self.add(Filter::Squares(bb), t.span))),
+            _ => {
+                let k = self.parse_expr(BP_OR)?;
+                self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
+                Ok(Some(k))
+            }
+        }
+    }
+
     /// `D[k]`, `D[k] = v`, `D[k] += v` … after the dictionary name `D` (already read).
     fn parse_dictionary_use(&mut self, dict: VarId, name: &str, sp: Span) -> PResult<FilterId> {
-        if !self.eat_sym(Sym::LBracket) {
+        let Some(key) = self.parse_dict_key()? else {
             self.error_hint(
                 format!("the dictionary `{name}` is used with a key"),
                 sp,
                 Some(format!("write `{name}[key]`, `#{name}` or `unbind {name}`")),
             );
             return Err(());
-        }
-        let key = self.parse_expr(BP_OR)?;
-        let close = self.span_here();
-        self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
+        };
+        let close = self.toks[self.pos - 1].span;
         if !is_assign(&self.peek().tok) {
             return Ok(self.add(Filter::DictGet { dict, key }, Self::join(sp, close)));
         }
