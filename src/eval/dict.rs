@@ -230,4 +230,17 @@ mod tests {
         let q = query("cql() local dictionary D D[0] = \"a\" D[0] += \"b\" D[0] == \"ab\"");
         assert_eq!(run(&q, &mut Scratch::default(), &game).positions.len(), 8);
     }
+
+    #[test]
+    fn tags_do_not_skip_a_game_after_a_write_kept_for_later_games() {
+        let mut b = GameBuilder::new(None);
+        b.line(NodeId::ROOT, &["e4", "e5"]);
+        b.tag("Result", "0-1");
+        // The count must see the Black win too, although `result 1-0` then fails.
+        let q = query("cql() dictionary Games initial Games[1] += 1 result 1-0");
+        assert!(q.may_match_tags(&b.game));
+        // Tags tested before the write, or a local dictionary, may still skip the game.
+        assert!(!query("cql() dictionary Games result 1-0 Games[1] += 1").may_match_tags(&b.game));
+        assert!(!query("cql() local dictionary Games Games[1] += 1 result 1-0").may_match_tags(&b.game));
+    }
 }

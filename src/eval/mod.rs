@@ -143,6 +143,24 @@ fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
     own && children_of(node).into_iter().all(|c| is_header_only(ir, c, depth + 1))
 }
 
+/// Does this filter change state that later games see: a persistent variable, or a
+/// dictionary that is not `local`?
+fn writes_across_games(ir: &Ir, f: FilterId, depth: u32) -> bool {
+    if depth > ANALYSIS_DEPTH {
+        return true;
+    }
+    let kept = |v: &crate::ir::VarId| {
+        ir.vars.get(v.0 as usize).is_some_and(|i| i.persistent || i.kind == VarKind::Dictionary { local: false })
+    };
+    let node = ir.get(f);
+    let own = match node {
+        Filter::Assign { var, .. } | Filter::Unbind(var) => kept(var),
+        Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => kept(dict),
+        _ => false,
+    };
+    own || children_of(node).into_iter().any(|c| writes_across_games(ir, c, depth + 1))
+}
+
 impl Query {
     /// Compile an IR (transforms expanded) into a query: compiles every regular
     /// expression once and finds the header-only parts of the query.
@@ -188,6 +206,9 @@ impl Query {
                 match ir.get(f) {
                     Filter::And(items) => todo.extend(items.iter().rev()),
                     _ if is_header_only(&ir, f, 0) => header_conjuncts.push(f),
+                    // A game skipped on its tags never runs this conjunct: tags tested after
+                    // something that changes what later games see must not skip the game.
+                    _ if writes_across_games(&ir, f, 0) => break,
                     _ => {}
                 }
             }
