@@ -695,4 +695,3 @@ tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n   
         assert!(text.ends_with("tree: none\n"));
     }
 }
-

@@ -2320,8 +2320,7 @@ impl<'s> Parser<'s> {
                     || self.peek_at(1).tok == Tok::Sym(Sym::Colon)
                     || self.dictionary(w).is_some()
                     || matches!(w.as_str(), "find" | "echo" | "sort");
-                (top_level && new_line && outdented)
-                    || matches!(w.as_str(), "function" | "then" | "else" | "path")
+                (top_level && new_line && outdented) || matches!(w.as_str(), "function" | "then" | "else" | "path")
             }
             _ => false,
         }

@@ -668,7 +668,9 @@ fn dictionaries_parse_to_their_own_nodes() {
     let kinds: Vec<&Filter> = t.iter().map(|&f| ir.get(f)).collect();
     assert!(kinds.iter().any(|f| matches!(f, Filter::DictSet { dict, op: None, .. } if *dict == d)));
     assert!(kinds.iter().any(|f| matches!(f, Filter::DictCount(x) if *x == d)));
-    assert!(kinds.iter().any(|f| matches!(f, Filter::DictGet { dict, key } if *dict == d && ir.get(*key) == &Filter::Number(1))));
+    assert!(kinds
+        .iter()
+        .any(|f| matches!(f, Filter::DictGet { dict, key } if *dict == d && ir.get(*key) == &Filter::Number(1))));
     assert!(kinds.iter().any(|f| matches!(f, Filter::DictUnbind { key: Some(_), .. })));
     assert!(kinds.iter().any(|f| matches!(f, Filter::DictUnbind { key: None, .. })));
 
@@ -688,7 +690,9 @@ fn dictionary_keys_written_as_designators() {
     // The declaration matches like `true`.
     let t: Vec<FilterId> = top(&ir).into_iter().filter(|&f| ir.get(f) != &Filter::True).collect();
     let Filter::DictSet { key, .. } = ir.get(t[0]) else { panic!("{:?}", ir.get(t[0])) };
-    assert!(matches!(ir.get(*key), Filter::Pieces { mask, .. } if *mask == PieceMask::piece(Color::White, Role::Queen)));
+    assert!(
+        matches!(ir.get(*key), Filter::Pieces { mask, .. } if *mask == PieceMask::piece(Color::White, Role::Queen))
+    );
     let Filter::Compare { first, .. } = ir.get(t[1]) else { panic!() };
     let Filter::DictGet { key, .. } = ir.get(*first) else { panic!() };
     assert_eq!(ir.get(*key), &Filter::Squares(Bitboard::from(Square::A1)));
