@@ -85,6 +85,28 @@ fn compat_persistent_variables_with_threads() {
     }
 }
 
+#[test]
+fn compat_dictionary_kept_across_games_runs_on_one_thread() {
+    let pgn = temp_file("dictionary.pgn", &GAME_A.repeat(20));
+    let input = pgn.to_str().unwrap();
+    // The 5th game is the first whose count reaches 5, whatever `--threads` asks for.
+    let script = temp_file(
+        "dictionary.cql",
+        "cql()\npersistent dictionary Seen\ninitial\nSeen[\"games\"] += 1\nSeen[\"games\"] == 5\n",
+    );
+    let o = run(&["-i", input, "--threads", "2", "--numbers", script.to_str().unwrap()]);
+    let err = text(&o.stderr);
+    assert_eq!(text(&o.stdout), "5\n", "{err}");
+    assert!(err.contains("using 1 thread"), "{err}");
+    assert!(err.contains("Seen: {\"games\": 20}"), "{err}");
+    // A local dictionary starts empty in every game and keeps the threads.
+    let script =
+        temp_file("local-dictionary.cql", "cql()\nlocal dictionary Seen\ninitial\nSeen[1] += 1\nSeen[1] == 1\n");
+    let o = run(&["-i", input, "--threads", "2", "--count", script.to_str().unwrap()]);
+    assert_eq!(text(&o.stdout).trim(), "20", "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("using 2 threads"), "{}", text(&o.stderr));
+}
+
 /// Composed problems often start from set-ups that are not legal chess positions (no
 /// king, two kings of a colour, pawns on the first or last rank, the side not to move in
 /// check). Such a game is replayed on the board alone: check means a king of the side to

@@ -152,6 +152,12 @@ fn execute(args: &Args) -> Result<i32, String> {
     config.progress = std::io::stderr().is_terminal()
         && inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>() >= PROGRESS_MIN_BYTES;
     let query = Query::new(ir).map_err(|e| format!("cqlrs: {e}"))?;
+    if query.sequential() {
+        // Dictionaries carried from game to game: one worker, so every game sees them as
+        // the games before it in the input left them.
+        config.threads = 1;
+        config.in_flight = 8;
+    }
     let outcome = scan::run(&query, inputs, &config, &mut sink);
     if outcome.broken_pipe {
         return Ok(EXIT_MATCH);

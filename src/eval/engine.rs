@@ -118,6 +118,8 @@ pub struct Ctx<'a> {
     pub game: &'a Game,
     /// Variable slots.
     pub vars: &'a mut Vec<Option<Value>>,
+    /// Dictionaries, indexed by the variable that names them.
+    pub dicts: &'a mut Vec<super::dict::Dict>,
     /// Temporary positions of generated moves being looked into.
     pub temps: Vec<Temp>,
     /// Collected output.
@@ -168,6 +170,7 @@ fn set_matching(f: &Filter) -> bool {
             | Filter::Pin { .. }
             | Filter::PawnStructure(_)
             | Filter::Var(_)
+            | Filter::DictGet { .. }
             | Filter::Call(Builtin::Light | Builtin::Dark | Builtin::MakeSquare, _)
     )
 }
@@ -228,12 +231,18 @@ pub fn game_result(game: &Game) -> Option<GameResult> {
 
 impl<'a> Ctx<'a> {
     /// A fresh context for one game.
-    pub fn new(q: &'a Query, game: &'a Game, vars: &'a mut Vec<Option<Value>>) -> Ctx<'a> {
+    pub fn new(
+        q: &'a Query,
+        game: &'a Game,
+        vars: &'a mut Vec<Option<Value>>,
+        dicts: &'a mut Vec<super::dict::Dict>,
+    ) -> Ctx<'a> {
         Ctx {
             q,
             ir: &q.ir,
             game,
             vars,
+            dicts,
             temps: Vec::new(),
             out: Out::default(),
             groups: Vec::new(),
@@ -515,6 +524,24 @@ impl<'a> Ctx<'a> {
 
     fn get_var(&self, var: VarId) -> Option<&Value> {
         self.vars.get(var.0 as usize).and_then(|v| v.as_ref())
+    }
+
+    /// The dictionary named by a variable, made on first use.
+    fn dict_mut(&mut self, dict: VarId) -> &mut super::dict::Dict {
+        let i = dict.0 as usize;
+        if self.dicts.len() <= i {
+            self.dicts.resize(i + 1, super::dict::Dict::new());
+        }
+        &mut self.dicts[i]
+    }
+
+    /// The dictionary key given by filter `key` here: a piece stands for its square.
+    fn dict_key(&mut self, key: FilterId, at: Loc) -> Result<Option<super::dict::DictKey>, Error> {
+        Ok(match self.value(key, at)? {
+            Some(v @ Value::Piece(_)) => self.as_set(&v, at).map(|b| super::dict::DictKey::Set(b.0)),
+            Some(v) => super::dict::DictKey::of(&v),
+            None => None,
+        })
     }
 
     // ----- the interpreter -------------------------------------------------
@@ -936,6 +963,58 @@ impl<'a> Ctx<'a> {
                 };
                 self.set_var(*var, Some(result.clone()));
                 Some(result)
+            }
+            Filter::DictGet { dict, key } => {
+                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
+                self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned()
+            }
+            Filter::DictSet { dict, key, op, value } => {
+                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
+                let Some(new) = self.value(*value, at)? else { return Ok(None) };
+                let new = match (new, op) {
+                    // A piece is stored as the square it stands on now.
+                    (v @ Value::Piece(_), None) => match self.as_set(&v, at) {
+                        Some(b) => Value::Set(b),
+                        None => return Ok(None),
+                    },
+                    (Value::None, None) => return Ok(None),
+                    (v, None) => v,
+                    (v, Some(op)) => {
+                        let old = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
+                        match (old, v) {
+                            (Some(Value::Str(s)), Value::Str(t)) if *op == ArithOp::Add => Value::Str(s + &t),
+                            (old, v) => {
+                                let a = match old {
+                                    Some(o) => self.as_number(&o, at),
+                                    None => Some(0),
+                                };
+                                let (Some(a), Some(b)) = (a, self.as_number(&v, at)) else {
+                                    return Ok(None);
+                                };
+                                match arith(*op, a, b) {
+                                    Some(n) => Value::Number(n),
+                                    None => return Ok(None),
+                                }
+                            }
+                        }
+                    }
+                };
+                self.dict_mut(*dict).insert(k, new.clone());
+                Some(new)
+            }
+            Filter::DictUnbind { dict, key } => {
+                match key {
+                    None => self.dict_mut(*dict).clear(),
+                    Some(key) => {
+                        if let Some(k) = self.dict_key(*key, at)? {
+                            self.dict_mut(*dict).remove(&k);
+                        }
+                    }
+                }
+                Some(Value::None)
+            }
+            Filter::DictCount(dict) => {
+                Some(Value::Number(self.dicts.get(dict.0 as usize).map_or(0, |d| d.len()) as i64))
             }
             Filter::IsBound(v) => found(self.get_var(*v).is_some()),
             Filter::Unbind(v) => {

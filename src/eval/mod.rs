@@ -4,9 +4,10 @@
 //! Gives out: for each game a [`GameMatch`] — whether it matched, at which positions,
 //! the comments and sort values to write.
 //! Must never: read source text, print, or keep state between games except
-//! `persistent` variables in its [`Scratch`].
+//! `persistent` variables and dictionaries that are not `local` in its [`Scratch`].
 
 mod board;
+mod dict;
 mod engine;
 pub mod finale;
 mod line;
@@ -22,7 +23,7 @@ mod testutil;
 
 use regex::Regex;
 
-use crate::ir::{Builtin, Filter, FilterId, Ir};
+use crate::ir::{Builtin, Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
 use engine::{Ctx, Loc};
@@ -63,6 +64,9 @@ pub struct Query {
 pub struct Scratch {
     /// One slot per query variable; persistent ones keep their values across games.
     vars: Vec<Option<Value>>,
+    /// One dictionary per query variable (empty, and never allocated, for variables that are
+    /// not dictionaries); `local` ones are emptied for every game.
+    dicts: Vec<dict::Dict>,
 }
 
 /// What a query found in one game.
@@ -139,6 +143,24 @@ fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
     own && children_of(node).into_iter().all(|c| is_header_only(ir, c, depth + 1))
 }
 
+/// Does this filter change state that later games see: a persistent variable, or a
+/// dictionary that is not `local`?
+fn writes_across_games(ir: &Ir, f: FilterId, depth: u32) -> bool {
+    if depth > ANALYSIS_DEPTH {
+        return true;
+    }
+    let kept = |v: &crate::ir::VarId| {
+        ir.vars.get(v.0 as usize).is_some_and(|i| i.persistent || i.kind == VarKind::Dictionary { local: false })
+    };
+    let node = ir.get(f);
+    let own = match node {
+        Filter::Assign { var, .. } | Filter::Unbind(var) => kept(var),
+        Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => kept(dict),
+        _ => false,
+    };
+    own || children_of(node).into_iter().any(|c| writes_across_games(ir, c, depth + 1))
+}
+
 impl Query {
     /// Compile an IR (transforms expanded) into a query: compiles every regular
     /// expression once and finds the header-only parts of the query.
@@ -184,6 +206,9 @@ impl Query {
                 match ir.get(f) {
                     Filter::And(items) => todo.extend(items.iter().rev()),
                     _ if is_header_only(&ir, f, 0) => header_conjuncts.push(f),
+                    // A game skipped on its tags never runs this conjunct: tags tested after
+                    // something that changes what later games see must not skip the game.
+                    _ if writes_across_games(&ir, f, 0) => break,
                     _ => {}
                 }
             }
@@ -194,6 +219,13 @@ impl Query {
     /// The IR this query runs.
     pub fn ir(&self) -> &Ir {
         &self.ir
+    }
+
+    /// Must the games be evaluated one after another on a single worker? True when the
+    /// query has a dictionary that is not `local`: its entries are carried from game to
+    /// game, so what a game sees must not depend on how games are shared out to threads.
+    pub fn sequential(&self) -> bool {
+        self.ir.vars.iter().any(|v| v.kind == VarKind::Dictionary { local: false })
     }
 
     /// Does the query need positions (move replay)? `false` for header-only queries.
@@ -209,7 +241,8 @@ impl Query {
             return false;
         }
         let mut vars = Vec::new();
-        let mut ctx = Ctx::new(self, game, &mut vars);
+        let mut dicts = Vec::new();
+        let mut ctx = Ctx::new(self, game, &mut vars, &mut dicts);
         for &f in &self.header_conjuncts {
             match ctx.test(f, Loc::Header) {
                 Ok(true) => {}
@@ -244,7 +277,7 @@ impl Query {
         if !self.game_selected(game) {
             return result;
         }
-        let mut ctx = Ctx::new(self, game, &mut scratch.vars);
+        let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts);
         if game.nodes.is_empty() {
             if self.needs_positions() {
                 return result;
@@ -297,6 +330,11 @@ impl Query {
             if !info.persistent {
                 continue;
             }
+            if matches!(info.kind, VarKind::Dictionary { .. }) {
+                let merged = dict::merge(scratches.iter().filter_map(|s| s.dicts.get(i)));
+                out.push((info.name.clone(), dict::text(&merged)));
+                continue;
+            }
             let mut sum: Option<i64> = None;
             let mut other: Option<String> = None;
             for s in scratches {
@@ -320,14 +358,21 @@ impl Query {
 }
 
 impl Scratch {
-    /// Make room for the query's variables and unbind every non-persistent one.
+    /// Make room for the query's variables and unbind every non-persistent one; empty
+    /// every `local` dictionary.
     fn prepare(&mut self, ir: &Ir) {
         if self.vars.len() < ir.vars.len() {
             self.vars.resize(ir.vars.len(), None);
         }
-        for (slot, info) in self.vars.iter_mut().zip(ir.vars.iter()) {
+        if self.dicts.len() < ir.vars.len() {
+            self.dicts.resize(ir.vars.len(), dict::Dict::new());
+        }
+        for ((slot, d), info) in self.vars.iter_mut().zip(self.dicts.iter_mut()).zip(ir.vars.iter()) {
             if !info.persistent {
                 *slot = None;
+            }
+            if info.kind == (VarKind::Dictionary { local: true }) {
+                d.clear();
             }
         }
     }

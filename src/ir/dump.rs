@@ -37,6 +37,8 @@ pub fn dump(ir: &Ir) -> String {
                 VarKind::Piece => "piece",
                 VarKind::Value => "value",
                 VarKind::Position => "position",
+                VarKind::Dictionary { local: false } => "dictionary",
+                VarKind::Dictionary { local: true } => "local dictionary",
             };
             let persistent = if info.persistent { " persistent" } else { "" };
             let _ = writeln!(out, "  {}: {kind}{persistent}", info.name);
@@ -387,19 +389,15 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             if *in_all { " in all" } else { "" }
         ),
         Filter::Var(v) => format!("Var {}", var_name(ir, *v)),
-        Filter::Assign { var, op, .. } => {
-            let op = match op {
-                None => "=",
-                Some(ArithOp::Add) => "+=",
-                Some(ArithOp::Sub) => "-=",
-                Some(ArithOp::Mul) => "*=",
-                Some(ArithOp::Div) => "/=",
-                Some(ArithOp::Rem) => "%=",
-            };
-            format!("Assign {} {op}", var_name(ir, *var))
-        }
+        Filter::Assign { var, op, .. } => format!("Assign {} {}", var_name(ir, *var), assign_op_text(*op)),
         Filter::IsBound(v) => format!("IsBound {}", var_name(ir, *v)),
         Filter::Unbind(v) => format!("Unbind {}", var_name(ir, *v)),
+        Filter::DictGet { dict, .. } => format!("DictGet {}", var_name(ir, *dict)),
+        Filter::DictSet { dict, op, .. } => format!("DictSet {} {}", var_name(ir, *dict), assign_op_text(*op)),
+        Filter::DictUnbind { dict, key } => {
+            format!("DictUnbind {}{}", var_name(ir, *dict), if key.is_some() { " [key]" } else { " all" })
+        }
+        Filter::DictCount(dict) => format!("DictCount {}", var_name(ir, *dict)),
         Filter::SquareIter { var, forall, .. } => {
             format!("SquareIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
         }
@@ -549,6 +547,18 @@ pub fn directions_text(dirs: Directions) -> String {
         0 => "[]".into(),
         1 => parts[0].into(),
         _ => format!("[{}]", parts.join(",")),
+    }
+}
+
+/// The spelling of an assignment operator (`=` or a compound one such as `+=`).
+fn assign_op_text(op: Option<ArithOp>) -> &'static str {
+    match op {
+        None => "=",
+        Some(ArithOp::Add) => "+=",
+        Some(ArithOp::Sub) => "-=",
+        Some(ArithOp::Mul) => "*=",
+        Some(ArithOp::Div) => "/=",
+        Some(ArithOp::Rem) => "%=",
     }
 }
 

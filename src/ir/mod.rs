@@ -843,6 +843,38 @@ pub enum Filter {
     IsBound(VarId),
     /// `unbind x`.
     Unbind(VarId),
+    /// `D[k]` (CQL 6.2 dictionaries): the value dictionary `D` holds under the key `k` (a
+    /// string, number, set of squares or position). No match when `k` does not match or
+    /// `D` has no entry for it.
+    DictGet {
+        /// The dictionary (a variable of kind [`VarKind::Dictionary`]).
+        dict: VarId,
+        /// The key.
+        key: FilterId,
+    },
+    /// `D[k] = v` (or `+=` …): store `v` under the key `k`, replacing any earlier entry, and
+    /// match with the stored value. A compound operator starts from 0 when `k` is absent.
+    /// No match (and nothing stored) when `k` or `v` does not match.
+    DictSet {
+        /// The dictionary.
+        dict: VarId,
+        /// The key.
+        key: FilterId,
+        /// `None` for plain `=`, else the compound operator.
+        op: Option<ArithOp>,
+        /// The stored value.
+        value: FilterId,
+    },
+    /// `unbind D[k]` removes the entry of one key (when there is one); `unbind D` empties
+    /// the dictionary. Always matches.
+    DictUnbind {
+        /// The dictionary.
+        dict: VarId,
+        /// The key, or `None` for every entry.
+        key: Option<FilterId>,
+    },
+    /// `#D`: the number of entries of the dictionary. Always matches.
+    DictCount(VarId),
     /// `x∊Z F` / `∀x∊Z F` / `square [all] x in Z F`: bind a square variable to each
     /// square of Z. Existential form's value: the set of squares for which F matched.
     /// Universal form: no value; vacuously true over an empty Z.
@@ -941,6 +973,13 @@ pub enum VarKind {
     Value,
     /// A position variable (`echo`).
     Position,
+    /// A dictionary (`dictionary D`): a map from keys (strings, numbers, sets, positions)
+    /// to values. `local`: emptied at the start of every game (`local dictionary D`);
+    /// otherwise its entries are kept from one game to the next.
+    Dictionary {
+        /// Emptied for every game.
+        local: bool,
+    },
 }
 
 /// A variable of the query.
@@ -950,7 +989,8 @@ pub struct VarInfo {
     pub name: String,
     /// What it holds.
     pub kind: VarKind,
-    /// `persistent`: summed over all games and printed at the end.
+    /// `persistent`: summed over all games and printed at the end (a `persistent
+    /// dictionary` is kept across games and its entries printed at the end).
     pub persistent: bool,
 }
 

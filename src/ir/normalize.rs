@@ -83,6 +83,8 @@ fn rename_variables(ir: &mut Ir) {
             VarKind::Piece => "piece",
             VarKind::Value => "value",
             VarKind::Position => "position",
+            VarKind::Dictionary { local: false } => "dictionary",
+            VarKind::Dictionary { local: true } => "localdictionary",
         };
         info.name = format!("{kind}{}", i + 1);
     }
@@ -581,6 +583,10 @@ impl Normalizer {
                 node,
                 Filter::Assign { .. }
                     | Filter::Unbind(_)
+                    | Filter::DictGet { .. }
+                    | Filter::DictSet { .. }
+                    | Filter::DictUnbind { .. }
+                    | Filter::DictCount(_)
                     | Filter::Comment(_)
                     | Filter::Message(_)
                     | Filter::Sort { .. }

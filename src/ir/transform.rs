@@ -358,6 +358,11 @@ fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result
         }
         Filter::ConsecutiveMoves(a, b) => Filter::ConsecutiveMoves(f(*a)?, f(*b)?),
         Filter::Assign { var, op, value } => Filter::Assign { var: *var, op: *op, value: f(*value)? },
+        Filter::DictGet { dict, key } => Filter::DictGet { dict: *dict, key: f(*key)? },
+        Filter::DictSet { dict, key, op, value } => {
+            Filter::DictSet { dict: *dict, key: f(*key)?, op: *op, value: f(*value)? }
+        }
+        Filter::DictUnbind { dict, key } => Filter::DictUnbind { dict: *dict, key: opt(key, &mut f)? },
         Filter::SquareIter { var, domain, body, forall } => {
             Filter::SquareIter { var: *var, domain: f(*domain)?, body: f(*body)?, forall: *forall }
         }
@@ -513,6 +518,9 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
             _ => ValueType::None,
         },
         Filter::Assign { value, .. } => sub(*value),
+        Filter::DictSet { value, op: None, .. } => sub(*value),
+        Filter::DictSet { .. } | Filter::DictCount(_) => ValueType::Number,
+        Filter::DictUnbind { .. } => ValueType::None,
         Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
             if *forall {
                 ValueType::None

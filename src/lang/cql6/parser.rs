@@ -65,6 +65,7 @@ pub const KEYWORDS: &[&str] = &[
     "date",
     "depth",
     "diagonal",
+    "dictionary",
     "distance",
     "doubledpawns",
     "down",
@@ -977,8 +978,24 @@ impl<'s> Parser<'s> {
         match sym {
             Sym::LBrace => self.parse_block(Sym::RBrace),
             Sym::LParen => self.parse_block(Sym::RParen),
+            // `[]`: the empty set of squares (`Seen=[]`).
+            Sym::LBracket if self.peek_at(1).tok == Tok::Sym(Sym::RBracket) => {
+                self.bump();
+                let t = self.bump();
+                Ok(self.add(Filter::Squares(Bitboard::EMPTY), Self::join(sp, t.span)))
+            }
             Sym::Hash => {
                 self.bump();
+                // `#D`: the number of entries of a dictionary (`#D[k]` is the size of a value).
+                if let Tok::Word(name) = &self.peek().tok {
+                    if let Some(dict) = self.dictionary(name) {
+                        let t = self.bump();
+                        if !self.at_dict_key() {
+                            return Ok(self.add(Filter::DictCount(dict), Self::join(sp, t.span)));
+                        }
+                        self.pos -= 1;
+                    }
+                }
                 // `#_ attackedby K` counts the empty squares the king attacks: the
                 // operand takes in attack filters (and anything tighter), not `&`/`|`.
                 let a = self.parse_expr(BP_ATTACK)?;
@@ -1312,6 +1329,10 @@ impl<'s> Parser<'s> {
         if self.functions.contains_key(&w) {
             self.bump();
             return self.inline_call(&w, sp);
+        }
+        if let Some(dict) = self.dictionary(&w) {
+            self.bump();
+            return self.parse_dictionary_use(dict, &w, sp);
         }
         let next = self.peek_at(1).tok.clone();
         if is_assign(&next) && !KEYWORDS.contains(&w.as_str()) {
@@ -1723,6 +1744,12 @@ impl<'s> Parser<'s> {
                         return Err(());
                     }
                 };
+                // `piece T = S`: the ASCII spelling of `◭T=S`, a piece variable given the
+                // piece standing on the one square of S.
+                if w == "piece" && !forall && self.peek().tok == Tok::Sym(Sym::Assign) {
+                    self.ir.var(&name, VarKind::Piece);
+                    return self.parse_assign(name, sp, false);
+                }
                 if !self.eat_word("in") && !self.eat_sym(Sym::Element) {
                     let s = self.span_here();
                     self.error(format!("expected `in` after `{w} {name}`"), s);
@@ -1732,6 +1759,9 @@ impl<'s> Parser<'s> {
             }
             "persistent" => {
                 self.eat_word("quiet");
+                if self.eat_word("dictionary") {
+                    return self.parse_dictionary_decl(false, true, sp);
+                }
                 let t = self.bump();
                 let Tok::Word(name) = t.tok else {
                     self.error("expected a variable name after `persistent`", t.span);
@@ -1743,7 +1773,11 @@ impl<'s> Parser<'s> {
                 }
                 self.parse_assign(name, t.span, true)
             }
+            "dictionary" => self.parse_dictionary_decl(false, false, sp),
             "local" | "atomic" => {
+                if w == "local" && self.eat_word("dictionary") {
+                    return self.parse_dictionary_decl(true, false, sp);
+                }
                 let t = self.peek().clone();
                 if let Tok::Word(name) = t.tok {
                     if is_assign(&self.peek_at(1).tok) {
@@ -1760,6 +1794,14 @@ impl<'s> Parser<'s> {
                     self.error(format!("expected a variable name after `{w}`"), t.span);
                     return Err(());
                 };
+                if let Some(dict) = self.dictionary(&name) {
+                    if w != "unbind" {
+                        self.error(format!("`{w}` needs a variable, and `{name}` is a dictionary"), t.span);
+                        return Err(());
+                    }
+                    let key = self.parse_dict_key()?;
+                    return self.simple(Filter::DictUnbind { dict, key }, sp);
+                }
                 let var = match self.ir.find_var(&name) {
                     Some(v) => v,
                     None if w != "unbind" => self.ir.var(&name, VarKind::Value),
@@ -1812,6 +1854,97 @@ impl<'s> Parser<'s> {
                 Err(())
             }
         }
+    }
+
+    /// The dictionary a name stands for, if the script declared it as one.
+    fn dictionary(&self, name: &str) -> Option<VarId> {
+        self.ir
+            .find_var(name)
+            .filter(|v| matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { .. })))
+    }
+
+    /// `dictionary D`, `local dictionary D`, `persistent dictionary D` (the keywords already
+    /// read): declare `D`. The declaration itself always matches.
+    fn parse_dictionary_decl(&mut self, local: bool, persistent: bool, sp: Span) -> PResult<FilterId> {
+        let t = self.bump();
+        let Tok::Word(name) = t.tok else {
+            self.error("expected a dictionary name after `dictionary`", t.span);
+            return Err(());
+        };
+        if KEYWORDS.contains(&name.as_str()) {
+            self.error(format!("`{name}` is a keyword and cannot name a dictionary"), t.span);
+            return Err(());
+        }
+        let kind = VarKind::Dictionary { local };
+        if let Some(v) = self.ir.find_var(&name) {
+            let info = &self.ir.vars[v.0 as usize];
+            if info.kind != kind || info.persistent != persistent {
+                self.error(format!("`{name}` is already declared as something else"), t.span);
+                return Err(());
+            }
+        }
+        let var = self.ir.var(&name, kind);
+        if persistent {
+            self.ir.vars[var.0 as usize].persistent = true;
+        }
+        self.simple(Filter::True, Self::join(sp, t.span))
+    }
+
+    /// Does a dictionary key `[…]` follow? The lexer reads `[Q]` or `[a1]` as one piece or
+    /// square designator; right after a dictionary name it is that key.
+    fn at_dict_key(&self) -> bool {
+        let t = self.peek();
+        match t.tok {
+            Tok::Sym(Sym::LBracket) => true,
+            Tok::Pieces { .. } | Tok::Squares(_) => {
+                !t.space_before && self.src.as_bytes().get(t.span.start as usize) == Some(&b'[')
+            }
+            _ => false,
+        }
+    }
+
+    /// The key `[k]` after a dictionary name, if one follows.
+    fn parse_dict_key(&mut self) -> PResult<Option<FilterId>> {
+        if !self.at_dict_key() {
+            return Ok(None);
+        }
+        let t = self.bump();
+        match t.tok {
+            Tok::Pieces { mask, squares } => Ok(Some(self.pieces(mask, squares, t.span))),
+            Tok::Squares(bb) => Ok(Some(self.add(Filter::Squares(bb), t.span))),
+            _ => {
+                let k = self.parse_expr(BP_OR)?;
+                self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
+                Ok(Some(k))
+            }
+        }
+    }
+
+    /// `D[k]`, `D[k] = v`, `D[k] += v` … after the dictionary name `D` (already read).
+    fn parse_dictionary_use(&mut self, dict: VarId, name: &str, sp: Span) -> PResult<FilterId> {
+        let Some(key) = self.parse_dict_key()? else {
+            self.error_hint(
+                format!("the dictionary `{name}` is used with a key"),
+                sp,
+                Some(format!("write `{name}[key]`, `#{name}` or `unbind {name}`")),
+            );
+            return Err(());
+        };
+        let close = self.toks[self.pos - 1].span;
+        if !is_assign(&self.peek().tok) {
+            return Ok(self.add(Filter::DictGet { dict, key }, Self::join(sp, close)));
+        }
+        let op = match self.bump().tok {
+            Tok::Sym(Sym::Assign) => None,
+            Tok::Sym(Sym::PlusAssign) => Some(ArithOp::Add),
+            Tok::Sym(Sym::MinusAssign) => Some(ArithOp::Sub),
+            Tok::Sym(Sym::StarAssign) => Some(ArithOp::Mul),
+            Tok::Sym(Sym::SlashAssign) => Some(ArithOp::Div),
+            _ => Some(ArithOp::Rem),
+        };
+        let value = self.parse_expr(BP_LOOSE)?;
+        let s = Self::join(sp, self.ir.span(value));
+        Ok(self.add(Filter::DictSet { dict, key, op, value }, s))
     }
 
     fn parse_assign(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
@@ -2190,9 +2323,13 @@ impl<'s> Parser<'s> {
                 // under the path, belongs to it (`♘――□ S=to`, `⊢ ♛―― \n    pinned=pin …`).
                 let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
                 let outdented = self.column(self.peek().span) <= self.path_column;
-                let top_level = is_assign(&self.peek_at(1).tok) || matches!(w.as_str(), "find" | "echo" | "sort");
-                (top_level && new_line && outdented)
-                    || matches!(w.as_str(), "function" | "then" | "else" | "path")
+                // So does `X:` evaluating at another position (`source: ⊢ …` after a path in an
+                // echo) and a dictionary entry (`D[k]=…`).
+                let top_level = is_assign(&self.peek_at(1).tok)
+                    || self.peek_at(1).tok == Tok::Sym(Sym::Colon)
+                    || self.dictionary(w).is_some()
+                    || matches!(w.as_str(), "find" | "echo" | "sort");
+                (top_level && new_line && outdented) || matches!(w.as_str(), "function" | "then" | "else" | "path")
             }
             _ => false,
         }

@@ -674,3 +674,74 @@ fn path_parameters_and_where_a_path_ends() {
     let ir = ok("cql()\n⊢ ――\nfind check");
     assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { .. }));
 }
+
+#[test]
+fn dictionaries_parse_to_their_own_nodes() {
+    let ir = ok("cql() local dictionary D D[ply] = to #D D[1] unbind D[1] unbind D");
+    assert_eq!(ir.vars[0].kind, VarKind::Dictionary { local: true });
+    assert!(!ir.vars[0].persistent);
+    let d = VarId(0);
+    let t = top(&ir);
+    // The declaration itself is `true`; the rest keep their order.
+    let kinds: Vec<&Filter> = t.iter().map(|&f| ir.get(f)).collect();
+    assert!(kinds.iter().any(|f| matches!(f, Filter::DictSet { dict, op: None, .. } if *dict == d)));
+    assert!(kinds.iter().any(|f| matches!(f, Filter::DictCount(x) if *x == d)));
+    assert!(kinds
+        .iter()
+        .any(|f| matches!(f, Filter::DictGet { dict, key } if *dict == d && ir.get(*key) == &Filter::Number(1))));
+    assert!(kinds.iter().any(|f| matches!(f, Filter::DictUnbind { key: Some(_), .. })));
+    assert!(kinds.iter().any(|f| matches!(f, Filter::DictUnbind { key: None, .. })));
+
+    let ir = ok("cql() persistent dictionary Wins Wins[player white] += 1");
+    assert_eq!(ir.vars[0].kind, VarKind::Dictionary { local: false });
+    assert!(ir.vars[0].persistent);
+    let ir = ok("cql() dictionary D D[\"a\"] = 1");
+    assert_eq!(ir.vars[0].kind, VarKind::Dictionary { local: false });
+    assert!(!ir.vars[0].persistent);
+}
+
+#[test]
+fn dictionary_keys_written_as_designators() {
+    // `[Q]` and `[a1]` are read as one designator by the lexer; after a dictionary name they
+    // are the key, the same sets as `Q` and `a1`.
+    let ir = ok("cql() local dictionary D D[Q] = 1 D[a1] == 2");
+    // The declaration matches like `true`.
+    let t: Vec<FilterId> = top(&ir).into_iter().filter(|&f| ir.get(f) != &Filter::True).collect();
+    let Filter::DictSet { key, .. } = ir.get(t[0]) else { panic!("{:?}", ir.get(t[0])) };
+    assert!(
+        matches!(ir.get(*key), Filter::Pieces { mask, .. } if *mask == PieceMask::piece(Color::White, Role::Queen))
+    );
+    let Filter::Compare { first, .. } = ir.get(t[1]) else { panic!() };
+    let Filter::DictGet { key, .. } = ir.get(*first) else { panic!() };
+    assert_eq!(ir.get(*key), &Filter::Squares(Bitboard::from(Square::A1)));
+    // `#D[k]` is the size of the stored value, not the number of entries.
+    let ir = ok("cql() local dictionary D #D[1] > 2");
+    let Filter::Compare { first, .. } = ir.get(top(&ir)[1]) else { panic!() };
+    assert!(matches!(ir.get(*first), Filter::Count(g) if matches!(ir.get(*g), Filter::DictGet { .. })));
+}
+
+#[test]
+fn dictionary_misuse_is_an_error() {
+    let e = err("cql() local dictionary D D > 1");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("used with a key")), "{e}");
+    let e = err("cql() dictionary check");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("keyword")), "{e}");
+    let e = err("cql() x = 1 dictionary x");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("already declared")), "{e}");
+    let e = err("cql() local dictionary D isbound D");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("is a dictionary")), "{e}");
+    let e = err("cql() local dictionary D D[1");
+    assert!(!e.diagnostics.is_empty());
+}
+
+#[test]
+fn empty_set_literal_and_ascii_piece_assignment() {
+    let ir = ok("cql() Seen = []");
+    let Filter::Assign { value, .. } = ir.get(top(&ir)[0]) else { panic!() };
+    assert_eq!(ir.get(*value), &Filter::Squares(Bitboard::EMPTY));
+    // `piece T = S` is the ASCII spelling of `◭T=S`.
+    let a = ok("cql() piece T = R");
+    let b = ok("cql() ◭T=♖");
+    assert_eq!(a.vars[0].kind, VarKind::Piece);
+    assert_eq!(crate::ir::dump::dump(&a), crate::ir::dump::dump(&b));
+}
