@@ -337,7 +337,12 @@ impl<'a> Ctx<'a> {
                 self.path_now = Some(self.now(s, reach));
                 let m = self.out.mark();
                 self.only_child = Some(c);
+                let saved = self.rook_view;
+                if self.follows_rook(n, c, s.focus.as_ref()) {
+                    self.rook_view = Some(Loc::Node(c));
+                }
                 let ok = self.test(item, Loc::Node(n));
+                self.rook_view = saved;
                 self.only_child = None;
                 let res = match ok {
                     Ok(true) => self.path_continue(s, next, reach),
@@ -407,6 +412,17 @@ impl<'a> Ctx<'a> {
             }
             Move::Castle { king, rook } => focus.has(ids.at(king)) || focus.has(ids.at(rook)),
             Move::Put { .. } => false,
+        }
+    }
+
+    /// Does the focus follow the rook, not the king, of a castling move from `n` into `c`?
+    /// Then the move is seen as the rook's (its from/to squares are the rook's).
+    fn follows_rook(&self, n: NodeId, c: NodeId, focus: Option<&Focus>) -> bool {
+        let Some(focus) = focus else { return false };
+        let ids = self.game.node(n).ids;
+        match &self.game.node(c).played {
+            Some(Played::Move(Move::Castle { king, rook })) => focus.has(ids.at(*rook)) && !focus.has(ids.at(*king)),
+            _ => false,
         }
     }
 
