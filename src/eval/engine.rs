@@ -139,6 +139,9 @@ pub struct Ctx<'a> {
     /// When set, the next `move next` filter evaluated looks only at the move into this child
     /// (a path testing one continuation at a time); taken (cleared) by that filter.
     pub only_child: Option<NodeId>,
+    /// A position reached by castling seen as a move of the rook (a move filter matched the
+    /// rook, or a path follows it): there `from`/`to` of that move are the rook's squares.
+    pub rook_view: Option<Loc>,
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
     pub path_now: Option<super::path::PathNow>,
@@ -253,6 +256,7 @@ impl<'a> Ctx<'a> {
             variations: q.ir.settings.variations,
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
+            rook_view: None,
             path_now: None,
             path_covered: Default::default(),
         }
@@ -1402,18 +1406,30 @@ impl<'a> Ctx<'a> {
                         LineChoice::Secondary if main => continue,
                         _ => {}
                     }
-                    let f = match m {
-                        Some(m) => match moves::facts(&m, mover) {
-                            Some(f) => Some(f),
-                            None => continue,
-                        },
-                        None => None,
+                    let (f, via_rook) = match m {
+                        Some(m) => {
+                            let Some(f) = moves::facts(&m, mover) else { continue };
+                            let rook_first = self.rook_view == Some(child);
+                            match moves::matching_view(mf, &f, rook_first, from_set, to_set, capture_set) {
+                                Some((v, r)) => (Some(v), r),
+                                None => continue,
+                            }
+                        }
+                        None => {
+                            if !moves::shape_matches(mf, None, from_set, to_set, capture_set) {
+                                continue;
+                            }
+                            (None, false)
+                        }
                     };
-                    if !moves::shape_matches(mf, f.as_ref(), from_set, to_set, capture_set) {
-                        continue;
-                    }
                     if let Some(t) = mf.then {
-                        let Some(v) = self.eval(t, child, false)? else { continue };
+                        let saved = self.rook_view;
+                        if via_rook {
+                            self.rook_view = Some(child);
+                        }
+                        let v = self.eval(t, child, false);
+                        self.rook_view = saved;
+                        let Some(v) = v? else { continue };
                         if target.is_none() {
                             target = self.as_set(&v, child).map(Value::Set).or(Some(v));
                         }
@@ -1436,9 +1452,9 @@ impl<'a> Ctx<'a> {
                         continue;
                     }
                     let Some(f) = moves::facts(&m, mover) else { continue };
-                    if !moves::shape_matches(mf, Some(&f), from_set, to_set, capture_set) {
+                    let Some((f, _)) = moves::matching_view(mf, &f, false, from_set, to_set, capture_set) else {
                         continue;
-                    }
+                    };
                     if let Some(t) = mf.then {
                         let mut after = pos.clone();
                         after.play_unchecked(m);

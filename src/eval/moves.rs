@@ -23,6 +23,18 @@ pub struct MoveFacts {
     pub castle_kingside: Option<bool>,
     /// En passant capture.
     pub en_passant: bool,
+    /// For castling, the rook's from and to squares: CQL 6.2 treats castling as a move of
+    /// the rook as well as of the king.
+    pub rook: Option<(Square, Square)>,
+}
+
+impl MoveFacts {
+    /// The same castling move seen as a move of its rook (from/to are the rook's squares);
+    /// `None` for any other move.
+    pub fn as_rook_move(&self) -> Option<MoveFacts> {
+        let (from, to) = self.rook?;
+        Some(MoveFacts { from, to, ..*self })
+    }
 }
 
 /// The CQL view of a move made by `mover`.
@@ -35,6 +47,7 @@ pub fn facts(m: &Move, mover: Color) -> Option<MoveFacts> {
             promotion,
             castle_kingside: None,
             en_passant: false,
+            rook: None,
         }),
         Move::EnPassant { from, to } => Some(MoveFacts {
             from,
@@ -43,6 +56,7 @@ pub fn facts(m: &Move, mover: Color) -> Option<MoveFacts> {
             promotion: None,
             castle_kingside: None,
             en_passant: true,
+            rook: None,
         }),
         Move::Castle { king, rook } => {
             let side = m.castling_side()?;
@@ -53,6 +67,7 @@ pub fn facts(m: &Move, mover: Color) -> Option<MoveFacts> {
                 promotion: None,
                 castle_kingside: Some(king < rook),
                 en_passant: false,
+                rook: Some((rook, side.rook_to(mover))),
             })
         }
         Move::Put { .. } => None,
@@ -116,6 +131,27 @@ pub fn shape_matches(
     true
 }
 
+/// The view of a move under which it satisfies a move filter's shape: the move itself, or
+/// for castling that fails as a king move, the rook's move (`♖――f1` matches `O-O`).
+/// `rook_first` tries the rook's view first (the position was reached by a path or a move
+/// filter that followed the rook). `None` when no view matches.
+pub fn matching_view(
+    filter: &MoveFilter,
+    facts: &MoveFacts,
+    rook_first: bool,
+    from: Option<Bitboard>,
+    to: Option<Bitboard>,
+    capture: Option<Bitboard>,
+) -> Option<(MoveFacts, bool)> {
+    let rook = facts.as_rook_move();
+    let views: [Option<(MoveFacts, bool)>; 2] = if rook_first {
+        [rook.map(|r| (r, true)), Some((*facts, false))]
+    } else {
+        [Some((*facts, false)), rook.map(|r| (r, true))]
+    };
+    views.into_iter().flatten().find(|(v, _)| shape_matches(filter, Some(v), from, to, capture))
+}
+
 /// Every pseudo-legal move of the side to move: legal moves plus moves that leave (or
 /// put) the own king in check. Castling is taken from the legal moves only. Works on
 /// board-only positions too (which have no castling).
@@ -171,6 +207,52 @@ mod tests {
         assert_ne!(ids.at(Square::G1), 0);
         assert_ne!(ids.at(Square::F1), 0);
         assert_eq!(ids.at(Square::H1), 0);
+    }
+
+    #[test]
+    fn castling_is_a_rook_move_too() {
+        use crate::ir::{LineChoice, MoveSource, MoveValue};
+        let p = pos("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
+        let m = p.legal_moves().into_iter().find(|m| m.is_castle()).unwrap();
+        let f = facts(&m, Color::White).unwrap();
+        assert_eq!(f.rook, Some((Square::H1, Square::F1)));
+        let shape = MoveFilter {
+            source: MoveSource::Next,
+            from: None,
+            to: None,
+            capture: None,
+            promote: 0,
+            kind: MoveKind::Any,
+            then: None,
+            line: LineChoice::Any,
+            value: MoveValue::To,
+        };
+        // A rook on h1 going to f1: only the rook's view of O-O fits.
+        let (v, rook) =
+            matching_view(&shape, &f, false, Some(Bitboard::from(Square::H1)), Some(Bitboard::from(Square::F1)), None)
+                .unwrap();
+        assert!(rook);
+        assert_eq!((v.from, v.to), (Square::H1, Square::F1));
+        // The king's route is seen first unless the rook is followed.
+        let (v, rook) = matching_view(&shape, &f, false, None, None, None).unwrap();
+        assert!(!rook);
+        assert_eq!((v.from, v.to), (Square::E1, Square::G1));
+        let (v, rook) = matching_view(&shape, &f, true, None, None, None).unwrap();
+        assert!(rook);
+        assert_eq!(v.to, Square::F1);
+        // King from and rook destination mixed: neither piece makes that move.
+        assert!(matching_view(
+            &shape,
+            &f,
+            false,
+            Some(Bitboard::from(Square::E1)),
+            Some(Bitboard::from(Square::F1)),
+            None
+        )
+        .is_none());
+        // Other moves have no rook view.
+        let n = p.legal_moves().into_iter().find(|m| m.from() == Some(Square::H1)).unwrap();
+        assert!(facts(&n, Color::White).unwrap().as_rook_move().is_none());
     }
 
     #[test]

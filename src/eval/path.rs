@@ -204,7 +204,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// Match one constituent from `r`, then the pending work `next`.
-    fn path_step(&mut self, s: &mut Search, item: FilterId, next: Option<&Cont<'_, 'a>>, r: Reach) -> Result<(), Error> {
+    fn path_step(
+        &mut self,
+        s: &mut Search,
+        item: FilterId,
+        next: Option<&Cont<'_, 'a>>,
+        r: Reach,
+    ) -> Result<(), Error> {
         if s.done {
             return Ok(());
         }
@@ -277,9 +283,7 @@ impl<'a> Ctx<'a> {
         let Some(c) = next else { return self.path_final(s, r) };
         match c.work {
             Work::Items(items) => self.path_items(s, items, c.next, r),
-            Work::Repeat { body, min, max, done, began } => {
-                self.path_repeat(s, body, min, max, done, began, c.next, r)
-            }
+            Work::Repeat { body, min, max, done, began } => self.path_repeat(s, body, min, max, done, began, c.next, r),
         }
     }
 
@@ -315,7 +319,13 @@ impl<'a> Ctx<'a> {
 
     /// A move constituent: each move of the focus reachable from `r` (skipping moves of
     /// other pieces) that the constituent accepts.
-    fn path_move(&mut self, s: &mut Search, item: FilterId, next: Option<&Cont<'_, 'a>>, r: Reach) -> Result<(), Error> {
+    fn path_move(
+        &mut self,
+        s: &mut Search,
+        item: FilterId,
+        next: Option<&Cont<'_, 'a>>,
+        r: Reach,
+    ) -> Result<(), Error> {
         // (position, moves skipped to reach it), in game-tree order.
         let mut todo: Vec<(NodeId, u32)> = vec![(r.node, 0)];
         while let Some((n, skipped)) = todo.pop() {
@@ -337,7 +347,12 @@ impl<'a> Ctx<'a> {
                 self.path_now = Some(self.now(s, reach));
                 let m = self.out.mark();
                 self.only_child = Some(c);
+                let saved = self.rook_view;
+                if self.follows_rook(n, c, s.focus.as_ref()) {
+                    self.rook_view = Some(Loc::Node(c));
+                }
                 let ok = self.test(item, Loc::Node(n));
+                self.rook_view = saved;
                 self.only_child = None;
                 let res = match ok {
                     Ok(true) => self.path_continue(s, next, reach),
@@ -407,6 +422,17 @@ impl<'a> Ctx<'a> {
             }
             Move::Castle { king, rook } => focus.has(ids.at(king)) || focus.has(ids.at(rook)),
             Move::Put { .. } => false,
+        }
+    }
+
+    /// Does the focus follow the rook, not the king, of a castling move from `n` into `c`?
+    /// Then the move is seen as the rook's (its from/to squares are the rook's).
+    fn follows_rook(&self, n: NodeId, c: NodeId, focus: Option<&Focus>) -> bool {
+        let Some(focus) = focus else { return false };
+        let ids = self.game.node(n).ids;
+        match &self.game.node(c).played {
+            Some(Played::Move(Move::Castle { king, rook })) => focus.has(ids.at(*rook)) && !focus.has(ids.at(*king)),
+            _ => false,
         }
     }
 

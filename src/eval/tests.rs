@@ -142,10 +142,7 @@ fn pin_from_alone_gives_the_pinners() {
     let value_is = |from: bool, through: bool, expected: Bitboard| {
         let mut ir = Ir::new();
         let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
-        let pin = ir.add(
-            Filter::Pin { from: from.then_some(any), through: through.then_some(any), to: None },
-            sp(),
-        );
+        let pin = ir.add(Filter::Pin { from: from.then_some(any), through: through.then_some(any), to: None }, sp());
         let want = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: expected }, sp());
         ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, want)] }, sp()));
         run(ir, &game).matched
@@ -832,4 +829,28 @@ fn dash_target_gives_the_value() {
     assert_eq!(m.positions, vec![NodeId::ROOT]);
     let m = run_script("cql() initial ◭Mover=♙――e4(from) Mover == e2", &game);
     assert_eq!(m.positions, vec![NodeId::ROOT]);
+}
+
+#[test]
+fn castling_is_a_move_of_the_rook_too() {
+    let mut b = GameBuilder::new(None);
+    // 4.O-O, then the castled rook goes f1-e1-e2.
+    // line[5] is the position before 4.O-O.
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "d6", "Re1", "a6", "Re2"]);
+    // The rook's move: h1 to f1. The king's: e1 to g1. The two are not mixed.
+    let m = run_script("cql() ♖h1――f1", &b.game);
+    assert_eq!(m.positions, vec![line[5]]);
+    let m = run_script("cql() ♔――g1", &b.game);
+    assert_eq!(m.positions, vec![line[5]]);
+    let m = run_script("cql() ♔――f1", &b.game);
+    assert!(!m.matched);
+    // Under a match through the rook, `from` and `to` are the rook's squares.
+    let m = run_script("cql() ♖――(from == h1 to == f1)", &b.game);
+    assert_eq!(m.positions, vec![line[5]]);
+    // Elsewhere castling is the king's move.
+    let m = run_script("cql() o-o ――(from == e1 to == g1)", &b.game);
+    assert_eq!(m.positions, vec![line[5]]);
+    // A path following the h1 rook sees O-O as its move to f1, then e1 and e2.
+    let m = run_script("cql() ⊢◎♖h1 ―― x=to ―― ――e2 x == f1", &b.game);
+    assert_eq!(m.positions, vec![line[5]]);
 }

@@ -24,8 +24,8 @@ const MAX_DIAGNOSTICS: usize = 20;
 const BP_OR: u8 = 1;
 const BP_AND: u8 = 2;
 const BP_LOOSE: u8 = 3; // `~~` and everything tighter: argument of `not`, `if`, …
-// The argument of a transform, of a plain `find` and the body of `square`/`piece` iteration
-// run over `and` and `or` too (parsed at BP_OR): CQL 6.2 flips all of `flip A and B`.
+                        // The argument of a transform, of a plain `find` and the body of `square`/`piece` iteration
+                        // run over `and` and `or` too (parsed at BP_OR): CQL 6.2 flips all of `flip A and B`.
 const BP_IN: u8 = 4;
 const BP_CMP: u8 = 5;
 const BP_ADD: u8 = 6;
@@ -673,9 +673,9 @@ impl<'s> Parser<'s> {
                     // an x-ray along one line, not as nested attacks.
                     let arrow = *s;
                     self.bump();
-                    let mut operands = vec![lhs, self.parse_expr(BP_ATTACK + 1)?];
+                    let mut operands = vec![lhs, self.arrow_operand()?];
                     while self.eat_sym(arrow) {
-                        operands.push(self.parse_expr(BP_ATTACK + 1)?);
+                        operands.push(self.arrow_operand()?);
                     }
                     let left = arrow == Sym::AttackLeft;
                     lhs = if operands.len() == 2 {
@@ -836,6 +836,37 @@ impl<'s> Parser<'s> {
         }
         let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
         Ok(self.add(if sym == Sym::Inter { Filter::Intersection(items) } else { Filter::Union(items) }, sp))
+    }
+
+    /// The operand on the right of an arrow (`→`/`←`): a set expression that takes in
+    /// `∩` and `∪` of operands tighter than an arrow, so that CQL 6.2 reads
+    /// `T→(▦←♚)∪♚` as `T→((▦←♚)∪♚)` (the target set is the whole union), while a further
+    /// arrow of the same direction still continues the chain (`♖→♞→♚`).
+    fn arrow_operand(&mut self) -> PResult<FilterId> {
+        let first = self.arrow_inter_operand()?;
+        if !self.at_sym(Sym::Union) {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_sym(Sym::Union) {
+            items.push(self.arrow_inter_operand()?);
+        }
+        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
+        Ok(self.add(Filter::Union(items), sp))
+    }
+
+    /// An intersection of operands tighter than an arrow, for [`Self::arrow_operand`].
+    fn arrow_inter_operand(&mut self) -> PResult<FilterId> {
+        let first = self.parse_expr(BP_ATTACK + 1)?;
+        if !self.at_sym(Sym::Inter) {
+            return Ok(first);
+        }
+        let mut items = vec![first];
+        while self.eat_sym(Sym::Inter) {
+            items.push(self.parse_expr(BP_ATTACK + 1)?);
+        }
+        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
+        Ok(self.add(Filter::Intersection(items), sp))
     }
 
     fn nary_word(&mut self, first: FilterId, word: &str, bp: u8) -> PResult<FilterId> {

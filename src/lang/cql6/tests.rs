@@ -206,7 +206,9 @@ fn transform_and_iteration_arguments_extend_over_and_or() {
     let t = top(&ir);
     assert_eq!(t.len(), 1);
     match ir.get(t[0]) {
-        Filter::SquareIter { body, forall: true, .. } => assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2)),
+        Filter::SquareIter { body, forall: true, .. } => {
+            assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2))
+        }
         o => panic!("{o:?}"),
     }
     // A plain `find` takes the whole conjunction as its body.
@@ -744,4 +746,34 @@ fn empty_set_literal_and_ascii_piece_assignment() {
     let b = ok("cql() ◭T=♖");
     assert_eq!(a.vars[0].kind, VarKind::Piece);
     assert_eq!(crate::ir::dump::dump(&a), crate::ir::dump::dump(&b));
+}
+
+#[test]
+fn arrow_right_operand_takes_in_a_union() {
+    // `T→(▦←♚)∪♚`: the arrow's target is the whole union (CQL 6.2, dingstheme example).
+    let ir = ok("cql() ◭T∊♙ T→(▦←♚)∪♚");
+    let Filter::PieceIter { body, .. } = ir.get(top(&ir)[0]) else { panic!("no piece iteration") };
+    match ir.get(*body) {
+        Filter::Attacks { targets, .. } => assert!(matches!(ir.get(*targets), Filter::Union(v) if v.len() == 2)),
+        o => panic!("{o:?}"),
+    }
+    // An intersection on the right binds the same way, and a left operand stays tight.
+    let ir = ok("cql() ♖∪♗→♚∩▦");
+    match ir.get(top(&ir)[0]) {
+        Filter::Union(v) => {
+            assert_eq!(v.len(), 2);
+            match ir.get(v[1]) {
+                Filter::Attacks { targets, .. } => assert!(matches!(ir.get(*targets), Filter::Intersection(_))),
+                o => panic!("{o:?}"),
+            }
+        }
+        o => panic!("{o:?}"),
+    }
+    // A chain of arrows is still one x-ray chain, and `∊` still takes the whole arrow.
+    let ir = ok("cql() ♖→♞∪♝→♚");
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::AttackChain { sets, .. } if sets.len() == 3));
+    let ir = ok("cql() ◭V∊♖ ◭E∊♖♗♕→V true");
+    let Filter::PieceIter { body, .. } = ir.get(top(&ir)[0]) else { panic!("no piece iteration") };
+    let Filter::PieceIter { domain, .. } = ir.get(*body) else { panic!("no inner iteration") };
+    assert!(matches!(ir.get(*domain), Filter::Attacks { .. }));
 }
