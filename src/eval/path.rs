@@ -196,11 +196,8 @@ impl<'a> Ctx<'a> {
     }
 
     /// The squares of the focus set at the start (a piece value counts as its square).
-    fn path_focus_squares(&mut self, f: FilterId, at: Loc) -> Result<Vec<shakmaty::Square>, Error> {
-        Ok(match self.eval(f, at, true)? {
-            Some(v) => self.as_set(&v, at).map(|b| b.into_iter().collect()).unwrap_or_default(),
-            None => Vec::new(),
-        })
+    fn path_focus_squares(&mut self, f: FilterId, at: Loc) -> Result<shakmaty::Bitboard, Error> {
+        Ok(self.eval(f, at, true)?.and_then(|v| self.as_set(&v, at)).unwrap_or_default())
     }
 
     /// Match one constituent from `r`, then the pending work `next`.
