@@ -134,6 +134,9 @@ pub struct Ctx<'a> {
     pub steps: u64,
     /// Current nesting depth.
     pub depth: u32,
+    /// The position the query is being asked for (the scan's current position; the root
+    /// for per-game queries). `:` and `echo` move the evaluation elsewhere, this stays.
+    pub origin: NodeId,
     /// Search variations too.
     pub variations: bool,
     /// When set, the next `move next` filter evaluated looks only at the move into this child
@@ -196,14 +199,18 @@ fn is_white_try(game: &crate::pgn::Game, n: NodeId) -> bool {
     false
 }
 
-fn role_name(role: Role) -> &'static str {
+/// The name `typename` gives a piece kind: its upper-case letter (`"Q"` for a queen of either colour).
+///
+/// A letter, not a word: the official `exalpha_babson3` script counts promotion types with `#` of the
+/// concatenated names, and CQL 6.2's results on three corpora agree only with one letter per type.
+fn type_letter(role: Role) -> &'static str {
     match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
+        Role::Pawn => "P",
+        Role::Knight => "N",
+        Role::Bishop => "B",
+        Role::Rook => "R",
+        Role::Queen => "Q",
+        Role::King => "K",
     }
 }
 
@@ -253,6 +260,7 @@ impl<'a> Ctx<'a> {
             bound_identities: Vec::new(),
             steps: 0,
             depth: 0,
+            origin: NodeId::ROOT,
             variations: q.ir.settings.variations,
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
@@ -388,6 +396,26 @@ impl<'a> Ctx<'a> {
                 return true;
             }
             cur = self.game.nodes.get(c.index()).and_then(|n| n.parent);
+        }
+        false
+    }
+
+    /// Whether `n` lies on the virtual main line of the asked position ([`Ctx::origin`]): an
+    /// ancestor of it (or itself), or below it by main continuations only.
+    fn on_virtual_mainline(&self, n: NodeId) -> bool {
+        let origin = self.origin;
+        if self.is_ancestor_or_self(n, origin) {
+            return true;
+        }
+        let mut cur = n;
+        while let Some(parent) = self.game.nodes.get(cur.index()).and_then(|node| node.parent) {
+            if self.children(parent).first() != Some(&cur) {
+                return false;
+            }
+            if parent == origin {
+                return true;
+            }
+            cur = parent;
         }
         false
     }
@@ -785,6 +813,10 @@ impl<'a> Ctx<'a> {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 let main = self.game.node(n).is_mainline();
                 found(main == matches!(filter, Filter::Mainline))
+            }
+            Filter::VirtualMainline => {
+                let Some(n) = self.node_of(at) else { return Ok(None) };
+                found(self.on_virtual_mainline(n))
             }
             Filter::Try => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
@@ -1270,7 +1302,7 @@ impl<'a> Ctx<'a> {
             },
             Builtin::Type => piece_here(0).map(|p| Value::Number(p.map_or(0, |p| p.role as i64))),
             Builtin::TypeName => {
-                piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| role_name(p.role)).to_string()))
+                piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| type_letter(p.role)).to_string()))
             }
             Builtin::PieceName => {
                 piece_here(0).map(|p| Value::Str(p.map_or_else(|| "empty".to_string(), |p| p.char().to_string())))

@@ -291,6 +291,7 @@ impl Query {
         let nodes = if self.ir.settings.per_game { vec![NodeId::ROOT] } else { ctx.searched_nodes() };
         for n in nodes {
             let mark = ctx.out.mark();
+            ctx.origin = n;
             match ctx.test(root, Loc::Node(n)) {
                 Ok(true) => result.positions.push(n),
                 Ok(false) => ctx.out.rollback(mark),

@@ -854,3 +854,40 @@ fn castling_is_a_move_of_the_rook_too() {
     let m = run_script("cql() ⊢◎♖h1 ―― x=to ―― ――e2 x == f1", &b.game);
     assert_eq!(m.positions, vec![line[5]]);
 }
+
+#[test]
+fn virtual_mainline_is_the_line_through_the_asked_position() {
+    // 1.f3 e5 2.g4 Nc6 (2...Qh4#), and (1...d5 2.g4) off the first move.
+    let mut b = GameBuilder::new(None);
+    let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]);
+    let mate = b.line(main[2], &["Qh4#"]);
+    let early = b.line(main[0], &["d5", "g4"]);
+    let mut game = b.game;
+    game.number = 1;
+    let mut ir = Ir::new();
+    let vml = ir.add(Filter::VirtualMainline, sp());
+    ir.root = Some(vml);
+    ir.settings.variations = true;
+    let q = Query::new(ir).unwrap();
+    let mut scratch = Scratch::default();
+    scratch.prepare(&q.ir);
+    let mut ctx = super::engine::Ctx::new(&q, &game, &mut scratch.vars, &mut scratch.dicts);
+    let on = |ctx: &mut super::engine::Ctx, origin: NodeId, n: NodeId| {
+        ctx.origin = origin;
+        ctx.test(vml, super::engine::Loc::Node(n)).unwrap()
+    };
+    // Asked inside the mating variation: its ancestors and itself are on the line, the
+    // main-line reply 2...Nc6 and the other variation are not.
+    assert!(on(&mut ctx, mate[0], mate[0]));
+    assert!(on(&mut ctx, mate[0], main[2]));
+    assert!(on(&mut ctx, mate[0], NodeId::ROOT));
+    assert!(!on(&mut ctx, mate[0], main[3]));
+    assert!(!on(&mut ctx, mate[0], early[1]));
+    // Asked at the start: the main line is the virtual main line, variations are not.
+    assert!(on(&mut ctx, NodeId::ROOT, main[3]));
+    assert!(!on(&mut ctx, NodeId::ROOT, mate[0]));
+    // Asked at 1...d5: its continuation 2.g4 is on its line, the main line after 1.f3 is not.
+    assert!(on(&mut ctx, early[0], early[1]));
+    assert!(on(&mut ctx, early[0], main[0]));
+    assert!(!on(&mut ctx, early[0], main[1]));
+}

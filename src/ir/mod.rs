@@ -379,7 +379,7 @@ pub enum Builtin {
     MakeSquare,
     /// `type x` — 1 pawn … 6 king of the piece on a single square; 0 empty.
     Type,
-    /// `typename x` — "pawn" … "king".
+    /// `typename x` — the kind of the piece on x as one upper-case letter, "P" … "K", whatever its colour.
     TypeName,
     /// `piecename x` — "P", "n", …
     PieceName,
@@ -709,6 +709,11 @@ pub enum Filter {
     Mainline,
     /// Inside a variation. `variation`.
     Variation,
+    /// On the virtual main line of the position the query is being asked for: one of its
+    /// ancestors (or itself), or a position reached from it by main continuations only — the
+    /// line a reader of that position follows. `virtualmainline` (true at the asked position;
+    /// useful after `:` or inside `echo`, e.g. `t:virtualmainline`).
+    VirtualMainline,
     /// A study "try": the position lies in a variation that branches directly off the main line with a
     /// white move (an alternative White move that the composer rejected). `try`.
     Try,
