@@ -1606,11 +1606,12 @@ impl<'a> Ctx<'a> {
 
     fn echo(&mut self, source: VarId, target: VarId, in_all: bool, body: FilterId, at: Loc) -> Eval {
         let Loc::Node(s) = at else { return Ok(None) };
-        // Targets: every searched position other than the source; without `in all`
-        // only those after it in game order (node order is PGN order), so each
-        // unordered pair is visited once.
-        let targets: Vec<NodeId> =
-            self.searched_nodes().into_iter().filter(|&t| t != s && (in_all || t != s)).collect();
+        // Targets: every searched position other than the source (the main line, or the whole
+        // tree when variations are searched); `in all` takes in the variations in any case.
+        let searched = self.variations;
+        self.variations |= in_all;
+        let targets: Vec<NodeId> = self.searched_nodes().into_iter().filter(|&t| t != s).collect();
+        self.variations = searched;
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;
