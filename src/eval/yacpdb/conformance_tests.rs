@@ -1,6 +1,6 @@
 //! TEST-ONLY: run the YACPDB conformance cases (front-end + analyses) on the shared corpora.
 //!
-//! Takes in: `/work/shared/conformance/yacpdb/cases.jsonl` and `/work/shared/corpus/conformance/`
+//! Takes in: `../shared/conformance/yacpdb/cases.jsonl` and `../shared/corpus/conformance/` (beside the checkout; `CQLRS_SHARED` overrides)
 //! (or `$CQLRS_SHARED`); the tests skip quietly when they are absent.
 //! Gives out: test failures listing the cases whose matched games differ.
 //! Must never: be compiled outside tests. The tiny IR evaluator here only knows the nodes a
@@ -15,7 +15,9 @@ use crate::ir::{Filter, FilterId, Ir};
 use crate::pgn::Game;
 
 fn shared_dir() -> Option<PathBuf> {
-    let dir = std::env::var("CQLRS_SHARED").map(PathBuf::from).unwrap_or_else(|_| PathBuf::from("/work/shared"));
+    let dir = std::env::var("CQLRS_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared")));
     dir.join("conformance/yacpdb/cases.jsonl").exists().then_some(dir)
 }
 

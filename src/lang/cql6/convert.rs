@@ -5,7 +5,7 @@
 //! respelled; whitespace, comments and strings are copied unchanged, so both forms
 //! parse to the same IR. Must never: panic, or change a token it does not understand.
 
-use super::lexer::{lex, Tok, Token};
+use super::lexer::{lex, Sym, Tok, Token};
 
 fn figurine_letter(c: char) -> Option<char> {
     Some(match c {
@@ -50,11 +50,24 @@ fn letter_figurine(c: char) -> Option<char> {
 }
 
 /// Respell `src` token by token with `respell`, copying everything between tokens.
-fn convert(src: &str, respell: impl Fn(&Token, &str) -> Option<String>) -> String {
+/// Symbols that Unicode scripts write glued to what follows (`⊢◎△`, `⬓♙a-h2`): the one
+/// space `to_ascii` puts after their word form (`path focus A`) is taken out again.
+const GLUED_PREFIXES: &[&str] = &["⊢", "◎", "✵", "⬓"];
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Respell `src` token by token with `respell`, copying everything between tokens. Where a
+/// respelled token would run into a neighbouring word, one space is put between them; with
+/// `unglue`, a single space after a [`GLUED_PREFIXES`] symbol that only kept two words apart
+/// is dropped (the inverse of that rule, so both directions round-trip).
+fn convert(src: &str, unglue: bool, mut respell: impl FnMut(&Token, &str) -> Option<String>) -> String {
     let lexed = lex(src);
     let mut out = String::with_capacity(src.len());
     let mut last = 0usize;
     let mut previous_respelled = false;
+    let mut previous_glue: Option<&'static str> = None;
     for t in &lexed.tokens {
         if t.tok == Tok::Eof {
             break;
@@ -63,19 +76,31 @@ fn convert(src: &str, respell: impl Fn(&Token, &str) -> Option<String>) -> Strin
         if start < last || end > src.len() {
             continue;
         }
-        out.push_str(&src[last..start]);
+        let gap = &src[last..start];
         let text = &src[start..end];
         let respelled = respell(t, text);
         let new = respelled.as_deref().unwrap_or(text);
+        // `◎` is glued to whatever follows (`◎T`, `◎capture`); `⊢ ✵ ⬓` only to another
+        // symbol (`⊢◎`, `⬓♙a-h2`), as in `⊢ primary`.
+        let next_is_symbol = respelled.as_deref().is_some_and(|r| !r.starts_with(is_word_char));
+        let separator_only = unglue
+            && (previous_glue == Some("◎") || (previous_glue.is_some() && next_is_symbol))
+            && gap == " "
+            && src[..last].ends_with(is_word_char)
+            && text.starts_with(is_word_char);
+        if !separator_only {
+            out.push_str(gap);
+        }
         let glued = !t.space_before
             && (respelled.is_some() || previous_respelled)
-            && out.ends_with(|c: char| c.is_alphanumeric() || c == '_')
-            && new.starts_with(|c: char| c.is_alphanumeric() || c == '_');
+            && out.ends_with(is_word_char)
+            && new.starts_with(is_word_char);
         if glued {
             out.push(' ');
         }
         out.push_str(new);
         previous_respelled = respelled.is_some();
+        previous_glue = respelled.as_deref().and_then(|r| GLUED_PREFIXES.iter().copied().find(|g| *g == r));
         last = end;
     }
     out.push_str(&src[last.min(src.len())..]);
@@ -85,7 +110,7 @@ fn convert(src: &str, respell: impl Fn(&Token, &str) -> Option<String>) -> Strin
 /// The script in ASCII spelling: `♔` → `K`, `◭` → `[Aa]`, `――` → `--`, `∊` →
 /// `[element]`, `⊢` → `path`, … Symbols with no ASCII form (`≺ ≻ ≼ ≽`) stay.
 pub fn to_ascii(src: &str) -> String {
-    convert(src, |t, text| {
+    convert(src, false, |t, text| {
         if text.is_ascii() {
             return None;
         }
@@ -130,15 +155,63 @@ pub fn to_ascii(src: &str) -> String {
     })
 }
 
-/// The script in Unicode spelling: `K` → `♔`, `[Aa]` → `◭`, `--` → `――`, `->` → `→`, …
-/// Keywords stay words.
+/// Where the converter stands relative to the `cql( … )` header.
+#[derive(Clone, Copy)]
+enum HeaderState {
+    Before,
+    SawCql,
+    Inside(u32),
+    After,
+}
+
+impl HeaderState {
+    /// Advance over one token; true when the token lies inside the header's parentheses.
+    fn inside(&mut self, tok: &Tok) -> bool {
+        let (next, inside) = match (*self, tok) {
+            (HeaderState::Before, Tok::Word(w)) if w == "cql" => (HeaderState::SawCql, false),
+            (HeaderState::Before, _) => (HeaderState::Before, false),
+            (HeaderState::SawCql, Tok::Sym(Sym::LParen)) => (HeaderState::Inside(1), true),
+            (HeaderState::SawCql, _) => (HeaderState::After, false),
+            (HeaderState::Inside(1), Tok::Sym(Sym::RParen)) => (HeaderState::After, true),
+            (HeaderState::Inside(d), Tok::Sym(Sym::RParen)) => (HeaderState::Inside(d - 1), true),
+            (HeaderState::Inside(d), Tok::Sym(Sym::LParen)) => (HeaderState::Inside(d + 1), true),
+            (HeaderState::Inside(d), _) => (HeaderState::Inside(d), true),
+            (HeaderState::After, _) => (HeaderState::After, false),
+        };
+        *self = next;
+        inside
+    }
+}
+
+/// The script in Unicode spelling: `K` → `♔`, `[Aa]` → `◭`, `--` → `――`, `->` → `→`,
+/// `path` → `⊢`, `focus` → `◎`, `flip` → `✵`, `flipcolor` → `⬓`, `currentposition` → `∙`
+/// (the words `to_ascii` writes for those symbols, so a round trip gives back the script);
+/// other keywords stay words. A one-letter bracket such as `[a]` stays as it is.
 pub fn to_unicode(src: &str) -> String {
-    convert(src, |t, text| match &t.tok {
+    // Inside `cql( … )` words are file names and options (`input flip.pgn`): left alone.
+    let mut header = HeaderState::Before;
+    convert(src, true, move |t, text| match &t.tok {
+        _ if header.inside(&t.tok) => None,
+        Tok::Word(w) => {
+            let symbol = match w.as_str() {
+                "path" => "⊢",
+                "focus" => "◎",
+                "flip" => "✵",
+                "flipcolor" => "⬓",
+                "currentposition" => "∙",
+                _ => return None,
+            };
+            Some(symbol.to_string())
+        }
         Tok::Pieces { .. } if text.is_ascii() => {
             let (designator, rest) = if let Some(inner) = text.strip_prefix('[') {
                 let close = inner.find(']')?;
                 let letters = &inner[..close];
-                let d: String = if letters == "Aa" || letters == "aA" {
+                if letters.len() < 2 {
+                    // `[a]` has no bracketed Unicode spelling; `▲` would come back as `a`.
+                    return None;
+                }
+                let d: String = if letters == "Aa" {
                     "◭".to_string()
                 } else {
                     letters.chars().map(letter_figurine).collect::<Option<String>>()?

@@ -20,7 +20,7 @@ fn err(src: &str) -> Error {
 /// the reference program; the others in the folder were refused by it.
 #[test]
 fn all_conformance_scripts_parse() {
-    let suite = std::path::Path::new("/work/shared/conformance/cql6");
+    let suite = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/cql6"));
     let root = suite.join("scripts");
     if !root.exists() {
         eprintln!("conformance scripts absent; skipped");
@@ -507,6 +507,34 @@ fn converters_round_trip_to_the_same_ir() {
 }
 
 #[test]
+fn converters_give_back_the_script_in_either_spelling() {
+    let unicode = [
+        "cql() ⊢◎△ ♗×h7 ♚×h7",
+        "cql() ✵⊢◎T1∪T2 piecepath",
+        "cql() ⊢ primary ♛―― ⬓♙a-h2 x=∙",
+        "cql(input flip.pgn) ◭y∊♘ #(▲←y) ≥ 3",
+    ];
+    for u in unicode {
+        let a = to_ascii(u);
+        assert!(a.is_ascii(), "{a}");
+        assert_eq!(to_unicode(&a), u, "via {a}");
+    }
+    let ascii = [
+        "cql(input path.pgn) path focus A B[x]h7 k[x]h7",
+        "cql() flip path focus R|B R-- R--",
+        "cql() piece T in [a] not [a] attacks T  x = currentposition",
+        "cql() flipcolor {wtm Pa-h7}  R -> q",
+    ];
+    for a in ascii {
+        let u = to_unicode(a);
+        assert_eq!(to_ascii(&u), a, "via {u}");
+        assert_eq!(root_text(a), root_text(&u), "{a} -> {u}");
+    }
+    assert_eq!(to_unicode("cql(input flip.pgn) flip Ra1"), "cql(input flip.pgn) ✵♖a1");
+    assert_eq!(to_unicode("cql() [a] [Aa] [RB]"), "cql() [a] ◭ ♖♗");
+}
+
+#[test]
 fn errors_have_positions_and_hints() {
     let src = "cql()\n  chek";
     let e = err(src);
@@ -592,7 +620,7 @@ fn compact(ir: &Ir, id: FilterId) -> String {
 #[test]
 #[ignore]
 fn show_lowering() {
-    let root = std::path::Path::new("/work/shared/conformance/cql6/scripts");
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/cql6/scripts"));
     let wanted = std::env::var("CQL6_SHOW").unwrap_or_default();
     for g in wanted.split(',') {
         let f = root.join(g);
@@ -606,7 +634,7 @@ fn show_lowering() {
 /// `to_ascii` then `to_unicode`.
 #[test]
 fn converters_preserve_ir_on_conformance_scripts() {
-    let root = std::path::Path::new("/work/shared/conformance/cql6/scripts");
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/cql6/scripts"));
     if !root.exists() {
         return;
     }

@@ -283,7 +283,7 @@ fn read_file(path: &std::path::Path) -> (usize, Vec<GameError>) {
 
 #[test]
 fn every_edge_file_reads_without_panic() {
-    let dir = std::path::Path::new("/work/shared/corpus/edge");
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/edge"));
     if !dir.exists() {
         eprintln!("note: {} not found, edge corpus test skipped", dir.display());
         return;
@@ -306,7 +306,7 @@ fn every_edge_file_reads_without_panic() {
 
 #[test]
 fn conformance_corpora_replay_cleanly() {
-    let dir = std::path::Path::new("/work/shared/corpus/conformance");
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/conformance"));
     if !dir.exists() {
         eprintln!("note: {} not found, corpus replay test skipped", dir.display());
         return;
@@ -332,8 +332,9 @@ fn conformance_corpora_replay_cleanly() {
 #[ignore]
 fn pgnmentor_count_and_speed() {
     // CQLRS_BENCH_PGN may point at a decompressed copy to time plain input.
-    let path =
-        std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| "/work/shared/corpus/bench/pgnmentor.pgn.zst".to_string());
+    let path = std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/bench/pgnmentor.pgn.zst").to_string()
+    });
     let path = path.as_str();
     if !std::path::Path::new(path).exists() {
         eprintln!("note: {path} not found, skipped");
