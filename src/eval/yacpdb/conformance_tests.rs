@@ -124,34 +124,9 @@ fn yacpdb_conformance_cases() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Speed of `Analysis::of` (run with `--ignored --nocapture`, in release for real numbers).
-#[test]
-#[ignore]
-fn analysis_speed_on_studies253() {
-    let Some(shared) = shared_dir() else { return };
-    let bytes = std::fs::read(shared.join("corpus/conformance/studies253.pgn")).expect("corpus");
-    let games = read_games(&String::from_utf8_lossy(&bytes));
-    let rounds = 20;
-    let start = std::time::Instant::now();
-    let mut atoms = 0usize;
-    for _ in 0..rounds {
-        for g in &games {
-            atoms += Analysis::of(g).atoms.len();
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "Analysis::of: {} games in {:.3}s = {:.0} games/s ({atoms} atoms)",
-        games.len() * rounds,
-        secs,
-        (games.len() * rounds) as f64 / secs
-    );
-}
-
 /// Every corpus of the conformance folder is analysed without panicking, and every
 /// instance printed parses back as a valid query.
 #[test]
-#[ignore]
 fn every_corpus_analyses_and_instances_reparse() {
     let Some(shared) = shared_dir() else { return };
     let mut files = Vec::new();

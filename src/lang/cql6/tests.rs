@@ -604,32 +604,6 @@ fn garbage_never_panics() {
     }
 }
 
-/// Compact text of a tree: squares as hex, children inlined.
-fn compact(ir: &Ir, id: FilterId) -> String {
-    let text = format!("{:?}", ir.get(id));
-    let bb = regex::Regex::new(r"(?s)squares: [.1 \n]+ \}").unwrap();
-    let text = match ir.get(id) {
-        Filter::Squares(b) => format!("Sq({:#x})", b.0),
-        Filter::Pieces { mask, squares } => format!("P({:#x},{:#x})", mask.0, squares.0),
-        _ => bb.replace_all(&text, "}").into_owned(),
-    };
-    let re = regex::Regex::new(r"FilterId\((\d+)\)").unwrap();
-    re.replace_all(&text, |c: &regex::Captures| compact(ir, FilterId(c[1].parse().unwrap()))).into_owned()
-}
-
-#[test]
-#[ignore]
-fn show_lowering() {
-    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/conformance/cql6/scripts"));
-    let wanted = std::env::var("CQL6_SHOW").unwrap_or_default();
-    for g in wanted.split(',') {
-        let f = root.join(g);
-        let src = std::fs::read_to_string(&f).unwrap_or_default();
-        let ir = ok(&src);
-        eprintln!("== {g}\n{}\n", compact(&ir, ir.root.unwrap()));
-    }
-}
-
 /// Every conformance script that parses gives the same IR after `to_ascii`, and after
 /// `to_ascii` then `to_unicode`.
 #[test]

@@ -326,51 +326,6 @@ fn conformance_corpora_replay_cleanly() {
     }
 }
 
-/// Benchmark and count check on the big pgnmentor sample (run with
-/// `cargo test --release --lib pgnmentor -- --ignored --nocapture`).
-#[test]
-#[ignore]
-fn pgnmentor_count_and_speed() {
-    // CQLRS_BENCH_PGN may point at a decompressed copy to time plain input.
-    let path = std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus/bench/pgnmentor.pgn.zst").to_string()
-    });
-    let path = path.as_str();
-    if !std::path::Path::new(path).exists() {
-        eprintln!("note: {path} not found, skipped");
-        return;
-    }
-    let started = std::time::Instant::now();
-    let mut bytes = 0usize;
-    let mut games = 0u64;
-    for raw in crate::input::Games::new(vec![path.to_string()]) {
-        bytes += raw.expect("readable").bytes.len();
-        games += 1;
-    }
-    let split_time = started.elapsed();
-    eprintln!(
-        "split: {games} games, {bytes} bytes in {split_time:?} ({:.0} MB/s incl. zstd)",
-        bytes as f64 / 1e6 / split_time.as_secs_f64()
-    );
-    assert_eq!(games, 454_278);
-    let started = std::time::Instant::now();
-    let mut parser = GameParser::new();
-    let mut game = Game::default();
-    let (mut errors, mut nodes) = (0u64, 0usize);
-    for raw in crate::input::Games::new(vec![path.to_string()]) {
-        let raw = raw.expect("readable");
-        match parser.parse(&raw, &mut game, &|_| true) {
-            Ok(()) => nodes += game.nodes.len(),
-            Err(_) => errors += 1,
-        }
-    }
-    let t = started.elapsed();
-    eprintln!(
-        "split+parse+replay: {nodes} nodes, {errors} bad games in {t:?} ({:.0} MB/s)",
-        bytes as f64 / 1e6 / t.as_secs_f64()
-    );
-}
-
 /// Every position of the first games of a bundled corpus, plus a few hand-picked ones
 /// with pins, checks, promotions and en passant.
 fn sample_positions() -> Vec<Chess> {
