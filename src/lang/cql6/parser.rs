@@ -1575,7 +1575,8 @@ impl<'s> Parser<'s> {
                 self.simple(Filter::Call(Builtin::IndexOf, a), sp)
             }
             "makesquare" => {
-                let a = self.parse_args()?;
+                // `makesquare (f r)`, `makesquare ("e4")` or, like `str`, a single tight argument: `makesquare "e4"`.
+                let a = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
                 if a.is_empty() || a.len() > 2 {
                     self.error("`makesquare` takes a string or a file and a rank", sp);
                     return Err(());
