@@ -12,8 +12,8 @@ use super::designator::{parse_designator, parse_range, starts_range, Designator,
 use super::syntax::Item;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, FindDirection, GameResult, HeaderField, Ir, LineChoice,
-    LineParams, MoveFilter, MoveKind, MoveSource, MoveValue, PawnStructure, PieceMask, Span, TransformKind, TreeRelation,
-    TreeStep, VarId, VarKind,
+    LineParams, MoveFilter, MoveKind, MoveSource, MoveValue, PawnStructure, PieceMask, Span, TransformKind,
+    TreeRelation, TreeStep, VarId, VarKind,
 };
 use crate::lang::{nearest, Diagnostic};
 
@@ -812,8 +812,7 @@ impl Lowerer {
     /// transforms around it (last keyword outermost), `:not` around everything.
     fn finish(&mut self, st: ListState, span: Span) -> FilterId {
         let move_filter = if st.conjuncts.contains(&None) { Some(self.move_filter(&st, span)) } else { None };
-        let mut parts: Vec<FilterId> =
-            st.conjuncts.iter().map(|c| c.or(move_filter).unwrap_or(FilterId(0))).collect();
+        let mut parts: Vec<FilterId> = st.conjuncts.iter().map(|c| c.or(move_filter).unwrap_or(FilterId(0))).collect();
         // Relations go last: they look at every later position, the other conjuncts are cheap.
         for rel in &st.relations {
             parts.push(self.relation_filter(rel, &st.designators));
@@ -1444,7 +1443,8 @@ impl Lowerer {
             let mut same_parts = Vec::new();
             for color in [Color::White, Color::Black] {
                 for role in Role::ALL {
-                    let p = self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }, span);
+                    let p =
+                        self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }, span);
                     let before = at_s(self, p);
                     same_parts.push(self.add(Filter::Intersection(vec![before, p]), span));
                 }
