@@ -234,7 +234,10 @@ fn every_keyword_has_a_runnable_example() {
             missing.push(format!("CQL 6 symbol `{c}`"));
         }
     }
-    let legacy = cqlrs::lang::legacy::lower::MATCH_KEYWORDS.iter().chain(cqlrs::lang::legacy::lower::POSITION_KEYWORDS);
+    let legacy = cqlrs::lang::legacy::lower::MATCH_KEYWORDS
+        .iter()
+        .chain(cqlrs::lang::legacy::lower::POSITION_KEYWORDS)
+        .chain(cqlrs::lang::legacy::lower::RELATION_KEYWORDS);
     for w in legacy.collect::<BTreeSet<_>>() {
         if !legacy_words.contains(*w) {
             missing.push(format!("legacy keyword `{w}`"));

@@ -168,3 +168,64 @@ fn file_names_are_left_out_of_the_comparison() {
     let dump = "settings: matchcount 1.. | variations no | input [\"a.pgn\"] | output \"o.pgn\"\ntree:\n  Mate\n";
     assert_eq!(comparable(dump), "settings: matchcount 1.. | variations no\ntree:\n  Mate\n");
 }
+
+/// `:relation` against `echo (s t)` written by hand: (legacy, CQL 6, what it finds).
+const RELATION_PAIRS: &[(&str, &str, &str)] = &[
+    (
+        "(match (position :relation ()))",
+        "cql()\necho (s t) {\n  s ≺ t\n  mainline\n  sidetomove == s:sidetomove\n  not (s:[Aa] & _)\n  \
+         not ([Aa] & s:_)\n}\n",
+        "the occupied squares recur later in the main line, same side to move",
+    ),
+    (
+        "(match (position :relation (:variations :changesidetomove :originaldifferentcount 0)))",
+        "cql()\necho (s t) in all {\n  s ≺ t\n  sidetomove != s:sidetomove\n  not (s:[Aa] & _)\n  \
+         not ([Aa] & s:_)\n  #(s:[Aa] & ~((s:K & K) | (s:Q & Q) | (s:R & R) | (s:B & B) | (s:N & N) | (s:P & P)\n  \
+         | (s:k & k) | (s:q & q) | (s:r & r) | (s:b & b) | (s:n & n) | (s:p & p))) == 0\n}\n",
+        "the same board recurs with the other side to move (a lost tempo), variations included",
+    ),
+];
+
+/// `cqlrs --numbers -i PGN SCRIPT`: the numbers of the matching games.
+fn game_numbers(pgn: &Path, script: &Path) -> Vec<u64> {
+    let out = Command::new(env!("CARGO_BIN_EXE_cqlrs"))
+        .arg("--numbers")
+        .arg("-i")
+        .arg(pgn)
+        .arg(script)
+        .output()
+        .expect("run cqlrs");
+    assert!(
+        out.status.success(),
+        "{} on {} failed: {}",
+        script.display(),
+        pgn.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).lines().map(|l| l.trim().parse().expect("a game number")).collect()
+}
+
+#[test]
+fn relation_finds_the_games_its_echo_finds() {
+    let corpus = shared_root().join("corpus/conformance");
+    let pgns = [corpus.join("worldmatches.pgn"), corpus.join("studies253.pgn")];
+    if !pgns.iter().all(|p| p.exists()) {
+        eprintln!("skipped: no conformance corpus under {}", corpus.display());
+        return;
+    }
+    let dir = scratch("relation");
+    for (n, (legacy_text, cql6_text, what)) in RELATION_PAIRS.iter().enumerate() {
+        let legacy = dir.join(format!("relation{n}-legacy.cql"));
+        let cql6 = dir.join(format!("relation{n}-cql6.cql"));
+        std::fs::write(&legacy, legacy_text).expect("write script");
+        std::fs::write(&cql6, cql6_text).expect("write script");
+        let mut found = 0;
+        for pgn in &pgns {
+            let by_legacy = game_numbers(pgn, &legacy);
+            assert_eq!(by_legacy, game_numbers(pgn, &cql6), "{what}: {legacy_text} on {}", pgn.display());
+            found += by_legacy.len();
+        }
+        assert!(found > 0, "{what}: no game found, the comparison says nothing");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

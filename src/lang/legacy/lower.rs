@@ -12,8 +12,8 @@ use super::designator::{parse_designator, parse_range, starts_range, Designator,
 use super::syntax::Item;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, FindDirection, GameResult, HeaderField, Ir, LineChoice,
-    LineParams, MoveFilter, MoveKind, MoveSource, MoveValue, PawnStructure, PieceMask, Span, TransformKind, VarId,
-    VarKind,
+    LineParams, MoveFilter, MoveKind, MoveSource, MoveValue, PawnStructure, PieceMask, Span, TransformKind,
+    TreeRelation, TreeStep, VarId, VarKind,
 };
 use crate::lang::{nearest, Diagnostic};
 
@@ -36,6 +36,10 @@ pub const MATCH_KEYWORDS: &[&str] = &[
     ":round",
     ":eco",
     ":annotator",
+    ":date",
+    ":plycount",
+    ":termination",
+    ":variant",
     ":variations",
     ":mainline",
     ":eithercolor",
@@ -50,6 +54,7 @@ pub const POSITION_KEYWORDS: &[&str] = &[
     ":nocheck",
     ":mate",
     ":stalemate",
+    ":isstalemate",
     ":wtm",
     ":btm",
     ":initial",
@@ -98,11 +103,25 @@ pub const POSITION_KEYWORDS: &[&str] = &[
     ":shift",
     ":shifthorizontal",
     ":shiftvertical",
+    ":relation",
+];
+
+/// Keywords allowed inside a `:relation (…)` list.
+pub const RELATION_KEYWORDS: &[&str] = &[
+    ":missingpiececount",
+    ":newpiececount",
+    ":originalsamecount",
+    ":originaldifferentcount",
+    ":pattern",
+    ":samesidetomove",
+    ":changesidetomove",
+    ":ignoresidetomove",
+    ":variations",
+    ":variationsonly",
 ];
 
 /// Keywords of the old language this front-end knows but does not implement.
 const UNSUPPORTED: &[&str] = &[
-    ":relation",
     ":accumulate",
     ":sumrange",
     ":flipdiagonal",
@@ -156,6 +175,43 @@ struct ListState {
     nomatch: bool,
     /// `:variations` / `:variationsonly`.
     scope: Scope,
+    /// `:relation (…)` lists, lowered when the list is finished (`:pattern` needs all of
+    /// the list's designators).
+    relations: Vec<Relation>,
+    /// The set filters of the list's own piece designators, in source order.
+    designators: Vec<FilterId>,
+}
+
+/// Which side is to move in the later position of a `:relation`, compared with the first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SideToMove {
+    /// `:samesidetomove` (the default).
+    Same,
+    /// `:changesidetomove`.
+    Change,
+    /// `:ignoresidetomove`.
+    Ignore,
+}
+
+/// A parsed `:relation (…)` list: how a later position P2 must relate to the current P1.
+struct Relation {
+    /// `:missingpiececount D range`: pieces of P1 matching D on squares empty in P2.
+    missing: (Designator, Span, Range),
+    /// `:newpiececount D range`: pieces of P2 matching D on squares empty in P1.
+    new: (Designator, Span, Range),
+    /// `:originalsamecount range`: allowable squares holding the same piece in P1 and P2.
+    same: Option<Range>,
+    /// `:originaldifferentcount range`: allowable squares occupied in P1 whose content
+    /// differs in P2.
+    different: Option<Range>,
+    /// `:pattern`: allowable squares are the squares the list's designators match in P1.
+    pattern: bool,
+    /// Side-to-move condition.
+    side: SideToMove,
+    /// Where P2 may lie.
+    scope: Scope,
+    /// The `:relation` keyword and its list.
+    span: Span,
 }
 
 impl ListState {
@@ -171,6 +227,8 @@ impl ListState {
             matchcount: None,
             nomatch: false,
             scope: Scope::MainLine,
+            relations: Vec::new(),
+            designators: Vec::new(),
         }
     }
 
@@ -455,10 +513,18 @@ impl Lowerer {
                 tags.push((var, mask));
             }
         }
+        /// The first `:relation` keyword anywhere inside `items`.
+        fn find_relation(items: &[Item]) -> Option<Span> {
+            items.iter().find_map(|x| match x {
+                Item::Atom { text, span, quoted: false } if text == ":relation" || text == "!:relation" => Some(*span),
+                Item::List { items, .. } => find_relation(items),
+                _ => None,
+            })
+        }
         for item in items.iter().skip(1) {
             if let Item::List { items: sub, .. } = item {
-                if sub.iter().any(|x| x.atom() == Some(":relation")) {
-                    has_relation = Some(item.span());
+                if let Some(at) = find_relation(sub) {
+                    has_relation.get_or_insert(at);
                 }
             }
         }
@@ -588,13 +654,16 @@ impl Lowerer {
                     self.add(Filter::Or(alternatives), span)
                 }
             }
-            ":event" | ":site" | ":round" | ":eco" | ":annotator" => {
+            ":event" | ":site" | ":round" | ":eco" | ":annotator" | ":date" | ":termination" | ":variant" => {
                 let (text, tspan) = c.atom(kw, "a text")?;
                 let field = match kw {
                     ":event" => HeaderField::Event,
                     ":site" => HeaderField::Site,
                     ":eco" => HeaderField::Eco,
+                    ":date" => HeaderField::Date,
                     ":round" => HeaderField::Tag("Round".into()),
+                    ":termination" => HeaderField::Tag("Termination".into()),
+                    ":variant" => HeaderField::Tag("Variant".into()),
                     _ => HeaderField::Tag("Annotator".into()),
                 };
                 let h = self.add(Filter::Header(field), span);
@@ -602,6 +671,15 @@ impl Lowerer {
                 self.add(Filter::Contains { haystack: h, needle, ignore_case: true }, span)
             }
             ":elo" | ":whiteelo" | ":blackelo" => self.elo(kw, span, c)?,
+            ":plycount" => {
+                // The real number of plies of the main line (the last main-line position's
+                // distance from the start), not the optional `[PlyCount]` tag.
+                let (r, rs) = c.range(kw)?;
+                let last = self.add(Filter::Tree(TreeStep::Last), span);
+                let ply = self.add(Filter::Ply, span);
+                let count = self.add(Filter::AtPosition { at: last, body: ply }, span);
+                self.compare(count, r, rs)
+            }
             ":and" | ":or" => {
                 let (subs, _) = c.list(kw, "a list of `(match …)` lists")?;
                 let mut parts = Vec::new();
@@ -734,7 +812,11 @@ impl Lowerer {
     /// transforms around it (last keyword outermost), `:not` around everything.
     fn finish(&mut self, st: ListState, span: Span) -> FilterId {
         let move_filter = if st.conjuncts.contains(&None) { Some(self.move_filter(&st, span)) } else { None };
-        let parts: Vec<FilterId> = st.conjuncts.iter().map(|c| c.or(move_filter).unwrap_or(FilterId(0))).collect();
+        let mut parts: Vec<FilterId> = st.conjuncts.iter().map(|c| c.or(move_filter).unwrap_or(FilterId(0))).collect();
+        // Relations go last: they look at every later position, the other conjuncts are cheap.
+        for rel in &st.relations {
+            parts.push(self.relation_filter(rel, &st.designators));
+        }
         let mut body = self.and(parts, span);
         for &kind in &st.transforms {
             body = self.add(Filter::Transform { kind, range: None, count: false, body }, span);
@@ -795,7 +877,7 @@ impl Lowerer {
                             || inner.matchcount.is_some()
                             || inner.nomatch
                             || inner.scope != Scope::MainLine
-                            || inner.conjuncts.is_empty()
+                            || (inner.conjuncts.is_empty() && inner.relations.is_empty())
                         {
                             return Err(err(format!("`{kw}` cannot be negated with `!`"), *aspan)
                                 .with_hint("`!` negates keywords that test the position"));
@@ -817,6 +899,7 @@ impl Lowerer {
                         let d = parse_designator(text).map_err(|p| from_problem(p, *aspan))?;
                         let f = self.designator(&d, *aspan)?;
                         st.conjuncts.push(Some(f));
+                        st.designators.push(f);
                     }
                 }
             }
@@ -840,7 +923,7 @@ impl Lowerer {
         let simple = match kw {
             ":check" => Some(Filter::Check),
             ":mate" => Some(Filter::Mate),
-            ":stalemate" => Some(Filter::Stalemate),
+            ":stalemate" | ":isstalemate" => Some(Filter::Stalemate),
             ":wtm" => Some(Filter::ToMove(Color::White)),
             ":btm" => Some(Filter::ToMove(Color::Black)),
             ":initial" => Some(Filter::Initial),
@@ -1054,6 +1137,11 @@ impl Lowerer {
                 self.ray(kw, span, c)?
             }
             ":pawncount" => self.pawn_count(kw, span, c)?,
+            ":relation" => {
+                let rel = self.relation(kw, span, c)?;
+                st.relations.push(rel);
+                return Ok(());
+            }
             _ => return Err(self.unknown_keyword(kw, span, POSITION_KEYWORDS, "position list")),
         };
         st.conjuncts.push(Some(filter));
@@ -1240,5 +1328,153 @@ impl Lowerer {
         let n = self.add(Filter::Count(set), span);
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(n, r, rs))
+    }
+
+    /// Parse `:relation (…)`: the counts and options a later position must satisfy.
+    fn relation(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<Relation, Diagnostic> {
+        let (items, lspan) = c.list(kw, "a relation list such as `(:originaldifferentcount 1)`")?;
+        let pieces = Designator { kinds: PieceKinds::Mask(PieceMask::ANY_PIECE), squares: u64::MAX };
+        let none = Range::Between(0, 0);
+        let mut rel = Relation {
+            missing: (pieces.clone(), span, none),
+            new: (pieces, span, none),
+            same: None,
+            different: None,
+            pattern: false,
+            side: SideToMove::Same,
+            scope: Scope::MainLine,
+            span: Span::new(span.start as usize, lspan.end as usize),
+        };
+        let mut rc = Cursor { items, next: 0, list_span: lspan };
+        while let Some(item) = rc.take() {
+            let (word, wspan) = match item {
+                Item::Atom { text, span, quoted: false } => (text.as_str(), *span),
+                other => {
+                    return Err(err("expected a relation keyword", other.span())
+                        .with_hint("a relation list holds keywords such as `:missingpiececount U 0`"))
+                }
+            };
+            match word {
+                ":missingpiececount" | ":newpiececount" => {
+                    let (d, ds) = rc.designator(word)?;
+                    if matches!(d.kinds, PieceKinds::Tag(_)) {
+                        return Err(err("tags cannot be used together with `:relation`", ds));
+                    }
+                    let (r, _) = rc.range(word)?;
+                    // Only pieces are counted: an empty-square part of D (`.`, `?`) adds nothing.
+                    let d = match d.kinds {
+                        PieceKinds::Mask(m) => {
+                            Designator { kinds: PieceKinds::Mask(PieceMask(m.0 & PieceMask::ANY_PIECE.0)), ..d }
+                        }
+                        PieceKinds::Tag(_) => d,
+                    };
+                    if word == ":missingpiececount" {
+                        rel.missing = (d, ds, r);
+                    } else {
+                        rel.new = (d, ds, r);
+                    }
+                }
+                ":originalsamecount" => rel.same = Some(rc.range(word)?.0),
+                ":originaldifferentcount" => rel.different = Some(rc.range(word)?.0),
+                ":pattern" => rel.pattern = true,
+                ":samesidetomove" => rel.side = SideToMove::Same,
+                ":changesidetomove" => rel.side = SideToMove::Change,
+                ":ignoresidetomove" => rel.side = SideToMove::Ignore,
+                ":variations" => rel.scope = Scope::All,
+                ":variationsonly" => rel.scope = Scope::VariationsOnly,
+                _ if transform_kind(word).is_some() => {
+                    return Err(err(format!("`{word}` inside `:relation` is not supported by this engine"), wspan)
+                        .with_hint("only untransformed relations are compared; see docs/legacy.md"))
+                }
+                _ => {
+                    let d = err(format!("unknown relation keyword `{word}`"), wspan);
+                    return Err(match nearest(word, RELATION_KEYWORDS) {
+                        Some(n) => d.with_hint(format!("did you mean `{n}`?")),
+                        None => d.with_hint(format!("a relation list takes {}", RELATION_KEYWORDS.join(" "))),
+                    });
+                }
+            }
+        }
+        Ok(rel)
+    }
+
+    /// Lower a relation into `echo (s t)`: t is a later position (s ≺ t) in the relation's
+    /// scope, the side to move and the square counts compare s's board with t's.
+    fn relation_filter(&mut self, rel: &Relation, designators: &[FilterId]) -> FilterId {
+        let span = rel.span;
+        let s = self.fresh_var("relation", VarKind::Position);
+        let t = self.fresh_var("relation", VarKind::Position);
+        let sv = self.add(Filter::Var(s), span);
+        let tv = self.add(Filter::Var(t), span);
+        let at_s = |me: &mut Lowerer, body: FilterId| me.add(Filter::AtPosition { at: sv, body }, span);
+        let mut parts = vec![self.add(Filter::TreeRelation(TreeRelation::Ancestor, sv, tv), span)];
+        match rel.scope {
+            Scope::MainLine => parts.push(self.add(Filter::Mainline, span)),
+            Scope::VariationsOnly => parts.push(self.add(Filter::Variation, span)),
+            Scope::All => {}
+        }
+        if rel.side != SideToMove::Ignore {
+            let white_now = self.add(Filter::ToMove(Color::White), span);
+            let white_then = at_s(self, white_now);
+            let black_now = self.add(Filter::ToMove(Color::Black), span);
+            let black_then = at_s(self, black_now);
+            let (a, b) = if rel.side == SideToMove::Same { (white_now, black_now) } else { (black_now, white_now) };
+            let first = self.add(Filter::And(vec![white_then, a]), span);
+            let second = self.add(Filter::And(vec![black_then, b]), span);
+            parts.push(self.add(Filter::Or(vec![first, second]), span));
+        }
+        let empty_now = self.add(Filter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }, span);
+        let empty_then = at_s(self, empty_now);
+        // Pieces of P1 (matching D) whose squares are empty in P2, and the reverse.
+        for (sets, (d, ds, range)) in [(true, &rel.missing), (false, &rel.new)] {
+            // A designator made of checked parts cannot fail here (no tags).
+            let set = self.designator(d, *ds).unwrap_or(empty_now);
+            let vanished = if sets {
+                let before = at_s(self, set);
+                self.add(Filter::Intersection(vec![before, empty_now]), span)
+            } else {
+                self.add(Filter::Intersection(vec![set, empty_then]), span)
+            };
+            let n = self.add(Filter::Count(vanished), span);
+            parts.push(self.compare(n, *range, span));
+        }
+        if rel.same.is_some() || rel.different.is_some() {
+            // Squares holding the same piece in both positions.
+            let mut same_parts = Vec::new();
+            for color in [Color::White, Color::Black] {
+                for role in Role::ALL {
+                    let p =
+                        self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }, span);
+                    let before = at_s(self, p);
+                    same_parts.push(self.add(Filter::Intersection(vec![before, p]), span));
+                }
+            }
+            let mut same = self.add(Filter::Union(same_parts), span);
+            let occupied_now = self.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, span);
+            let occupied_then = at_s(self, occupied_now);
+            let mut original = occupied_then;
+            if rel.pattern {
+                let pattern = match designators.len() {
+                    0 => self.add(Filter::False, span),
+                    1 => designators[0],
+                    _ => self.add(Filter::Union(designators.to_vec()), span),
+                };
+                let allowed = at_s(self, pattern);
+                same = self.add(Filter::Intersection(vec![same, allowed]), span);
+                original = self.add(Filter::Intersection(vec![occupied_then, allowed]), span);
+            }
+            if let Some(r) = rel.same {
+                let n = self.add(Filter::Count(same), span);
+                parts.push(self.compare(n, r, span));
+            }
+            if let Some(r) = rel.different {
+                let not_same = self.add(Filter::Complement(same), span);
+                let differ = self.add(Filter::Intersection(vec![original, not_same]), span);
+                let n = self.add(Filter::Count(differ), span);
+                parts.push(self.compare(n, r, span));
+            }
+        }
+        let body = self.add(Filter::And(parts), span);
+        self.add(Filter::Echo { source: s, target: t, in_all: rel.scope != Scope::MainLine, body }, span)
     }
 }

@@ -491,7 +491,14 @@ fn errors_have_spans_carets_and_hints() {
     assert!(error_of("(match (position :piececount R))").contains("`:piececount` needs a range"));
     assert!(error_of("(match (position :piececount R x))").contains("expected a range"));
     assert!(error_of("(match (position Xa1))").contains("not a piece designator"));
-    assert!(error_of("(match (position :relation ()))").contains("not supported"));
+    assert!(error_of("(match (position :relation (:shift)))").contains("not supported"));
+    assert!(error_of("(match (position :relation (:flip)))").contains("not supported"));
+    assert!(error_of("(match (position :relation (:missingpiececount U)))").contains("needs a range"));
+    assert!(error_of("(match (position :relation (:samesidetomov)))").contains("did you mean `:samesidetomove`"));
+    assert!(error_of("(match (position :relation :wtm))").contains("needs a relation list"));
+    let r = error_of("(match :forany r [Rr] (position :and ((position :relation ()))))");
+    assert!(r.contains("tags cannot be used together with `:relation`"), "{r}");
+    assert!(error_of("(match (position :relation (:newpiececount $r 0)))").contains("tags cannot be used"));
     assert!(error_of("(match :mate)").contains("belongs in a position list"));
     assert!(error_of("(match (position :year 2000))").contains("belongs in a match list"));
     assert!(error_of("(match (position :and ((position :matchcount 2))))").contains("directly inside the match list"));
@@ -641,4 +648,100 @@ mod fuzz {
             let _ = parse(&src);
         }
     }
+}
+
+// ---- `:relation` and the CQL-S header keywords, run on small games ----------------
+
+/// Games of a small PGN text, numbered from 1.
+fn games(pgn: &str) -> Vec<crate::pgn::Game> {
+    use crate::input::RawGame;
+    use std::sync::Arc;
+    let mut out = Vec::new();
+    for (i, text) in pgn.split("\n\n[").enumerate() {
+        let text = if i == 0 { text.to_string() } else { format!("[{text}") };
+        let raw = RawGame { number: i as u64 + 1, file: Arc::from("t.pgn"), line: 1, bytes: text.into_bytes() };
+        let mut g = crate::pgn::Game::default();
+        crate::pgn::GameParser::new().parse(&raw, &mut g, &|_| true).expect("test game parses");
+        out.push(g);
+    }
+    out
+}
+
+/// The numbers of the games a legacy script matches.
+fn matching(src: &str, pgn: &str) -> Vec<u64> {
+    let q = crate::eval::Query::new(lower(src)).expect("query builds");
+    let mut scratch = crate::eval::Scratch::default();
+    games(pgn).iter().filter(|g| q.eval_game(&mut scratch, g).matched).map(|g| g.number).collect()
+}
+
+/// 1: the knights go out and come back (the start position recurs after 4 plies, and a
+/// variation repeats the trick); 2: they go out and stay out; 3: the knights come back
+/// only in a variation; 4: a capture, so a piece of the start position vanishes for good.
+const RELATION_GAMES: &str = "[Event \"Knights back\"]\n[Date \"2020.01.02\"]\n[Termination \"normal\"]\n\n\
+1. Nf3 Nf6 2. Ng1 Ng8 3. e4 *\n\n\
+[Event \"Knights out\"]\n[Date \"2021.05.06\"]\n[Variant \"Standard\"]\n\n1. Nf3 Nf6 2. Nc3 Nc6 3. e4 *\n\n\
+[Event \"Back in a side line\"]\n[Date \"2021.07.08\"]\n\n1. Nf3 Nf6 2. Nc3 (2. Ng1 Ng8) 2... Nc6 *\n\n\
+[Event \"Capture\"]\n[Date \"2019.??.??\"]\n[PlyCount \"99\"]\n\n1. e4 d5 2. exd5 Qxd5 *\n";
+
+#[test]
+fn relation_finds_a_recurring_set_up() {
+    // Default relation: a later main-line position, same side to move, no piece of P1
+    // gone and no new piece: the same occupied squares (here: the same position).
+    assert_eq!(matching("(match (position :relation ()))", RELATION_GAMES), vec![1]);
+    // P2 may be in a variation (game 3), or only there (game 1's recurrence is main line).
+    assert_eq!(matching("(match (position :relation (:variations)))", RELATION_GAMES), vec![1, 3]);
+    assert_eq!(matching("(match (position :relation (:variationsonly)))", RELATION_GAMES), vec![3]);
+    // One piece moved (one square emptied, one filled) with the other side to move: the
+    // first move of every game.
+    let one_move = "(match (position :relation (:changesidetomove :missingpiececount U 1 :newpiececount U 1)))";
+    assert_eq!(matching(one_move, RELATION_GAMES), vec![1, 2, 3, 4]);
+    // Game 4, start position against the one after 2...Qxd5 (white to move in both):
+    // e2, d7, d8 are emptied (3 pieces, 2 of them black), d5 is the only new piece (e4 was
+    // filled and emptied again by the capture). No other game has such a pair.
+    let capture = "(match (position :initial :relation (:missingpiececount a 2 :missingpiececount U 3 \
+                   :newpiececount U 1)))";
+    assert_eq!(matching(capture, RELATION_GAMES), vec![4]);
+    // Same/different counts: after 1.Nf3 Nf6 2.Nc3 Nc6 (main line of games 2 and 3), 28 of
+    // the 32 start squares still hold their piece and 4 differ (b1 g1 b8 g8 emptied).
+    let counts = "(match (position :initial :relation (:missingpiececount U 4 :newpiececount U 4 \
+                  :originalsamecount 28 :originaldifferentcount 4)))";
+    assert_eq!(matching(counts, RELATION_GAMES), vec![2, 3]);
+    // One more piece that stayed is one too many.
+    let counts = counts.replace("originalsamecount 28", "originalsamecount 29");
+    assert!(matching(&counts, RELATION_GAMES).is_empty());
+    // With `:pattern`, only the squares the list's designators match in P1 count: the
+    // white knights on b1 and g1 are both away in that later position of games 2 and 3.
+    let pattern = "(match (position :initial N :relation (:missingpiececount U 4 :newpiececount U 4 \
+                   :pattern :originalsamecount 0 :originaldifferentcount 2)))";
+    assert_eq!(matching(pattern, RELATION_GAMES), vec![2, 3]);
+    let pattern = pattern.replace("originaldifferentcount 2", "originaldifferentcount 4");
+    assert!(matching(&pattern, RELATION_GAMES).is_empty());
+    // With no piece moved or added, the side to move cannot change in these games (no
+    // null moves), so `:ignoresidetomove` finds the same games as the default.
+    assert_eq!(matching("(match (position :relation (:ignoresidetomove)))", RELATION_GAMES), vec![1]);
+    assert!(matching("(match (position :relation (:changesidetomove)))", RELATION_GAMES).is_empty());
+    // `:not` and `!` negate the relation like any other keyword.
+    assert_eq!(matching("(match (position :initial !:relation ()))", RELATION_GAMES), vec![2, 3, 4]);
+}
+
+#[test]
+fn cql_s_header_keywords() {
+    assert_eq!(matching("(match :date \"2021\")", RELATION_GAMES), vec![2, 3]);
+    assert_eq!(matching("(match :date 2019.??)", RELATION_GAMES), vec![4]);
+    assert_eq!(matching("(match :termination \"NORMAL\")", RELATION_GAMES), vec![1]);
+    assert_eq!(matching("(match :variant standard)", RELATION_GAMES), vec![2]);
+    // The real number of main-line plies (game 4 has 4, whatever its PlyCount tag says;
+    // game 3 has 4 in the main line and a longer side line does not count).
+    assert_eq!(matching("(match :plycount 4)", RELATION_GAMES), vec![3, 4]);
+    assert_eq!(matching("(match :plycount 5 100)", RELATION_GAMES), vec![1, 2]);
+    assert!(matching("(match :plycount 99)", RELATION_GAMES).is_empty());
+}
+
+#[test]
+fn isstalemate_is_stalemate() {
+    assert_eq!(root_shape("(match (position :isstalemate))"), root_shape("(match (position :stalemate))"));
+    // Black to move, no legal move, not in check.
+    let stale = "[Event \"s\"]\n[SetUp \"1\"]\n[FEN \"7k/8/6K1/8/8/8/8/5Q2 w - - 0 1\"]\n\n1. Qf7 *\n";
+    assert_eq!(matching("(match (position :isstalemate))", stale), vec![1]);
+    assert!(matching("(match (position :isstalemate))", RELATION_GAMES).is_empty());
 }
