@@ -360,9 +360,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Piece identities at a location, without copying them (`None` for the header).
+    fn ids_ref(&self, at: Loc) -> Option<&PieceIds> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| &node.ids),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| &t.ids),
+            Loc::Header => None,
+        }
+    }
+
     /// The square a piece identity stands on at a location.
     fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
-        self.ids(at).square_of(id)
+        self.ids_ref(at).and_then(|ids| find_identity(ids, id))
     }
 
     fn ply(&self, at: Loc) -> Option<u32> {
@@ -492,6 +501,27 @@ impl<'a> Ctx<'a> {
     /// otherwise a set filter with an empty set does not match. Output written by a
     /// filter that does not match is rolled back.
     pub fn eval(&mut self, f: FilterId, at: Loc, value_mode: bool) -> Eval {
+        self.count_step()?;
+        let result = match self.leaf(f, at) {
+            // A leaf writes no output, so there is nothing to roll back.
+            Some(leaf) => leaf,
+            None => {
+                self.depth += 1;
+                let mark = self.out.mark();
+                let result = self.eval_inner(f, at, value_mode);
+                self.depth -= 1;
+                let result = self.check_match(f, at, value_mode, result?);
+                if result.is_none() {
+                    self.out.rollback(mark);
+                }
+                return Ok(result);
+            }
+        };
+        Ok(self.check_match(f, at, value_mode, result))
+    }
+
+    /// Count one filter evaluation against the per-game limits (work and nesting).
+    fn count_step(&mut self) -> Result<(), Error> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
             return Err(internal("query abandoned: too much work in one game"));
@@ -499,20 +529,57 @@ impl<'a> Ctx<'a> {
         if self.depth >= DEPTH_LIMIT {
             return Err(internal("query abandoned: filters nested too deeply"));
         }
-        self.depth += 1;
-        let mark = self.out.mark();
-        let result = self.eval_inner(f, at, value_mode);
-        self.depth -= 1;
-        let result = result?;
-        let result = match result {
+        Ok(())
+    }
+
+    /// The value of a filter that reads the position or a variable and has no parts of its
+    /// own (a square set, a piece set, a variable, a number, `true`/`false`), worked out
+    /// directly without the interpreter's bookkeeping; `None` for every other filter. Gives the
+    /// same value as [`Self::eval_inner`] would.
+    #[inline]
+    fn leaf(&self, f: FilterId, at: Loc) -> Option<Option<Value>> {
+        Some(match self.ir.get(f) {
+            Filter::Squares(b) => Some(Value::Set(*b)),
+            Filter::Pieces { mask, squares } => {
+                self.pos(at).map(|pos| Value::Set(board::pieces(pos.board(), *mask, *squares)))
+            }
+            Filter::Var(v) => match self.get_var(*v) {
+                Some(Value::Set(b)) => Some(Value::Set(*b)),
+                Some(Value::Piece(id)) => Some(Value::Piece(*id)),
+                other => other.cloned(),
+            },
+            Filter::Number(n) => Some(Value::Number(*n)),
+            Filter::True => Some(Value::None),
+            Filter::False => None,
+            _ => return None,
+        })
+    }
+
+    /// The set value of a leaf filter (see [`Self::leaf`]) without building a [`Value`]:
+    /// `Some(None)` when it has no set value, `None` when the filter is no leaf of that kind.
+    #[inline]
+    fn leaf_set(&self, f: FilterId, at: Loc) -> Option<Option<Bitboard>> {
+        Some(match self.ir.get(f) {
+            Filter::Squares(b) => Some(*b),
+            Filter::Pieces { mask, squares } => self.pos(at).map(|pos| board::pieces(pos.board(), *mask, *squares)),
+            Filter::Var(v) => match self.get_var(*v) {
+                Some(Value::Set(b)) => Some(*b),
+                Some(Value::Piece(id)) => Some(self.square_of(*id, at).map(Bitboard::from).unwrap_or(Bitboard::EMPTY)),
+                _ => None,
+            },
+            _ => return None,
+        })
+    }
+
+    /// Outside value mode a set filter with an empty set, or a piece not on the board, does
+    /// not match.
+    #[inline]
+    fn check_match(&self, f: FilterId, at: Loc, value_mode: bool, result: Option<Value>) -> Option<Value> {
+        match result {
             Some(Value::Set(b)) if !value_mode && b.is_empty() && set_matching(self.ir.get(f)) => None,
             Some(Value::Piece(id)) if !value_mode && self.square_of(id, at).is_none() => None,
             other => other,
-        };
-        if result.is_none() {
-            self.out.rollback(mark);
         }
-        Ok(result)
     }
 
     /// Does the filter match here?
@@ -525,6 +592,10 @@ impl<'a> Ctx<'a> {
     }
 
     fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        if let Some(set) = self.leaf_set(f, at) {
+            self.count_step()?;
+            return Ok(set);
+        }
         Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at)))
     }
 
@@ -1705,6 +1776,28 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The square holding piece identity `id` (the first one, scanning from a1), if any. Reads
+/// eight squares at a time: this runs for every look at a piece variable.
+fn find_identity(ids: &PieceIds, id: PieceId) -> Option<Square> {
+    if id == 0 {
+        return None;
+    }
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * id as u64;
+    for (k, chunk) in ids.0.chunks_exact(8).enumerate() {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(bytes) ^ pattern;
+        // The lowest flagged byte is the first byte equal to `id` (flags above it may be false).
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(Square::new((k * 8) as u32 + zero.trailing_zeros() / 8));
+        }
+    }
+    None
+}
+
 /// Squares holding the same content (piece or emptiness) in two positions.
 fn same_content(a: &Pos, b: &Pos) -> Bitboard {
     let (x, y) = (a.board(), b.board());
@@ -1725,4 +1818,36 @@ fn isqrt(n: i64) -> i64 {
         r += 1;
     }
     r
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_square_of_an_identity_on_every_square() {
+        for sq in Square::ALL {
+            let mut ids = PieceIds::default();
+            ids.0[sq as usize] = 17;
+            assert_eq!(find_identity(&ids, 17), Some(sq));
+            assert_eq!(find_identity(&ids, 18), None);
+            assert_eq!(find_identity(&ids, 0), None, "0 is no piece, never found");
+        }
+    }
+
+    #[test]
+    fn agrees_with_a_plain_scan_on_crowded_boards() {
+        // Identities 1..=255 spread over the board in a fixed pseudo-random order, with values
+        // (1, 0x80, 0x81, 0xff) that trip simple byte tricks, and repeated identities.
+        let mut ids = PieceIds::default();
+        let mut x = 7u32;
+        for (i, slot) in ids.0.iter_mut().enumerate() {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            *slot = if i % 5 == 0 { [1, 0x80, 0x81, 0xff][i % 4] } else { (x >> 16) as u8 };
+        }
+        for id in 1..=255u8 {
+            let plain = ids.0.iter().position(|&v| v == id).map(|i| Square::new(i as u32));
+            assert_eq!(find_identity(&ids, id), plain, "identity {id}");
+        }
+    }
 }
