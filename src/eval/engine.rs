@@ -582,9 +582,92 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Does the filter match here?
+    /// Does the filter match here? Same answer as `eval(f, at, false)?.is_some()`, but where
+    /// only the answer counts some filters stop early: `and`/`or` at the first part that decides
+    /// them, and a square or piece iteration whose body has no effects (see
+    /// [`Query::is_pure`]) at the first square that matches, instead of collecting every
+    /// matching square for a value nobody reads.
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
-        Ok(self.eval(f, at, false)?.is_some())
+        let ir: &'a Ir = self.ir;
+        match ir.get(f) {
+            Filter::Or(items) => self.test_parts(items, at, true),
+            Filter::And(items) => self.test_parts(items, at, false),
+            Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
+                self.test_exists(*var, *domain, *body, false, at)
+            }
+            Filter::PieceIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
+                self.test_exists(*var, *domain, *body, true, at)
+            }
+            _ => Ok(self.eval(f, at, false)?.is_some()),
+        }
+    }
+
+    /// `or` (`any`) or `and` (not `any`) of `parts`, tested in order up to the first part that
+    /// decides it; output of a compound that fails is rolled back, as [`Self::eval`] does.
+    fn test_parts(&mut self, parts: &[FilterId], at: Loc, any: bool) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let mark = self.out.mark();
+        let mut result = Ok(!any);
+        for &part in parts {
+            match self.test(part, at) {
+                Ok(ok) if ok == any => {
+                    result = Ok(any);
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        let ok = result?;
+        if !ok {
+            self.out.rollback(mark);
+        }
+        Ok(ok)
+    }
+
+    /// Does some square of `domain` (some piece on it, for `pieces`) make the effect-free
+    /// `body` match with `var` bound to it? Stops at the first one; `var` is restored.
+    fn test_exists(&mut self, var: VarId, domain: FilterId, body: FilterId, pieces: bool, at: Loc) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let result = self.exists(var, domain, body, pieces, at);
+        self.depth -= 1;
+        result
+    }
+
+    fn exists(&mut self, var: VarId, domain: FilterId, body: FilterId, pieces: bool, at: Loc) -> Result<bool, Error> {
+        let Some(dom) = self.set_value(domain, at)? else { return Ok(false) };
+        let ids = if pieces { Some(self.ids(at)) } else { None };
+        let saved = self.set_var(var, None);
+        let mut result = Ok(false);
+        for sq in dom {
+            let value = match &ids {
+                Some(ids) => match ids.at(sq) {
+                    0 => continue,
+                    id => Value::Piece(id),
+                },
+                None => Value::square(sq),
+            };
+            self.set_var(var, Some(value));
+            match self.test(body, at) {
+                Ok(true) => {
+                    result = Ok(true);
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.set_var(var, saved);
+        result
     }
 
     fn value(&mut self, f: FilterId, at: Loc) -> Eval {

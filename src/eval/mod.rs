@@ -57,6 +57,9 @@ pub struct Query {
     header_only: bool,
     /// The query has YACPDB predicates (build the game analysis).
     has_yacpdb: bool,
+    /// Per filter: evaluating it changes nothing but its own result (see [`is_pure`]), so an
+    /// iteration over it that only asks "does any square match?" may stop at the first match.
+    pure: Vec<bool>,
 }
 
 /// Per-worker mutable state: variable slots, caches, persistent sums.
@@ -97,6 +100,69 @@ pub struct GameMatch {
 const ANALYSIS_DEPTH: u32 = 200;
 
 use crate::ir::transform::children as children_of;
+
+/// Does evaluating this filter leave everything as it was: no variable or dictionary written
+/// (an iteration restores its own variable), no output, no regex groups, no move or path
+/// state, no temporary positions? Then whether it matches depends only on the position and
+/// the variables, and skipping an evaluation of it is unobservable. Unknown kinds count as
+/// impure. `memo` holds the answers found so far, indexed by filter.
+fn is_pure(ir: &Ir, f: FilterId, depth: u32, memo: &mut Vec<Option<bool>>) -> bool {
+    if let Some(Some(known)) = memo.get(f.0 as usize) {
+        return *known;
+    }
+    if depth > ANALYSIS_DEPTH {
+        return false;
+    }
+    use Filter::*;
+    let own = matches!(
+        ir.get(f),
+        True | False
+            | Number(_)
+            | Str(_)
+            | Squares(_)
+            | Pieces { .. }
+            | Union(_)
+            | Intersection(_)
+            | Complement(_)
+            | In(..)
+            | Count(_)
+            | Direction { .. }
+            | Attacks { .. }
+            | AttackChain { .. }
+            | Between(..)
+            | Ray { .. }
+            | Pin { .. }
+            | PawnStructure(_)
+            | Compare { .. }
+            | Arith(..)
+            | Neg(_)
+            | And(_)
+            | Or(_)
+            | Not(_)
+            | If { .. }
+            | CountMatching(_)
+            | Check
+            | Mate
+            | Stalemate
+            | ToMove(_)
+            | SideToMove
+            | Initial
+            | Terminal
+            | Ply
+            | MoveNumber
+            | Mainline
+            | Variation
+            | Var(_)
+            | IsBound(_)
+            | SquareIter { .. }
+            | PieceIter { .. }
+    );
+    let pure = own && children_of(ir.get(f)).into_iter().all(|c| is_pure(ir, c, depth + 1, memo));
+    if let Some(slot) = memo.get_mut(f.0 as usize) {
+        *slot = Some(pure);
+    }
+    pure
+}
 
 /// Does this filter need nothing but the game's tags (no position, no variable, no output)?
 fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
@@ -162,6 +228,11 @@ fn writes_across_games(ir: &Ir, f: FilterId, depth: u32) -> bool {
 }
 
 impl Query {
+    /// Is evaluating filter `f` free of effects beyond its result (see [`is_pure`])?
+    pub(crate) fn is_pure(&self, f: FilterId) -> bool {
+        self.pure.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
     /// Compile an IR (transforms expanded) into a query: compiles every regular
     /// expression once and finds the header-only parts of the query.
     pub fn new(ir: Ir) -> Result<Query, Error> {
@@ -213,7 +284,9 @@ impl Query {
                 }
             }
         }
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb })
+        let mut memo = vec![None; ir.len()];
+        let pure = (0..ir.len()).map(|i| is_pure(&ir, FilterId(i as u32), 0, &mut memo)).collect();
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure })
     }
 
     /// The IR this query runs.
