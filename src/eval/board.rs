@@ -134,7 +134,8 @@ pub fn ray(board: &Board, dirs: Directions, sets: &[Bitboard], xray: bool) -> Bi
             allowed = Directions(allowed.0 & slider_dirs(role).0);
         }
         for dir in 0..Directions::DELTAS.len() {
-            if allowed.0 & (1 << dir) != 0 {
+            // A direction whose line from `start` holds no square of the next link is no ray.
+            if allowed.0 & (1 << dir) != 0 && (Bitboard(RAYS[dir][start as usize]) & sets[1]).any() {
                 ray_walk(start, dir, &sets[1..], occupied, &mut out);
             }
         }

@@ -153,6 +153,10 @@ pub struct Ctx<'a> {
     pub path_covered: std::collections::HashSet<(FilterId, [u64; 4], NodeId)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
+    /// Per piece identity, the last square lookup made at a game node: `(node + 1) << 8`
+    /// plus the square (64 = not on the board); 0 = none yet. Game nodes never change, so a
+    /// hit is exact; temporary positions are not remembered.
+    piece_squares: [std::cell::Cell<u64>; 256],
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -267,6 +271,7 @@ impl<'a> Ctx<'a> {
             rook_view: None,
             path_now: None,
             path_covered: Default::default(),
+            piece_squares: [const { std::cell::Cell::new(0) }; 256],
         }
     }
 
@@ -371,7 +376,17 @@ impl<'a> Ctx<'a> {
 
     /// The square a piece identity stands on at a location.
     fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
-        self.ids_ref(at).and_then(|ids| find_identity(ids, id))
+        let Loc::Node(n) = at else { return self.ids_ref(at).and_then(|ids| find_identity(ids, id)) };
+        let slot = &self.piece_squares[id as usize];
+        let key = (u64::from(n.0) + 1) << 8;
+        let known = slot.get();
+        if known & !0xff == key {
+            let code = (known & 0xff) as u32;
+            return (code < 64).then(|| Square::new(code));
+        }
+        let found = self.ids_ref(at).and_then(|ids| find_identity(ids, id));
+        slot.set(key | found.map_or(64, |sq| sq as u64));
+        found
     }
 
     fn ply(&self, at: Loc) -> Option<u32> {
@@ -505,6 +520,13 @@ impl<'a> Ctx<'a> {
         let result = match self.leaf(f, at) {
             // A leaf writes no output, so there is nothing to roll back.
             Some(leaf) => leaf,
+            // An effect-free filter writes no output, so there is nothing to roll back.
+            None if self.q.is_pure(f) => {
+                self.depth += 1;
+                let result = self.eval_inner(f, at, value_mode);
+                self.depth -= 1;
+                return Ok(self.check_match(f, at, value_mode, result?));
+            }
             None => {
                 self.depth += 1;
                 let mark = self.out.mark();
@@ -573,12 +595,20 @@ impl<'a> Ctx<'a> {
 
     /// Outside value mode a set filter with an empty set, or a piece not on the board, does
     /// not match.
-    #[inline]
+    #[inline(always)]
     fn check_match(&self, f: FilterId, at: Loc, value_mode: bool, result: Option<Value>) -> Option<Value> {
-        match result {
-            Some(Value::Set(b)) if !value_mode && b.is_empty() && set_matching(self.ir.get(f)) => None,
-            Some(Value::Piece(id)) if !value_mode && self.square_of(id, at).is_none() => None,
-            other => other,
+        if value_mode {
+            return result;
+        }
+        let fails = match &result {
+            Some(Value::Set(b)) => b.is_empty() && set_matching(self.ir.get(f)),
+            Some(Value::Piece(id)) => self.square_of(*id, at).is_none(),
+            _ => false,
+        };
+        if fails {
+            None
+        } else {
+            result
         }
     }
 
@@ -860,14 +890,15 @@ impl<'a> Ctx<'a> {
             // ----- numbers, strings, comparisons -----
             Filter::Compare { first, rest } => {
                 let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
-                let mut left = first_value.clone();
+                // The left side of each comparison is the operand before it.
+                let mut previous: Option<Value> = None;
                 for (op, operand) in rest {
                     let Some(right) = self.value(*operand, at)? else { return Ok(None) };
-                    match self.compare(&left, *op, &right, at) {
-                        Some(true) => {}
-                        _ => return Ok(None),
+                    let left = previous.as_ref().unwrap_or(&first_value);
+                    if self.compare(left, *op, &right, at) != Some(true) {
+                        return Ok(None);
                     }
-                    left = right;
+                    previous = Some(right);
                 }
                 Some(first_value)
             }
