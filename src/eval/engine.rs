@@ -520,6 +520,12 @@ impl<'a> Ctx<'a> {
         let result = match self.leaf(f, at) {
             // A leaf writes no output, so there is nothing to roll back.
             Some(leaf) => leaf,
+            None if self.q.is_direct_set(f) => {
+                self.depth += 1;
+                let result = self.direct_set(f, at);
+                self.depth -= 1;
+                result?.map(Value::Set)
+            }
             // An effect-free filter writes no output, so there is nothing to roll back.
             None if self.q.is_pure(f) => {
                 self.depth += 1;
@@ -590,6 +596,52 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             _ => return None,
+        })
+    }
+
+    /// The set value of a set operation that [`Query::is_direct_set`] accepts, computed from
+    /// the set values of its parts exactly as [`Self::eval_inner`] does, without building
+    /// [`Value`]s (the caller counts the step and the nesting).
+    fn direct_set(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        let ir: &'a Ir = self.ir;
+        Ok(match ir.get(f) {
+            Filter::Between(a, b) => {
+                let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                Some(board::between(x, y))
+            }
+            Filter::Ray { dirs, sets, xray } => {
+                let mut bbs = [Bitboard::EMPTY; 16];
+                if sets.len() > bbs.len() {
+                    return Err(internal("ray with more than 16 sets"));
+                }
+                for (k, &s) in sets.iter().enumerate() {
+                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray))
+            }
+            Filter::Union(items) => {
+                let mut acc = Bitboard::EMPTY;
+                for &i in items {
+                    acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                Some(acc)
+            }
+            // Only intersections whose parts are all sets come here.
+            Filter::Intersection(items) => {
+                let mut acc = Bitboard::FULL;
+                for &i in items {
+                    match self.set_value(i, at)? {
+                        Some(b) => acc &= b,
+                        None => return Ok(None),
+                    }
+                }
+                Some(acc)
+            }
+            Filter::Complement(a) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
+            _ => return Err(internal("not a direct set operation")),
         })
     }
 
@@ -708,6 +760,13 @@ impl<'a> Ctx<'a> {
         if let Some(set) = self.leaf_set(f, at) {
             self.count_step()?;
             return Ok(set);
+        }
+        if self.q.is_direct_set(f) {
+            self.count_step()?;
+            self.depth += 1;
+            let result = self.direct_set(f, at);
+            self.depth -= 1;
+            return result;
         }
         Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at)))
     }

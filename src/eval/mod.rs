@@ -60,6 +60,9 @@ pub struct Query {
     /// Per filter: evaluating it changes nothing but its own result (see [`is_pure`]), so an
     /// iteration over it that only asks "does any square match?" may stop at the first match.
     pure: Vec<bool>,
+    /// Per filter: an effect-free set operation (`between`, `ray`, `∪`, `∩` of sets, `~`)
+    /// that the evaluator computes straight from the set values of its parts.
+    direct_set: Vec<bool>,
 }
 
 /// Per-worker mutable state: variable slots, caches, persistent sums.
@@ -100,6 +103,38 @@ pub struct GameMatch {
 const ANALYSIS_DEPTH: u32 = 200;
 
 use crate::ir::transform::children as children_of;
+
+/// Does this filter always give a set of squares when it matches (never a position, number
+/// or piece), whatever its parts are?
+fn always_set(ir: &Ir, f: FilterId) -> bool {
+    use Filter::*;
+    matches!(
+        ir.get(f),
+        Squares(_)
+            | Pieces { .. }
+            | Union(_)
+            | Intersection(_)
+            | Complement(_)
+            | Direction { .. }
+            | Attacks { .. }
+            | AttackChain { .. }
+            | Between(..)
+            | Ray { .. }
+            | Pin { .. }
+            | PawnStructure(_)
+    )
+}
+
+/// Is this a set operation that [`engine::Ctx`] can compute from the set values of its parts:
+/// `between`, `ray`/`xray`, union, complement, and an intersection of parts that are all sets
+/// (an intersection of positions compares boards instead)?
+fn is_direct_set(ir: &Ir, f: FilterId) -> bool {
+    match ir.get(f) {
+        Filter::Between(..) | Filter::Ray { .. } | Filter::Union(_) | Filter::Complement(_) => true,
+        Filter::Intersection(items) => items.iter().all(|&i| always_set(ir, i)),
+        _ => false,
+    }
+}
 
 /// Does evaluating this filter leave everything as it was: no variable or dictionary written
 /// (an iteration restores its own variable), no output, no regex groups, no move or path
@@ -233,6 +268,12 @@ impl Query {
         self.pure.get(f.0 as usize).copied().unwrap_or(false)
     }
 
+    /// Is filter `f` an effect-free set operation computed straight from its parts' sets
+    /// (see [`is_direct_set`])?
+    pub(crate) fn is_direct_set(&self, f: FilterId) -> bool {
+        self.direct_set.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
     /// Compile an IR (transforms expanded) into a query: compiles every regular
     /// expression once and finds the header-only parts of the query.
     pub fn new(ir: Ir) -> Result<Query, Error> {
@@ -285,8 +326,14 @@ impl Query {
             }
         }
         let mut memo = vec![None; ir.len()];
-        let pure = (0..ir.len()).map(|i| is_pure(&ir, FilterId(i as u32), 0, &mut memo)).collect();
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure })
+        let pure: Vec<bool> = (0..ir.len()).map(|i| is_pure(&ir, FilterId(i as u32), 0, &mut memo)).collect();
+        let direct_set = (0..ir.len())
+            .map(|i| {
+                let f = FilterId(i as u32);
+                pure[i] && is_direct_set(&ir, f)
+            })
+            .collect();
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, direct_set })
     }
 
     /// The IR this query runs.
