@@ -26,11 +26,19 @@ pub fn deltas(dirs: Directions) -> impl Iterator<Item = (i8, i8)> {
 /// Squares whose content `mask` accepts, among `squares`.
 pub fn pieces(board: &Board, mask: PieceMask, squares: Bitboard) -> Bitboard {
     let mut out = Bitboard::EMPTY;
-    for color in [Color::White, Color::Black] {
-        for role in Role::ALL {
-            if mask.contains_piece(color, role) {
-                out |= board.by_piece(Piece { color, role });
+    for (color, shift) in [(Color::White, 0), (Color::Black, 6)] {
+        // The six bits of this colour, one per role (see `PieceMask::piece`).
+        let roles = (mask.0 >> shift) & 0x3f;
+        if roles == 0x3f {
+            out |= board.by_color(color);
+        } else if roles != 0 {
+            let mut of_roles = Bitboard::EMPTY;
+            for role in Role::ALL {
+                if roles & (1 << (role as u16 - 1)) != 0 {
+                    of_roles |= board.by_role(role);
+                }
             }
+            out |= of_roles & board.by_color(color);
         }
     }
     if mask.contains_empty() {
@@ -441,6 +449,32 @@ mod tests {
                 break;
             }
             cur = next;
+        }
+    }
+
+    #[test]
+    fn piece_masks_select_exactly_their_pieces() {
+        let boards = [
+            board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            board("4k3/p7/2n5/8/3Q4/8/PP5P/R3K2B w - - 0 1"),
+        ];
+        for b in &boards {
+            for bits in 0..(1u16 << 13) {
+                let mask = PieceMask(bits);
+                let mut expected = Bitboard::EMPTY;
+                for color in [Color::White, Color::Black] {
+                    for role in Role::ALL {
+                        if mask.contains_piece(color, role) {
+                            expected |= b.by_piece(Piece { color, role });
+                        }
+                    }
+                }
+                if mask.contains_empty() {
+                    expected |= !b.occupied();
+                }
+                assert_eq!(pieces(b, mask, Bitboard::FULL), expected, "mask {bits:#x}");
+                assert_eq!(pieces(b, mask, Bitboard::CORNERS), expected & Bitboard::CORNERS, "mask {bits:#x}");
+            }
         }
     }
 
