@@ -12,7 +12,7 @@ use shakmaty::{Bitboard, Color, Move, Position, Role, Square};
 use super::board;
 use super::moves::{self, MoveFacts};
 use super::value::{squares_text, Value};
-use super::{yacpdb, Error, Query};
+use super::{yacpdb, Error, Query, Shape};
 use crate::ir::Filter;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField, Ir, LineChoice,
@@ -517,23 +517,31 @@ impl<'a> Ctx<'a> {
     /// filter that does not match is rolled back.
     pub fn eval(&mut self, f: FilterId, at: Loc, value_mode: bool) -> Eval {
         self.count_step()?;
-        let result = match self.leaf(f, at) {
-            // A leaf writes no output, so there is nothing to roll back.
-            Some(leaf) => leaf,
-            None if self.q.is_direct_set(f) => {
+        // Leaves and effect-free filters write no output, so there is nothing to roll back.
+        let result = match self.q.shape(f) {
+            Shape::Squares(b) => Some(Value::Set(b)),
+            Shape::Pieces(mask, squares) => self.pos(at).map(|pos| Value::Set(board::pieces(pos.board(), mask, squares))),
+            Shape::Var(v) => match self.get_var(v) {
+                Some(Value::Set(b)) => Some(Value::Set(*b)),
+                Some(Value::Piece(id)) => Some(Value::Piece(*id)),
+                other => other.cloned(),
+            },
+            Shape::Number(n) => Some(Value::Number(n)),
+            Shape::True => Some(Value::None),
+            Shape::False => None,
+            Shape::DirectSet => {
                 self.depth += 1;
                 let result = self.direct_set(f, at);
                 self.depth -= 1;
                 result?.map(Value::Set)
             }
-            // An effect-free filter writes no output, so there is nothing to roll back.
-            None if self.q.is_pure(f) => {
+            Shape::Pure => {
                 self.depth += 1;
                 let result = self.eval_inner(f, at, value_mode);
                 self.depth -= 1;
-                return Ok(self.check_match(f, at, value_mode, result?));
+                result?
             }
-            None => {
+            Shape::Other => {
                 self.depth += 1;
                 let mark = self.out.mark();
                 let result = self.eval_inner(f, at, value_mode);
@@ -549,6 +557,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Count one filter evaluation against the per-game limits (work and nesting).
+    #[inline]
     fn count_step(&mut self) -> Result<(), Error> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
@@ -560,46 +569,7 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// The value of a filter that reads the position or a variable and has no parts of its
-    /// own (a square set, a piece set, a variable, a number, `true`/`false`), worked out
-    /// directly without the interpreter's bookkeeping; `None` for every other filter. Gives the
-    /// same value as [`Self::eval_inner`] would.
-    #[inline]
-    fn leaf(&self, f: FilterId, at: Loc) -> Option<Option<Value>> {
-        Some(match self.ir.get(f) {
-            Filter::Squares(b) => Some(Value::Set(*b)),
-            Filter::Pieces { mask, squares } => {
-                self.pos(at).map(|pos| Value::Set(board::pieces(pos.board(), *mask, *squares)))
-            }
-            Filter::Var(v) => match self.get_var(*v) {
-                Some(Value::Set(b)) => Some(Value::Set(*b)),
-                Some(Value::Piece(id)) => Some(Value::Piece(*id)),
-                other => other.cloned(),
-            },
-            Filter::Number(n) => Some(Value::Number(*n)),
-            Filter::True => Some(Value::None),
-            Filter::False => None,
-            _ => return None,
-        })
-    }
-
-    /// The set value of a leaf filter (see [`Self::leaf`]) without building a [`Value`]:
-    /// `Some(None)` when it has no set value, `None` when the filter is no leaf of that kind.
-    #[inline]
-    fn leaf_set(&self, f: FilterId, at: Loc) -> Option<Option<Bitboard>> {
-        Some(match self.ir.get(f) {
-            Filter::Squares(b) => Some(*b),
-            Filter::Pieces { mask, squares } => self.pos(at).map(|pos| board::pieces(pos.board(), *mask, *squares)),
-            Filter::Var(v) => match self.get_var(*v) {
-                Some(Value::Set(b)) => Some(*b),
-                Some(Value::Piece(id)) => Some(self.square_of(*id, at).map(Bitboard::from).unwrap_or(Bitboard::EMPTY)),
-                _ => None,
-            },
-            _ => return None,
-        })
-    }
-
-    /// The set value of a set operation that [`Query::is_direct_set`] accepts, computed from
+    /// The set value of a set operation of shape [`Shape::DirectSet`], computed from
     /// the set values of its parts exactly as [`Self::eval_inner`] does, without building
     /// [`Value`]s (the caller counts the step and the nesting).
     fn direct_set(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
@@ -756,12 +726,30 @@ impl<'a> Ctx<'a> {
         self.eval(f, at, true)
     }
 
+    /// The value of a filter as a set of squares (see [`Self::as_set`]). Square sets, piece
+    /// sets, variables and effect-free set operations are worked out without building a
+    /// [`Value`], counting the same steps.
+    #[inline(always)]
     fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
-        if let Some(set) = self.leaf_set(f, at) {
-            self.count_step()?;
-            return Ok(set);
-        }
-        if self.q.is_direct_set(f) {
+        let set = match self.q.shape(f) {
+            Shape::Squares(b) => Some(b),
+            Shape::Pieces(mask, squares) => self.pos(at).map(|pos| board::pieces(pos.board(), mask, squares)),
+            Shape::Var(v) => match self.get_var(v) {
+                Some(Value::Set(b)) => Some(*b),
+                Some(Value::Piece(id)) => Some(self.square_of(*id, at).map(Bitboard::from).unwrap_or(Bitboard::EMPTY)),
+                _ => None,
+            },
+            _ => return self.compound_set_value(f, at),
+        };
+        self.count_step()?;
+        Ok(set)
+    }
+
+    /// [`Self::set_value`] of a filter with parts (kept out of line so that the leaf cases
+    /// stay small where they are inlined).
+    #[inline(never)]
+    fn compound_set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        if self.q.shape(f) == Shape::DirectSet {
             self.count_step()?;
             self.depth += 1;
             let result = self.direct_set(f, at);

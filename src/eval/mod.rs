@@ -60,9 +60,33 @@ pub struct Query {
     /// Per filter: evaluating it changes nothing but its own result (see [`is_pure`]), so an
     /// iteration over it that only asks "does any square match?" may stop at the first match.
     pure: Vec<bool>,
-    /// Per filter: an effect-free set operation (`between`, `ray`, `∪`, `∩` of sets, `~`)
-    /// that the evaluator computes straight from the set values of its parts.
-    direct_set: Vec<bool>,
+    /// Per filter: how the evaluator runs it (see [`Shape`]).
+    shapes: Vec<Shape>,
+}
+
+/// How the evaluator runs one filter, decided once per query so that the hot paths read a
+/// small table instead of the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A fixed square set.
+    Squares(shakmaty::Bitboard),
+    /// The squares among the second set whose content the mask accepts.
+    Pieces(crate::ir::PieceMask, shakmaty::Bitboard),
+    /// The value of a variable.
+    Var(crate::ir::VarId),
+    /// A number.
+    Number(i64),
+    /// Always matches, no value.
+    True,
+    /// Never matches.
+    False,
+    /// An effect-free set operation (`between`, `ray`, `∪`, `∩` of sets, `~`) computed
+    /// straight from the set values of its parts.
+    DirectSet,
+    /// Any other effect-free filter (see [`is_pure`]): nothing to roll back when it fails.
+    Pure,
+    /// A filter that may write variables, output or other state.
+    Other,
 }
 
 /// Per-worker mutable state: variable slots, caches, persistent sums.
@@ -268,10 +292,10 @@ impl Query {
         self.pure.get(f.0 as usize).copied().unwrap_or(false)
     }
 
-    /// Is filter `f` an effect-free set operation computed straight from its parts' sets
-    /// (see [`is_direct_set`])?
-    pub(crate) fn is_direct_set(&self, f: FilterId) -> bool {
-        self.direct_set.get(f.0 as usize).copied().unwrap_or(false)
+    /// How the evaluator runs filter `f` (see [`Shape`]).
+    #[inline]
+    pub(crate) fn shape(&self, f: FilterId) -> Shape {
+        self.shapes.get(f.0 as usize).copied().unwrap_or(Shape::Other)
     }
 
     /// Compile an IR (transforms expanded) into a query: compiles every regular
@@ -327,13 +351,23 @@ impl Query {
         }
         let mut memo = vec![None; ir.len()];
         let pure: Vec<bool> = (0..ir.len()).map(|i| is_pure(&ir, FilterId(i as u32), 0, &mut memo)).collect();
-        let direct_set = (0..ir.len())
+        let shapes = (0..ir.len())
             .map(|i| {
                 let f = FilterId(i as u32);
-                pure[i] && is_direct_set(&ir, f)
+                match ir.get(f) {
+                    Filter::Squares(b) => Shape::Squares(*b),
+                    Filter::Pieces { mask, squares } => Shape::Pieces(*mask, *squares),
+                    Filter::Var(v) => Shape::Var(*v),
+                    Filter::Number(n) => Shape::Number(*n),
+                    Filter::True => Shape::True,
+                    Filter::False => Shape::False,
+                    _ if pure[i] && is_direct_set(&ir, f) => Shape::DirectSet,
+                    _ if pure[i] => Shape::Pure,
+                    _ => Shape::Other,
+                }
             })
             .collect();
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, direct_set })
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes })
     }
 
     /// The IR this query runs.
