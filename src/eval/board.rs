@@ -26,11 +26,19 @@ pub fn deltas(dirs: Directions) -> impl Iterator<Item = (i8, i8)> {
 /// Squares whose content `mask` accepts, among `squares`.
 pub fn pieces(board: &Board, mask: PieceMask, squares: Bitboard) -> Bitboard {
     let mut out = Bitboard::EMPTY;
-    for color in [Color::White, Color::Black] {
-        for role in Role::ALL {
-            if mask.contains_piece(color, role) {
-                out |= board.by_piece(Piece { color, role });
+    for (color, shift) in [(Color::White, 0), (Color::Black, 6)] {
+        // The six bits of this colour, one per role (see `PieceMask::piece`).
+        let roles = (mask.0 >> shift) & 0x3f;
+        if roles == 0x3f {
+            out |= board.by_color(color);
+        } else if roles != 0 {
+            let mut of_roles = Bitboard::EMPTY;
+            for role in Role::ALL {
+                if roles & (1 << (role as u16 - 1)) != 0 {
+                    of_roles |= board.by_role(role);
+                }
             }
+            out |= of_roles & board.by_color(color);
         }
     }
     if mask.contains_empty() {
@@ -133,11 +141,57 @@ pub fn ray(board: &Board, dirs: Directions, sets: &[Bitboard], xray: bool) -> Bi
             };
             allowed = Directions(allowed.0 & slider_dirs(role).0);
         }
-        for d in deltas(allowed) {
-            ray_walk(start, d, &sets[1..], occupied, &mut out);
+        for dir in 0..Directions::DELTAS.len() {
+            // A direction whose line from `start` holds no square of the next link is no ray.
+            if allowed.0 & (1 << dir) != 0 && (Bitboard(RAYS[dir][start as usize]) & sets[1]).any() {
+                ray_walk(start, dir, &sets[1..], occupied, &mut out);
+            }
         }
     }
     out
+}
+
+/// `RAYS[d][s]`: the squares met walking from square `s` in direction `Directions::DELTAS[d]`
+/// to the edge of the board (`s` itself not included).
+static RAYS: [[u64; 64]; 8] = ray_table();
+
+const fn ray_table() -> [[u64; 64]; 8] {
+    let mut table = [[0u64; 64]; 8];
+    let mut d = 0;
+    while d < 8 {
+        let (df, dr) = Directions::DELTAS[d];
+        let mut s = 0;
+        while s < 64 {
+            let (mut f, mut r) = ((s % 8) as i32, (s / 8) as i32);
+            let mut bits = 0u64;
+            loop {
+                f += df as i32;
+                r += dr as i32;
+                if f < 0 || f >= 8 || r < 0 || r >= 8 {
+                    break;
+                }
+                bits |= 1u64 << (r * 8 + f);
+            }
+            table[d][s] = bits;
+            s += 1;
+        }
+        d += 1;
+    }
+    table
+}
+
+/// The squares met walking from `from` in direction `Directions::DELTAS[dir]` up to and
+/// including the first occupied one (to the edge when there is none).
+fn ray_reach(from: Square, dir: usize, occupied: Bitboard) -> Bitboard {
+    let line = Bitboard(RAYS[dir][from as usize]);
+    let (df, dr) = Directions::DELTAS[dir];
+    // Walking towards higher square numbers, the first square met is the lowest one.
+    let ascending = dr > 0 || (dr == 0 && df > 0);
+    let first_blocker = if ascending { (line & occupied).first() } else { (line & occupied).last() };
+    match first_blocker {
+        Some(b) => line & !Bitboard(RAYS[dir][b as usize]),
+        None => line,
+    }
 }
 
 /// An attack chain `S0 → S1 → … → Sk` (k ≥ 2): a line piece on S0 whose line in one of
@@ -195,22 +249,17 @@ pub fn attack_chain(board: &Board, sets: &[Bitboard], value_is_last: bool) -> Bi
     out
 }
 
-/// Follow one direction from `from`, trying every square of `rest[0]` reachable with only
-/// empty squares before it, then continuing with the rest of the chain.
-fn ray_walk(from: Square, d: (i8, i8), rest: &[Bitboard], occupied: Bitboard, out: &mut Bitboard) {
-    let mut cur = from;
-    while let Some(next) = step(cur, d) {
-        if rest[0].contains(next) {
-            if rest.len() == 1 {
-                out.add(next);
-            } else {
-                ray_walk(next, d, &rest[1..], occupied, out);
-            }
+/// Follow direction `Directions::DELTAS[dir]` from `from`, trying every square of `rest[0]`
+/// reachable with only empty squares before it, then continuing with the rest of the chain.
+fn ray_walk(from: Square, dir: usize, rest: &[Bitboard], occupied: Bitboard, out: &mut Bitboard) {
+    let Some((first, more)) = rest.split_first() else { return };
+    let hits = ray_reach(from, dir, occupied) & *first;
+    if more.is_empty() {
+        *out |= hits;
+    } else {
+        for sq in hits {
+            ray_walk(sq, dir, more, occupied, out);
         }
-        if occupied.contains(next) {
-            break;
-        }
-        cur = next;
     }
 }
 
@@ -382,6 +431,90 @@ mod tests {
         assert_eq!(ray(&b, Directions::ANY, &[r, k], false), Bitboard::EMPTY);
         assert_eq!(ray(&b, Directions::ANY, &[r, n, k], true), k);
         assert!(ray(&b, Directions::DIAGONAL, &[r, n, k], false).is_empty());
+    }
+
+    /// The square-by-square walk the ray table replaces: every square of `rest[0]` met before
+    /// (and including) the first occupied square, then the rest of the chain from there.
+    fn walk_by_steps(from: Square, d: (i8, i8), rest: &[Bitboard], occupied: Bitboard, out: &mut Bitboard) {
+        let mut cur = from;
+        while let Some(next) = step(cur, d) {
+            if rest[0].contains(next) {
+                if rest.len() == 1 {
+                    out.add(next);
+                } else {
+                    walk_by_steps(next, d, &rest[1..], occupied, out);
+                }
+            }
+            if occupied.contains(next) {
+                break;
+            }
+            cur = next;
+        }
+    }
+
+    #[test]
+    fn piece_masks_select_exactly_their_pieces() {
+        let boards = [
+            board("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
+            board("4k3/p7/2n5/8/3Q4/8/PP5P/R3K2B w - - 0 1"),
+        ];
+        for b in &boards {
+            for bits in 0..(1u16 << 13) {
+                let mask = PieceMask(bits);
+                let mut expected = Bitboard::EMPTY;
+                for color in [Color::White, Color::Black] {
+                    for role in Role::ALL {
+                        if mask.contains_piece(color, role) {
+                            expected |= b.by_piece(Piece { color, role });
+                        }
+                    }
+                }
+                if mask.contains_empty() {
+                    expected |= !b.occupied();
+                }
+                assert_eq!(pieces(b, mask, Bitboard::FULL), expected, "mask {bits:#x}");
+                assert_eq!(pieces(b, mask, Bitboard::CORNERS), expected & Bitboard::CORNERS, "mask {bits:#x}");
+            }
+        }
+    }
+
+    #[test]
+    fn ray_table_agrees_with_walking_square_by_square() {
+        // Pseudo-random occupancies and link sets (a fixed xorshift sequence).
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..300 {
+            let occupied = Bitboard(next() & next());
+            let links = [Bitboard(next()), Bitboard(next() & next()), Bitboard(next())];
+            for from in Square::ALL {
+                for (dir, &d) in Directions::DELTAS.iter().enumerate() {
+                    for len in 1..=links.len() {
+                        let (mut expected, mut got) = (Bitboard::EMPTY, Bitboard::EMPTY);
+                        walk_by_steps(from, d, &links[..len], occupied, &mut expected);
+                        ray_walk(from, dir, &links[..len], occupied, &mut got);
+                        assert_eq!(got, expected, "from {from:?} towards {d:?} over {len} links");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ray_reach_stops_at_the_first_piece_both_ways() {
+        let occupied = Bitboard::from(Square::E6) | Bitboard::from(Square::B4);
+        // Up the e-file from e1: e2..e6, the rook's view ends on the knight.
+        let up = ray_reach(Square::E1, 0, occupied);
+        assert_eq!(up, Bitboard::from_iter([Square::E2, Square::E3, Square::E4, Square::E5, Square::E6]));
+        // West along the 4th rank from h4: g4..b4.
+        let west = ray_reach(Square::H4, 3, occupied);
+        assert_eq!(west, Bitboard::from_iter([Square::G4, Square::F4, Square::E4, Square::D4, Square::C4, Square::B4]));
+        // South-west from a1 leaves the board at once.
+        assert!(ray_reach(Square::A1, 7, occupied).is_empty());
     }
 
     #[test]

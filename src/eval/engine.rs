@@ -12,7 +12,7 @@ use shakmaty::{Bitboard, Color, Move, Position, Role, Square};
 use super::board;
 use super::moves::{self, MoveFacts};
 use super::value::{squares_text, Value};
-use super::{yacpdb, Error, Query};
+use super::{yacpdb, Error, Query, Shape};
 use crate::ir::Filter;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField, Ir, LineChoice,
@@ -153,6 +153,10 @@ pub struct Ctx<'a> {
     pub path_covered: std::collections::HashSet<(FilterId, [u64; 4], NodeId)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
+    /// Per piece identity, the last square lookup made at a game node: `(node + 1) << 8`
+    /// plus the square (64 = not on the board); 0 = none yet. Game nodes never change, so a
+    /// hit is exact; temporary positions are not remembered.
+    piece_squares: [std::cell::Cell<u64>; 256],
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -267,6 +271,7 @@ impl<'a> Ctx<'a> {
             rook_view: None,
             path_now: None,
             path_covered: Default::default(),
+            piece_squares: [const { std::cell::Cell::new(0) }; 256],
         }
     }
 
@@ -360,9 +365,28 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Piece identities at a location, without copying them (`None` for the header).
+    fn ids_ref(&self, at: Loc) -> Option<&PieceIds> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| &node.ids),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| &t.ids),
+            Loc::Header => None,
+        }
+    }
+
     /// The square a piece identity stands on at a location.
     fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
-        self.ids(at).square_of(id)
+        let Loc::Node(n) = at else { return self.ids_ref(at).and_then(|ids| find_identity(ids, id)) };
+        let slot = &self.piece_squares[id as usize];
+        let key = (u64::from(n.0) + 1) << 8;
+        let known = slot.get();
+        if known & !0xff == key {
+            let code = (known & 0xff) as u32;
+            return (code < 64).then(|| Square::new(code));
+        }
+        let found = self.ids_ref(at).and_then(|ids| find_identity(ids, id));
+        slot.set(key | found.map_or(64, |sq| sq as u64));
+        found
     }
 
     fn ply(&self, at: Loc) -> Option<u32> {
@@ -492,6 +516,49 @@ impl<'a> Ctx<'a> {
     /// otherwise a set filter with an empty set does not match. Output written by a
     /// filter that does not match is rolled back.
     pub fn eval(&mut self, f: FilterId, at: Loc, value_mode: bool) -> Eval {
+        self.count_step()?;
+        // Leaves and effect-free filters write no output, so there is nothing to roll back.
+        let result = match self.q.shape(f) {
+            Shape::Squares(b) => Some(Value::Set(b)),
+            Shape::Pieces(mask, squares) => self.pos(at).map(|pos| Value::Set(board::pieces(pos.board(), mask, squares))),
+            Shape::Var(v) => match self.get_var(v) {
+                Some(Value::Set(b)) => Some(Value::Set(*b)),
+                Some(Value::Piece(id)) => Some(Value::Piece(*id)),
+                other => other.cloned(),
+            },
+            Shape::Number(n) => Some(Value::Number(n)),
+            Shape::True => Some(Value::None),
+            Shape::False => None,
+            Shape::DirectSet => {
+                self.depth += 1;
+                let result = self.direct_set(f, at);
+                self.depth -= 1;
+                result?.map(Value::Set)
+            }
+            Shape::Pure => {
+                self.depth += 1;
+                let result = self.eval_inner(f, at, value_mode);
+                self.depth -= 1;
+                result?
+            }
+            Shape::Other => {
+                self.depth += 1;
+                let mark = self.out.mark();
+                let result = self.eval_inner(f, at, value_mode);
+                self.depth -= 1;
+                let result = self.check_match(f, at, value_mode, result?);
+                if result.is_none() {
+                    self.out.rollback(mark);
+                }
+                return Ok(result);
+            }
+        };
+        Ok(self.check_match(f, at, value_mode, result))
+    }
+
+    /// Count one filter evaluation against the per-game limits (work and nesting).
+    #[inline]
+    fn count_step(&mut self) -> Result<(), Error> {
         self.steps += 1;
         if self.steps > STEP_LIMIT {
             return Err(internal("query abandoned: too much work in one game"));
@@ -499,32 +566,196 @@ impl<'a> Ctx<'a> {
         if self.depth >= DEPTH_LIMIT {
             return Err(internal("query abandoned: filters nested too deeply"));
         }
-        self.depth += 1;
-        let mark = self.out.mark();
-        let result = self.eval_inner(f, at, value_mode);
-        self.depth -= 1;
-        let result = result?;
-        let result = match result {
-            Some(Value::Set(b)) if !value_mode && b.is_empty() && set_matching(self.ir.get(f)) => None,
-            Some(Value::Piece(id)) if !value_mode && self.square_of(id, at).is_none() => None,
-            other => other,
-        };
-        if result.is_none() {
-            self.out.rollback(mark);
-        }
-        Ok(result)
+        Ok(())
     }
 
-    /// Does the filter match here?
+    /// The set value of a set operation of shape [`Shape::DirectSet`], computed from
+    /// the set values of its parts exactly as [`Self::eval_inner`] does, without building
+    /// [`Value`]s (the caller counts the step and the nesting).
+    fn direct_set(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        let ir: &'a Ir = self.ir;
+        Ok(match ir.get(f) {
+            Filter::Between(a, b) => {
+                let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
+                    return Ok(None);
+                };
+                Some(board::between(x, y))
+            }
+            Filter::Ray { dirs, sets, xray } => {
+                let mut bbs = [Bitboard::EMPTY; 16];
+                if sets.len() > bbs.len() {
+                    return Err(internal("ray with more than 16 sets"));
+                }
+                for (k, &s) in sets.iter().enumerate() {
+                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray))
+            }
+            Filter::Union(items) => {
+                let mut acc = Bitboard::EMPTY;
+                for &i in items {
+                    acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                Some(acc)
+            }
+            // Only intersections whose parts are all sets come here.
+            Filter::Intersection(items) => {
+                let mut acc = Bitboard::FULL;
+                for &i in items {
+                    match self.set_value(i, at)? {
+                        Some(b) => acc &= b,
+                        None => return Ok(None),
+                    }
+                }
+                Some(acc)
+            }
+            Filter::Complement(a) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
+            _ => return Err(internal("not a direct set operation")),
+        })
+    }
+
+    /// Outside value mode a set filter with an empty set, or a piece not on the board, does
+    /// not match.
+    #[inline(always)]
+    fn check_match(&self, f: FilterId, at: Loc, value_mode: bool, result: Option<Value>) -> Option<Value> {
+        if value_mode {
+            return result;
+        }
+        let fails = match &result {
+            Some(Value::Set(b)) => b.is_empty() && set_matching(self.ir.get(f)),
+            Some(Value::Piece(id)) => self.square_of(*id, at).is_none(),
+            _ => false,
+        };
+        if fails {
+            None
+        } else {
+            result
+        }
+    }
+
+    /// Does the filter match here? Same answer as `eval(f, at, false)?.is_some()`, but where
+    /// only the answer counts some filters stop early: `and`/`or` at the first part that decides
+    /// them, and a square or piece iteration whose body has no effects (see
+    /// [`Query::is_pure`]) at the first square that matches, instead of collecting every
+    /// matching square for a value nobody reads.
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
-        Ok(self.eval(f, at, false)?.is_some())
+        let ir: &'a Ir = self.ir;
+        match ir.get(f) {
+            Filter::Or(items) => self.test_parts(items, at, true),
+            Filter::And(items) => self.test_parts(items, at, false),
+            Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
+                self.test_exists(*var, *domain, *body, false, at)
+            }
+            Filter::PieceIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
+                self.test_exists(*var, *domain, *body, true, at)
+            }
+            _ => Ok(self.eval(f, at, false)?.is_some()),
+        }
+    }
+
+    /// `or` (`any`) or `and` (not `any`) of `parts`, tested in order up to the first part that
+    /// decides it; output of a compound that fails is rolled back, as [`Self::eval`] does.
+    fn test_parts(&mut self, parts: &[FilterId], at: Loc, any: bool) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let mark = self.out.mark();
+        let mut result = Ok(!any);
+        for &part in parts {
+            match self.test(part, at) {
+                Ok(ok) if ok == any => {
+                    result = Ok(any);
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        let ok = result?;
+        if !ok {
+            self.out.rollback(mark);
+        }
+        Ok(ok)
+    }
+
+    /// Does some square of `domain` (some piece on it, for `pieces`) make the effect-free
+    /// `body` match with `var` bound to it? Stops at the first one; `var` is restored.
+    fn test_exists(&mut self, var: VarId, domain: FilterId, body: FilterId, pieces: bool, at: Loc) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let result = self.exists(var, domain, body, pieces, at);
+        self.depth -= 1;
+        result
+    }
+
+    fn exists(&mut self, var: VarId, domain: FilterId, body: FilterId, pieces: bool, at: Loc) -> Result<bool, Error> {
+        let Some(dom) = self.set_value(domain, at)? else { return Ok(false) };
+        let ids = if pieces { Some(self.ids(at)) } else { None };
+        let saved = self.set_var(var, None);
+        let mut result = Ok(false);
+        for sq in dom {
+            let value = match &ids {
+                Some(ids) => match ids.at(sq) {
+                    0 => continue,
+                    id => Value::Piece(id),
+                },
+                None => Value::square(sq),
+            };
+            self.set_var(var, Some(value));
+            match self.test(body, at) {
+                Ok(true) => {
+                    result = Ok(true);
+                    break;
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        self.set_var(var, saved);
+        result
     }
 
     fn value(&mut self, f: FilterId, at: Loc) -> Eval {
         self.eval(f, at, true)
     }
 
+    /// The value of a filter as a set of squares (see [`Self::as_set`]). Square sets, piece
+    /// sets, variables and effect-free set operations are worked out without building a
+    /// [`Value`], counting the same steps.
+    #[inline(always)]
     fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        let set = match self.q.shape(f) {
+            Shape::Squares(b) => Some(b),
+            Shape::Pieces(mask, squares) => self.pos(at).map(|pos| board::pieces(pos.board(), mask, squares)),
+            Shape::Var(v) => match self.get_var(v) {
+                Some(Value::Set(b)) => Some(*b),
+                Some(Value::Piece(id)) => Some(self.square_of(*id, at).map(Bitboard::from).unwrap_or(Bitboard::EMPTY)),
+                _ => None,
+            },
+            _ => return self.compound_set_value(f, at),
+        };
+        self.count_step()?;
+        Ok(set)
+    }
+
+    /// [`Self::set_value`] of a filter with parts (kept out of line so that the leaf cases
+    /// stay small where they are inlined).
+    #[inline(never)]
+    fn compound_set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+        if self.q.shape(f) == Shape::DirectSet {
+            self.count_step()?;
+            self.depth += 1;
+            let result = self.direct_set(f, at);
+            self.depth -= 1;
+            return result;
+        }
         Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at)))
     }
 
@@ -706,14 +937,15 @@ impl<'a> Ctx<'a> {
             // ----- numbers, strings, comparisons -----
             Filter::Compare { first, rest } => {
                 let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
-                let mut left = first_value.clone();
+                // The left side of each comparison is the operand before it.
+                let mut previous: Option<Value> = None;
                 for (op, operand) in rest {
                     let Some(right) = self.value(*operand, at)? else { return Ok(None) };
-                    match self.compare(&left, *op, &right, at) {
-                        Some(true) => {}
-                        _ => return Ok(None),
+                    let left = previous.as_ref().unwrap_or(&first_value);
+                    if self.compare(left, *op, &right, at) != Some(true) {
+                        return Ok(None);
                     }
-                    left = right;
+                    previous = Some(right);
                 }
                 Some(first_value)
             }
@@ -1705,6 +1937,28 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The square holding piece identity `id` (the first one, scanning from a1), if any. Reads
+/// eight squares at a time: this runs for every look at a piece variable.
+fn find_identity(ids: &PieceIds, id: PieceId) -> Option<Square> {
+    if id == 0 {
+        return None;
+    }
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * id as u64;
+    for (k, chunk) in ids.0.chunks_exact(8).enumerate() {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(bytes) ^ pattern;
+        // The lowest flagged byte is the first byte equal to `id` (flags above it may be false).
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(Square::new((k * 8) as u32 + zero.trailing_zeros() / 8));
+        }
+    }
+    None
+}
+
 /// Squares holding the same content (piece or emptiness) in two positions.
 fn same_content(a: &Pos, b: &Pos) -> Bitboard {
     let (x, y) = (a.board(), b.board());
@@ -1725,4 +1979,36 @@ fn isqrt(n: i64) -> i64 {
         r += 1;
     }
     r
+}
+
+#[cfg(test)]
+mod identity_tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_first_square_of_an_identity_on_every_square() {
+        for sq in Square::ALL {
+            let mut ids = PieceIds::default();
+            ids.0[sq as usize] = 17;
+            assert_eq!(find_identity(&ids, 17), Some(sq));
+            assert_eq!(find_identity(&ids, 18), None);
+            assert_eq!(find_identity(&ids, 0), None, "0 is no piece, never found");
+        }
+    }
+
+    #[test]
+    fn agrees_with_a_plain_scan_on_crowded_boards() {
+        // Identities 1..=255 spread over the board in a fixed pseudo-random order, with values
+        // (1, 0x80, 0x81, 0xff) that trip simple byte tricks, and repeated identities.
+        let mut ids = PieceIds::default();
+        let mut x = 7u32;
+        for (i, slot) in ids.0.iter_mut().enumerate() {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            *slot = if i % 5 == 0 { [1, 0x80, 0x81, 0xff][i % 4] } else { (x >> 16) as u8 };
+        }
+        for id in 1..=255u8 {
+            let plain = ids.0.iter().position(|&v| v == id).map(|i| Square::new(i as u32));
+            assert_eq!(find_identity(&ids, id), plain, "identity {id}");
+        }
+    }
 }

@@ -57,6 +57,36 @@ pub struct Query {
     header_only: bool,
     /// The query has YACPDB predicates (build the game analysis).
     has_yacpdb: bool,
+    /// Per filter: evaluating it changes nothing but its own result (see [`is_pure`]), so an
+    /// iteration over it that only asks "does any square match?" may stop at the first match.
+    pure: Vec<bool>,
+    /// Per filter: how the evaluator runs it (see [`Shape`]).
+    shapes: Vec<Shape>,
+}
+
+/// How the evaluator runs one filter, decided once per query so that the hot paths read a
+/// small table instead of the IR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Shape {
+    /// A fixed square set.
+    Squares(shakmaty::Bitboard),
+    /// The squares among the second set whose content the mask accepts.
+    Pieces(crate::ir::PieceMask, shakmaty::Bitboard),
+    /// The value of a variable.
+    Var(crate::ir::VarId),
+    /// A number.
+    Number(i64),
+    /// Always matches, no value.
+    True,
+    /// Never matches.
+    False,
+    /// An effect-free set operation (`between`, `ray`, `∪`, `∩` of sets, `~`) computed
+    /// straight from the set values of its parts.
+    DirectSet,
+    /// Any other effect-free filter (see [`is_pure`]): nothing to roll back when it fails.
+    Pure,
+    /// A filter that may write variables, output or other state.
+    Other,
 }
 
 /// Per-worker mutable state: variable slots, caches, persistent sums.
@@ -97,6 +127,101 @@ pub struct GameMatch {
 const ANALYSIS_DEPTH: u32 = 200;
 
 use crate::ir::transform::children as children_of;
+
+/// Does this filter always give a set of squares when it matches (never a position, number
+/// or piece), whatever its parts are?
+fn always_set(ir: &Ir, f: FilterId) -> bool {
+    use Filter::*;
+    matches!(
+        ir.get(f),
+        Squares(_)
+            | Pieces { .. }
+            | Union(_)
+            | Intersection(_)
+            | Complement(_)
+            | Direction { .. }
+            | Attacks { .. }
+            | AttackChain { .. }
+            | Between(..)
+            | Ray { .. }
+            | Pin { .. }
+            | PawnStructure(_)
+    )
+}
+
+/// Is this a set operation that [`engine::Ctx`] can compute from the set values of its parts:
+/// `between`, `ray`/`xray`, union, complement, and an intersection of parts that are all sets
+/// (an intersection of positions compares boards instead)?
+fn is_direct_set(ir: &Ir, f: FilterId) -> bool {
+    match ir.get(f) {
+        Filter::Between(..) | Filter::Ray { .. } | Filter::Union(_) | Filter::Complement(_) => true,
+        Filter::Intersection(items) => items.iter().all(|&i| always_set(ir, i)),
+        _ => false,
+    }
+}
+
+/// Does evaluating this filter leave everything as it was: no variable or dictionary written
+/// (an iteration restores its own variable), no output, no regex groups, no move or path
+/// state, no temporary positions? Then whether it matches depends only on the position and
+/// the variables, and skipping an evaluation of it is unobservable. Unknown kinds count as
+/// impure. `memo` holds the answers found so far, indexed by filter.
+fn is_pure(ir: &Ir, f: FilterId, depth: u32, memo: &mut Vec<Option<bool>>) -> bool {
+    if let Some(Some(known)) = memo.get(f.0 as usize) {
+        return *known;
+    }
+    if depth > ANALYSIS_DEPTH {
+        return false;
+    }
+    use Filter::*;
+    let own = matches!(
+        ir.get(f),
+        True | False
+            | Number(_)
+            | Str(_)
+            | Squares(_)
+            | Pieces { .. }
+            | Union(_)
+            | Intersection(_)
+            | Complement(_)
+            | In(..)
+            | Count(_)
+            | Direction { .. }
+            | Attacks { .. }
+            | AttackChain { .. }
+            | Between(..)
+            | Ray { .. }
+            | Pin { .. }
+            | PawnStructure(_)
+            | Compare { .. }
+            | Arith(..)
+            | Neg(_)
+            | And(_)
+            | Or(_)
+            | Not(_)
+            | If { .. }
+            | CountMatching(_)
+            | Check
+            | Mate
+            | Stalemate
+            | ToMove(_)
+            | SideToMove
+            | Initial
+            | Terminal
+            | Ply
+            | MoveNumber
+            | Mainline
+            | Variation
+            | Var(_)
+            | IsBound(_)
+            | SquareIter { .. }
+            | PieceIter { .. }
+    );
+    let pure = own && children_of(ir.get(f)).into_iter().all(|c| is_pure(ir, c, depth + 1, memo));
+    if let Some(slot) = memo.get_mut(f.0 as usize) {
+        *slot = Some(pure);
+    }
+    pure
+}
 
 /// Does this filter need nothing but the game's tags (no position, no variable, no output)?
 fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
@@ -162,6 +287,17 @@ fn writes_across_games(ir: &Ir, f: FilterId, depth: u32) -> bool {
 }
 
 impl Query {
+    /// Is evaluating filter `f` free of effects beyond its result (see [`is_pure`])?
+    pub(crate) fn is_pure(&self, f: FilterId) -> bool {
+        self.pure.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// How the evaluator runs filter `f` (see [`Shape`]).
+    #[inline]
+    pub(crate) fn shape(&self, f: FilterId) -> Shape {
+        self.shapes.get(f.0 as usize).copied().unwrap_or(Shape::Other)
+    }
+
     /// Compile an IR (transforms expanded) into a query: compiles every regular
     /// expression once and finds the header-only parts of the query.
     pub fn new(ir: Ir) -> Result<Query, Error> {
@@ -213,7 +349,25 @@ impl Query {
                 }
             }
         }
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb })
+        let mut memo = vec![None; ir.len()];
+        let pure: Vec<bool> = (0..ir.len()).map(|i| is_pure(&ir, FilterId(i as u32), 0, &mut memo)).collect();
+        let shapes = (0..ir.len())
+            .map(|i| {
+                let f = FilterId(i as u32);
+                match ir.get(f) {
+                    Filter::Squares(b) => Shape::Squares(*b),
+                    Filter::Pieces { mask, squares } => Shape::Pieces(*mask, *squares),
+                    Filter::Var(v) => Shape::Var(*v),
+                    Filter::Number(n) => Shape::Number(*n),
+                    Filter::True => Shape::True,
+                    Filter::False => Shape::False,
+                    _ if pure[i] && is_direct_set(&ir, f) => Shape::DirectSet,
+                    _ if pure[i] => Shape::Pure,
+                    _ => Shape::Other,
+                }
+            })
+            .collect();
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes })
     }
 
     /// The IR this query runs.

@@ -891,3 +891,53 @@ fn virtual_mainline_is_the_line_through_the_asked_position() {
     assert!(on(&mut ctx, early[0], main[0]));
     assert!(!on(&mut ctx, early[0], main[1]));
 }
+
+// ----- stopping early where only the answer counts ------------------------------------
+
+#[test]
+fn iterations_with_effects_still_visit_every_square() {
+    // The body writes a comment, so finding the first rook is not enough: both are visited.
+    let (game, _) = scholars_mate();
+    let m = run_script("cql() initial piece X in R comment(X)", &game);
+    let texts: Vec<&str> = m.comments.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(texts, vec!["Ra1", "Rh1"]);
+}
+
+#[test]
+fn effect_free_nested_iterations_match_where_a_line_exists() {
+    // A white queen with a clear diagonal to the black king: only after 4.Qxf7# (the queen
+    // on h5 is blocked by the f7 pawn).
+    let (game, line) = scholars_mate();
+    let m = run_script("cql() piece X in Q piece Y in k ray diagonal (X Y)", &game);
+    assert_eq!(m.positions, vec![line[6]]);
+    // Three links: a black piece with a black piece behind it on a white line piece's line.
+    // At the start every white rook, bishop and queen looks at its own pawns only.
+    let m = run_script("cql() initial piece X in [QRB] piece Y in [qrbnp] piece Z in [qrbnp] ray (X Y Z)", &game);
+    assert!(m.positions.is_empty());
+}
+
+#[test]
+fn effect_free_filters_are_told_apart_from_writing_ones() {
+    let mut ir = Ir::new();
+    let x = ir.var("x", VarKind::Square);
+    let all = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+    let v = ir.add(Filter::Var(x), sp());
+    let between = ir.add(Filter::Between(v, v), sp());
+    let inter = ir.add(Filter::Intersection(vec![all, between]), sp());
+    let six = ir.add(Filter::Number(6), sp());
+    let cmp = ir.add(Filter::Compare { first: inter, rest: vec![(CmpOp::Eq, six)] }, sp());
+    let pure_iter = ir.add(Filter::SquareIter { var: x, domain: all, body: cmp, forall: false }, sp());
+    let text = ir.add(Filter::Str("seen".into()), sp());
+    let comment = ir.add(Filter::Comment(vec![text]), sp());
+    let writing = ir.add(Filter::And(vec![cmp, comment]), sp());
+    let writing_iter = ir.add(Filter::SquareIter { var: x, domain: all, body: writing, forall: false }, sp());
+    let assign = ir.add(Filter::Assign { var: x, op: None, value: all }, sp());
+    ir.root = Some(ir.add(Filter::Or(vec![pure_iter, writing_iter, assign]), sp()));
+    let q = Query::new(ir).unwrap();
+    assert!(q.is_pure(cmp) && q.is_pure(pure_iter));
+    assert!(!q.is_pure(comment) && !q.is_pure(writing) && !q.is_pure(writing_iter) && !q.is_pure(assign));
+    assert_eq!(q.shape(inter), super::Shape::DirectSet, "an intersection of sets is computed directly");
+    assert_eq!(q.shape(cmp), super::Shape::Pure);
+    assert_eq!(q.shape(writing), super::Shape::Other);
+    assert_eq!(q.shape(v), super::Shape::Var(x));
+}
