@@ -520,7 +520,9 @@ impl<'a> Ctx<'a> {
         // Leaves and effect-free filters write no output, so there is nothing to roll back.
         let result = match self.q.shape(f) {
             Shape::Squares(b) => Some(Value::Set(b)),
-            Shape::Pieces(mask, squares) => self.pos(at).map(|pos| Value::Set(board::pieces(pos.board(), mask, squares))),
+            Shape::Pieces(mask, squares) => {
+                self.pos(at).map(|pos| Value::Set(board::pieces(pos.board(), mask, squares)))
+            }
             Shape::Var(v) => match self.get_var(v) {
                 Some(Value::Set(b)) => Some(Value::Set(*b)),
                 Some(Value::Piece(id)) => Some(Value::Piece(*id)),
@@ -684,7 +686,14 @@ impl<'a> Ctx<'a> {
 
     /// Does some square of `domain` (some piece on it, for `pieces`) make the effect-free
     /// `body` match with `var` bound to it? Stops at the first one; `var` is restored.
-    fn test_exists(&mut self, var: VarId, domain: FilterId, body: FilterId, pieces: bool, at: Loc) -> Result<bool, Error> {
+    fn test_exists(
+        &mut self,
+        var: VarId,
+        domain: FilterId,
+        body: FilterId,
+        pieces: bool,
+        at: Loc,
+    ) -> Result<bool, Error> {
         self.count_step()?;
         self.depth += 1;
         let result = self.exists(var, domain, body, pieces, at);
@@ -892,23 +901,7 @@ impl<'a> Ctx<'a> {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
             }
-            Filter::Between(a, b) => {
-                let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                Some(Value::Set(board::between(x, y)))
-            }
-            Filter::Ray { dirs, sets, xray } => {
-                let mut bbs = [Bitboard::EMPTY; 16];
-                if sets.len() > bbs.len() {
-                    return Err(internal("ray with more than 16 sets"));
-                }
-                for (k, &s) in sets.iter().enumerate() {
-                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
-                }
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                Some(Value::Set(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray)))
-            }
+            Filter::Between(..) | Filter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
             Filter::Pin { from, through, to } => {
                 let from_only = from.is_some() && through.is_none();
                 let Some(pos) = self.pos(at) else { return Ok(None) };

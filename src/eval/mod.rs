@@ -173,49 +173,38 @@ fn is_pure(ir: &Ir, f: FilterId, depth: u32, memo: &mut Vec<Option<bool>>) -> bo
         return false;
     }
     use Filter::*;
-    let own = matches!(
-        ir.get(f),
-        True | False
-            | Number(_)
-            | Str(_)
-            | Squares(_)
-            | Pieces { .. }
-            | Union(_)
-            | Intersection(_)
-            | Complement(_)
-            | In(..)
-            | Count(_)
-            | Direction { .. }
-            | Attacks { .. }
-            | AttackChain { .. }
-            | Between(..)
-            | Ray { .. }
-            | Pin { .. }
-            | PawnStructure(_)
-            | Compare { .. }
-            | Arith(..)
-            | Neg(_)
-            | And(_)
-            | Or(_)
-            | Not(_)
-            | If { .. }
-            | CountMatching(_)
-            | Check
-            | Mate
-            | Stalemate
-            | ToMove(_)
-            | SideToMove
-            | Initial
-            | Terminal
-            | Ply
-            | MoveNumber
-            | Mainline
-            | Variation
-            | Var(_)
-            | IsBound(_)
-            | SquareIter { .. }
-            | PieceIter { .. }
-    );
+    let own = always_set(ir, f)
+        || matches!(
+            ir.get(f),
+            True | False
+                | Number(_)
+                | Str(_)
+                | In(..)
+                | Count(_)
+                | Compare { .. }
+                | Arith(..)
+                | Neg(_)
+                | And(_)
+                | Or(_)
+                | Not(_)
+                | If { .. }
+                | CountMatching(_)
+                | Check
+                | Mate
+                | Stalemate
+                | ToMove(_)
+                | SideToMove
+                | Initial
+                | Terminal
+                | Ply
+                | MoveNumber
+                | Mainline
+                | Variation
+                | Var(_)
+                | IsBound(_)
+                | SquareIter { .. }
+                | PieceIter { .. }
+        );
     let pure = own && children_of(ir.get(f)).into_iter().all(|c| is_pure(ir, c, depth + 1, memo));
     if let Some(slot) = memo.get_mut(f.0 as usize) {
         *slot = Some(pure);
