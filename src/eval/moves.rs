@@ -211,22 +211,12 @@ mod tests {
 
     #[test]
     fn castling_is_a_rook_move_too() {
-        use crate::ir::{LineChoice, MoveSource, MoveValue};
+        use crate::ir::MoveSource;
         let p = pos("4k3/8/8/8/8/8/8/4K2R w K - 0 1");
         let m = p.legal_moves().into_iter().find(|m| m.is_castle()).unwrap();
         let f = facts(&m, Color::White).unwrap();
         assert_eq!(f.rook, Some((Square::H1, Square::F1)));
-        let shape = MoveFilter {
-            source: MoveSource::Next,
-            from: None,
-            to: None,
-            capture: None,
-            promote: 0,
-            kind: MoveKind::Any,
-            then: None,
-            line: LineChoice::Any,
-            value: MoveValue::To,
-        };
+        let shape = MoveFilter::any(MoveSource::Next);
         // A rook on h1 going to f1: only the rook's view of O-O fits.
         let (v, rook) =
             matching_view(&shape, &f, false, Some(Bitboard::from(Square::H1)), Some(Bitboard::from(Square::F1)), None)

@@ -25,17 +25,7 @@ fn pieces(ir: &mut Ir, color: Color, role: Role, squares: Bitboard) -> FilterId 
 }
 
 fn mv(source: MoveSource) -> MoveFilter {
-    MoveFilter {
-        source,
-        from: None,
-        to: None,
-        capture: None,
-        promote: 0,
-        kind: MoveKind::Any,
-        then: None,
-        line: LineChoice::Any,
-        value: MoveValue::To,
-    }
+    MoveFilter::any(source)
 }
 
 /// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#

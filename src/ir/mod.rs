@@ -279,6 +279,24 @@ pub struct MoveFilter {
     pub value: MoveValue,
 }
 
+impl MoveFilter {
+    /// Any move from `source`, with no condition on its squares, captures, promotion or
+    /// kind, yielding its destination square: the bare `move` / `move legal` filters.
+    pub fn any(source: MoveSource) -> MoveFilter {
+        MoveFilter {
+            source,
+            from: None,
+            to: None,
+            capture: None,
+            promote: 0,
+            kind: MoveKind::Any,
+            then: None,
+            line: LineChoice::Any,
+            value: MoveValue::To,
+        }
+    }
+}
+
 /// A choice among the moves from a position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LineChoice {

@@ -952,7 +952,7 @@ impl<'s> Parser<'s> {
             Tok::Castle(king) => {
                 self.bump();
                 let kind = if *king { MoveKind::CastleKingside } else { MoveKind::CastleQueenside };
-                Ok(self.move_node(MoveFilter { kind, ..default_move() }, sp))
+                Ok(self.move_node(MoveFilter { kind, ..MoveFilter::any(MoveSource::Next) }, sp))
             }
             Tok::Pieces { mask, squares } => {
                 self.bump();
@@ -1134,7 +1134,7 @@ impl<'s> Parser<'s> {
     fn parse_move_after(&mut self, from: Option<FilterId>) -> PResult<FilterId> {
         let op = self.bump();
         let capture = op.tok == Tok::Sym(Sym::Capture);
-        let mut m = default_move();
+        let mut m = MoveFilter::any(MoveSource::Next);
         m.from = from;
         let mut sp = from.map_or(op.span, |f| Self::join(self.ir.span(f), op.span));
         let mut target = None;
@@ -1180,8 +1180,10 @@ impl<'s> Parser<'s> {
                         // any promotion whose new piece matches T afterwards.
                         let var = self.ir.var(name, VarKind::Value);
                         let v = self.add(Filter::Var(var), p.span);
-                        let landed =
-                            self.move_node(MoveFilter { source: MoveSource::Previous, ..default_move() }, p.span);
+                        let landed = self.move_node(
+                            MoveFilter { source: MoveSource::Previous, ..MoveFilter::any(MoveSource::Next) },
+                            p.span,
+                        );
                         let tname = self.add(Filter::Call(Builtin::TypeName, vec![landed]), p.span);
                         let pname = self.add(Filter::Call(Builtin::PieceName, vec![landed]), p.span);
                         let upper = self.add(Filter::Call(Builtin::Uppercase, vec![pname]), p.span);
@@ -1620,7 +1622,10 @@ impl<'s> Parser<'s> {
             "from" | "to" => {
                 // The squares of the move that led here (inside a path: the move just made).
                 let value = if w == "from" { MoveValue::From } else { MoveValue::To };
-                Ok(self.move_node(MoveFilter { source: MoveSource::Previous, value, ..default_move() }, sp))
+                Ok(self.move_node(
+                    MoveFilter { source: MoveSource::Previous, value, ..MoveFilter::any(MoveSource::Next) },
+                    sp,
+                ))
             }
             "comment" | "message" => {
                 let args =
@@ -1968,14 +1973,7 @@ impl<'s> Parser<'s> {
         if !is_assign(&self.peek().tok) {
             return Ok(self.add(Filter::DictGet { dict, key }, Self::join(sp, close)));
         }
-        let op = match self.bump().tok {
-            Tok::Sym(Sym::Assign) => None,
-            Tok::Sym(Sym::PlusAssign) => Some(ArithOp::Add),
-            Tok::Sym(Sym::MinusAssign) => Some(ArithOp::Sub),
-            Tok::Sym(Sym::StarAssign) => Some(ArithOp::Mul),
-            Tok::Sym(Sym::SlashAssign) => Some(ArithOp::Div),
-            _ => Some(ArithOp::Rem),
-        };
+        let op = assign_op(&self.bump().tok);
         let value = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(value));
         Ok(self.add(Filter::DictSet { dict, key, op, value }, s))
@@ -1983,14 +1981,7 @@ impl<'s> Parser<'s> {
 
     fn parse_assign(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
         let op_tok = self.bump();
-        let op = match op_tok.tok {
-            Tok::Sym(Sym::Assign) => None,
-            Tok::Sym(Sym::PlusAssign) => Some(ArithOp::Add),
-            Tok::Sym(Sym::MinusAssign) => Some(ArithOp::Sub),
-            Tok::Sym(Sym::StarAssign) => Some(ArithOp::Mul),
-            Tok::Sym(Sym::SlashAssign) => Some(ArithOp::Div),
-            _ => Some(ArithOp::Rem),
-        };
+        let op = assign_op(&op_tok.tok);
         let var = self.ir.var(&name, VarKind::Value);
         if persistent {
             if let Some(v) = self.ir.vars.get_mut(var.0 as usize) {
@@ -2019,7 +2010,7 @@ impl<'s> Parser<'s> {
 
     /// The CQL 6.0 `move` filter: `move [from X] [to Y] [capture Z] [promote R] …`.
     fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut m = default_move();
+        let mut m = MoveFilter::any(MoveSource::Next);
         let mut from_first = false;
         // Only keywords continue a `move` filter: in `move N to g5` the knight is a
         // filter of its own (the reference reads it so), not the moving piece.
@@ -2591,20 +2582,6 @@ impl<'s> Parser<'s> {
     }
 }
 
-fn default_move() -> MoveFilter {
-    MoveFilter {
-        source: MoveSource::Next,
-        from: None,
-        to: None,
-        capture: None,
-        promote: 0,
-        kind: MoveKind::Any,
-        then: None,
-        line: LineChoice::Any,
-        value: MoveValue::To,
-    }
-}
-
 fn result_of(text: &str) -> Option<GameResult> {
     match text {
         "1-0" => Some(GameResult::WhiteWins),
@@ -2633,6 +2610,19 @@ fn is_assign(t: &Tok) -> bool {
             Sym::Assign | Sym::PlusAssign | Sym::MinusAssign | Sym::StarAssign | Sym::SlashAssign | Sym::PercentAssign
         )
     )
+}
+
+/// The arithmetic of an assignment token (`+=` adds …); `None` for a plain `=`. Called only
+/// on a token [`is_assign`] accepted.
+fn assign_op(t: &Tok) -> Option<ArithOp> {
+    match t {
+        Tok::Sym(Sym::Assign) => None,
+        Tok::Sym(Sym::PlusAssign) => Some(ArithOp::Add),
+        Tok::Sym(Sym::MinusAssign) => Some(ArithOp::Sub),
+        Tok::Sym(Sym::StarAssign) => Some(ArithOp::Mul),
+        Tok::Sym(Sym::SlashAssign) => Some(ArithOp::Div),
+        _ => Some(ArithOp::Rem),
+    }
 }
 
 fn is_element(t: &Tok) -> bool {

@@ -11,9 +11,9 @@ use shakmaty::{Bitboard, Color, Role};
 use super::designator::{parse_designator, parse_range, starts_range, Designator, PieceKinds, Problem, Range};
 use super::syntax::Item;
 use crate::ir::{
-    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, FindDirection, GameResult, HeaderField, Ir, LineChoice,
-    LineParams, MoveFilter, MoveKind, MoveSource, MoveValue, PawnStructure, PieceMask, Span, TransformKind,
-    TreeRelation, TreeStep, VarId, VarKind,
+    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, FindDirection, GameResult, HeaderField, Ir, LineParams,
+    MoveFilter, MoveKind, MoveSource, PawnStructure, PieceMask, Span, TransformKind, TreeRelation, TreeStep, VarId,
+    VarKind,
 };
 use crate::lang::{nearest, Diagnostic};
 
@@ -837,15 +837,11 @@ impl Lowerer {
         let to = combine(self, &st.move_to);
         self.add(
             Filter::Move(Box::new(MoveFilter {
-                source: MoveSource::Next,
                 from,
                 to,
-                capture: None,
                 promote: st.promote,
                 kind: st.move_kind,
-                then: None,
-                line: LineChoice::Any,
-                value: MoveValue::To,
+                ..MoveFilter::any(MoveSource::Next)
             })),
             span,
         )
@@ -1357,17 +1353,12 @@ impl Lowerer {
             match word {
                 ":missingpiececount" | ":newpiececount" => {
                     let (d, ds) = rc.designator(word)?;
-                    if matches!(d.kinds, PieceKinds::Tag(_)) {
+                    let PieceKinds::Mask(m) = d.kinds else {
                         return Err(err("tags cannot be used together with `:relation`", ds));
-                    }
+                    };
                     let (r, _) = rc.range(word)?;
                     // Only pieces are counted: an empty-square part of D (`.`, `?`) adds nothing.
-                    let d = match d.kinds {
-                        PieceKinds::Mask(m) => {
-                            Designator { kinds: PieceKinds::Mask(PieceMask(m.0 & PieceMask::ANY_PIECE.0)), ..d }
-                        }
-                        PieceKinds::Tag(_) => d,
-                    };
+                    let d = Designator { kinds: PieceKinds::Mask(PieceMask(m.0 & PieceMask::ANY_PIECE.0)), ..d };
                     if word == ":missingpiececount" {
                         rel.missing = (d, ds, r);
                     } else {
