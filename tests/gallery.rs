@@ -14,7 +14,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
 const DATA: [&str; 3] = [
     "data/lichess-2016-05-first1500.pgn",
     "data/lichess-2017-05-sample.pgn",
-    "data/pychess-studies-and-puzzles.pgn",
+    "data/gallery/pychess-studies-and-puzzles.pgn",
 ];
 
 /// Script name (without `.cql`) and the number of bundled games it matches.
