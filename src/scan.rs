@@ -360,7 +360,9 @@ fn work<E: Evaluator>(
             let found = evaluator.eval_game(&mut scratch, &game);
             outcome.messages = found.messages.clone();
             if let Some(e) = &found.error {
-                let message = format!("cqlrs: {}: game {} (line {}): abandoned: {}", raw.file, raw.number, raw.line, e);
+                let reason = e.to_string();
+                let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };
+                let message = format!("cqlrs: {}: game {} (line {}): {prefix}{reason}", raw.file, raw.number, raw.line);
                 outcome.verdict = Verdict::Abandoned(message);
                 outcomes.push(outcome);
                 continue;

@@ -200,28 +200,41 @@ pub fn open_counted(path: &str) -> Result<Opened, Error> {
         if path == "-" { Box::new(io::stdin()) } else { Box::new(File::open(path).map_err(|e| Error::new(path, e))?) };
     let count = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let raw = Box::new(Counting { inner: raw, count: count.clone() });
-    let (reader, compression) = decode(raw).map_err(|e| Error::new(path, e))?;
+    let (reader, compression) = decode(raw).map_err(|(e, kind)| {
+        let mut err = Error::new(path, e);
+        if let Some(kind) = kind {
+            // Failed while reading the first block: say where.
+            let file_bytes = count.load(std::sync::atomic::Ordering::Relaxed);
+            err.offset = Some(Offset { file_bytes, text_bytes: 0, lines: 0, compressed: kind != Compression::Plain });
+        }
+        err
+    })?;
     Ok(Opened { reader, file_bytes: count, compression })
 }
 
 /// Put the right decoder around a byte stream, judging by its first bytes.
 pub fn wrap_decoder(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
-    decode(raw).map(|(r, _)| r)
+    decode(raw).map(|(r, _)| r).map_err(|(e, _)| e)
 }
 
 fn not_text(why: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, why.to_string())
 }
 
-/// The decoder for a stream and its compression; refuses what is not PGN text.
-fn decode(raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn BufRead + Send>, Compression)> {
+/// The decoder for a stream and its compression; refuses what is not PGN text. An
+/// error comes with the compression when it happened while reading (not when the
+/// stream was refused).
+#[allow(clippy::type_complexity)]
+fn decode(
+    raw: Box<dyn Read + Send>,
+) -> Result<(Box<dyn BufRead + Send>, Compression), (io::Error, Option<Compression>)> {
     let mut reader = BufReader::with_capacity(BUFFER_BYTES, raw);
     // Peek at up to eight bytes; a pipe may hand them out one at a time.
     let mut head = [0u8; 8];
     let mut have = 0;
     let mut whole = false;
     while have < head.len() {
-        let buf = reader.fill_buf()?;
+        let buf = reader.fill_buf().map_err(|e| (e, Some(Compression::Plain)))?;
         if buf.is_empty() {
             break;
         }
@@ -238,27 +251,27 @@ fn decode(raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn BufRead + Send>, Com
         have += take;
     }
     if let Some(why) = refuse_reason(&head[..have]) {
-        return Err(not_text(why));
+        return Err((not_text(why), None));
     }
     let kind = Compression::sniff(&head[..have]);
+    let reading = |e: io::Error| (e, Some(kind));
     let mut decoded = if whole {
-        decoder_for(kind, reader)?
+        decoder_for(kind, reader).map_err(reading)?
     } else {
         // Short or slow stream: put the peeked bytes back in front.
         let prefix = io::Cursor::new(head[..have].to_vec());
         let chained = BufReader::with_capacity(BUFFER_BYTES, Box::new(prefix.chain(reader)) as Box<dyn Read + Send>);
-        decoder_for(kind, chained)?
+        decoder_for(kind, chained).map_err(reading)?
     };
+    let text = decoded.fill_buf().map_err(reading)?;
     if kind != Compression::Plain {
         // What the compressed stream holds may itself be something else.
-        let text = decoded.fill_buf()?;
         if let Some(why) = refuse_reason(text) {
-            return Err(not_text(why));
+            return Err((not_text(why), None));
         }
     }
-    let text = decoded.fill_buf()?;
     if looks_binary(&text[..text.len().min(8192)]) {
-        return Err(not_text("this is binary data, not PGN text"));
+        return Err((not_text("this is binary data, not PGN text"), None));
     }
     Ok((decoded, kind))
 }
