@@ -519,6 +519,8 @@ mod tests {
         for (name, kind) in OPTIONS {
             let mut argv = strings(&["cqlrs", &format!("-{name}")]);
             match kind {
+                Value("syntax") => argv.push("cql6".into()),
+                Value("output-encoding") => argv.push("utf8".into()),
                 Value(_) | Range(_) => argv.push("3".into()),
                 Pair(_) => argv.extend(strings(&["x", "1"])),
                 Words(..) => argv.push("f.pgn".into()),

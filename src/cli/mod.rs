@@ -84,6 +84,13 @@ fn read_file(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cqlrs: {path}: {e}"))
 }
 
+/// Check the option values (clap checks only their shape) and give the CQL 6 filter
+/// text the options add in front of the query's body (`-fen`, `-wtm`, `-assign`, …).
+pub fn check_args(args: &Args) -> Result<Vec<String>, String> {
+    validate(args)?;
+    Ok(added_filters(args))
+}
+
 /// Check option values that clap can only check for shape.
 fn validate(args: &Args) -> Result<(), String> {
     let positive = |name: &str, v: Option<u64>| match v {

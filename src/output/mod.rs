@@ -169,12 +169,22 @@ impl Sink {
     }
 
     /// A file, written through a temporary file beside it (see [`Sink`]); `-` means
-    /// standard output. The destination is not touched until [`Sink::commit`].
+    /// standard output. The destination is not touched until [`Sink::commit`]. A
+    /// device or pipe (`/dev/null`) is written directly.
     pub fn create(path: &str) -> std::io::Result<Sink> {
         if path == "-" {
             return Ok(Sink::stdout());
         }
         let dest = std::path::PathBuf::from(path);
+        if std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            // A device or a pipe (`/dev/null`, a FIFO): nothing to replace, write to it.
+            let file = std::fs::OpenOptions::new().write(true).open(&dest)?;
+            return Ok(Sink {
+                target: Target::Writer(Box::new(std::io::BufWriter::with_capacity(1 << 16, file))),
+                encoding: OutputEncoding::Utf8,
+                path: Some(path.to_string()),
+            });
+        }
         let dir = match dest.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => std::path::PathBuf::from("."),
@@ -445,5 +455,39 @@ mod tests {
         let lost = Summary { read: 3, unmatched: 1, skipped: 1, abandoned: 1, threads: 1, ..Summary::default() };
         assert!(lost.line().starts_with("0 matches of 3 games (1 unmatched, 1 skipped, 1 abandoned) in"));
         assert_eq!(one.line(), "1 match of 1 game (0 unmatched, 0 skipped) in 0.00 s using 1 thread");
+    }
+
+    #[test]
+    fn a_file_sink_replaces_the_destination_only_on_commit() {
+        let dir = std::env::temp_dir().join(format!("cqlrs-sink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join("out.pgn");
+        std::fs::write(&dest, "old").unwrap();
+        let path = dest.to_string_lossy().into_owned();
+        let mut sink = Sink::create(&path).unwrap();
+        sink.write(b"new").unwrap();
+        sink.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        drop(sink);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "a temporary file was left behind");
+        let mut sink = Sink::create(&path).unwrap();
+        sink.write(b"new").unwrap();
+        sink.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut null = Sink::create("/dev/null").unwrap();
+        null.write(b"x").unwrap();
+        null.commit().unwrap();
+    }
+
+    #[test]
+    fn latin1_output_fits_or_fails_naming_the_character() {
+        assert_eq!(to_latin1("Réti café\n".as_bytes()).unwrap(), b"R\xe9ti caf\xe9\n");
+        let e = to_latin1("a\n{5 €}".as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("U+20AC") && e.to_string().contains("{5 €}"), "{e}");
+        assert_eq!(OutputEncoding::from_name("Latin-1"), Some(OutputEncoding::Latin1));
+        assert_eq!(OutputEncoding::from_name("cp437"), None);
     }
 }

@@ -123,8 +123,10 @@ pub fn decode_game(bytes: &[u8]) -> (std::borrow::Cow<'_, [u8]>, TextEncoding) {
     if std::str::from_utf8(bytes).is_ok() {
         return (std::borrow::Cow::Borrowed(bytes), TextEncoding::Utf8);
     }
-    let mut text = String::with_capacity(bytes.len() + bytes.len() / 8);
-    for &b in bytes {
+    // A UTF-8 byte-order mark in front of non-UTF-8 text is dropped, not decoded.
+    let rest = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let mut text = String::with_capacity(rest.len() + rest.len() / 8);
+    for &b in rest {
         match b {
             0x80..=0x9f => text.push(CP1252_HIGH[(b - 0x80) as usize]),
             _ => text.push(b as char),
