@@ -88,6 +88,24 @@ impl SortOrder {
     }
 }
 
+/// What the scan prints on stderr besides errors.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Messages {
+    /// Print no warnings (skipped and abandoned games, query messages stay).
+    pub quiet: bool,
+    /// Print at most this many warnings, then one line saying how many were left out.
+    pub max_warnings: Option<u64>,
+    /// Print the number of each matching game as it is found (`-showmatches`).
+    pub show_matches: bool,
+    /// Print a progress line every N games (`-lineincrement N`).
+    pub line_increment: Option<u64>,
+}
+
+/// Stack of each worker thread: deep enough for the evaluator's nesting limit of
+/// evaluations of the largest evaluator frame, in debug builds too (address space
+/// only; pages are touched as used).
+const WORKER_STACK_BYTES: usize = 256 << 20;
+
 /// Options of one scan.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {
@@ -106,6 +124,10 @@ pub struct ScanConfig {
     pub in_flight: usize,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Warnings and progress lines on stderr.
+    pub messages: Messages,
+    /// Keep the raw bytes of skipped games for a rejects file.
+    pub keep_rejects: bool,
 }
 
 impl ScanConfig {
@@ -120,6 +142,8 @@ impl ScanConfig {
             gamenumber: None,
             in_flight: 4 * threads + 4,
             progress: false,
+            messages: Messages::default(),
+            keep_rejects: false,
         }
     }
 }
@@ -127,20 +151,26 @@ impl ScanConfig {
 /// The tallies of a finished scan.
 #[derive(Debug, Default)]
 pub struct ScanOutcome<S> {
-    /// Games read (= matched + unmatched + skipped).
+    /// Games read (= matched + unmatched + skipped + abandoned).
     pub read: u64,
     /// Games that matched.
     pub matched: u64,
     /// Games that did not match.
     pub unmatched: u64,
-    /// Malformed games, reported on stderr and skipped.
+    /// Malformed games (and games cut off by a damaged input), reported and skipped.
     pub skipped: u64,
-    /// Input files that could not be read.
+    /// Games the evaluator gave up on (runaway work, nesting), reported once each.
+    pub abandoned: u64,
+    /// Input files that could not be read, or not to their end.
     pub input_errors: u64,
     /// The output was closed by its reader (`head`): the scan stopped quietly.
     pub broken_pipe: bool,
-    /// Writing the output failed for another reason.
-    pub write_error: Option<std::io::Error>,
+    /// Writing the output failed for another reason; with the game being written.
+    pub write_error: Option<(Option<u64>, std::io::Error)>,
+    /// Writing the rejects file failed.
+    pub rejects_error: Option<std::io::Error>,
+    /// Warnings left out because of [`Messages::max_warnings`].
+    pub warnings_suppressed: u64,
     /// Every worker's scratch (for persistent variables).
     pub scratches: Vec<S>,
     /// Wall-clock seconds.
@@ -150,11 +180,16 @@ pub struct ScanOutcome<S> {
 struct Batch {
     seq: u64,
     games: Vec<RawGame>,
+    /// Games cut off by a damaged input: number and the message saying so.
+    cut: Vec<(u64, String)>,
 }
 
 enum Verdict {
     Unmatched,
-    Skipped(String),
+    /// Not read: the message, and the game's raw bytes when rejects are kept.
+    Skipped(String, Vec<u8>),
+    /// The evaluator gave up: the message.
+    Abandoned(String),
     Matched { bytes: Vec<u8>, sort: Vec<(i64, bool)> },
 }
 
@@ -176,6 +211,18 @@ pub fn run<E: Evaluator>(
     config: &ScanConfig,
     sink: &mut Sink,
 ) -> ScanOutcome<E::Scratch> {
+    run_with_rejects(evaluator, paths, config, sink, None)
+}
+
+/// [`run`], also writing the raw bytes of every skipped game to `rejects` (set
+/// [`ScanConfig::keep_rejects`]).
+pub fn run_with_rejects<E: Evaluator>(
+    evaluator: &E,
+    paths: Vec<String>,
+    config: &ScanConfig,
+    sink: &mut Sink,
+    rejects: Option<&mut Sink>,
+) -> ScanOutcome<E::Scratch> {
     let started = Instant::now();
     let threads = config.threads.max(1);
     let in_flight = config.in_flight.max(2);
@@ -195,11 +242,16 @@ pub fn run<E: Evaluator>(
         for _ in 0..threads {
             let work_rx = work_rx.clone();
             let result_tx = result_tx.clone();
-            workers.push(scope.spawn(move || work(evaluator, config, work_rx, result_tx, stop)));
+            let worker = std::thread::Builder::new()
+                .name("cqlrs-worker".into())
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, move || work(evaluator, config, work_rx, result_tx, stop))
+                .expect("cannot start a worker thread");
+            workers.push(worker);
         }
         drop(work_rx);
         drop(result_tx);
-        let mut outcome = write_in_order(config, result_rx, token_tx, sink, stop);
+        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, stop);
         for w in workers {
             match w.join() {
                 Ok(scratch) => outcome.scratches.push(scratch),
@@ -224,31 +276,38 @@ fn read_batches(
     let last = gamenumber.map_or(u64::MAX, |(_, hi)| hi);
     let mut seq = 0;
     let mut games = Vec::with_capacity(BATCH_SIZE);
-    let send = |games: Vec<RawGame>, seq: &mut u64| -> bool {
+    let mut cut = Vec::new();
+    let send = |games: Vec<RawGame>, cut: Vec<(u64, String)>, seq: &mut u64| -> bool {
         if stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
             return false;
         }
-        let ok = work_tx.send(Batch { seq: *seq, games }).is_ok();
+        let ok = work_tx.send(Batch { seq: *seq, games, cut }).is_ok();
         *seq += 1;
         ok
     };
     for item in Games::new(paths) {
-        match item {
-            Ok(raw) => {
-                if raw.number > last {
-                    break;
-                }
-                games.push(raw);
-                if games.len() == BATCH_SIZE {
-                    let full = std::mem::replace(&mut games, Vec::with_capacity(BATCH_SIZE));
-                    if !send(full, &mut seq) {
-                        return;
+        let raw = match item {
+            Ok(raw) => raw,
+            Err(mut e) => {
+                input_errors.fetch_add(1, AtomicOrdering::Relaxed);
+                eprintln!("cqlrs: {}", printable(&e.to_string()));
+                match e.partial.take() {
+                    Some(raw) => {
+                        cut.push((raw.number, format!("cqlrs: {}: game {} (line {}): cut off by the damaged input", raw.file, raw.number, raw.line)));
+                        raw
                     }
+                    None => continue,
                 }
             }
-            Err(e) => {
-                input_errors.fetch_add(1, AtomicOrdering::Relaxed);
-                eprintln!("cqlrs: {e}");
+        };
+        if raw.number > last {
+            break;
+        }
+        games.push(raw);
+        if games.len() == BATCH_SIZE {
+            let full = std::mem::replace(&mut games, Vec::with_capacity(BATCH_SIZE));
+            if !send(full, std::mem::take(&mut cut), &mut seq) {
+                return;
             }
         }
         if stop.load(AtomicOrdering::Relaxed) {
@@ -256,7 +315,7 @@ fn read_batches(
         }
     }
     if !games.is_empty() {
-        send(games, &mut seq);
+        send(games, cut, &mut seq);
     }
 }
 
@@ -284,14 +343,30 @@ fn work<E: Evaluator>(
                     continue;
                 }
             }
+            let rejected = |message: String| {
+                Verdict::Skipped(printable(&message), if config.keep_rejects { raw.bytes.clone() } else { Vec::new() })
+            };
+            if let Some((_, message)) = batch.cut.iter().find(|(n, _)| *n == raw.number) {
+                outcome.verdict = rejected(message.clone());
+                outcomes.push(outcome);
+                continue;
+            }
             if let Err(e) = parser.parse(raw, &mut game, &wants_moves) {
                 let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
-                outcome.verdict = Verdict::Skipped(message);
+                outcome.verdict = rejected(message);
                 outcomes.push(outcome);
                 continue;
             }
             let found = evaluator.eval_game(&mut scratch, &game);
             outcome.messages = found.messages.clone();
+            if let Some(e) = &found.error {
+                let reason = e.to_string();
+                let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };
+                let message = format!("cqlrs: {}: game {} (line {}): {prefix}{reason}", raw.file, raw.number, raw.line);
+                outcome.verdict = Verdict::Abandoned(message);
+                outcomes.push(outcome);
+                continue;
+            }
             if found.matched {
                 // A header-only match has no moves yet; the PGN output needs them.
                 if config.format.needs_moves() && game.nodes.is_empty() {
@@ -345,11 +420,21 @@ fn compare_sorted(a: &(Vec<(i64, bool)>, u64), b: &(Vec<(i64, bool)>, u64)) -> O
 
 type SortedMatch = ((Vec<(i64, bool)>, u64), Vec<u8>);
 
+/// Control characters of a message shown as `\u{…}` escapes, so that damaged or
+/// binary input never reaches the terminal raw.
+fn printable(message: &str) -> String {
+    if !message.chars().any(|c| c.is_control()) {
+        return message.to_string();
+    }
+    message.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+}
+
 fn write_in_order<S>(
     config: &ScanConfig,
     results: Receiver<BatchResult>,
     tokens: Sender<()>,
     sink: &mut Sink,
+    mut rejects: Option<&mut Sink>,
     stop: &AtomicBool,
 ) -> ScanOutcome<S> {
     let mut out = ScanOutcome {
@@ -357,9 +442,12 @@ fn write_in_order<S>(
         matched: 0,
         unmatched: 0,
         skipped: 0,
+        abandoned: 0,
         input_errors: 0,
         broken_pipe: false,
         write_error: None,
+        rejects_error: None,
+        warnings_suppressed: 0,
         scratches: Vec::new(),
         seconds: 0.0,
     };
@@ -372,11 +460,24 @@ fn write_in_order<S>(
         Some(bar) => bar.suspend(|| eprintln!("{line}")),
         None => eprintln!("{line}"),
     };
+    let messages = &config.messages;
+    let mut warnings = 0u64;
+    let mut warn = |line: &str, out: &mut ScanOutcome<S>| {
+        if messages.quiet {
+            return;
+        }
+        warnings += 1;
+        if messages.max_warnings.is_some_and(|max| warnings > max) {
+            out.warnings_suppressed += 1;
+        } else {
+            note(line);
+        }
+    };
     let mut sorted: Vec<SortedMatch> = Vec::new();
     let mut pending: BTreeMap<u64, BatchResult> = BTreeMap::new();
     let mut next_seq = 0u64;
     let mut done = false;
-    let mut write = |bytes: &[u8], out: &mut ScanOutcome<S>| -> bool {
+    let mut write = |bytes: &[u8], game: Option<u64>, out: &mut ScanOutcome<S>| -> bool {
         match sink.write(bytes) {
             Ok(()) => true,
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
@@ -384,7 +485,7 @@ fn write_in_order<S>(
                 false
             }
             Err(e) => {
-                out.write_error = Some(e);
+                out.write_error = Some((game, e));
                 false
             }
         }
@@ -400,12 +501,26 @@ fn write_in_order<S>(
                 }
                 match outcome.verdict {
                     Verdict::Unmatched => out.unmatched += 1,
-                    Verdict::Skipped(message) => {
+                    Verdict::Skipped(message, bytes) => {
                         out.skipped += 1;
-                        note(&message);
+                        warn(&message, &mut out);
+                        if let Some(r) = rejects.as_deref_mut() {
+                            if out.rejects_error.is_none() {
+                                if let Err(e) = r.write(&bytes).and_then(|()| r.write(b"\n\n")) {
+                                    out.rejects_error = Some(e);
+                                }
+                            }
+                        }
+                    }
+                    Verdict::Abandoned(message) => {
+                        out.abandoned += 1;
+                        warn(&message, &mut out);
                     }
                     Verdict::Matched { bytes, sort } => {
                         out.matched += 1;
+                        if messages.show_matches {
+                            note(&format!("cqlrs: game {} matches", outcome.number));
+                        }
                         if config.sort.is_some() {
                             sorted.push(((sort, outcome.number), bytes));
                             if let Some(limit) = config.limit {
@@ -414,12 +529,17 @@ fn write_in_order<S>(
                                     sorted.truncate(limit as usize);
                                 }
                             }
-                        } else if !write(&bytes, &mut out) {
+                        } else if !write(&bytes, Some(outcome.number), &mut out) {
                             done = true;
                         }
                         if config.sort.is_none() && config.limit.is_some_and(|l| out.matched >= l) {
                             done = true;
                         }
+                    }
+                }
+                if let Some(every) = messages.line_increment {
+                    if every > 0 && out.read % every == 0 {
+                        note(&format!("cqlrs: {} games read, {} matches", out.read, out.matched));
                     }
                 }
                 if done {
@@ -444,11 +564,18 @@ fn write_in_order<S>(
     if let Some(bar) = progress {
         bar.finish_and_clear();
     }
+    if out.warnings_suppressed > 0 {
+        eprintln!(
+            "cqlrs: {} more {} not shown (--max-warnings)",
+            out.warnings_suppressed,
+            if out.warnings_suppressed == 1 { "warning" } else { "warnings" }
+        );
+    }
     if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() {
         sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
         let keep = config.limit.map_or(sorted.len(), |l| (l as usize).min(sorted.len()));
-        for (_, bytes) in &sorted[..keep] {
-            if !write(bytes, &mut out) {
+        for ((_, number), bytes) in &sorted[..keep] {
+            if !write(bytes, Some(*number), &mut out) {
                 break;
             }
         }
@@ -460,14 +587,14 @@ fn write_in_order<S>(
     }
     if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() {
         let line = format!("{}\n", out.matched);
-        write(line.as_bytes(), &mut out);
+        write(line.as_bytes(), None, &mut out);
     }
     if !out.broken_pipe && out.write_error.is_none() {
         if let Err(e) = sink.finish() {
             if e.kind() == std::io::ErrorKind::BrokenPipe {
                 out.broken_pipe = true;
             } else {
-                out.write_error = Some(e);
+                out.write_error = Some((None, e));
             }
         }
     }
@@ -577,7 +704,7 @@ mod tests {
         assert_eq!(one, three);
         assert!(!one.is_empty());
         assert_eq!(o1.read, 700);
-        assert_eq!(o1.read, o1.matched + o1.unmatched + o1.skipped);
+        assert_eq!(o1.read, o1.matched + o1.unmatched + o1.skipped + o1.abandoned);
         assert_eq!(o1.skipped, (0..700).filter(|i| i % 17 == 5).count() as u64);
         assert_eq!((o1.matched, o1.skipped), (o3.matched, o3.skipped));
         let evaluated: u64 = o3.scratches.iter().map(|s| s.evaluated).sum();

@@ -28,10 +28,10 @@ pub struct Args {
     /// Query script (.cql; legacy detected by `(match`; .yacpdb = YACPDB)
     pub script: Option<String>,
     /// PGN input file (repeatable; `-` = stdin; .gz .zst .bz2 are decompressed)
-    #[arg(short = 'i', long = "input", value_name = "FILE")]
+    #[arg(long = "input", value_name = "FILE")]
     pub input: Vec<String>,
     /// Output file (`-` = stdout); default `<script>-out.pgn`, stdout for inline queries
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    #[arg(long = "output", value_name = "FILE")]
     pub output: Option<String>,
     /// Inline CQL 6 filter (used as the query body, or added to a CQL 6 script)
     #[arg(long = "cql", allow_hyphen_values = true, value_name = "FILTER")]
@@ -58,7 +58,7 @@ pub struct Args {
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
     /// Use one worker thread
-    #[arg(short = 's', long = "singlethreaded")]
+    #[arg(long = "singlethreaded")]
     pub singlethreaded: bool,
     /// Only games numbered N (or N to M): `-gamenumber N [M]`
     #[arg(long = "gamenumber", value_name = "N[-M]", value_parser = parse_range)]
@@ -138,6 +138,59 @@ pub struct Args {
     /// Print a CQL 6 script with Unicode spellings and exit
     #[arg(long = "to-unicode", value_name = "FILE")]
     pub to_unicode: Option<String>,
+
+    // Query text added by options (CQL 6 only): each adds a filter to the query.
+    /// Check the query and exit (0 = it compiles, 2 = it does not); no game is read
+    #[arg(long = "parse")]
+    pub parse: bool,
+    /// Only positions with this FEN board (adds `fen "FEN"` to the query)
+    #[arg(long = "fen", value_name = "FEN")]
+    pub fen: Option<String>,
+    /// Only positions with White to move (adds `wtm`)
+    #[arg(long = "wtm", conflicts_with = "btm")]
+    pub wtm: bool,
+    /// Only positions with Black to move (adds `btm`)
+    #[arg(long = "btm")]
+    pub btm: bool,
+    /// Set a query variable before the query runs: `-assign NAME VALUE` (repeatable)
+    #[arg(long = "assign", value_name = "NAME=VALUE")]
+    pub assign: Vec<String>,
+    /// Positions like those of a PGN file: `-similarposition [nosort] [notransform] FILE`
+    #[arg(long = "similarposition", value_name = "WORD")]
+    pub similarposition: Vec<String>,
+    /// Search variations as if each were the main line (adds `virtualmainline`)
+    #[arg(long = "virtualmainline")]
+    pub virtualmainline: bool,
+    /// Also match the board shifted along ranks
+    #[arg(long = "shifthorizontal")]
+    pub shifthorizontal: bool,
+    /// Also match the board shifted along files
+    #[arg(long = "shiftvertical")]
+    pub shiftvertical: bool,
+
+    // Output safety, encodings and messages.
+    /// Write output in this encoding: utf8 (default) or latin1 (fails on a character
+    /// that Latin-1 lacks)
+    #[arg(long = "output-encoding", value_name = "ENC")]
+    pub output_encoding: Option<String>,
+    /// Write the raw bytes of every skipped game to FILE
+    #[arg(long = "rejects", value_name = "FILE")]
+    pub rejects: Option<String>,
+    /// Print at most N warnings (skipped games, abandoned games) on stderr
+    #[arg(long = "max-warnings", value_name = "N")]
+    pub max_warnings: Option<u64>,
+    /// No warnings and no summary on stderr (errors are still printed)
+    #[arg(long = "quiet-stderr")]
+    pub quiet_stderr: bool,
+    /// Do not apply the query's `settag` filters to the output
+    #[arg(long = "nosettag")]
+    pub nosettag: bool,
+    /// Print the number of each matching game on stderr as it is found
+    #[arg(long = "showmatches")]
+    pub showmatches: bool,
+    /// Print a progress line on stderr every N games
+    #[arg(long = "lineincrement", value_name = "N")]
+    pub lineincrement: Option<u64>,
 }
 
 /// `N`, `N-M`, `N:M` or `N..M` as an inclusive range.
@@ -156,100 +209,265 @@ fn parse_range(s: &str) -> Result<(u64, u64), String> {
     Ok((n, n))
 }
 
-/// Options taking one value.
-const ONE_VALUE: &[&str] = &[
-    "input",
-    "output",
-    "cql",
-    "yacpdb",
-    "syntax",
-    "limit",
-    "threads",
-    "matchstring",
-    "player",
-    "white",
-    "black",
-    "event",
-    "site",
-    "result",
-    "to-ascii",
-    "to-unicode",
-];
-/// Options taking a number and an optional second one (`-gamenumber 5 9`).
-const RANGE_VALUE: &[&str] = &["gamenumber", "matchcount", "year"];
-/// Options without a value.
-const FLAGS: &[&str] = &[
-    "numbers",
-    "count",
-    "json",
-    "singlethreaded",
-    "mainline",
-    "variations",
-    "silent",
-    "quiet",
-    "noheader",
-    "flip",
-    "flipcolor",
-    "shift",
-    "fliphorizontal",
-    "flipvertical",
-    "rotate90",
-    "rotate45",
-    "reversecolor",
-    "dump-ir",
-    "help",
-    "version",
+/// What one option word (`-name` or `--name`) does to the argument list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// A flag: `--long`.
+    Flag(&'static str),
+    /// One value, the next argument: `--long=VALUE`.
+    Value(&'static str),
+    /// One number and, when the next argument is a number too, a second one:
+    /// `--long=N-M` (`-gamenumber 5 9`).
+    Range(&'static str),
+    /// Two values, a name and its value: `--long=NAME=VALUE` (`-assign x 5`).
+    Pair(&'static str),
+    /// `-similarposition [nosort] [notransform] FILE`: each word as `--long=WORD`.
+    Words(&'static str, &'static [&'static str]),
+    /// A fixed replacement: `-vi` = `--input=hhdbvi.pgn`.
+    Fixed(&'static str),
+    /// Accepted and without effect, because cqlrs already behaves as the option asks;
+    /// `bool`: the option takes a value (which is checked to be a positive number).
+    NoEffect(bool),
+    /// Refused: the text says why.
+    Refused(&'static str),
+}
+
+use Kind::*;
+
+/// Every option of CQL 6.2 (from the reference's command-line reader) and of cqlrs,
+/// by name (matched without regard to case, after one or two dashes). CQL's short
+/// names are listed as names of their own, so `-sort` is an unknown word, never
+/// `-s -o rt`.
+const OPTIONS: &[(&str, Kind)] = &[
+    // Inputs and outputs.
+    ("i", Value("input")),
+    ("input", Value("input")),
+    ("o", Value("output")),
+    ("output", Value("output")),
+    ("vi", Fixed("--input=hhdbvi.pgn")),
+    ("vii", Fixed("--input=hhdbvii.pgn")),
+    ("rejects", Value("rejects")),
+    ("output-encoding", Value("output-encoding")),
+    // The query.
+    ("cql", Value("cql")),
+    ("yacpdb", Value("yacpdb")),
+    ("syntax", Value("syntax")),
+    ("parse", Flag("parse")),
+    ("fen", Value("fen")),
+    ("wtm", Flag("wtm")),
+    ("btm", Flag("btm")),
+    ("assign", Pair("assign")),
+    ("similarposition", Words("similarposition", &["nosort", "notransform"])),
+    ("virtualmainline", Flag("virtualmainline")),
+    // Which games.
+    ("g", Range("gamenumber")),
+    ("gamenumber", Range("gamenumber")),
+    ("matchcount", Range("matchcount")),
+    ("year", Range("year")),
+    ("player", Value("player")),
+    ("white", Value("white")),
+    ("black", Value("black")),
+    ("event", Value("event")),
+    ("site", Value("site")),
+    ("result", Value("result")),
+    ("limit", Value("limit")),
+    ("mainline", Flag("mainline")),
+    ("variations", Flag("variations")),
+    // Transforms.
+    ("flip", Flag("flip")),
+    ("flipcolor", Flag("flipcolor")),
+    ("flipvertical", Flag("flipvertical")),
+    ("fliphorizontal", Flag("fliphorizontal")),
+    ("shift", Flag("shift")),
+    ("shifthorizontal", Flag("shifthorizontal")),
+    ("shiftvertical", Flag("shiftvertical")),
+    ("rotate90", Flag("rotate90")),
+    ("rotate45", Flag("rotate45")),
+    ("reversecolor", Flag("reversecolor")),
+    // What is written.
+    ("numbers", Flag("numbers")),
+    ("count", Flag("count")),
+    ("json", Flag("json")),
+    ("matchstring", Value("matchstring")),
+    ("silent", Flag("silent")),
+    ("quiet", Flag("quiet")),
+    ("noheader", Flag("noheader")),
+    ("noheaders", Flag("noheader")),
+    ("nosettag", Flag("nosettag")),
+    // Progress and messages.
+    ("showmatches", Flag("showmatches")),
+    ("lineincrement", Value("lineincrement")),
+    ("quiet-stderr", Flag("quiet-stderr")),
+    ("max-warnings", Value("max-warnings")),
+    // Threads.
+    ("threads", Value("threads")),
+    ("s", Flag("singlethreaded")),
+    ("singlethreaded", Flag("singlethreaded")),
+    ("m", NoEffect(false)),
+    ("multithreaded", NoEffect(false)),
+    ("outputbuffer", NoEffect(true)),
+    ("nooutputstatus", NoEffect(false)),
+    ("showoutput", Fixed("--lineincrement=10000")),
+    ("noremovecomment", NoEffect(false)),
+    // Other programs' jobs.
+    ("a", Value("to-ascii")),
+    ("u", Value("to-unicode")),
+    ("to-ascii", Value("to-ascii")),
+    ("to-unicode", Value("to-unicode")),
+    ("dump-ir", Flag("dump-ir")),
+    ("h", Flag("help")),
+    ("help", Flag("help")),
+    ("v", Flag("version")),
+    ("version", Flag("version")),
+    // Refused.
+    ("gui", Refused("the ChessBase GUI protocol is not implemented; run cqlrs from a shell")),
+    ("guipgnstdin", Refused("the ChessBase GUI protocol is not implemented; give `-input -` to read PGN from stdin")),
+    ("guipgnstdout", Refused("the ChessBase GUI protocol is not implemented; give `-output -` to write to stdout")),
+    ("hhdb", Refused("HHdb annotations are not implemented")),
+    ("html", Refused("HTML export of a query is not implemented; `--to-unicode FILE` prints the query")),
+    ("utf8", Refused("use `--to-unicode FILE`, which prints the converted query")),
+    ("echo", Refused("use `--to-ascii FILE` or `--to-unicode FILE`, which print the query")),
+    ("colorize", Refused("coloured query printing is not implemented")),
+    ("d", Refused("the reference's debug traces do not exist here; `--dump-ir` prints the compiled query")),
+    ("debug", Refused("the reference's debug traces do not exist here; `--dump-ir` prints the compiled query")),
+    ("lex", Refused("the token list is not printed; `-parse` checks a query and `--dump-ir` prints it")),
+    ("showthread", Refused("per-thread progress is not printed")),
+    ("showfromstring", Refused("move-origin strings are not printed")),
+    ("alwayscomment", Refused("comment placement is fixed in cqlrs (see docs/output.md)")),
+    ("nolinearize", Refused("cqlrs has no linearized mode to turn off")),
+    ("nosortcomments", Refused("comment ordering is fixed in cqlrs (see docs/output.md)")),
+    ("uniquecomments", Refused("comment de-duplication is not configurable in cqlrs")),
+    ("nouniquecomments", Refused("comment de-duplication is not configurable in cqlrs")),
 ];
 
-/// Rewrite CQL 6 style arguments into clap's: `-name` → `--name` for every long
-/// option, and `-gamenumber N M` → `--gamenumber N-M`. Values are copied untouched.
-pub fn normalize(args: impl IntoIterator<Item = String>) -> Vec<String> {
+/// The entry for an option name (without dashes), ignoring case.
+fn lookup(name: &str) -> Option<Kind> {
+    OPTIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, k)| *k)
+}
+
+/// Edit distance between two short words (for "did you mean").
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for j in 0..b.len() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == b[j] { prev } else { 1 + prev.min(row[j]).min(row[j + 1]) };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// The known option closest to an unknown word, if one is close.
+fn did_you_mean(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let best = OPTIONS
+        .iter()
+        .filter(|(n, k)| n.len() > 1 && !matches!(k, Refused(_)))
+        .map(|(n, _)| (distance(&lower, n), *n))
+        .min()?;
+    let prefix = OPTIONS.iter().find(|(n, _)| n.len() > 2 && (n.starts_with(&lower) || lower.starts_with(n)));
+    if best.0 <= 2.max(lower.len() / 3) {
+        Some(best.1)
+    } else {
+        prefix.map(|(n, _)| *n)
+    }
+}
+
+/// Rewrite the argument list into clap's form using [`OPTIONS`]: every option word
+/// with one or two dashes becomes `--long` or `--long=VALUE`, CQL's two-number ranges
+/// become `N-M`, and values are passed on untouched (however they begin). A
+/// single-dash word that is not in the table is an error; a double-dash one is left
+/// to clap. Short options are never bundled.
+pub fn normalize(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, String> {
     let mut input = args.into_iter();
     let mut out: Vec<String> = input.next().into_iter().collect();
     let mut rest: std::collections::VecDeque<String> = input.collect();
+    let missing = |arg: &str, what: &str| format!("cqlrs: `{arg}` needs {what}");
     while let Some(arg) = rest.pop_front() {
         if arg == "--" {
             out.push(arg);
             out.extend(rest.drain(..));
             break;
         }
-        let name = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-')).unwrap_or("");
-        let (name, inline_value) = match name.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (name, None),
-        };
-        let long = match name {
-            "i" => "input",
-            "o" => "output",
-            "s" => "singlethreaded",
-            n => n,
-        };
-        let long = long.to_string();
-        if ONE_VALUE.contains(&long.as_str()) {
-            out.push(format!("--{long}"));
-            match inline_value {
-                Some(v) => out.push(v),
-                None => out.extend(rest.pop_front()),
+        let (double, word) = match (arg.strip_prefix("--"), arg.strip_prefix('-')) {
+            (Some(w), _) => (true, w),
+            (None, Some(w)) if !w.is_empty() => (false, w),
+            _ => {
+                out.push(arg);
+                continue;
             }
-        } else if RANGE_VALUE.contains(&long.as_str()) {
-            out.push(format!("--{long}"));
-            let first = inline_value.or_else(|| rest.pop_front());
-            if let Some(first) = first {
+        };
+        let (name, inline_value) = match word.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (word, None),
+        };
+        let Some(kind) = lookup(name) else {
+            if double {
+                out.push(arg);
+                continue;
+            }
+            let hint = did_you_mean(name).map_or(String::new(), |n| format!("; did you mean `-{n}`?"));
+            return Err(format!("cqlrs: unknown option `{arg}`{hint} (see --help)"));
+        };
+        let mut next_value = |what: &str| -> Result<String, String> {
+            match inline_value.clone() {
+                Some(v) => Ok(v),
+                None => rest.pop_front().ok_or_else(|| missing(&arg, what)),
+            }
+        };
+        match kind {
+            Flag(long) => {
+                if inline_value.is_some() {
+                    return Err(format!("cqlrs: `-{name}` takes no value"));
+                }
+                out.push(format!("--{long}"));
+            }
+            Value(long) => {
+                let v = next_value("a value")?;
+                out.push(format!("--{long}={v}"));
+            }
+            Range(long) => {
+                let first = next_value("a number")?;
                 let second_is_number = rest.front().is_some_and(|s| s.parse::<u64>().is_ok());
-                if second_is_number && first.parse::<u64>().is_ok() {
+                if inline_value.is_none() && second_is_number && first.parse::<u64>().is_ok() {
                     let second = rest.pop_front().unwrap_or_default();
-                    out.push(format!("{first}-{second}"));
+                    out.push(format!("--{long}={first}-{second}"));
                 } else {
-                    out.push(first);
+                    out.push(format!("--{long}={first}"));
                 }
             }
-        } else if FLAGS.contains(&long.as_str()) && inline_value.is_none() {
-            out.push(format!("--{long}"));
-        } else {
-            out.push(arg);
+            Pair(long) => {
+                let id = next_value("a name and a value")?;
+                let value = rest.pop_front().ok_or_else(|| missing(&arg, "a name and a value"))?;
+                out.push(format!("--{long}={id}={value}"));
+            }
+            Words(long, modifiers) => {
+                let mut word = next_value("a file")?;
+                while modifiers.contains(&word.as_str()) {
+                    out.push(format!("--{long}={word}"));
+                    word = rest.pop_front().ok_or_else(|| missing(&arg, "a file"))?;
+                }
+                out.push(format!("--{long}={word}"));
+            }
+            Fixed(replacement) => out.push(replacement.to_string()),
+            NoEffect(takes_value) => {
+                if takes_value {
+                    let v = next_value("a number")?;
+                    if v.parse::<u64>().map_or(true, |n| n == 0) {
+                        return Err(format!("cqlrs: `{arg}` needs a positive number, found `{v}`"));
+                    }
+                }
+            }
+            Refused(why) => {
+                return Err(format!("cqlrs: the CQL option `{arg}` is not supported: {why}"));
+            }
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -262,11 +480,11 @@ mod tests {
 
     #[test]
     fn single_dash_options_become_long_ones() {
-        let got =
-            normalize(strings(&["cqlrs", "-input", "a.pgn", "-gamenumber", "5", "9", "-flipcolor", "-s", "q.cql"]));
+        let got = normalize(strings(&["cqlrs", "-input", "a.pgn", "-gamenumber", "5", "9", "-flipcolor", "-s", "q.cql"]))
+            .unwrap();
         assert_eq!(
             got,
-            strings(&["cqlrs", "--input", "a.pgn", "--gamenumber", "5-9", "--flipcolor", "--singlethreaded", "q.cql"])
+            strings(&["cqlrs", "--input=a.pgn", "--gamenumber=5-9", "--flipcolor", "--singlethreaded", "q.cql"])
         );
         let args = Args::try_parse_from(got).unwrap();
         assert_eq!(args.gamenumber, Some((5, 9)));
@@ -276,12 +494,58 @@ mod tests {
 
     #[test]
     fn second_range_number_is_optional_and_values_are_untouched() {
-        let got = normalize(strings(&["cqlrs", "-year", "1990", "q.cql", "-cql", "-flip", "--matchcount=2"]));
-        assert_eq!(got, strings(&["cqlrs", "--year", "1990", "q.cql", "--cql", "-flip", "--matchcount", "2"]));
+        let got = normalize(strings(&["cqlrs", "-year", "1990", "q.cql", "-cql", "-flip", "--matchcount=2"])).unwrap();
+        assert_eq!(got, strings(&["cqlrs", "--year=1990", "q.cql", "--cql=-flip", "--matchcount=2"]));
         let args = Args::try_parse_from(got).unwrap();
         assert_eq!(args.year, Some((1990, 1990)));
         assert_eq!(args.cql.as_deref(), Some("-flip"));
         assert_eq!(args.matchcount, Some((2, 2)));
+    }
+
+    #[test]
+    fn cql_words_are_never_bundles_of_short_flags() {
+        let err = normalize(strings(&["cqlrs", "-sort", "q.cql"])).unwrap_err();
+        assert!(err.contains("unknown option `-sort`"), "{err}");
+        let err = normalize(strings(&["cqlrs", "-gamenumbr", "3"])).unwrap_err();
+        assert!(err.contains("did you mean `-gamenumber`"), "{err}");
+        let got = normalize(strings(&["cqlrs", "-showMatches", "-PARSE", "-i", "-x.pgn"])).unwrap();
+        assert_eq!(got, strings(&["cqlrs", "--showmatches", "--parse", "--input=-x.pgn"]));
+        let err = normalize(strings(&["cqlrs", "-gui"])).unwrap_err();
+        assert!(err.contains("not supported"), "{err}");
+    }
+
+    #[test]
+    fn every_table_entry_is_a_clap_option() {
+        for (name, kind) in OPTIONS {
+            let mut argv = strings(&["cqlrs", &format!("-{name}")]);
+            match kind {
+                Value("syntax") => argv.push("cql6".into()),
+                Value("output-encoding") => argv.push("utf8".into()),
+                Value(_) | Range(_) => argv.push("3".into()),
+                Pair(_) => argv.extend(strings(&["x", "1"])),
+                Words(..) => argv.push("f.pgn".into()),
+                NoEffect(true) => argv.push("200000".into()),
+                _ => {}
+            }
+            match normalize(argv) {
+                Ok(norm) if !matches!(kind, Flag("help") | Flag("version")) => {
+                    if let Err(e) = Args::try_parse_from(&norm) {
+                        panic!("-{name} → {norm:?}: {e}");
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => assert!(matches!(kind, Refused(_)), "-{name}: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn assign_and_similarposition_keep_their_words() {
+        let got = normalize(strings(&["cqlrs", "-assign", "x", "5", "-similarposition", "nosort", "s.pgn"])).unwrap();
+        let args = Args::try_parse_from(got).unwrap();
+        assert_eq!(args.assign, vec!["x=5".to_string()]);
+        assert_eq!(args.similarposition, strings(&["nosort", "s.pgn"]));
+        assert!(normalize(strings(&["cqlrs", "-assign", "x"])).unwrap_err().contains("needs"));
     }
 
     #[test]

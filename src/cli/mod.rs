@@ -4,12 +4,16 @@
 //! inline queries.
 //! Gives out: a compiled query with the CLI's filters, transforms and settings
 //! applied, a scan over the inputs, the summary on stderr, and the exit status:
-//! 0 = some game matched, 1 = none, 2 = error (bad query, unreadable file, failed
-//! write). Malformed games are reported but do not change the status.
+//! 0 = some game matched, 1 = none, 2 = error (bad query or option, an output that is
+//! an input, unreadable or damaged input, failed write). Malformed games are reported
+//! and counted as skipped; games the evaluator gives up on are reported and counted as
+//! abandoned; neither changes the status.
 //! Must never: write to stdout itself (the `output` module does), or start scanning
 //! when the query has errors.
 
 pub mod args;
+mod checks;
+mod files;
 
 use std::io::IsTerminal;
 
@@ -40,7 +44,14 @@ pub fn main() -> i32 {
 
 /// Run the program with these arguments (the first is the program name).
 pub fn run(argv: Vec<String>) -> i32 {
-    let args = match Args::try_parse_from(args::normalize(argv)) {
+    let argv = match args::normalize(argv) {
+        Ok(a) => a,
+        Err(message) => {
+            eprintln!("{message}");
+            return EXIT_ERROR;
+        }
+    };
+    let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
         Err(e) => {
             let _ = e.print();
@@ -73,7 +84,62 @@ fn read_file(path: &str) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cqlrs: {path}: {e}"))
 }
 
+/// Check the option values (clap checks only their shape) and give the CQL 6 filter
+/// text the options add in front of the query's body (`-fen`, `-wtm`, `-assign`, …).
+pub fn check_args(args: &Args) -> Result<Vec<String>, String> {
+    validate(args)?;
+    Ok(added_filters(args))
+}
+
+/// Check option values that clap can only check for shape.
+fn validate(args: &Args) -> Result<(), String> {
+    let positive = |name: &str, v: Option<u64>| match v {
+        Some(0) => Err(format!("cqlrs: `--{name} 0` is not allowed: give a number of at least 1")),
+        _ => Ok(()),
+    };
+    positive("limit", args.limit)?;
+    positive("threads", args.threads.map(|n| n as u64))?;
+    positive("lineincrement", args.lineincrement)?;
+    if let Some((0, _)) = args.gamenumber {
+        return Err("cqlrs: `--gamenumber`: games are numbered from 1".into());
+    }
+    if let Some((0, _)) = args.year {
+        return Err("cqlrs: `--year`: years are numbered from 1".into());
+    }
+    if let Some(r) = &args.result {
+        result_of(r)?;
+    }
+    if let Some(enc) = &args.output_encoding {
+        if output::OutputEncoding::from_name(enc).is_none() {
+            return Err(format!("cqlrs: unknown output encoding `{enc}`: expected utf8 or latin1"));
+        }
+    }
+    for a in &args.assign {
+        let (name, _) = a.split_once('=').unwrap_or((a, ""));
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$') {
+            return Err(format!("cqlrs: `-assign {name}`: expected a variable name (letters, digits, `_`, `$`)"));
+        }
+    }
+    if let Some(fen) = &args.fen {
+        if fen.contains('"') {
+            return Err("cqlrs: `-fen`: the FEN may not contain a quotation mark".into());
+        }
+    }
+    Ok(())
+}
+
+/// The game result named on the command line, in one of its PGN spellings.
+fn result_of(r: &str) -> Result<GameResult, String> {
+    match r {
+        "1-0" => Ok(GameResult::WhiteWins),
+        "0-1" => Ok(GameResult::BlackWins),
+        "1/2-1/2" => Ok(GameResult::Draw),
+        other => Err(format!("cqlrs: invalid result `{other}`: expected 1-0, 0-1 or 1/2-1/2")),
+    }
+}
+
 fn execute(args: &Args) -> Result<i32, String> {
+    validate(args)?;
     if let Some(path) = args.to_ascii.as_deref().or(args.to_unicode.as_deref()) {
         let text = read_file(path)?;
         let converted =
@@ -81,7 +147,8 @@ fn execute(args: &Args) -> Result<i32, String> {
         output::print_stdout(&converted).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
     }
-    let mut ir = match query_source(args)? {
+    let source = query_source(args)?;
+    let mut ir = match &source {
         Some(src) => {
             let mut ir = lang::parse(&src.text, src.syntax).map_err(|e| e.render(&src.name, &src.text))?;
             apply_cli(args, &mut ir)?;
@@ -104,6 +171,9 @@ fn execute(args: &Args) -> Result<i32, String> {
             ir
         }
     };
+    if let (Some(src), Some(diagnostic)) = (&source, checks::runaway_loop(&ir)) {
+        return Err(lang::Error { diagnostics: vec![diagnostic] }.render(&src.name, &src.text));
+    }
     if args.dump_ir {
         output::print_stdout(&crate::ir::dump::dump(&ir)).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
@@ -112,7 +182,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         args.input.clone()
     } else if !ir.settings.input.is_empty() {
         std::mem::take(&mut ir.settings.input)
-    } else if !std::io::stdin().is_terminal() {
+    } else if args.parse || !std::io::stdin().is_terminal() {
         vec!["-".to_string()]
     } else {
         return Err("cqlrs: no input: give a PGN file with `-input FILE` (or `-` for stdin)".into());
@@ -129,16 +199,13 @@ fn execute(args: &Args) -> Result<i32, String> {
             silent: ir.settings.silent,
             quiet: ir.settings.quiet,
             game_number_comment: !args.noheader,
+            settag: !args.nosettag,
         })
     };
     let out_path = args.output.clone().or_else(|| match format {
         Format::Pgn(_) => ir.settings.output.clone(),
         _ => None,
     });
-    let mut sink = match out_path.as_deref() {
-        None | Some("-") => Sink::stdout(),
-        Some(path) => Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?,
-    };
     let mut config = ScanConfig::new(format);
     if args.singlethreaded {
         config.threads = 1;
@@ -150,41 +217,115 @@ fn execute(args: &Args) -> Result<i32, String> {
     config.sort = SortOrder::of_query(&ir);
     config.gamenumber = ir.settings.gamenumber;
     config.progress = std::io::stderr().is_terminal()
+        && !args.quiet_stderr
         && inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>() >= PROGRESS_MIN_BYTES;
+    config.messages = scan::Messages {
+        quiet: args.quiet_stderr,
+        max_warnings: args.max_warnings,
+        show_matches: args.showmatches,
+        line_increment: args.lineincrement,
+    };
+    config.keep_rejects = args.rejects.is_some();
     let query = Query::new(ir).map_err(|e| format!("cqlrs: {e}"))?;
+    if args.parse {
+        // `-parse`: the query compiled; nothing is read or written.
+        if !args.quiet_stderr {
+            let name = source.as_ref().map_or("<command line>", |s| s.name.as_str());
+            eprintln!("cqlrs: {name}: the query is valid");
+        }
+        return Ok(EXIT_MATCH);
+    }
     if query.sequential() {
         // Dictionaries carried from game to game: one worker, so every game sees them as
         // the games before it in the input left them.
         config.threads = 1;
         config.in_flight = 8;
     }
-    let outcome = scan::run(&query, inputs, &config, &mut sink);
+
+    // Nothing is opened for writing before every output is known to be no input.
+    let mut read: Vec<(&str, &str)> = inputs.iter().map(|p| ("input", p.as_str())).collect();
+    if let Some(src) = &source {
+        if let Some(script) = &src.script {
+            read.push(("query script", script.as_str()));
+        }
+    }
+    for word in &args.similarposition {
+        read.push(("-similarposition file", word.as_str()));
+    }
+    let mut written: Vec<(&str, &str)> = Vec::new();
+    if let Some(p) = out_path.as_deref() {
+        written.push(("output", p));
+    }
+    if let Some(p) = args.rejects.as_deref() {
+        written.push(("rejects file", p));
+    }
+    files::check_distinct(&read, &written)?;
+
+    let encoding = args.output_encoding.as_deref().and_then(output::OutputEncoding::from_name).unwrap_or_default();
+    let mut sink = match out_path.as_deref() {
+        None | Some("-") => Sink::stdout(),
+        Some(path) => Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?,
+    };
+    sink.set_encoding(encoding);
+    let mut rejects = match args.rejects.as_deref() {
+        None => None,
+        Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
+    };
+    let outcome = scan::run_with_rejects(&query, inputs, &config, &mut sink, rejects.as_mut());
     if outcome.broken_pipe {
+        let _ = sink.commit();
         return Ok(EXIT_MATCH);
     }
-    if let Some(e) = &outcome.write_error {
-        return Err(format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")));
+    if let Some((game, e)) = &outcome.write_error {
+        sink.discard();
+        let target = sink.path.as_deref().unwrap_or("<stdout>");
+        let at = game.map_or(String::new(), |n| format!(" (game {n})"));
+        let kept = if sink.path.is_some() { "; nothing was written, an existing file is unchanged" } else { "" };
+        return Err(format!("cqlrs: {target}{at}: {e}{kept}"));
+    }
+    if let Some(e) = &outcome.rejects_error {
+        return Err(format!("cqlrs: {}: {e}", args.rejects.as_deref().unwrap_or("")));
+    }
+    let complete = outcome.input_errors == 0;
+    if complete {
+        if let Err(e) = sink.commit() {
+            return Err(format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")));
+        }
+    } else {
+        sink.discard();
+    }
+    if let Some(r) = rejects.as_mut() {
+        r.commit().map_err(|e| format!("cqlrs: {}: {e}", r.path.as_deref().unwrap_or("")))?;
     }
     let summary = Summary {
         matched: outcome.matched,
         read: outcome.read,
         unmatched: outcome.unmatched,
         skipped: outcome.skipped,
+        abandoned: outcome.abandoned,
         seconds: outcome.seconds,
         threads: config.threads,
-        output: sink.path.clone(),
+        output: if complete { sink.path.clone() } else { None },
     };
-    eprintln!("{}", summary.line());
+    if !args.quiet_stderr {
+        eprintln!("{}", summary.line());
+    }
     for (name, value) in query.persistent_totals(&outcome.scratches) {
         eprintln!("{name}: {value}");
     }
-    Ok(if outcome.input_errors > 0 {
-        EXIT_ERROR
-    } else if outcome.matched > 0 {
-        EXIT_MATCH
-    } else {
-        EXIT_NO_MATCH
-    })
+    if !complete {
+        let kept = match &sink.path {
+            Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
+            None => String::new(),
+        };
+        eprintln!(
+            "cqlrs: the run is incomplete: {} input {} could not be read to the end{kept}",
+            outcome.input_errors,
+            if outcome.input_errors == 1 { "file" } else { "files" }
+        );
+        return Ok(EXIT_ERROR);
+    }
+    Ok(if outcome.matched > 0 { EXIT_MATCH } else { EXIT_NO_MATCH })
 }
 
 /// `<script stem>-out.pgn`, in the current directory.
@@ -193,12 +334,122 @@ fn default_output(script: &str) -> String {
     format!("{stem}-out.pgn")
 }
 
+/// Query text that options add to a CQL 6 query (`-fen`, `-wtm`, `-assign`, …), as
+/// CQL 6 filters, in the order the reference engine puts them.
+fn added_filters(args: &Args) -> Vec<String> {
+    let mut added = Vec::new();
+    for a in &args.assign {
+        let (name, value) = a.split_once('=').unwrap_or((a, ""));
+        match value.parse::<i64>() {
+            Ok(n) => added.push(format!("{name} = {n}")),
+            Err(_) => added.push(format!("{name} = {}", cql_string(value))),
+        }
+    }
+    if !args.similarposition.is_empty() {
+        let (file, modifiers) = args.similarposition.split_last().expect("not empty");
+        let mut text = String::from("similarposition");
+        for m in modifiers {
+            text.push(' ');
+            text.push_str(m);
+        }
+        text.push(' ');
+        text.push_str(&cql_string(file));
+        added.push(text);
+    }
+    if args.virtualmainline {
+        added.push("virtualmainline".into());
+    }
+    if let Some(fen) = &args.fen {
+        added.push(format!("fen {}", cql_string(fen)));
+    }
+    if args.wtm {
+        added.push("wtm".into());
+    }
+    if args.btm {
+        added.push("btm".into());
+    }
+    added
+}
+
+/// A CQL 6 string literal holding `text` (quotes cannot be escaped in CQL 6, so a
+/// quotation mark inside is dropped; `validate` refuses it where it matters).
+fn cql_string(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', ""))
+}
+
+/// Where the body of a CQL 6 query starts: after a leading `cql(…)` header, if any
+/// (skipping blanks, `//` and `/* */` comments, and strings inside the header).
+fn body_start(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if text[i..].starts_with("//") {
+            i = text[i..].find('\n').map_or(bytes.len(), |p| i + p);
+        } else if text[i..].starts_with("/*") {
+            i = text[i + 2..].find("*/").map_or(bytes.len(), |p| i + 2 + p + 2);
+        } else {
+            break;
+        }
+    }
+    let after_cql = i + 3;
+    if !text[i..].starts_with("cql") {
+        return 0;
+    }
+    let mut j = after_cql;
+    while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+        j += 1;
+    }
+    if bytes.get(j) != Some(&b'(') {
+        return 0;
+    }
+    let mut depth = 0usize;
+    let mut in_string = false;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'"' => in_string = !in_string,
+            b'(' if !in_string => depth += 1,
+            b')' if !in_string => {
+                depth -= 1;
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    0
+}
+
+/// Put option-added filters in front of the body of a CQL 6 query, on the header's
+/// line so that positions in error messages stay right for the user's lines.
+fn insert_filters(text: &str, added: &[String]) -> String {
+    if added.is_empty() {
+        return text.to_string();
+    }
+    let at = body_start(text);
+    format!("{} {} {}", &text[..at], added.join(" "), &text[at..])
+}
+
 /// Which query the arguments give, if any.
 fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
+    let added = added_filters(args);
+    let only_cql6 = |syntax: Syntax| -> Result<(), String> {
+        if syntax != Syntax::Cql6 && !added.is_empty() {
+            return Err("cqlrs: `-fen`, `-wtm`, `-btm`, `-assign`, `-similarposition` and `-virtualmainline` \
+                        can only be added to a CQL 6 query"
+                .into());
+        }
+        Ok(())
+    };
     if let Some(q) = &args.yacpdb {
         if args.script.is_some() || args.cql.is_some() {
             return Err("cqlrs: `--yacpdb QUERY` cannot be combined with a script or `-cql`".into());
         }
+        only_cql6(Syntax::Yacpdb)?;
         return Ok(Some(QuerySource {
             name: "<yacpdb>".into(),
             text: q.clone(),
@@ -213,6 +464,8 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             None if path.ends_with(".yacpdb") => Syntax::Yacpdb,
             None => Syntax::detect(&text),
         };
+        only_cql6(syntax)?;
+        text = insert_filters(&text, &added);
         if let Some(filter) = &args.cql {
             if syntax != Syntax::Cql6 {
                 return Err("cqlrs: `-cql FILTER` can only be added to a CQL 6 script".into());
@@ -225,10 +478,19 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
     }
     if let Some(filter) = &args.cql {
         let syntax = args.syntax.map_or(Syntax::Cql6, syntax_of);
+        only_cql6(syntax)?;
         // The CQL 6 header is optional, so the user's text is parsed as typed and error
         // positions refer to it.
-        let text = filter.clone();
+        let text = insert_filters(filter, &added);
         return Ok(Some(QuerySource { name: "<command line>".into(), text, syntax, script: None }));
+    }
+    if !added.is_empty() {
+        return Ok(Some(QuerySource {
+            name: "<command line>".into(),
+            text: added.join(" "),
+            syntax: Syntax::Cql6,
+            script: None,
+        }));
     }
     if has_cli_filters(args) {
         return Ok(None);
@@ -286,6 +548,8 @@ fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
         (args.flip, TransformKind::Flip),
         (args.flipcolor, TransformKind::FlipColor),
         (args.shift, TransformKind::Shift),
+        (args.shifthorizontal, TransformKind::ShiftHorizontal),
+        (args.shiftvertical, TransformKind::ShiftVertical),
         (args.fliphorizontal, TransformKind::FlipHorizontal),
         (args.flipvertical, TransformKind::FlipVertical),
         (args.rotate90, TransformKind::Rotate90),
@@ -322,12 +586,7 @@ fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
         filters.push(contains(ir, HeaderField::Site, text));
     }
     if let Some(r) = &args.result {
-        let result = match r.as_str() {
-            "1-0" => GameResult::WhiteWins,
-            "0-1" => GameResult::BlackWins,
-            "1/2-1/2" | "1/2" | "draw" | "=" => GameResult::Draw,
-            other => return Err(format!("cqlrs: invalid result `{other}`: expected 1-0, 0-1 or 1/2-1/2")),
-        };
+        let result = result_of(r)?;
         filters.push(ir.add(Filter::Result(result), none));
     }
     if let Some((lo, hi)) = args.year {
@@ -349,7 +608,7 @@ mod tests {
     use super::*;
 
     fn parse(a: &[&str]) -> Args {
-        Args::try_parse_from(args::normalize(a.iter().map(|s| s.to_string()))).unwrap()
+        Args::try_parse_from(args::normalize(a.iter().map(|s| s.to_string())).unwrap()).unwrap()
     }
 
     #[test]

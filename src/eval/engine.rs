@@ -22,9 +22,11 @@ use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
 /// Most filter evaluations allowed for one game before it is abandoned as runaway.
 pub const STEP_LIMIT: u64 = 200_000_000;
-/// Deepest nesting of filter evaluations (sized so that a 2 MiB worker stack suffices
-/// even in debug builds).
-pub const DEPTH_LIMIT: u32 = 100;
+/// Deepest nesting of filter evaluations: every IR the transform expander accepts
+/// (twice [`crate::NESTING_LIMIT`]) plus room for the evaluator's own helper levels.
+/// The scan's workers have a stack sized for it; an embedder evaluating deep queries
+/// on its own threads needs a large stack too.
+pub const DEPTH_LIMIT: u32 = 2 * crate::NESTING_LIMIT as u32 + 16;
 /// Most iterations of one `while`/`loop`.
 pub const WHILE_LIMIT: u64 = 1_000_000;
 

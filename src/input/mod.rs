@@ -42,18 +42,55 @@ pub struct RawGame {
     pub bytes: Vec<u8>,
 }
 
-/// An input file that could not be opened, read or decompressed.
+/// An input file that could not be opened, read or decompressed, or that is not PGN
+/// text at all.
 #[derive(Debug)]
 pub struct Error {
     /// The path involved (`-` for stdin).
     pub path: Arc<str>,
     /// What went wrong.
     pub source: io::Error,
+    /// Where reading stopped: bytes of the file itself (before decompression) and bytes
+    /// of PGN text read, when the file was being read when it failed.
+    pub offset: Option<Offset>,
+    /// The game that was being read when the input failed, as far as it got: it is cut
+    /// and must be counted as skipped.
+    pub partial: Option<RawGame>,
+}
+
+/// How far into an input a failure happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Offset {
+    /// Bytes of the file read (compressed bytes for a compressed file).
+    pub file_bytes: u64,
+    /// Bytes of PGN text read (after decompression).
+    pub text_bytes: u64,
+    /// Lines of PGN text read.
+    pub lines: u64,
+    /// Was the file compressed?
+    pub compressed: bool,
 }
 
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.source)
+        match &self.offset {
+            Some(o) if o.compressed => write!(
+                f,
+                "{}: the compressed data is cut short or damaged near byte {} of the file \
+                 (after {} bytes, {} lines of text): {}",
+                self.path, o.file_bytes, o.text_bytes, o.lines, self.source
+            )?,
+            Some(o) => write!(
+                f,
+                "{}: reading failed at byte {} (line {}): {}",
+                self.path, o.text_bytes, o.lines, self.source
+            )?,
+            None => write!(f, "{}: {}", self.path, self.source)?,
+        }
+        if let Some(g) = &self.partial {
+            write!(f, "; game {} (line {}) is cut off and skipped", g.number, g.line)?;
+        }
+        Ok(())
     }
 }
 
@@ -65,7 +102,7 @@ impl std::error::Error for Error {
 
 impl Error {
     fn new(path: &str, source: io::Error) -> Error {
-        Error { path: Arc::from(path), source }
+        Error { path: Arc::from(path), source, offset: None, partial: None }
     }
 }
 
@@ -80,6 +117,34 @@ pub enum Compression {
     Zstd,
     /// bzip2 (`BZh`), possibly several streams concatenated.
     Bzip2,
+}
+
+/// What the first bytes of an input say it is, when it is not something we read.
+pub fn refuse_reason(head: &[u8]) -> Option<&'static str> {
+    const KINDS: &[(&[u8], &str)] = &[
+        (&[0xfd, b'7', b'z', b'X', b'Z', 0], "xz-compressed data is not read: decompress it first (`xz -dk FILE`)"),
+        (b"PK\x03\x04", "a zip archive is not read: extract the PGN first (`unzip FILE`)"),
+        (b"PK\x05\x06", "an (empty) zip archive is not read"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive is not read: extract the PGN first"),
+        (b"Rar!", "a RAR archive is not read: extract the PGN first"),
+        (b"\x7fELF", "this is an executable, not PGN text"),
+        (b"MZ", "this is a Windows executable, not PGN text"),
+        (&[0xcf, 0xfa, 0xed, 0xfe], "this is an executable, not PGN text"),
+        (b"%PDF", "this is a PDF document, not PGN text"),
+        (&[0xff, 0xfe], "UTF-16 text is not read: convert it to UTF-8 first (`iconv -f UTF-16 -t UTF-8`)"),
+        (&[0xfe, 0xff], "UTF-16 text is not read: convert it to UTF-8 first (`iconv -f UTF-16 -t UTF-8`)"),
+    ];
+    KINDS.iter().find(|(magic, _)| head.starts_with(magic)).map(|(_, why)| *why)
+}
+
+/// Is this start of a (decompressed) stream plainly not text? NUL bytes, or many
+/// control bytes other than tab, line feed, carriage return, form feed, Ctrl-Z and
+/// escape. (Stray NULs deep inside a PGN file are tolerated as blanks.)
+pub fn looks_binary(head: &[u8]) -> bool {
+    let nul = head.iter().filter(|&&b| b == 0).count();
+    let control =
+        head.iter().filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1a | 0x1b)).count();
+    nul * 200 > head.len() || control * 20 > head.len()
 }
 
 impl Compression {
@@ -97,41 +162,118 @@ impl Compression {
     }
 }
 
+/// Counts the bytes read through it (the position in a compressed file).
+struct Counting<R> {
+    inner: R,
+    count: Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// An opened input: the decoded text and how many bytes of the file were read.
+pub struct Opened {
+    /// The PGN text (decompressed).
+    pub reader: Box<dyn BufRead + Send>,
+    /// Bytes of the file read so far (compressed bytes for a compressed file).
+    pub file_bytes: Arc<std::sync::atomic::AtomicU64>,
+    /// How the file was compressed.
+    pub compression: Compression,
+}
+
 /// Open a path (`-` = standard input) for reading, undoing gzip, zstd or bzip2
 /// compression when the magic bytes say so. The result streams; nothing is read ahead
-/// beyond the buffers.
+/// beyond the buffers. Archives, other compressors, executables and binary data are
+/// refused (one error for the file).
 pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Error> {
+    open_counted(path).map(|o| o.reader)
+}
+
+/// [`open`], also giving the count of file bytes read (for error positions).
+pub fn open_counted(path: &str) -> Result<Opened, Error> {
     let raw: Box<dyn Read + Send> =
         if path == "-" { Box::new(io::stdin()) } else { Box::new(File::open(path).map_err(|e| Error::new(path, e))?) };
-    wrap_decoder(raw).map_err(|e| Error::new(path, e))
+    let count = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let raw = Box::new(Counting { inner: raw, count: count.clone() });
+    let (reader, compression) = decode(raw).map_err(|(e, kind)| {
+        let mut err = Error::new(path, e);
+        if let Some(kind) = kind {
+            // Failed while reading the first block: say where.
+            let file_bytes = count.load(std::sync::atomic::Ordering::Relaxed);
+            err.offset = Some(Offset { file_bytes, text_bytes: 0, lines: 0, compressed: kind != Compression::Plain });
+        }
+        err
+    })?;
+    Ok(Opened { reader, file_bytes: count, compression })
 }
 
 /// Put the right decoder around a byte stream, judging by its first bytes.
 pub fn wrap_decoder(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
+    decode(raw).map(|(r, _)| r).map_err(|(e, _)| e)
+}
+
+fn not_text(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, why.to_string())
+}
+
+/// The decoder for a stream and its compression; refuses what is not PGN text. An
+/// error comes with the compression when it happened while reading (not when the
+/// stream was refused).
+#[allow(clippy::type_complexity)]
+fn decode(
+    raw: Box<dyn Read + Send>,
+) -> Result<(Box<dyn BufRead + Send>, Compression), (io::Error, Option<Compression>)> {
     let mut reader = BufReader::with_capacity(BUFFER_BYTES, raw);
-    // Peek at up to four bytes; a pipe may hand them out one at a time.
-    let mut head = [0u8; 4];
+    // Peek at up to eight bytes; a pipe may hand them out one at a time.
+    let mut head = [0u8; 8];
     let mut have = 0;
+    let mut whole = false;
     while have < head.len() {
-        let buf = reader.fill_buf()?;
+        let buf = reader.fill_buf().map_err(|e| (e, Some(Compression::Plain)))?;
         if buf.is_empty() {
             break;
         }
         if have == 0 && buf.len() >= head.len() {
             // Common case: everything is already in the buffer, no need to consume.
-            head.copy_from_slice(&buf[..4]);
-            return Ok(decoder_for(Compression::sniff(&head), reader)?);
+            head.copy_from_slice(&buf[..8]);
+            have = head.len();
+            whole = true;
+            break;
         }
         let take = (head.len() - have).min(buf.len());
         head[have..have + take].copy_from_slice(&buf[..take]);
         reader.consume(take);
         have += take;
     }
-    // Short or slow stream: put the peeked bytes back in front.
+    if let Some(why) = refuse_reason(&head[..have]) {
+        return Err((not_text(why), None));
+    }
     let kind = Compression::sniff(&head[..have]);
-    let prefix = io::Cursor::new(head[..have].to_vec());
-    let chained = BufReader::with_capacity(BUFFER_BYTES, Box::new(prefix.chain(reader)) as Box<dyn Read + Send>);
-    decoder_for(kind, chained)
+    let reading = |e: io::Error| (e, Some(kind));
+    let mut decoded = if whole {
+        decoder_for(kind, reader).map_err(reading)?
+    } else {
+        // Short or slow stream: put the peeked bytes back in front.
+        let prefix = io::Cursor::new(head[..have].to_vec());
+        let chained = BufReader::with_capacity(BUFFER_BYTES, Box::new(prefix.chain(reader)) as Box<dyn Read + Send>);
+        decoder_for(kind, chained).map_err(reading)?
+    };
+    let text = decoded.fill_buf().map_err(reading)?;
+    if kind != Compression::Plain {
+        // What the compressed stream holds may itself be something else.
+        if let Some(why) = refuse_reason(text) {
+            return Err((not_text(why), None));
+        }
+    }
+    if looks_binary(&text[..text.len().min(8192)]) {
+        return Err((not_text("this is binary data, not PGN text"), None));
+    }
+    Ok((decoded, kind))
 }
 
 fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io::Result<Box<dyn BufRead + Send>> {
@@ -174,6 +316,8 @@ pub struct Splitter<R: BufRead> {
     in_comment: bool,
     /// Was the previous line blank?
     prev_blank: bool,
+    /// Bytes of text read so far.
+    bytes_read: u64,
     done: bool,
 }
 
@@ -191,8 +335,19 @@ impl<R: BufRead> Splitter<R> {
             has_movetext: false,
             in_comment: false,
             prev_blank: true,
+            bytes_read: 0,
             done: false,
         }
+    }
+
+    /// Bytes of text read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Lines of text read so far.
+    pub fn lines_read(&self) -> u64 {
+        self.lines_read
     }
 
     /// The number the next game handed out will get.
@@ -304,7 +459,8 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     let end = self.current.bytes.len();
                     return self.take_current(end).map(Ok);
                 }
-                Ok(_) => {
+                Ok(n) => {
+                    self.bytes_read += n as u64;
                     self.lines_read += 1;
                     if let Some(game) = self.feed_line(start, self.lines_read) {
                         return Some(Ok(game));
@@ -312,10 +468,19 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    // A read or decompression error ends this input; the partial game
-                    // is unreliable and dropped.
+                    // A read or decompression error ends this input; the game being
+                    // read is handed out with the error, to be counted as skipped.
                     self.done = true;
-                    return Some(Err(Error { path: self.file.clone(), source: e }));
+                    self.bytes_read += (self.current.bytes.len() - start) as u64;
+                    let end = self.current.bytes.len();
+                    let partial = self.take_current(end);
+                    let offset = Offset {
+                        file_bytes: 0,
+                        text_bytes: self.bytes_read,
+                        lines: self.lines_read,
+                        compressed: false,
+                    };
+                    return Some(Err(Error { path: self.file.clone(), source: e, offset: Some(offset), partial }));
                 }
             }
         }
@@ -428,13 +593,15 @@ fn looks_like_tag_pair(line: &[u8]) -> bool {
 pub struct Games {
     paths: std::vec::IntoIter<String>,
     current: Option<Splitter<Box<dyn BufRead + Send>>>,
+    /// File bytes read from the current input, and whether it is compressed.
+    file_bytes: Option<(Arc<std::sync::atomic::AtomicU64>, bool)>,
     next_number: u64,
 }
 
 impl Games {
     /// Chain the given paths (`-` = stdin), in order.
     pub fn new(paths: Vec<String>) -> Games {
-        Games { paths: paths.into_iter(), current: None, next_number: 1 }
+        Games { paths: paths.into_iter(), current: None, file_bytes: None, next_number: 1 }
     }
 }
 
@@ -445,8 +612,14 @@ impl Iterator for Games {
         loop {
             if let Some(splitter) = &mut self.current {
                 match splitter.next() {
-                    Some(item) => {
+                    Some(mut item) => {
                         self.next_number = splitter.next_number();
+                        if let (Err(e), Some((count, compressed))) = (&mut item, &self.file_bytes) {
+                            if let Some(o) = &mut e.offset {
+                                o.file_bytes = count.load(std::sync::atomic::Ordering::Relaxed);
+                                o.compressed = *compressed;
+                            }
+                        }
                         return Some(item);
                     }
                     None => {
@@ -456,9 +629,10 @@ impl Iterator for Games {
                 }
             }
             let path = self.paths.next()?;
-            match open(&path) {
-                Ok(reader) => {
-                    self.current = Some(Splitter::new(reader, Arc::from(path.as_str()), self.next_number));
+            match open_counted(&path) {
+                Ok(opened) => {
+                    self.file_bytes = Some((opened.file_bytes, opened.compression != Compression::Plain));
+                    self.current = Some(Splitter::new(opened.reader, Arc::from(path.as_str()), self.next_number));
                 }
                 Err(e) => return Some(Err(e)),
             }

@@ -165,3 +165,44 @@ fn corpus_game_counts() {
         assert_eq!(games.last().map(|g| g.number), Some(count as u64));
     }
 }
+
+#[test]
+fn archives_executables_and_binary_data_are_refused() {
+    assert!(refuse_reason(&[0xfd, b'7', b'z', b'X', b'Z', 0, 1]).unwrap().contains("xz"));
+    assert!(refuse_reason(b"PK\x03\x04....").unwrap().contains("zip"));
+    assert!(refuse_reason(b"\x7fELF\x02\x01").unwrap().contains("executable"));
+    assert_eq!(refuse_reason(b"[Event \"x\"]"), None);
+    assert_eq!(refuse_reason(b"\x1f\x8b\x08"), None, "gzip is read, not refused");
+    assert!(looks_binary(&[0u8; 64]));
+    assert!(!looks_binary(b"[Event \"x\"]\r\n\r\n1. e4 *\r\n"));
+    let mut stray_nul = b"[Event \"x\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n".repeat(20);
+    stray_nul.push(0);
+    assert!(!looks_binary(&stray_nul), "one stray NUL in a PGN file is damage, not binary data");
+    let err = wrap_decoder(Box::new(std::io::Cursor::new(b"\x7fELF\x02\x01\x01\x00".to_vec()))).err().unwrap();
+    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+}
+
+#[test]
+fn a_read_error_hands_out_the_cut_game_with_the_position() {
+    /// Gives its bytes, then fails.
+    struct Failing(std::io::Cursor<Vec<u8>>);
+    impl std::io::Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            match self.0.read(buf)? {
+                0 => Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "stream cut")),
+                n => Ok(n),
+            }
+        }
+    }
+    let text = b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 d5 2. c4".to_vec();
+    let reader = std::io::BufReader::new(Failing(std::io::Cursor::new(text.clone())));
+    let items: Vec<_> = Splitter::new(reader, Arc::from("cut.pgn"), 1).collect();
+    assert_eq!(items.len(), 2);
+    assert_eq!(items[0].as_ref().unwrap().number, 1);
+    let err = items[1].as_ref().err().unwrap();
+    let cut = err.partial.as_ref().expect("the cut game is handed out");
+    assert_eq!((cut.number, cut.line), (2, 5));
+    assert_eq!(cut.bytes, b"[Event \"b\"]\n\n1. d4 d5 2. c4");
+    assert_eq!(err.offset.unwrap().text_bytes, text.len() as u64);
+    assert!(err.to_string().contains("game 2 (line 5) is cut off"), "{err}");
+}

@@ -43,7 +43,7 @@ use crate::ir::{
 use crate::lang::Diagnostic;
 
 /// Deepest filter nesting the expansion walks before refusing the query.
-pub const MAX_DEPTH: usize = 400;
+pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;
 
 /// Largest arena (in nodes) the expansion may grow to before refusing the query.
 pub const MAX_NODES: usize = 2_000_000;

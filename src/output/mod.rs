@@ -51,8 +51,9 @@ pub fn render_game(format: &Format, game: &Game, m: &GameMatch, file: &str, out:
     }
 }
 
-/// The `--json` object of one matching game: number, file, tags, matched plies, sort
-/// values and YACPDB predicate counts.
+/// The `--json` object of one matching game: number, file, the encoding its bytes were
+/// read in (`utf-8` or `windows-1252`), tags, matched plies, sort values and YACPDB
+/// predicate counts.
 pub fn json_line(game: &Game, m: &GameMatch, file: &str) -> String {
     use serde_json::{json, Map, Value};
     let mut tags = Map::new();
@@ -69,6 +70,7 @@ pub fn json_line(game: &Game, m: &GameMatch, file: &str) -> String {
     json!({
         "number": game.number,
         "file": file,
+        "encoding": game.encoding.name(),
         "tags": tags,
         "plies": plies,
         "sort": sort,
@@ -77,9 +79,81 @@ pub fn json_line(game: &Game, m: &GameMatch, file: &str) -> String {
     .to_string()
 }
 
+/// The character encoding of everything written (`--output-encoding`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OutputEncoding {
+    /// UTF-8 (the default): every character fits.
+    #[default]
+    Utf8,
+    /// ISO-8859-1: one byte per character; a character above U+00FF is an error.
+    Latin1,
+}
+
+impl OutputEncoding {
+    /// The encoding named on the command line (`utf8`, `utf-8`, `latin1`, `iso-8859-1`).
+    pub fn from_name(name: &str) -> Option<OutputEncoding> {
+        match name.to_ascii_lowercase().as_str() {
+            "utf8" | "utf-8" => Some(OutputEncoding::Utf8),
+            "latin1" | "latin-1" | "iso-8859-1" | "iso8859-1" => Some(OutputEncoding::Latin1),
+            _ => None,
+        }
+    }
+}
+
+/// Re-encode UTF-8 output bytes as Latin-1. Fails on the first character that has no
+/// Latin-1 byte, naming it (the text is UTF-8 because every game is decoded to UTF-8).
+pub fn to_latin1(bytes: &[u8]) -> std::io::Result<Vec<u8>> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut out = Vec::with_capacity(bytes.len());
+    for (line, l) in text.split('\n').enumerate() {
+        if line > 0 {
+            out.push(b'\n');
+        }
+        for c in l.chars() {
+            match u8::try_from(u32::from(c)) {
+                Ok(b) => out.push(b),
+                Err(_) => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        format!(
+                            "character `{c}` (U+{:04X}) cannot be written in Latin-1 (use --output-encoding utf8); \
+                             on the line `{}`",
+                            u32::from(c),
+                            l.chars().take(60).collect::<String>()
+                        ),
+                    ))
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Where the bytes of a [`Sink`] go.
+enum Target {
+    /// Standard output.
+    Stdout(std::io::BufWriter<std::io::Stdout>),
+    /// A temporary file beside the destination, renamed onto it by [`Sink::commit`].
+    File {
+        writer: std::io::BufWriter<std::fs::File>,
+        temp: std::path::PathBuf,
+        dest: std::path::PathBuf,
+    },
+    /// Anything else (tests, benchmarks).
+    Writer(Box<dyn Write + Send>),
+    /// A committed or discarded file: nothing more may be written.
+    Closed,
+}
+
 /// Where the output goes: a file or standard output.
+///
+/// A file is never written in place: the bytes go to a temporary file in the same
+/// directory, which [`Sink::commit`] renames onto the destination once the run has
+/// succeeded. Until then (and for ever, if the run fails or is interrupted) a file that
+/// already had the destination's name is left exactly as it was.
 pub struct Sink {
-    writer: Box<dyn Write + Send>,
+    target: Target,
+    encoding: OutputEncoding,
     /// The file name, `None` for stdout.
     pub path: Option<String>,
 }
@@ -87,31 +161,133 @@ pub struct Sink {
 impl Sink {
     /// Standard output (buffered).
     pub fn stdout() -> Sink {
-        Sink { writer: Box::new(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())), path: None }
+        Sink {
+            target: Target::Stdout(std::io::BufWriter::with_capacity(1 << 16, std::io::stdout())),
+            encoding: OutputEncoding::Utf8,
+            path: None,
+        }
     }
 
-    /// A file (created or truncated); `-` means standard output.
+    /// A file, written through a temporary file beside it (see [`Sink`]); `-` means
+    /// standard output. The destination is not touched until [`Sink::commit`]. A
+    /// device or pipe (`/dev/null`) is written directly.
     pub fn create(path: &str) -> std::io::Result<Sink> {
         if path == "-" {
             return Ok(Sink::stdout());
         }
-        let file = std::fs::File::create(path)?;
-        Ok(Sink { writer: Box::new(std::io::BufWriter::with_capacity(1 << 16, file)), path: Some(path.to_string()) })
+        let dest = std::path::PathBuf::from(path);
+        if std::fs::metadata(&dest).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            // A device or a pipe (`/dev/null`, a FIFO): nothing to replace, write to it.
+            let file = std::fs::OpenOptions::new().write(true).open(&dest)?;
+            return Ok(Sink {
+                target: Target::Writer(Box::new(std::io::BufWriter::with_capacity(1 << 16, file))),
+                encoding: OutputEncoding::Utf8,
+                path: Some(path.to_string()),
+            });
+        }
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        let name = dest.file_name().map_or("out".into(), |n| n.to_string_lossy().into_owned());
+        let mut attempt = 0u32;
+        let (file, temp) = loop {
+            let temp = dir.join(format!(".{name}.cqlrs-{}-{attempt}.tmp", std::process::id()));
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+                Ok(f) => break (f, temp),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+                Err(e) => return Err(e),
+            }
+        };
+        // A replaced file keeps its permissions.
+        if let Ok(meta) = std::fs::metadata(&dest) {
+            let _ = file.set_permissions(meta.permissions());
+        }
+        Ok(Sink {
+            target: Target::File { writer: std::io::BufWriter::with_capacity(1 << 16, file), temp, dest },
+            encoding: OutputEncoding::Utf8,
+            path: Some(path.to_string()),
+        })
     }
 
     /// Any writer (used by tests and benchmarks).
     pub fn from_writer(writer: Box<dyn Write + Send>) -> Sink {
-        Sink { writer, path: None }
+        Sink { target: Target::Writer(writer), encoding: OutputEncoding::Utf8, path: None }
     }
 
-    /// Write the bytes of one or more games.
+    /// Write in this encoding from now on (UTF-8 unless changed).
+    pub fn set_encoding(&mut self, encoding: OutputEncoding) {
+        self.encoding = encoding;
+    }
+
+    fn writer(&mut self) -> std::io::Result<&mut dyn Write> {
+        Ok(match &mut self.target {
+            Target::Stdout(w) => w,
+            Target::File { writer, .. } => writer,
+            Target::Writer(w) => w,
+            Target::Closed => {
+                return Err(std::io::Error::new(std::io::ErrorKind::Other, "output already closed"));
+            }
+        })
+    }
+
+    /// Write the bytes of one or more games (UTF-8 text, re-encoded if asked).
     pub fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        self.writer.write_all(bytes)
+        match self.encoding {
+            OutputEncoding::Utf8 => self.writer()?.write_all(bytes),
+            OutputEncoding::Latin1 => {
+                let bytes = to_latin1(bytes)?;
+                self.writer()?.write_all(&bytes)
+            }
+        }
     }
 
-    /// Flush everything written.
+    /// Flush everything written (a file stays at its temporary name).
     pub fn finish(&mut self) -> std::io::Result<()> {
-        self.writer.flush()
+        self.writer()?.flush()
+    }
+
+    /// The run succeeded: flush, and put a file in place under its name (replacing
+    /// any file that had it). Standard output is only flushed.
+    pub fn commit(&mut self) -> std::io::Result<()> {
+        match std::mem::replace(&mut self.target, Target::Closed) {
+            Target::File { writer, temp, dest } => {
+                let done = writer
+                    .into_inner()
+                    .map_err(|e| e.into_error())
+                    .and_then(|file| file.sync_all())
+                    .and_then(|()| std::fs::rename(&temp, &dest));
+                if done.is_err() {
+                    let _ = std::fs::remove_file(&temp);
+                }
+                done
+            }
+            mut other => {
+                let flushed = match &mut other {
+                    Target::Stdout(w) => w.flush(),
+                    Target::Writer(w) => w.flush(),
+                    _ => Ok(()),
+                };
+                self.target = other;
+                flushed
+            }
+        }
+    }
+
+    /// The run failed: remove a file's temporary copy, leaving the destination as it
+    /// was. Standard output cannot be taken back.
+    pub fn discard(&mut self) {
+        if let Target::File { temp, .. } = std::mem::replace(&mut self.target, Target::Closed) {
+            let _ = std::fs::remove_file(&temp);
+        }
+    }
+}
+
+impl Drop for Sink {
+    /// A sink dropped without [`Sink::commit`] (an error path, a panic) leaves no
+    /// temporary file behind and the destination untouched.
+    fn drop(&mut self) {
+        self.discard();
     }
 }
 
@@ -136,6 +312,8 @@ pub struct Summary {
     pub unmatched: u64,
     /// Malformed games skipped.
     pub skipped: u64,
+    /// Games the evaluator gave up on (runaway work or nesting).
+    pub abandoned: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// Worker threads used.
@@ -145,11 +323,13 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// `N matches of M games (U unmatched, K skipped) in S s using T threads[ to FILE]`:
-    /// all three tallies are printed so that a reader can check M = N + U + K.
+    /// `N matches of M games (U unmatched, K skipped[, A abandoned]) in S s using T
+    /// threads[ to FILE]`: every tally is printed (abandoned when there are any) so that
+    /// a reader can check M = N + U + K + A.
     pub fn line(&self) -> String {
+        let abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
         let mut s = format!(
-            "{} {} of {} {} ({} unmatched, {} skipped) in {:.2} s using {} {}",
+            "{} {} of {} {} ({} unmatched, {} skipped{abandoned}) in {:.2} s using {} {}",
             self.matched,
             if self.matched == 1 { "match" } else { "matches" },
             self.read,
@@ -265,12 +445,49 @@ mod tests {
             read: 10,
             unmatched: 7,
             skipped: 1,
+            abandoned: 0,
             seconds: 0.5,
             threads: 2,
             output: Some("o.pgn".into()),
         };
         assert_eq!(s.line(), "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn");
         let one = Summary { matched: 1, read: 1, threads: 1, ..Summary::default() };
+        let lost = Summary { read: 3, unmatched: 1, skipped: 1, abandoned: 1, threads: 1, ..Summary::default() };
+        assert!(lost.line().starts_with("0 matches of 3 games (1 unmatched, 1 skipped, 1 abandoned) in"));
         assert_eq!(one.line(), "1 match of 1 game (0 unmatched, 0 skipped) in 0.00 s using 1 thread");
+    }
+
+    #[test]
+    fn a_file_sink_replaces_the_destination_only_on_commit() {
+        let dir = std::env::temp_dir().join(format!("cqlrs-sink-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join("out.pgn");
+        std::fs::write(&dest, "old").unwrap();
+        let path = dest.to_string_lossy().into_owned();
+        let mut sink = Sink::create(&path).unwrap();
+        sink.write(b"new").unwrap();
+        sink.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        drop(sink);
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "old");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "a temporary file was left behind");
+        let mut sink = Sink::create(&path).unwrap();
+        sink.write(b"new").unwrap();
+        sink.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&dest).unwrap(), "new");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut null = Sink::create("/dev/null").unwrap();
+        null.write(b"x").unwrap();
+        null.commit().unwrap();
+    }
+
+    #[test]
+    fn latin1_output_fits_or_fails_naming_the_character() {
+        assert_eq!(to_latin1("Réti café\n".as_bytes()).unwrap(), b"R\xe9ti caf\xe9\n");
+        let e = to_latin1("a\n{5 €}".as_bytes()).unwrap_err();
+        assert!(e.to_string().contains("U+20AC") && e.to_string().contains("{5 €}"), "{e}");
+        assert_eq!(OutputEncoding::from_name("Latin-1"), Some(OutputEncoding::Latin1));
+        assert_eq!(OutputEncoding::from_name("cp437"), None);
     }
 }

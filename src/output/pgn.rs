@@ -28,11 +28,13 @@ pub struct PgnStyle {
     pub quiet: bool,
     /// Write the leading `{Game number N}` comment (off with `-noheader`).
     pub game_number_comment: bool,
+    /// Apply the query's `settag` filters to the tags (off with `-nosettag`).
+    pub settag: bool,
 }
 
 impl Default for PgnStyle {
     fn default() -> Self {
-        PgnStyle { matchstring: "CQL".into(), silent: false, quiet: false, game_number_comment: true }
+        PgnStyle { matchstring: "CQL".into(), silent: false, quiet: false, game_number_comment: true, settag: true }
     }
 }
 
@@ -86,7 +88,7 @@ enum Step {
 /// `game` must have been replayed (its nodes present); a game without nodes gets an
 /// empty movetext. `sort_values` are written into the leading comment.
 pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8>) {
-    write_tags(game, m, out);
+    write_tags(game, if style.settag { &m.set_tags } else { &[] }, out);
     out.push(b'\n');
     let mut w = Wrapper { out, column: 0, glue: false };
     if style.game_number_comment {
@@ -191,8 +193,8 @@ impl Wrapper<'_> {
     }
 }
 
-fn write_tags(game: &Game, m: &GameMatch, out: &mut Vec<u8>) {
-    let set = |name: &str| m.set_tags.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v);
+fn write_tags(game: &Game, set_tags: &[(String, String)], out: &mut Vec<u8>) {
+    let set = |name: &str| set_tags.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v);
     for tag in &game.tags {
         out.push(b'[');
         out.extend_from_slice(tag.name.as_bytes());
@@ -204,7 +206,7 @@ fn write_tags(game: &Game, m: &GameMatch, out: &mut Vec<u8>) {
         out.extend_from_slice(b"\"]\n");
     }
     let mut added: Vec<&str> = Vec::new();
-    for (name, value) in &m.set_tags {
+    for (name, value) in set_tags {
         if game.tag(name).is_none() && !added.contains(&name.as_str()) {
             added.push(name);
             let v = set(name).unwrap_or(value);

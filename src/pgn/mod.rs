@@ -10,7 +10,7 @@
 mod parse;
 mod position;
 
-pub use parse::{initial_ids, moved_ids, GameParser};
+pub use parse::{decode_game, initial_ids, moved_ids, GameParser};
 pub use position::{pseudo_legal_moves, Lenient, Pos};
 
 use shakmaty::{Bitboard, Color, Move, Role, Square};
@@ -98,8 +98,30 @@ impl Node {
     }
 }
 
-/// A PGN tag (header) pair. The value keeps the input's bytes (unescaped `\"`); use
-/// [`Tag::text`] for a lossy UTF-8 view.
+/// How the bytes of a game were read as text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TextEncoding {
+    /// The game was valid UTF-8 (plain ASCII included).
+    #[default]
+    Utf8,
+    /// The game was not valid UTF-8 and was read as Windows-1252 (CP-1252, which agrees
+    /// with Latin-1 on every printable character), as old PGN collections are written.
+    Windows1252,
+}
+
+impl TextEncoding {
+    /// The encoding's usual name (`utf-8`, `windows-1252`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf-8",
+            TextEncoding::Windows1252 => "windows-1252",
+        }
+    }
+}
+
+/// A PGN tag (header) pair. The value is the tag's text as UTF-8 (a game in another
+/// encoding is converted before it is read; `\"` escapes are kept as written); use
+/// [`Tag::text`] for it as a string.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tag {
     /// Tag name, e.g. `White`.
@@ -128,6 +150,8 @@ pub struct Game {
     pub termination: Option<String>,
     /// Line in the input file where the game starts (1-based), for messages.
     pub line: u64,
+    /// How the game's bytes were read as text; tags and comments are UTF-8 either way.
+    pub encoding: TextEncoding,
 }
 
 impl Game {

@@ -29,7 +29,7 @@ use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Square};
 
-use super::{Game, GameError, GameErrorKind, Node, NodeId, PieceIds, Played, Pos, Tag};
+use super::{Game, GameError, GameErrorKind, Node, NodeId, PieceIds, Played, Pos, Tag, TextEncoding};
 use crate::input::RawGame;
 
 /// At most this many nodes are kept for reuse between games.
@@ -98,15 +98,41 @@ fn ends_token(b: u8) -> bool {
     is_blank(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']')
 }
 
-/// Text of a comment: UTF-8 if it is, Latin-1 otherwise; surrounding blanks trimmed.
+/// Text of a comment, surrounding blanks (and byte-order marks) trimmed. The game's
+/// bytes are UTF-8 by the time they are parsed (see [`decode_game`]); should a slice
+/// still not be, it is read as Latin-1.
 fn decode_text(bytes: &[u8]) -> String {
-    let start = bytes.iter().position(|&b| !is_blank(b)).unwrap_or(bytes.len());
-    let end = bytes.iter().rposition(|&b| !is_blank(b)).map_or(start, |e| e + 1);
-    let bytes = &bytes[start..end.max(start)];
+    let blank = |c: char| c <= ' ' || c == '\u{7f}' || c == '\u{feff}';
     match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_string(),
-        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+        Ok(s) => s.trim_matches(blank).to_string(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect::<String>().trim_matches(blank).to_string(),
     }
+}
+
+/// The characters of Windows-1252 bytes 0x80–0x9F (the five bytes it leaves undefined
+/// keep their Latin-1 control characters).
+const CP1252_HIGH: [char; 32] = [
+    '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž', '\u{8f}', '\u{90}', '‘', '’', '“',
+    '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}', 'ž', 'Ÿ',
+];
+
+/// The text of a game's bytes: UTF-8 when they are valid UTF-8, otherwise Windows-1252
+/// (a superset of Latin-1 in its printable range), converted to UTF-8. Line feeds and
+/// every ASCII byte stay where they were, so line numbers do not change.
+pub fn decode_game(bytes: &[u8]) -> (std::borrow::Cow<'_, [u8]>, TextEncoding) {
+    if std::str::from_utf8(bytes).is_ok() {
+        return (std::borrow::Cow::Borrowed(bytes), TextEncoding::Utf8);
+    }
+    // A UTF-8 byte-order mark in front of non-UTF-8 text is dropped, not decoded.
+    let rest = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let mut text = String::with_capacity(rest.len() + rest.len() / 8);
+    for &b in rest {
+        match b {
+            0x80..=0x9f => text.push(CP1252_HIGH[(b - 0x80) as usize]),
+            _ => text.push(b as char),
+        }
+    }
+    (std::borrow::Cow::Owned(text.into_bytes()), TextEncoding::Windows1252)
 }
 
 /// The game-termination marker a token stands for, in its standard spelling.
@@ -174,10 +200,12 @@ impl GameParser {
         game.line = raw.line;
         game.termination = None;
         self.recycle_nodes(game);
-        let mut cur = Cursor { bytes: &raw.bytes, pos: 0, line: raw.line.max(1) };
+        let (bytes, encoding) = decode_game(&raw.bytes);
+        game.encoding = encoding;
+        let mut cur = Cursor { bytes: &bytes, pos: 0, line: raw.line.max(1) };
         self.fen_line = raw.line;
         self.read_tags(&mut cur, game)?;
-        game.termination = trailing_termination(&raw.bytes[cur.pos..]).map(str::to_string);
+        game.termination = trailing_termination(&bytes[cur.pos..]).map(str::to_string);
         if !want_moves(game) {
             return Ok(());
         }

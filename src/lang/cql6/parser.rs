@@ -15,7 +15,7 @@ use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
 /// Deepest nesting of filters accepted before the parser refuses the query.
-pub const MAX_DEPTH: usize = 200;
+pub const MAX_DEPTH: usize = crate::NESTING_LIMIT;
 /// Deepest chain of function calls inside function calls.
 pub const MAX_INLINE_DEPTH: usize = 40;
 const MAX_DIAGNOSTICS: usize = 20;
@@ -1438,13 +1438,26 @@ impl<'s> Parser<'s> {
         if let Some(dirs) = directions_of(&w) {
             let (mut min, mut max) = (1u8, 7u8);
             if let Tok::Number(a) = self.peek().tok {
+                let first = self.span_here();
                 self.bump();
-                min = a.clamp(0, 7) as u8;
-                max = min;
+                let mut second = None;
                 if let Tok::Number(b) = self.peek().tok {
+                    second = Some((b, self.span_here()));
                     self.bump();
-                    max = b.clamp(0, 7) as u8;
                 }
+                // A count beyond the board can never be reached: refused, not clamped.
+                for (n, s) in std::iter::once((a, first)).chain(second) {
+                    if !(0..=7).contains(&n) {
+                        self.error_hint(
+                            format!("`{w} {n}`: a direction reaches at most 7 squares"),
+                            s,
+                            Some("give a count from 0 to 7".to_string()),
+                        );
+                        return Err(());
+                    }
+                }
+                min = a as u8;
+                max = second.map_or(min, |(b, _)| b as u8);
                 if self.at_sym(Sym::Minus) && matches!(self.peek_at(1).tok, Tok::Number(_)) {
                     let s = self.span_here();
                     self.error_hint(

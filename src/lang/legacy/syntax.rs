@@ -9,8 +9,9 @@
 use crate::ir::Span;
 use crate::lang::Diagnostic;
 
-/// Deepest list nesting accepted; real scripts use fewer than ten levels.
-pub const MAX_DEPTH: usize = 64;
+/// Deepest list nesting accepted; real scripts use fewer than ten levels (a list
+/// lowers to several IR levels, hence a third of the limit).
+pub const MAX_DEPTH: usize = crate::NESTING_LIMIT / 3;
 
 /// One item of a legacy script: a word or a list of items.
 #[derive(Clone, Debug, PartialEq, Eq)]

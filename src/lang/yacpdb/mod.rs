@@ -18,7 +18,7 @@ use crate::ir::{CmpOp, Filter, FilterId, Ir, Span, YacpdbPredicate};
 use crate::lang::{nearest, Diagnostic, Error};
 
 /// Deepest nesting of parentheses and `NOT`s a query may have.
-pub const MAX_NESTING: usize = 100;
+pub const MAX_NESTING: usize = crate::NESTING_LIMIT / 2;
 
 /// What kind of value a predicate argument must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

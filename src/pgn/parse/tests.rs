@@ -233,7 +233,8 @@ fn crlf_bom_latin1_and_nul_are_tolerated() {
     let bytes = b"\xef\xbb\xbf[Event \"Dortmund \xfc\"]\r\n\r\n1. e4 {sch\xf6n}\r\n e5\0 2. Nf3 1-0\r\n";
     let mut game = Game::default();
     GameParser::new().parse(&raw(bytes, 1), &mut game, &|_| true).unwrap();
-    assert_eq!(game.tag("Event").unwrap().value, b"Dortmund \xfc".to_vec());
+    assert_eq!(game.tag("Event").unwrap().value, "Dortmund ü".as_bytes().to_vec());
+    assert_eq!(game.encoding, crate::pgn::TextEncoding::Windows1252);
     assert_eq!(game.mainline().count(), 4);
     let main: Vec<NodeId> = game.mainline().collect();
     assert_eq!(game.node(main[1]).comments, vec!["schön".to_string()]);
@@ -388,4 +389,22 @@ fn quick_san_agrees_with_shakmaty() {
     }
     // The quick path must carry most moves, or it is not worth having.
     assert!(quick_hits > positions.len() / 2, "quick path used for only {quick_hits} moves");
+}
+
+#[test]
+fn games_are_decoded_as_utf8_or_windows_1252() {
+    use crate::pgn::{decode_game, TextEncoding};
+    let (text, enc) = decode_game("[White \"Réti\"]".as_bytes());
+    assert_eq!((text.as_ref(), enc), ("[White \"Réti\"]".as_bytes(), TextEncoding::Utf8));
+    let (text, enc) = decode_game(b"[White \"R\xe9ti\"] {\x80 \x93q\x94 \x81}");
+    assert_eq!(enc, TextEncoding::Windows1252);
+    assert_eq!(std::str::from_utf8(&text).unwrap(), "[White \"Réti\"] {€ “q” \u{81}}");
+}
+
+#[test]
+fn a_comment_ending_in_a_multibyte_character_keeps_it() {
+    let raw = RawGame { number: 1, file: Arc::from("t"), line: 1, bytes: "1. e4 {très bien »} *".as_bytes().to_vec() };
+    let mut g = Game::default();
+    GameParser::new().parse(&raw, &mut g, &|_| true).unwrap();
+    assert_eq!(g.nodes[1].comments, vec!["très bien »".to_string()]);
 }

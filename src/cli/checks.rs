@@ -1,0 +1,98 @@
+//! Compile-time checks the command line makes on a finished query.
+//!
+//! Takes in: the query's IR after transforms are expanded.
+//! Gives out: a diagnostic for a `loop` or `while` that can be seen never to end.
+//! Must never: change the query.
+//!
+//! A loop body and condition that write nothing (no variable, dictionary or regex
+//! group, no nested loop, `line` or path search) compute the same result every time
+//! round, so once the loop has started it can never stop: `loop { true }`,
+//! `while (check) { comment("x") }`. Loops whose progress the evaluator cannot see in
+//! advance (`while (x < 10) { x = x }`) are caught at run time by the per-game step
+//! budget and reported as abandoned games.
+
+use crate::ir::transform::children;
+use crate::ir::{Filter, FilterId, Ir};
+use crate::lang::Diagnostic;
+
+/// Does this filter change state that a later evaluation of its neighbours can see?
+fn writes(filter: &Filter) -> bool {
+    matches!(
+        filter,
+        Filter::Assign { .. }
+            | Filter::Unbind(_)
+            | Filter::DictSet { .. }
+            | Filter::DictUnbind { .. }
+            | Filter::RegexMatch { .. }
+            | Filter::While { .. }
+            | Filter::Line { .. }
+            | Filter::Path { .. }
+    )
+}
+
+/// Does the sub-tree at `id` contain a write? Iterative (queries may nest deeply).
+fn subtree_writes(ir: &Ir, id: FilterId) -> bool {
+    let mut stack = vec![id];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        let filter = ir.get(f);
+        if writes(filter) {
+            return true;
+        }
+        stack.extend(children(filter));
+    }
+    false
+}
+
+/// The first `loop`/`while` reachable from the root that writes nothing, as a
+/// diagnostic pointing at it.
+pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
+    let root = ir.root?;
+    let mut stack = vec![root];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(f) = stack.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        let filter = ir.get(f);
+        if let Filter::While { cond, body } = filter {
+            let still = !subtree_writes(ir, *body) && cond.map_or(true, |c| !subtree_writes(ir, c));
+            if still {
+                let (what, hint) = match cond {
+                    None => ("`loop`", "the body must change a variable so that it can fail"),
+                    Some(_) => ("`while`", "the body must change something the condition reads"),
+                };
+                return Some(
+                    Diagnostic::new(format!("this {what} never ends once started: nothing in it changes"), ir.span(f))
+                        .with_hint(hint),
+                );
+            }
+        }
+        stack.extend(children(filter));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(text: &str) -> Option<String> {
+        let mut ir = crate::lang::cql6::parse(text).unwrap();
+        crate::ir::transform::expand(&mut ir).unwrap();
+        crate::ir::normalize::normalize(&mut ir);
+        runaway_loop(&ir).map(|d| d.message)
+    }
+
+    #[test]
+    fn loops_that_change_nothing_are_refused() {
+        assert!(check("cql() loop { true }").unwrap().contains("`loop` never ends"));
+        assert!(check("cql() while (check) { comment(\"x\") }").unwrap().contains("`while`"));
+        assert_eq!(check("cql() initial x=0 while (x<10) {x=x+1}"), None);
+        assert_eq!(check("cql() initial x=0 while (x<10) {x=x}"), None);
+        assert_eq!(check("cql() check"), None);
+    }
+}
