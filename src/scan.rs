@@ -31,7 +31,7 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::eval::{GameMatch, Query, Scratch};
-use crate::input::{Games, RawGame};
+use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
 use crate::pgn::{Game, GameParser};
 
@@ -176,6 +176,19 @@ pub fn run<E: Evaluator>(
     config: &ScanConfig,
     sink: &mut Sink,
 ) -> ScanOutcome<E::Scratch> {
+    run_sources(evaluator, paths.into_iter().map(Source::whole).collect(), 1, config, sink)
+}
+
+/// Run the scan over `sources` (whole files or shard byte ranges, see
+/// [`crate::input::shard`]), numbering games from `first_number`, and write to `sink`.
+pub fn run_sources<E: Evaluator>(
+    evaluator: &E,
+    sources: Vec<Source>,
+    first_number: u64,
+    config: &ScanConfig,
+    sink: &mut Sink,
+) -> ScanOutcome<E::Scratch> {
+    let paths = Games::from_sources(sources, first_number);
     let started = Instant::now();
     let threads = config.threads.max(1);
     let in_flight = config.in_flight.max(2);
@@ -214,7 +227,7 @@ pub fn run<E: Evaluator>(
 }
 
 fn read_batches(
-    paths: Vec<String>,
+    paths: Games,
     gamenumber: Option<(u64, u64)>,
     work_tx: Sender<Batch>,
     tokens: Receiver<()>,
@@ -232,7 +245,7 @@ fn read_batches(
         *seq += 1;
         ok
     };
-    for item in Games::new(paths) {
+    for item in paths {
         match item {
             Ok(raw) => {
                 if raw.number > last {
@@ -297,9 +310,7 @@ fn work<E: Evaluator>(
                 if config.format.needs_moves() && game.nodes.is_empty() {
                     let _ = parser.parse(raw, &mut game, &|_| true);
                 }
-                let mut bytes = Vec::new();
-                render_game(&config.format, &game, &found, &raw.file, &mut bytes);
-                let sort = match &config.sort {
+                let sort: Vec<(i64, bool)> = match &config.sort {
                     Some(order) => {
                         let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
                         count
@@ -309,6 +320,8 @@ fn work<E: Evaluator>(
                     }
                     None => Vec::new(),
                 };
+                let mut bytes = Vec::new();
+                render_game(&config.format, &game, &found, raw, &sort, &mut bytes);
                 outcome.verdict = Verdict::Matched { bytes, sort };
             }
             outcomes.push(outcome);

@@ -4,12 +4,13 @@
 //! inline queries.
 //! Gives out: a compiled query with the CLI's filters, transforms and settings
 //! applied, a scan over the inputs, the summary on stderr, and the exit status:
-//! 0 = some game matched, 1 = none, 2 = error (bad query, unreadable file, failed
+//! 0 = some game matched (or `--exit-zero`), 1 = none, 2 = error (bad query, unreadable file, failed
 //! write). Malformed games are reported but do not change the status.
 //! Must never: write to stdout itself (the `output` module does), or start scanning
 //! when the query has errors.
 
 pub mod args;
+mod scale;
 
 use std::io::IsTerminal;
 
@@ -74,6 +75,12 @@ fn read_file(path: &str) -> Result<String, String> {
 }
 
 fn execute(args: &Args) -> Result<i32, String> {
+    if !args.extract.is_empty() {
+        return scale::extract(&args.extract);
+    }
+    if args.count_games {
+        return scale::count_games(args);
+    }
     if let Some(path) = args.to_ascii.as_deref().or(args.to_unicode.as_deref()) {
         let text = read_file(path)?;
         let converted =
@@ -89,7 +96,7 @@ fn execute(args: &Args) -> Result<i32, String> {
                 .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
             crate::ir::normalize::normalize(&mut ir);
             if let (None, Some(script)) = (&ir.settings.output, &src.script) {
-                if args.output.is_none() && !args.numbers && !args.count && !args.json {
+                if args.output.is_none() && !args.numbers && !args.count && !args.json && !args.json_pgn {
                     ir.settings.output = Some(default_output(script));
                 }
             }
@@ -117,19 +124,22 @@ fn execute(args: &Args) -> Result<i32, String> {
     } else {
         return Err("cqlrs: no input: give a PGN file with `-input FILE` (or `-` for stdin)".into());
     };
+    let style = PgnStyle {
+        matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
+        silent: ir.settings.silent,
+        quiet: ir.settings.quiet,
+        game_number_comment: !args.noheader,
+    };
     let format = if args.numbers {
         Format::Numbers
     } else if args.count {
         Format::Count
+    } else if args.json_pgn {
+        Format::JsonPgn(style)
     } else if args.json {
         Format::Json
     } else {
-        Format::Pgn(PgnStyle {
-            matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
-            silent: ir.settings.silent,
-            quiet: ir.settings.quiet,
-            game_number_comment: !args.noheader,
-        })
+        Format::Pgn(style)
     };
     let out_path = args.output.clone().or_else(|| match format {
         Format::Pgn(_) => ir.settings.output.clone(),
@@ -158,7 +168,8 @@ fn execute(args: &Args) -> Result<i32, String> {
         config.threads = 1;
         config.in_flight = 8;
     }
-    let outcome = scan::run(&query, inputs, &config, &mut sink);
+    let plan = scale::prepare(args, inputs, query.sequential())?;
+    let outcome = scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink);
     if outcome.broken_pipe {
         return Ok(EXIT_MATCH);
     }
@@ -174,13 +185,22 @@ fn execute(args: &Args) -> Result<i32, String> {
         threads: config.threads,
         output: sink.path.clone(),
     };
-    eprintln!("{}", summary.line());
+    if args.summary_json {
+        let record = output::summary_json(&summary, plan.bytes, outcome.input_errors, plan.range) + "\n";
+        if config.format.is_json() {
+            sink.write(record.as_bytes()).and_then(|_| sink.finish()).map_err(|e| format!("cqlrs: {e}"))?;
+        } else {
+            eprint!("{record}");
+        }
+    } else {
+        eprintln!("{}", summary.line());
+    }
     for (name, value) in query.persistent_totals(&outcome.scratches) {
         eprintln!("{name}: {value}");
     }
     Ok(if outcome.input_errors > 0 {
         EXIT_ERROR
-    } else if outcome.matched > 0 {
+    } else if outcome.matched > 0 || args.exit_zero {
         EXIT_MATCH
     } else {
         EXIT_NO_MATCH
