@@ -363,13 +363,16 @@ pub fn open_range(path: &str, start: u64, end: u64) -> Result<Box<dyn BufRead + 
 
 /// The bytes of the game that begins at byte `offset` of `path` (of the decompressed
 /// stream for a compressed file), as the game splitter cuts it; `None` when no game
-/// begins exactly there.
+/// begins there. The offset is trusted to be one a locator gave: only offsets that are
+/// not at the start of a line, or hold no game, are refused.
 pub fn extract(path: &str, offset: u64) -> Result<Option<Vec<u8>>, Error> {
     let files = inspect(&[path.to_string()])?;
-    let reader: Box<dyn BufRead + Send> = if files[0].compressed {
+    // Read from the byte before the offset, to see that the offset starts a line.
+    let from = offset.saturating_sub(1);
+    let mut reader: Box<dyn BufRead + Send> = if files[0].compressed {
         let mut reader = super::open(path)?;
-        let skipped = io::copy(&mut (&mut reader).take(offset), &mut io::sink()).map_err(|e| Error::new(path, e))?;
-        if skipped < offset {
+        let skipped = io::copy(&mut (&mut reader).take(from), &mut io::sink()).map_err(|e| Error::new(path, e))?;
+        if skipped < from {
             return Ok(None);
         }
         reader
@@ -377,8 +380,14 @@ pub fn extract(path: &str, offset: u64) -> Result<Option<Vec<u8>>, Error> {
         if offset >= files[0].len {
             return Ok(None);
         }
-        open_range(path, offset, files[0].len)?
+        open_range(path, from, files[0].len)?
     };
+    if offset > 0 {
+        let mut before = [0u8; 1];
+        if reader.read_exact(&mut before).is_err() || before[0] != b'\n' {
+            return Ok(None);
+        }
+    }
     let mut splitter = super::Splitter::new(reader, path.into(), 1).starting_at(offset, 0, 0);
     match splitter.next() {
         Some(Ok(game)) if game.offset == offset => Ok(Some(game.bytes)),
