@@ -133,6 +133,54 @@ fn shards_read_every_corpus_game_exactly_once() {
     assert!(games > 1000);
 }
 
+/// Lines that make game boundaries hard: blank lines inside tag sections, header-only
+/// games, unterminated comments, escape lines, tags glued to movetext, a byte-order
+/// mark, NUL bytes, CRLF, a tag whose quote never closes.
+const FRAGMENTS: &[&[u8]] = &[
+    b"[Event \"x\"]\n",
+    b"[Site \"y\"]\n",
+    b"[Event \"x\"]\r\n",
+    b"\n",
+    b"\r\n",
+    b"\n\n",
+    b"1. e4 e5 *\n",
+    b"2. Nf3 Nc6 1-0\r\n",
+    b"1. e4 {open comment\n",
+    b"} closed\n",
+    b"%escape line\n",
+    b"; rest of line {\n",
+    b"  [Event \"indented\"]\n",
+    b"[Broken \"no close\n",
+    b"\xef\xbb\xbf[Event \"bom\"]\n",
+    b"\0\n",
+    b"[Event \"a\"] 1. d4 *\n",
+    b"{[Event \"in a comment\"]}\n",
+    b"1. d4",
+];
+
+#[test]
+fn shards_read_every_game_of_hostile_input_exactly_once() {
+    let dir = temp_dir("hostile");
+    let path = dir.join("hostile.pgn").to_string_lossy().into_owned();
+    let paths = vec![path.clone()];
+    let mut runner = TestRunner::new(Config { cases: 1000, failure_persistence: None, ..Config::default() });
+    let strategy = (
+        proptest::collection::vec(0..FRAGMENTS.len(), 1..80),
+        proptest::collection::vec(any::<u16>(), 0..10),
+        1u64..8,
+    );
+    runner
+        .run(&strategy, |(pieces, cuts, n)| {
+            let text: Vec<u8> = pieces.iter().flat_map(|&i| FRAGMENTS[i].iter().copied()).collect();
+            std::fs::write(&path, &text).unwrap();
+            let reference = single_pass(&paths);
+            let len = text.len() as u64;
+            let cuts = cuts.into_iter().map(|c| c as u64 % (len + 1)).collect();
+            check_union(&paths, &reference, cuts, n)
+        })
+        .unwrap();
+}
+
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cqlrs-scale-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
