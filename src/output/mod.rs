@@ -79,7 +79,7 @@ pub fn render_game(
 /// docs/output.md and docs/schema/record.schema.json): its number in the run, its
 /// locator (file, byte offset, length, ordinal within the file), tags, matched plies,
 /// sort values and sort key, YACPDB predicate counts, and with `pgn` the game as the
-/// PGN format writes it (bytes that are not UTF-8 are replaced).
+/// PGN format writes it (field `pgn` when it is UTF-8, else `pgn_base64`).
 pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bool)], pgn: Option<&[u8]>) -> String {
     use serde_json::{json, Map, Value};
     let mut tags = Map::new();
@@ -107,10 +107,30 @@ pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bo
         "sort_key": key,
         "predicates": predicates,
     });
-    if let Some(pgn) = pgn {
-        record["pgn"] = Value::String(String::from_utf8_lossy(pgn).into_owned());
+    match pgn.map(std::str::from_utf8) {
+        Some(Ok(text)) => record["pgn"] = Value::String(text.to_string()),
+        Some(Err(_)) => record["pgn_base64"] = Value::String(base64(pgn.unwrap_or_default())),
+        None => {}
     }
     record.to_string()
+}
+
+/// Standard base64 (RFC 4648, with padding): carries PGN bytes that are not UTF-8
+/// (Latin-1 names in old files) through JSON unchanged.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The `--summary-json` record (`"record": "summary"`, see docs/output.md): the tallies
@@ -321,6 +341,21 @@ mod tests {
         let mut out = Vec::new();
         render_game(&Format::Numbers, &g, &m, &raw, &[], &mut out);
         assert_eq!(out, b"3\n");
+    }
+
+    #[test]
+    fn base64_carries_bytes_that_are_not_utf8() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foob\xe9"), "Zm9vYuk=");
+        let g = game("[White \"A\"]\n\n1. e4 *\n");
+        let m = GameMatch { matched: true, ..Default::default() };
+        let v: serde_json::Value =
+            serde_json::from_str(&json_line(&g, &m, &RawGame::default(), &[], Some(b"M\xfcller"))).unwrap();
+        assert_eq!(v["pgn_base64"], "TfxsbGVy");
+        assert!(v.get("pgn").is_none());
     }
 
     #[test]
