@@ -45,18 +45,6 @@ def _run(argv):
     return [json.loads(line) for line in proc.stdout.decode("utf-8").splitlines() if line.strip()]
 
 
-def numbering(counts):
-    """From the count records of shards 1..N (in order): (games before, games of the
-    shard's first file before it) for each shard."""
-    out = []
-    for k, c in enumerate(counts):
-        before = sum(p["games"] for p in counts[:k])
-        first = c["files"][0]["index"] if c["files"] else None
-        in_file = sum(f["games"] for p in counts[:k] for f in p["files"] if f["index"] == first)
-        out.append((before, in_file))
-    return out
-
-
 def run(sc, cqlrs, query, files, shards, limit=None, extra=()):
     """Run `query` (a .cql file, or ["--cql", TEXT]) over `files` in `shards` tasks;
     return (ordered match records, summed summary)."""
@@ -75,7 +63,7 @@ def run(sc, cqlrs, query, files, shards, limit=None, extra=()):
         return _run([_binary(exe), "--count-games", "--shard", f"{k}/{n}", *inputs])[0]
 
     counts = sc.parallelize(range(1, n + 1), n).map(count).collect()
-    tasks = [(k + 1, before, in_file) for k, (before, in_file) in enumerate(numbering(counts))]
+    tasks = [(k + 1, before, in_file) for k, (before, in_file) in enumerate(merge.numbering(counts))]
 
     def scan(partition):
         from pyspark import SparkFiles

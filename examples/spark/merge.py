@@ -8,6 +8,7 @@ number (the order the single-process writer uses), keeping the first `limit` rec
 
 Usable on its own for shards run by GNU parallel or any other engine:
 
+    python3 merge.py --numbering count-*.json     # K, --games-before, --file-games-before
     python3 merge.py --pgn out.pgn --numbers out.txt shard-*.jsonl
 """
 
@@ -44,6 +45,20 @@ def merge(records, limit=None):
     return matches, summaries
 
 
+def numbering(counts):
+    """From the `--count-games` records of shards 1..N (in any order; they are put in
+    range order): (games before, games of the shard's first file before it) for each
+    shard, the values of `--games-before` and `--file-games-before`."""
+    counts = sorted(counts, key=lambda c: c.get("range", [0])[0])
+    out = []
+    for k, c in enumerate(counts):
+        before = sum(p["games"] for p in counts[:k])
+        first = c["files"][0]["index"] if c["files"] else None
+        in_file = sum(f["games"] for p in counts[:k] for f in p["files"] if f["index"] == first)
+        out.append((before, in_file))
+    return out
+
+
 def total(summaries):
     """Add up shard summaries (seconds: the longest shard)."""
     keys = ["games", "matched", "unmatched", "skipped", "abandoned", "input_errors", "bytes"]
@@ -70,11 +85,17 @@ def main():
     ap.add_argument("--pgn", help="write the merged PGN here")
     ap.add_argument("--numbers", help="write the ordered game numbers here")
     ap.add_argument("--limit", type=int, help="keep the first N matches (as --limit N)")
+    ap.add_argument("--numbering", action="store_true",
+                    help="the inputs are --count-games records: print `K GAMES_BEFORE FILE_GAMES_BEFORE` per shard")
     args = ap.parse_args()
     records = []
     for path in args.inputs:
         with open(path, encoding="utf-8") as f:
             records.extend(json.loads(line) for line in f if line.strip())
+    if args.numbering:
+        for k, (before, in_file) in enumerate(numbering(records), 1):
+            print(k, before, in_file)
+        return
     matches, summaries = merge(records, args.limit)
     if args.pgn:
         with open(args.pgn, "wb") as f:
