@@ -29,7 +29,7 @@ pub(super) struct Prepared {
 fn asked_range(args: &Args, total: u64) -> Option<ByteRange> {
     match (args.shard, args.byte_range) {
         (Some((k, n)), _) => Some(ByteRange::shard(k, n, total)),
-        (None, Some(r)) => Some(ByteRange { start: r.start, end: r.end.min(total) }),
+        (None, Some(r)) => Some(ByteRange { start: r.start.min(total), end: r.end.min(total) }),
         (None, None) => None,
     }
 }
