@@ -31,7 +31,7 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::eval::{GameMatch, Query, Scratch};
-use crate::input::{Games, RawGame};
+use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
 use crate::pgn::{Game, GameParser};
 
@@ -211,18 +211,22 @@ pub fn run<E: Evaluator>(
     config: &ScanConfig,
     sink: &mut Sink,
 ) -> ScanOutcome<E::Scratch> {
-    run_with_rejects(evaluator, paths, config, sink, None)
+    run_sources(evaluator, paths.into_iter().map(Source::whole).collect(), 1, config, sink, None)
 }
 
-/// [`run`], also writing the raw bytes of every skipped game to `rejects` (set
-/// [`ScanConfig::keep_rejects`]).
-pub fn run_with_rejects<E: Evaluator>(
+/// Run the scan over `sources` (whole files or shard byte ranges, see
+/// [`crate::input::shard`]), numbering games from `first_number`, writing to `sink`
+/// and, when `rejects` is given (set [`ScanConfig::keep_rejects`]), the raw bytes of
+/// every skipped game to `rejects`.
+pub fn run_sources<E: Evaluator>(
     evaluator: &E,
-    paths: Vec<String>,
+    sources: Vec<Source>,
+    first_number: u64,
     config: &ScanConfig,
     sink: &mut Sink,
     rejects: Option<&mut Sink>,
 ) -> ScanOutcome<E::Scratch> {
+    let paths = Games::from_sources(sources, first_number);
     let started = Instant::now();
     let threads = config.threads.max(1);
     let in_flight = config.in_flight.max(2);
@@ -266,7 +270,7 @@ pub fn run_with_rejects<E: Evaluator>(
 }
 
 fn read_batches(
-    paths: Vec<String>,
+    paths: Games,
     gamenumber: Option<(u64, u64)>,
     work_tx: Sender<Batch>,
     tokens: Receiver<()>,
@@ -285,7 +289,7 @@ fn read_batches(
         *seq += 1;
         ok
     };
-    for item in Games::new(paths) {
+    for item in paths {
         let raw = match item {
             Ok(raw) => raw,
             Err(mut e) => {
@@ -372,9 +376,7 @@ fn work<E: Evaluator>(
                 if config.format.needs_moves() && game.nodes.is_empty() {
                     let _ = parser.parse(raw, &mut game, &|_| true);
                 }
-                let mut bytes = Vec::new();
-                render_game(&config.format, &game, &found, &raw.file, &mut bytes);
-                let sort = match &config.sort {
+                let sort: Vec<(i64, bool)> = match &config.sort {
                     Some(order) => {
                         let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
                         count
@@ -384,6 +386,8 @@ fn work<E: Evaluator>(
                     }
                     None => Vec::new(),
                 };
+                let mut bytes = Vec::new();
+                render_game(&config.format, &game, &found, raw, &sort, &mut bytes);
                 outcome.verdict = Verdict::Matched { bytes, sort };
             }
             outcomes.push(outcome);

@@ -9,7 +9,7 @@ use cqlrs::pgn::{Game, GameParser};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let raw = RawGame { number: 1, file: Arc::from("fuzz.pgn"), line: 1, bytes: data.to_vec() };
+    let raw = RawGame { number: 1, file: Arc::from("fuzz.pgn"), line: 1, bytes: data.to_vec(), ..RawGame::default() };
     let mut parser = GameParser::new();
     let mut game = Game::default();
     // Once with the tags only, once replaying the moves, as the scan does.

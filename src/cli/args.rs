@@ -191,6 +191,34 @@ pub struct Args {
     /// Print a progress line on stderr every N games
     #[arg(long = "lineincrement", value_name = "N")]
     pub lineincrement: Option<u64>,
+
+    /// Read only shard K of N near-equal byte ranges of the inputs (whole games; see docs/scale.md)
+    #[arg(long = "shard", value_name = "K/N", value_parser = crate::input::shard::parse_shard, conflicts_with = "byte_range")]
+    pub shard: Option<(u64, u64)>,
+    /// Read only the games that begin in bytes START..END of the concatenated inputs
+    #[arg(long = "byte-range", value_name = "START-END", value_parser = crate::input::shard::parse_byte_range)]
+    pub byte_range: Option<crate::input::shard::ByteRange>,
+    /// Games of all inputs before this shard (numbers games as a single run; else counted)
+    #[arg(long = "games-before", value_name = "N", requires = "file_games_before")]
+    pub games_before: Option<u64>,
+    /// Games of the shard's first file before the shard (with --games-before)
+    #[arg(long = "file-games-before", value_name = "M", requires = "games_before")]
+    pub file_games_before: Option<u64>,
+    /// Only count the games of each input (or shard) and print one JSON record; no query
+    #[arg(long = "count-games")]
+    pub count_games: bool,
+    /// Like --json, each record also carrying the game's PGN output (field `pgn`)
+    #[arg(long = "json-pgn", conflicts_with_all = ["numbers", "count"])]
+    pub json_pgn: bool,
+    /// End the run with a JSON summary record (last output line with --json, else stderr)
+    #[arg(long = "summary-json")]
+    pub summary_json: bool,
+    /// Exit 0 when the run succeeded, whether or not a game matched
+    #[arg(long = "exit-zero")]
+    pub exit_zero: bool,
+    /// Write the game that begins at byte OFFSET of FILE and exit (repeatable)
+    #[arg(long = "extract", value_name = "FILE@OFFSET")]
+    pub extract: Vec<String>,
 }
 
 /// `N`, `N-M`, `N:M` or `N..M` as an inclusive range.

@@ -4,16 +4,17 @@
 //! inline queries.
 //! Gives out: a compiled query with the CLI's filters, transforms and settings
 //! applied, a scan over the inputs, the summary on stderr, and the exit status:
-//! 0 = some game matched, 1 = none, 2 = error (bad query or option, an output that is
-//! an input, unreadable or damaged input, failed write). Malformed games are reported
-//! and counted as skipped; games the evaluator gives up on are reported and counted as
-//! abandoned; neither changes the status.
+//! 0 = some game matched (or `--exit-zero`), 1 = none, 2 = error (bad query or option,
+//! an output that is an input, unreadable or damaged input, failed write). Malformed
+//! games are reported and counted as skipped; games the evaluator gives up on are
+//! reported and counted as abandoned; neither changes the status.
 //! Must never: write to stdout itself (the `output` module does), or start scanning
 //! when the query has errors.
 
 pub mod args;
 mod checks;
 mod files;
+mod scale;
 
 use std::io::IsTerminal;
 
@@ -140,6 +141,12 @@ fn result_of(r: &str) -> Result<GameResult, String> {
 
 fn execute(args: &Args) -> Result<i32, String> {
     validate(args)?;
+    if !args.extract.is_empty() {
+        return scale::extract(&args.extract);
+    }
+    if args.count_games {
+        return scale::count_games(args);
+    }
     if let Some(path) = args.to_ascii.as_deref().or(args.to_unicode.as_deref()) {
         let text = read_file(path)?;
         let converted =
@@ -156,7 +163,7 @@ fn execute(args: &Args) -> Result<i32, String> {
                 .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
             crate::ir::normalize::normalize(&mut ir);
             if let (None, Some(script)) = (&ir.settings.output, &src.script) {
-                if args.output.is_none() && !args.numbers && !args.count && !args.json {
+                if args.output.is_none() && !args.numbers && !args.count && !args.json && !args.json_pgn {
                     ir.settings.output = Some(default_output(script));
                 }
             }
@@ -187,20 +194,23 @@ fn execute(args: &Args) -> Result<i32, String> {
     } else {
         return Err("cqlrs: no input: give a PGN file with `-input FILE` (or `-` for stdin)".into());
     };
+    let style = PgnStyle {
+        matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
+        silent: ir.settings.silent,
+        quiet: ir.settings.quiet,
+        game_number_comment: !args.noheader,
+        settag: !args.nosettag,
+    };
     let format = if args.numbers {
         Format::Numbers
     } else if args.count {
         Format::Count
+    } else if args.json_pgn {
+        Format::JsonPgn(style)
     } else if args.json {
         Format::Json
     } else {
-        Format::Pgn(PgnStyle {
-            matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
-            silent: ir.settings.silent,
-            quiet: ir.settings.quiet,
-            game_number_comment: !args.noheader,
-            settag: !args.nosettag,
-        })
+        Format::Pgn(style)
     };
     let out_path = args.output.clone().or_else(|| match format {
         Format::Pgn(_) => ir.settings.output.clone(),
@@ -261,6 +271,8 @@ fn execute(args: &Args) -> Result<i32, String> {
     }
     files::check_distinct(&read, &written)?;
 
+    let plan = scale::prepare(args, inputs, query.sequential())?;
+
     let encoding = args.output_encoding.as_deref().and_then(output::OutputEncoding::from_name).unwrap_or_default();
     let mut sink = match out_path.as_deref() {
         None | Some("-") => Sink::stdout(),
@@ -271,7 +283,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         None => None,
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
-    let outcome = scan::run_with_rejects(&query, inputs, &config, &mut sink, rejects.as_mut());
+    let outcome = scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut());
     if outcome.broken_pipe {
         let _ = sink.commit();
         return Ok(EXIT_MATCH);
@@ -287,16 +299,6 @@ fn execute(args: &Args) -> Result<i32, String> {
         return Err(format!("cqlrs: {}: {e}", args.rejects.as_deref().unwrap_or("")));
     }
     let complete = outcome.input_errors == 0;
-    if complete {
-        if let Err(e) = sink.commit() {
-            return Err(format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")));
-        }
-    } else {
-        sink.discard();
-    }
-    if let Some(r) = rejects.as_mut() {
-        r.commit().map_err(|e| format!("cqlrs: {}: {e}", r.path.as_deref().unwrap_or("")))?;
-    }
     let summary = Summary {
         matched: outcome.matched,
         read: outcome.read,
@@ -307,8 +309,31 @@ fn execute(args: &Args) -> Result<i32, String> {
         threads: config.threads,
         output: if complete { sink.path.clone() } else { None },
     };
-    if !args.quiet_stderr {
-        eprintln!("{}", summary.line());
+    let summary_record = args
+        .summary_json
+        .then(|| output::summary_json(&summary, plan.bytes, outcome.input_errors, plan.range) + "\n");
+    let mut record_written = false;
+    if complete {
+        if let (Some(record), true) = (&summary_record, config.format.is_json()) {
+            // The record ends the JSON lines of the output itself.
+            sink.write(record.as_bytes())
+                .map_err(|e| format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")))?;
+            record_written = true;
+        }
+        if let Err(e) = sink.commit() {
+            return Err(format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")));
+        }
+    } else {
+        sink.discard();
+    }
+    if let Some(r) = rejects.as_mut() {
+        r.commit().map_err(|e| format!("cqlrs: {}: {e}", r.path.as_deref().unwrap_or("")))?;
+    }
+    match &summary_record {
+        Some(record) if !record_written => eprint!("{record}"),
+        Some(_) => {}
+        None if !args.quiet_stderr => eprintln!("{}", summary.line()),
+        None => {}
     }
     for (name, value) in query.persistent_totals(&outcome.scratches) {
         eprintln!("{name}: {value}");
@@ -325,7 +350,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         );
         return Ok(EXIT_ERROR);
     }
-    Ok(if outcome.matched > 0 { EXIT_MATCH } else { EXIT_NO_MATCH })
+    Ok(if outcome.matched > 0 || args.exit_zero { EXIT_MATCH } else { EXIT_NO_MATCH })
 }
 
 /// `<script stem>-out.pgn`, in the current directory.

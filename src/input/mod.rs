@@ -26,6 +26,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::Arc;
 
+pub mod shard;
+
 /// Size of the read buffers around files and decoders.
 const BUFFER_BYTES: usize = 256 * 1024;
 
@@ -40,6 +42,12 @@ pub struct RawGame {
     pub line: u64,
     /// The game's bytes: tag section and movetext, as they are in the file.
     pub bytes: Vec<u8>,
+    /// Byte offset of the game's first byte in its file (in the decompressed stream for
+    /// a compressed file): with `bytes.len()` it locates the game for `--extract` or `dd`.
+    pub offset: u64,
+    /// Ordinal of the game within its own file, from 1 (equal to `number` for the first
+    /// input file).
+    pub file_number: u64,
 }
 
 /// An input file that could not be opened, read or decompressed, or that is not PGN
@@ -294,7 +302,7 @@ fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io:
 /// Is this byte "blank" for deciding what a line holds? Spaces, tabs, CR/LF, NUL and
 /// other control bytes, and the bytes of a UTF-8 byte-order mark (EF BB BF).
 #[inline]
-fn is_blank(b: u8) -> bool {
+pub(crate) fn is_blank(b: u8) -> bool {
     b <= b' ' || b == 0xef || b == 0xbb || b == 0xbf || b == 0x7f
 }
 
@@ -304,6 +312,11 @@ pub struct Splitter<R: BufRead> {
     file: Arc<str>,
     /// Number the next game will get.
     next_number: u64,
+    /// Ordinal within the file the next game will get.
+    next_file_number: u64,
+    /// Offset in the file just after the last byte read (the buffer `current.bytes` always
+    /// holds the bytes just before it).
+    read_pos: u64,
     /// Lines read so far.
     lines_read: u64,
     /// The game being collected.
@@ -327,9 +340,11 @@ impl<R: BufRead> Splitter<R> {
     pub fn new(reader: R, file: Arc<str>, first_number: u64) -> Splitter<R> {
         Splitter {
             reader,
-            current: RawGame { number: 0, file: file.clone(), line: 0, bytes: Vec::with_capacity(4096) },
+            current: RawGame { file: file.clone(), bytes: Vec::with_capacity(4096), ..RawGame::default() },
             file,
             next_number: first_number,
+            next_file_number: 1,
+            read_pos: 0,
             lines_read: 0,
             has_content: false,
             has_movetext: false,
@@ -355,6 +370,16 @@ impl<R: BufRead> Splitter<R> {
         self.next_number
     }
 
+    /// Say where in its file the reader starts: at byte `offset`, after line `lines` and
+    /// after `games` games of that file (a byte range of a file, see [`shard`]). Must be
+    /// called before the first game is read.
+    pub fn starting_at(mut self, offset: u64, lines: u64, games: u64) -> Splitter<R> {
+        self.read_pos = offset;
+        self.lines_read = lines;
+        self.next_file_number = games + 1;
+        self
+    }
+
     /// Hand out the collected game (if it has content), keeping the bytes from `keep_from`
     /// on (the line that starts the next game) as the start of a fresh one.
     fn take_current(&mut self, keep_from: usize) -> Option<RawGame> {
@@ -362,13 +387,19 @@ impl<R: BufRead> Splitter<R> {
             self.current.bytes.drain(..keep_from);
             return None;
         }
+        let offset = self.read_pos - self.current.bytes.len() as u64;
         let mut next = Vec::with_capacity(self.current.bytes.len().max(4096));
         next.extend_from_slice(&self.current.bytes[keep_from..]);
         self.current.bytes.truncate(keep_from);
-        let mut game =
-            std::mem::replace(&mut self.current, RawGame { number: 0, file: self.file.clone(), line: 0, bytes: next });
+        let mut game = std::mem::replace(
+            &mut self.current,
+            RawGame { file: self.file.clone(), bytes: next, ..RawGame::default() },
+        );
         game.number = self.next_number;
+        game.file_number = self.next_file_number;
+        game.offset = offset;
         self.next_number += 1;
+        self.next_file_number += 1;
         self.has_content = false;
         self.has_movetext = false;
         self.in_comment = false;
@@ -461,6 +492,7 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 }
                 Ok(n) => {
                     self.bytes_read += n as u64;
+                    self.read_pos += n as u64;
                     self.lines_read += 1;
                     if let Some(game) = self.feed_line(start, self.lines_read) {
                         return Some(Ok(game));
@@ -472,6 +504,7 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     // read is handed out with the error, to be counted as skipped.
                     self.done = true;
                     self.bytes_read += (self.current.bytes.len() - start) as u64;
+                    self.read_pos += (self.current.bytes.len() - start) as u64;
                     let end = self.current.bytes.len();
                     let partial = self.take_current(end);
                     let offset = Offset {
@@ -568,7 +601,7 @@ fn repeats_tag_name(section: &[u8], tag_line: &[u8]) -> bool {
 
 /// Does this line (from its first non-blank byte) look exactly like a tag pair
 /// `[Name "value"]` and nothing else?
-fn looks_like_tag_pair(line: &[u8]) -> bool {
+pub(crate) fn looks_like_tag_pair(line: &[u8]) -> bool {
     let mut end = line.len();
     while end > 0 && is_blank(line[end - 1]) {
         end -= 1;
@@ -586,12 +619,37 @@ fn looks_like_tag_pair(line: &[u8]) -> bool {
     spaces > 0 && rest.get(spaces) == Some(&b'"') && rest.len() > spaces + 1
 }
 
+/// One input to read: a whole file (or standard input), or the part of a plain file
+/// that one shard owns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// The path (`-` = standard input).
+    pub path: String,
+    /// `Some((start, end))`: read only the games that begin in these bytes of the file.
+    /// The bounds must be game starts found by [`shard::sync_point`] (or 0 and the file's
+    /// length), so that every game is read whole by exactly one shard.
+    pub range: Option<(u64, u64)>,
+    /// Games of this file that come before `range` (0 for a whole file): the first game
+    /// read gets file ordinal `games_before + 1`.
+    pub games_before: u64,
+    /// Lines of this file before `range`, if known (line numbers in messages are counted
+    /// from the range start otherwise).
+    pub lines_before: u64,
+}
+
+impl Source {
+    /// The whole of a file or of standard input.
+    pub fn whole(path: impl Into<String>) -> Source {
+        Source { path: path.into(), range: None, games_before: 0, lines_before: 0 }
+    }
+}
+
 /// Every game of several inputs in order, numbered continuously from 1.
 ///
 /// An input that cannot be opened or read yields one `Err` and the iteration goes on
 /// with the next input.
 pub struct Games {
-    paths: std::vec::IntoIter<String>,
+    sources: std::vec::IntoIter<Source>,
     current: Option<Splitter<Box<dyn BufRead + Send>>>,
     /// File bytes read from the current input, and whether it is compressed.
     file_bytes: Option<(Arc<std::sync::atomic::AtomicU64>, bool)>,
@@ -601,7 +659,13 @@ pub struct Games {
 impl Games {
     /// Chain the given paths (`-` = stdin), in order.
     pub fn new(paths: Vec<String>) -> Games {
-        Games { paths: paths.into_iter(), current: None, file_bytes: None, next_number: 1 }
+        Games::from_sources(paths.into_iter().map(Source::whole).collect(), 1)
+    }
+
+    /// Chain the given sources in order; the first game read gets number `first_number`
+    /// (1 for a whole run; a shard starts after the games of the shards before it).
+    pub fn from_sources(sources: Vec<Source>, first_number: u64) -> Games {
+        Games { sources: sources.into_iter(), current: None, file_bytes: None, next_number: first_number }
     }
 }
 
@@ -628,11 +692,29 @@ impl Iterator for Games {
                     }
                 }
             }
-            let path = self.paths.next()?;
-            match open_counted(&path) {
-                Ok(opened) => {
-                    self.file_bytes = Some((opened.file_bytes, opened.compression != Compression::Plain));
-                    self.current = Some(Splitter::new(opened.reader, Arc::from(path.as_str()), self.next_number));
+            let source = self.sources.next()?;
+            let file: Arc<str> = Arc::from(source.path.as_str());
+            let opened = match source.range {
+                None => open_counted(&source.path).map(|o| {
+                    self.file_bytes = Some((o.file_bytes, o.compression != Compression::Plain));
+                    (o.reader, 0)
+                }),
+                Some((start, end)) => {
+                    // A byte range is only ever taken of a plain file: its text offsets
+                    // are its file offsets.
+                    // The file is judged as a whole first (compressed, binary, not
+                    // text): every range of a refused file is refused the same way.
+                    self.file_bytes = None;
+                    open_counted(&source.path).and_then(|_| shard::open_range(&source.path, start, end)).map(|r| (r, start))
+                }
+            };
+            match opened {
+                Ok((reader, offset)) => {
+                    self.current = Some(Splitter::new(reader, file, self.next_number).starting_at(
+                        offset,
+                        source.lines_before,
+                        source.games_before,
+                    ));
                 }
                 Err(e) => return Some(Err(e)),
             }

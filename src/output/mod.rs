@@ -15,6 +15,7 @@ pub use pgn::{write_game as write_pgn_game, PgnStyle};
 use std::io::Write;
 
 use crate::eval::GameMatch;
+use crate::input::RawGame;
 use crate::pgn::Game;
 
 /// What is written for each matching game.
@@ -28,33 +29,59 @@ pub enum Format {
     Count,
     /// One JSON object per line (`--json`).
     Json,
+    /// One JSON object per line that also holds, as `pgn`, the bytes the PGN format
+    /// would write for the game (`--json-pgn`; what a merge of shards concatenates).
+    JsonPgn(PgnStyle),
 }
 
 impl Format {
     /// Does rendering this format need the game's moves (its position tree)?
     pub fn needs_moves(&self) -> bool {
-        matches!(self, Format::Pgn(_))
+        matches!(self, Format::Pgn(_) | Format::JsonPgn(_))
+    }
+
+    /// Is this one of the JSON-lines formats?
+    pub fn is_json(&self) -> bool {
+        matches!(self, Format::Json | Format::JsonPgn(_))
     }
 }
 
-/// Append what `format` writes for one matching game to `out`.
-/// `file` is the input file the game came from (for `--json`).
-pub fn render_game(format: &Format, game: &Game, m: &GameMatch, file: &str, out: &mut Vec<u8>) {
+/// Append what `format` writes for one matching game to `out`. `raw` is the game as
+/// cut from its input (file and byte position, for the JSON locator); `sort_key` is the
+/// game's sort key as the scan orders it (value, ascending?) — empty when the query does
+/// not sort.
+pub fn render_game(
+    format: &Format,
+    game: &Game,
+    m: &GameMatch,
+    raw: &RawGame,
+    sort_key: &[(i64, bool)],
+    out: &mut Vec<u8>,
+) {
     match format {
         Format::Pgn(style) => pgn::write_game(style, game, m, out),
         Format::Numbers => out.extend_from_slice(format!("{}\n", game.number).as_bytes()),
         Format::Count => {}
         Format::Json => {
-            out.extend_from_slice(json_line(game, m, file).as_bytes());
+            out.extend_from_slice(json_line(game, m, raw, sort_key, None).as_bytes());
+            out.push(b'\n');
+        }
+        Format::JsonPgn(style) => {
+            let mut pgn = Vec::new();
+            pgn::write_game(style, game, m, &mut pgn);
+            out.extend_from_slice(json_line(game, m, raw, sort_key, Some(&pgn)).as_bytes());
             out.push(b'\n');
         }
     }
 }
 
-/// The `--json` object of one matching game: number, file, the encoding its bytes were
-/// read in (`utf-8` or `windows-1252`), tags, matched plies, sort values and YACPDB
-/// predicate counts.
-pub fn json_line(game: &Game, m: &GameMatch, file: &str) -> String {
+/// The `--json` object of one matching game (`"record": "match"`, see
+/// docs/output.md and docs/schema/record.schema.json): its number in the run, its
+/// locator (file, byte offset, length, ordinal within the file), the encoding its bytes
+/// were read in (`utf-8` or `windows-1252`), tags, matched plies,
+/// sort values and sort key, YACPDB predicate counts, and with `pgn` the game as the
+/// PGN format writes it (field `pgn` when it is UTF-8, else `pgn_base64`).
+pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bool)], pgn: Option<&[u8]>) -> String {
     use serde_json::{json, Map, Value};
     let mut tags = Map::new();
     for t in &game.tags {
@@ -67,16 +94,68 @@ pub fn json_line(game: &Game, m: &GameMatch, file: &str) -> String {
     let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": doc, "value": v})).collect();
     let predicates: Vec<Value> =
         m.predicates.iter().map(|(name, count)| json!({"predicate": name, "count": count})).collect();
-    json!({
+    let key: Vec<Value> = sort_key.iter().map(|(v, ascending)| json!([v, ascending])).collect();
+    let mut record = json!({
+        "record": "match",
         "number": game.number,
-        "file": file,
+        "file": &*raw.file,
+        "offset": raw.offset,
+        "length": raw.bytes.len(),
+        "file_number": raw.file_number,
         "encoding": game.encoding.name(),
         "tags": tags,
         "plies": plies,
         "sort": sort,
+        "sort_key": key,
         "predicates": predicates,
-    })
-    .to_string()
+    });
+    match pgn.map(std::str::from_utf8) {
+        Some(Ok(text)) => record["pgn"] = Value::String(text.to_string()),
+        Some(Err(_)) => record["pgn_base64"] = Value::String(base64(pgn.unwrap_or_default())),
+        None => {}
+    }
+    record.to_string()
+}
+
+/// Standard base64 (RFC 4648, with padding): carries PGN bytes that are not UTF-8
+/// (Latin-1 names in old files) through JSON unchanged.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, &b)| n | (b as u32) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The `--summary-json` record (`"record": "summary"`, see docs/output.md): the tallies
+/// of `summary`, the input bytes read (`None` for standard input), the inputs that could
+/// not be read, and for a shard its byte range over the concatenated inputs.
+pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, range: Option<(u64, u64)>) -> String {
+    use serde_json::json;
+    let mut record = json!({
+        "record": "summary",
+        "games": summary.read,
+        "matched": summary.matched,
+        "unmatched": summary.unmatched,
+        "skipped": summary.skipped,
+        "abandoned": summary.abandoned,
+        "input_errors": input_errors,
+        "bytes": bytes,
+        "seconds": summary.seconds,
+        "threads": summary.threads,
+    });
+    if let Some((start, end)) = range {
+        record["range"] = json!([start, end]);
+    }
+    record.to_string()
 }
 
 /// The character encoding of everything written (`--output-encoding`).
@@ -351,12 +430,11 @@ impl Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::RawGame;
     use crate::pgn::{GameParser, NodeId};
     use std::sync::Arc;
 
     fn game(text: &str) -> Game {
-        let raw = RawGame { number: 3, file: Arc::from("t.pgn"), line: 1, bytes: text.as_bytes().to_vec() };
+        let raw = RawGame { number: 3, file: Arc::from("t.pgn"), line: 1, bytes: text.as_bytes().to_vec(), ..RawGame::default() };
         let mut g = Game::default();
         GameParser::new().parse(&raw, &mut g, &|_| true).unwrap();
         g
@@ -364,7 +442,7 @@ mod tests {
 
     fn render(style: &PgnStyle, g: &Game, m: &GameMatch) -> String {
         let mut out = Vec::new();
-        render_game(&Format::Pgn(style.clone()), g, m, "t.pgn", &mut out);
+        render_game(&Format::Pgn(style.clone()), g, m, &RawGame::default(), &[], &mut out);
         String::from_utf8(out).unwrap()
     }
 
@@ -427,15 +505,49 @@ mod tests {
             predicates: vec![("Twins".into(), 2)],
             ..Default::default()
         };
-        let line = json_line(&g, &m, "t.pgn");
+        let raw = RawGame { file: Arc::from("t.pgn"), offset: 40, file_number: 2, bytes: vec![b' '; 9], ..RawGame::default() };
+        let line = json_line(&g, &m, &raw, &[(5, true)], Some(b"pgn text"));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["number"], 3);
+        assert_eq!((v["file"].as_str(), v["offset"].as_u64(), v["length"].as_u64()), (Some("t.pgn"), Some(40), Some(9)));
+        assert_eq!(v["file_number"], 2);
+        assert_eq!(v["sort_key"], serde_json::json!([[5, true]]));
+        assert_eq!(v["pgn"], "pgn text");
+        assert_eq!(v["record"], "match");
         assert_eq!(v["tags"]["White"], "A");
         assert_eq!(v["plies"][0], 2);
         assert_eq!(v["predicates"][0]["count"], 2);
         let mut out = Vec::new();
-        render_game(&Format::Numbers, &g, &m, "t.pgn", &mut out);
+        render_game(&Format::Numbers, &g, &m, &raw, &[], &mut out);
         assert_eq!(out, b"3\n");
+    }
+
+    #[test]
+    fn base64_carries_bytes_that_are_not_utf8() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foob\xe9"), "Zm9vYuk=");
+        let g = game("[White \"A\"]\n\n1. e4 *\n");
+        let m = GameMatch { matched: true, ..Default::default() };
+        let v: serde_json::Value =
+            serde_json::from_str(&json_line(&g, &m, &RawGame::default(), &[], Some(b"M\xfcller"))).unwrap();
+        assert_eq!(v["pgn_base64"], "TfxsbGVy");
+        assert!(v.get("pgn").is_none());
+    }
+
+    #[test]
+    fn summary_record() {
+        let s = Summary { matched: 2, read: 10, unmatched: 7, skipped: 1, seconds: 0.5, threads: 2, output: None };
+        let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
+        assert_eq!(v["record"], "summary");
+        assert_eq!((v["games"].as_u64(), v["matched"].as_u64(), v["unmatched"].as_u64()), (Some(10), Some(2), Some(7)));
+        assert_eq!((v["skipped"].as_u64(), v["abandoned"].as_u64(), v["bytes"].as_u64()), (Some(1), Some(0), Some(1234)));
+        assert_eq!(v["input_errors"], 1);
+        assert_eq!(v["range"], serde_json::json!([5, 99]));
+        let stdin: serde_json::Value = serde_json::from_str(&summary_json(&s, None, 0, None)).unwrap();
+        assert!(stdin["bytes"].is_null() && stdin.get("range").is_none());
     }
 
     #[test]

@@ -5,7 +5,7 @@ use shakmaty::{Color, EnPassantMode, Role};
 use std::sync::Arc;
 
 fn raw(text: &[u8], line: u64) -> RawGame {
-    RawGame { number: 7, file: Arc::from("t.pgn"), line, bytes: text.to_vec() }
+    RawGame { number: 7, file: Arc::from("t.pgn"), line, bytes: text.to_vec(), ..RawGame::default() }
 }
 
 fn parse(text: &str) -> Result<Game, GameError> {
