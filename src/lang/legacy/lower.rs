@@ -592,10 +592,11 @@ impl Lowerer {
             let (all, range) = match list.matchcount {
                 None => (false, None),
                 Some(r) => {
-                    // A position list must match at least one position: a lower bound
-                    // of 0 is read as 1 (so `:matchcount 0` never matches).
+                    // Scidb's CQL-S manual (position list, `:matchcount`): the list matches
+                    // when the number of positions it matches lies in the range, 0 included,
+                    // so `:matchcount 0` finds the games where the list never matches.
                     let (lo, hi) = r.interval();
-                    (true, Some((lo.max(1), hi)))
+                    (true, Some((lo.max(0), hi)))
                 }
             };
             let mut find = self.add(Filter::Find { direction: FindDirection::Forward, all, range, body }, list.span);
