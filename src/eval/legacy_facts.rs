@@ -292,33 +292,7 @@ fn category_of(ctx: &Ctx) -> i64 {
     if let Ok(n) = text.parse::<i64>() {
         return n.max(0);
     }
-    roman(&text).unwrap_or(0)
-}
-
-/// A Roman numeral (I … XXX and beyond), if the text is one.
-pub fn roman(text: &str) -> Option<i64> {
-    if text.is_empty() {
-        return None;
-    }
-    let digit = |c: char| match c {
-        'I' => Some(1),
-        'V' => Some(5),
-        'X' => Some(10),
-        'L' => Some(50),
-        'C' => Some(100),
-        _ => None,
-    };
-    let values: Option<Vec<i64>> = text.chars().map(digit).collect();
-    let values = values?;
-    let mut total = 0;
-    for (i, &v) in values.iter().enumerate() {
-        if values.get(i + 1).is_some_and(|&next| next > v) {
-            total -= v;
-        } else {
-            total += v;
-        }
-    }
-    Some(total)
+    crate::ir::legacy::roman(&text).unwrap_or(0)
 }
 
 /// A Shuffle Chess set-up: its Chess960 status and (for Chess960 set-ups) its number.
@@ -417,6 +391,7 @@ mod tests {
 
     #[test]
     fn roman_numerals() {
+        use crate::ir::legacy::roman;
         assert_eq!(roman("XX"), Some(20));
         assert_eq!(roman("XIV"), Some(14));
         assert_eq!(roman("IX"), Some(9));

@@ -137,3 +137,30 @@ impl LegacyFact {
         }
     }
 }
+
+/// A Roman numeral (I … XXX and beyond), if the text is one.
+pub fn roman(text: &str) -> Option<i64> {
+    if text.is_empty() {
+        return None;
+    }
+    let digit = |c: char| match c {
+        'I' => Some(1),
+        'V' => Some(5),
+        'X' => Some(10),
+        'L' => Some(50),
+        'C' => Some(100),
+        _ => None,
+    };
+    let values: Option<Vec<i64>> = text.chars().map(digit).collect();
+    let values = values?;
+    let mut total = 0;
+    for (i, &v) in values.iter().enumerate() {
+        if values.get(i + 1).is_some_and(|&next| next > v) {
+            total -= v;
+        } else {
+            total += v;
+        }
+    }
+    Some(total)
+}
+
