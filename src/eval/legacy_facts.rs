@@ -160,13 +160,14 @@ fn position_fact(ctx: &Ctx, fact: &LegacyFact, at: Loc, pos: &Pos) -> Option<Val
 }
 
 /// Does a count (of `total` pawns) lie in the bounds, as a number or as a percentage?
+/// A percentage of zero pawns never lies in any bounds.
 fn share_holds(share: &PawnShare, count: usize, total: usize) -> bool {
     let value = if share.percent {
+        // A share of no pawns is no share at all: the bound does not hold.
         if total == 0 {
-            0
-        } else {
-            (count * 100 / total) as i64
+            return false;
         }
+        (count * 100 / total) as i64
     } else {
         count as i64
     };

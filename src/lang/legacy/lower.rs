@@ -798,6 +798,14 @@ impl Lowerer {
 
     /// A match-list keyword that filters on the game's header (or a CQL-S sub-match list).
     fn header_keyword(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
+        if let Some(rest) = kw.strip_prefix('!') {
+            // CQL-S: `!:kw` negates one match-list keyword.
+            if !rest.starts_with(':') || rest == ":not" {
+                return Err(err(format!("`{kw}` cannot be negated with `!`"), span).with_hint("write e.g. `!:ischess960`"));
+            }
+            let f = self.header_keyword(rest, span, c)?;
+            return Ok(self.add(Filter::Not(f), span));
+        }
         Ok(match kw {
             ":year" => {
                 let (r, rs) = c.range(kw)?;
