@@ -357,6 +357,9 @@ pub struct Lowerer {
     accumulator_defs: Vec<(String, FilterId, Vec<TransformKind>, bool)>,
     /// A game-wide keyword (`:hasvariations`, `:hascomments` …) looks into variations.
     game_variations: bool,
+    /// The script declares itself CQL 1.x (first line `; CQL 1.0`): the start position is
+    /// not searched and `:flipcolor` does not flip a position list's `:result`.
+    cql1: bool,
 }
 
 fn err(message: impl Into<String>, span: Span) -> Diagnostic {
@@ -451,6 +454,29 @@ fn transform_kind(keyword: &str) -> Option<TransformKind> {
     })
 }
 
+/// Which language a script declares on its first line (Scidb's file-format page).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `; CQL-S 1.0 (…) (…)`: Scidb's CQL-S.
+    CqlS,
+    /// `; CQL 1.0`: standard CQL as Scidb writes it.
+    Cql1,
+    /// No identification line: read as CQL-S, which the CQL 3 scripts in use agree with.
+    Unmarked,
+}
+
+/// The dialect named by the first line of a script.
+pub fn dialect(source: &str) -> Dialect {
+    let first = source.trim_start_matches('\u{feff}').lines().next().unwrap_or("");
+    if first.starts_with("; CQL-S ") {
+        Dialect::CqlS
+    } else if first.starts_with("; CQL 1.") {
+        Dialect::Cql1
+    } else {
+        Dialect::Unmarked
+    }
+}
+
 fn parse_result(text: &str) -> Option<GameResult> {
     match text {
         "1-0" => Some(GameResult::WhiteWins),
@@ -463,7 +489,7 @@ fn parse_result(text: &str) -> Option<GameResult> {
 impl Lowerer {
     /// A lowerer with an empty arena.
     pub fn new() -> Lowerer {
-        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0, accumulator_defs: Vec::new(), game_variations: false }
+        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0, accumulator_defs: Vec::new(), game_variations: false, cql1: false }
     }
 
     fn add(&mut self, f: Filter, span: Span) -> FilterId {
@@ -556,6 +582,7 @@ impl Lowerer {
 
     /// Lower a whole script: exactly one `(match …)` list.
     pub fn script(mut self, top: &[Item], source: &str) -> Result<Ir, Diagnostic> {
+        self.cql1 = dialect(source) == Dialect::Cql1;
         let first = match top.first() {
             Some(i) => i,
             None => {
@@ -716,6 +743,12 @@ impl Lowerer {
             Some(self.add(Filter::Not(before), span))
         };
         for (list, mut body) in lists.into_iter().zip(scoped) {
+            if self.cql1 {
+                // CQL 1.0 does not search the start position (Scidb's CQL-Syntax page).
+                let initial = self.add(Filter::Initial, list.span);
+                let not_initial = self.add(Filter::Not(initial), list.span);
+                body = self.and_front(not_initial, body, list.span);
+            }
             if let Some(guard) = cut_guard {
                 body = self.add(Filter::And(vec![body, guard]), list.span);
             }
@@ -911,6 +944,25 @@ impl Lowerer {
             }
         }
         Ok(self.and(parts, span))
+    }
+
+    /// The `[Result]` tag's text is one of the results of a comma list (not flipped by
+    /// `:flipcolor`).
+    fn result_text(&mut self, text: &str, span: Span) -> Result<FilterId, Diagnostic> {
+        let mut words = Vec::new();
+        for part in text.split(',') {
+            let r = parse_result(part).ok_or_else(|| {
+                err(format!("`{part}` is not a game result"), span).with_hint("write `1-0`, `0-1`, `1/2-1/2` or `1/2`")
+            })?;
+            words.push(match r {
+                GameResult::WhiteWins => "1-0",
+                GameResult::BlackWins => "0-1",
+                GameResult::Draw => "1/2-1/2",
+            });
+        }
+        let h = self.add(Filter::Header(HeaderField::ResultText), span);
+        let pattern = format!("^\\s*(?:{})\\s*$", words.join("|"));
+        Ok(self.add(Filter::RegexMatch { subject: h, pattern }, span))
     }
 
     fn result_filter(&mut self, text: &str, span: Span) -> Result<FilterId, Diagnostic> {
@@ -1295,7 +1347,13 @@ impl Lowerer {
             }
             ":result" => {
                 let (text, rspan) = c.atom(kw, "a result")?;
-                self.result_filter(text, rspan)?
+                if self.cql1 {
+                    // CQL 1.0 (Scidb's note): `:flipcolor` leaves a position list's result alone,
+                    // so it is read from the tag text, which colour flips do not touch.
+                    self.result_text(text, rspan)?
+                } else {
+                    self.result_filter(text, rspan)?
+                }
             }
             ":elo" | ":whiteelo" | ":blackelo" => self.elo(kw, span, c)?,
             ":matchcount" | ":pretransformmatchcount" => {

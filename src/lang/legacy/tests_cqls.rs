@@ -317,3 +317,22 @@ fn refused_keywords_name_themselves() {
     assert!(error_of("(match :birthyear 1990)").contains("birth year"));
     assert!(error_of("(match (position :isillegal))").contains("`:isillegal`"));
 }
+
+#[test]
+fn cql_1_scripts_skip_the_start_and_keep_results_unflipped() {
+    use super::lower::{dialect, Dialect};
+    assert_eq!(dialect("; CQL-S 1.0 (normal) (normal)\n(match)"), Dialect::CqlS);
+    assert_eq!(dialect("; CQL 1.0\n(match)"), Dialect::Cql1);
+    assert_eq!(dialect("(match)"), Dialect::Unmarked);
+    // The start position is searched unless the script says CQL 1.0.
+    assert_eq!(matching("(match (position :initial))", MOVES), vec![1, 2, 3, 4]);
+    assert_eq!(matching("; CQL-S 1.0 (normal) (normal)\n(match (position :initial))", MOVES), vec![1, 2, 3, 4]);
+    assert_eq!(matching("; CQL 1.0\n(match (position :initial))", MOVES), NONE);
+    assert_eq!(matching("; CQL 1.0\n(match (position :btm :mate))", MOVES), NONE);
+    assert_eq!(matching("; CQL 1.0\n(match (position :wtm :mate))", MOVES), vec![2]);
+    // `:flipcolor` flips `:result` in CQL-S: a mate of White in a game Black won also
+    // matches the flipped "mate of Black, 1-0"; in CQL 1.0 the result stays 1-0.
+    let flipped = "(match (position :result 1-0 :btm :mate :flipcolor))";
+    assert_eq!(matching(flipped, MOVES), vec![2]);
+    assert_eq!(matching(&format!("; CQL 1.0\n{flipped}"), MOVES), NONE);
+}
