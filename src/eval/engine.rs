@@ -1413,6 +1413,7 @@ impl<'a> Ctx<'a> {
             Filter::Transform { .. } => {
                 return Err(internal("internal error: a transform reached the evaluator unexpanded"))
             }
+            Filter::LegacyFact(fact) => super::legacy_facts::eval(self, fact, at),
         })
     }
 

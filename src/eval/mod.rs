@@ -9,6 +9,7 @@
 mod board;
 mod dict;
 mod engine;
+mod legacy_facts;
 pub mod finale;
 mod line;
 mod moves;

@@ -18,6 +18,7 @@
 //! Arena nodes are hash-consed: adding a node equal to an existing one returns the
 //! existing id, so copies made by transforms share every sub-tree they leave unchanged.
 
+pub mod legacy;
 pub mod dump;
 pub mod normalize;
 pub mod transform;
@@ -25,6 +26,8 @@ pub mod transform;
 use std::collections::HashMap;
 
 use shakmaty::{Bitboard, Color, Role};
+
+pub use legacy::{LegacyFact, PawnShare};
 
 /// Index of a filter node in the [`Ir`] arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -472,6 +475,28 @@ pub enum TransformKind {
     ShiftHorizontal,
     /// `shiftvertical`: translations along files.
     ShiftVertical,
+    /// Legacy `:flipdiagonal`: the identity and the mirror about the a1–h8 diagonal.
+    FlipDiagonal,
+    /// Legacy shifts (`:shift…` of CQL 1–3 / CQL-S) with the CQL 3 edge rule: a square on
+    /// the trailing edge stays and its images are added, one on the leading edge is lost.
+    LegacyShift(ShiftAxes),
+}
+
+/// The translations of a legacy shift keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShiftAxes {
+    /// `:shift`: every file and rank offset.
+    Both,
+    /// `:shifthorizontal`: along ranks.
+    Horizontal,
+    /// `:shiftvertical`: along files.
+    Vertical,
+    /// `:shiftmaindiagonal`: along the a1–h8 direction (equal file and rank offsets).
+    MainDiagonal,
+    /// `:shiftoffdiagonal`: along the a8–h1 direction (opposite offsets).
+    OffDiagonal,
+    /// `:shiftdiagonal`: both diagonal directions.
+    Diagonals,
 }
 
 /// One game-level analysis of the YACPDB query language: a predicate name and its
@@ -983,6 +1008,11 @@ pub enum Filter {
         /// The transformed filter.
         body: FilterId,
     },
+
+    // ----- legacy language ----------------------------------------------------
+    /// A fact only the legacy language asks for (castling rights, repetitions, exchange
+    /// values, parsed header fields…); see [`LegacyFact`].
+    LegacyFact(LegacyFact),
 }
 
 /// What a variable holds.

@@ -38,7 +38,7 @@ use shakmaty::{Bitboard, Color};
 
 use crate::ir::{
     ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveFilter, MoveKind,
-    PieceMask, Span, TransformKind, ValueType, VarKind,
+    PieceMask, ShiftAxes, Span, TransformKind, ValueType, VarKind,
 };
 use crate::lang::Diagnostic;
 
@@ -77,6 +77,15 @@ pub enum BoardMap {
         /// Ranks up (negative: down).
         dy: i8,
     },
+    /// A legacy shift with the CQL 3 edge rule, made of unit steps (files first, then
+    /// ranks): each step moves a square one square on, drops a square on the leading edge
+    /// and keeps a square on the trailing edge as well as moving it.
+    EdgeShift {
+        /// Files to the right (negative: left).
+        dx: i8,
+        /// Ranks up (negative: down).
+        dy: i8,
+    },
 }
 
 impl BoardMap {
@@ -99,7 +108,8 @@ impl BoardMap {
 
     /// Does this map leave every filter unchanged?
     pub fn is_identity(self) -> bool {
-        matches!(self, BoardMap::Rotate45(0) | BoardMap::Shift { dx: 0, dy: 0 }) || self == BoardMap::IDENTITY
+        matches!(self, BoardMap::Rotate45(0) | BoardMap::Shift { dx: 0, dy: 0 } | BoardMap::EdgeShift { dx: 0, dy: 0 })
+            || self == BoardMap::IDENTITY
     }
 
     /// Does this map swap white and black?
@@ -120,7 +130,7 @@ impl BoardMap {
             }
             BoardMap::ColorSwap => true,
             BoardMap::Rotate45(_) => false,
-            BoardMap::Shift { dx, dy } => (dx + dy) % 2 != 0,
+            BoardMap::Shift { dx, dy } | BoardMap::EdgeShift { dx, dy } => (dx + dy) % 2 != 0,
         }
     }
 
@@ -141,7 +151,7 @@ impl BoardMap {
             }
             BoardMap::ColorSwap => (file, 7 - rank),
             BoardMap::Rotate45(_) => (file, rank),
-            BoardMap::Shift { dx, dy } => (file + dx, rank + dy),
+            BoardMap::Shift { dx, dy } | BoardMap::EdgeShift { dx, dy } => (file + dx, rank + dy),
         }
     }
 
@@ -151,6 +161,9 @@ impl BoardMap {
     pub fn map_squares(self, squares: Bitboard) -> Bitboard {
         if self.is_identity() || matches!(self, BoardMap::Rotate45(_)) {
             return squares;
+        }
+        if let BoardMap::EdgeShift { dx, dy } = self {
+            return edge_shift(squares, dx, dy);
         }
         let bits = squares.0;
         let mut out = 0u64;
@@ -187,7 +200,7 @@ impl BoardMap {
                 BoardMap::Dihedral { a, b, c, d } => (a * df + b * dr, c * df + d * dr),
                 BoardMap::ColorSwap => (df, -dr),
                 BoardMap::Rotate45(steps) => rotate_delta_45(df, dr, steps),
-                BoardMap::Shift { .. } => (df, dr),
+                BoardMap::Shift { .. } | BoardMap::EdgeShift { .. } => (df, dr),
             };
             if let Some(target) = Directions::DELTAS.iter().position(|&d| d == (nf, nr)) {
                 out |= 1 << target;
@@ -252,7 +265,45 @@ pub fn group(kind: TransformKind) -> Vec<BoardMap> {
         TransformKind::Shift => shifts(-7..=7, -7..=7),
         TransformKind::ShiftHorizontal => shifts(-7..=7, 0..=0),
         TransformKind::ShiftVertical => shifts(0..=0, -7..=7),
+        TransformKind::FlipDiagonal => vec![BoardMap::IDENTITY, BoardMap::MIRROR_DIAGONAL],
+        TransformKind::LegacyShift(axes) => {
+            let offsets: Vec<(i8, i8)> = match axes {
+                ShiftAxes::Both => (-7..=7).flat_map(|dy| (-7..=7).map(move |dx| (dx, dy))).collect(),
+                ShiftAxes::Horizontal => (-7..=7).map(|dx| (dx, 0)).collect(),
+                ShiftAxes::Vertical => (-7..=7).map(|dy| (0, dy)).collect(),
+                ShiftAxes::MainDiagonal => (-7..=7).map(|k| (k, k)).collect(),
+                ShiftAxes::OffDiagonal => (-7..=7).map(|k| (k, -k)).collect(),
+                ShiftAxes::Diagonals => (-7..=7).flat_map(|k| [(k, k), (k, -k)]).collect(),
+            };
+            let mut out = vec![BoardMap::EdgeShift { dx: 0, dy: 0 }];
+            for (dx, dy) in offsets {
+                let map = BoardMap::EdgeShift { dx, dy };
+                if (dx, dy) != (0, 0) && !out.contains(&map) {
+                    out.push(map);
+                }
+            }
+            out
+        }
     }
+}
+
+/// The CQL 3 edge rule for one shift: `dx` unit steps along ranks, then `dy` along files.
+/// A step drops the squares on the leading edge, moves the others one square, and keeps
+/// the squares on the trailing edge where they were as well (so three steps right of a4
+/// is a4–d4, and one step right of a2, c2, h2 is a2, b2, d2).
+fn edge_shift(squares: Bitboard, dx: i8, dy: i8) -> Bitboard {
+    const FILE_A: u64 = 0x0101_0101_0101_0101;
+    const FILE_H: u64 = FILE_A << 7;
+    const RANK_1: u64 = 0xff;
+    const RANK_8: u64 = RANK_1 << 56;
+    let mut s = squares.0;
+    for _ in 0..dx.unsigned_abs() {
+        s = if dx > 0 { ((s & !FILE_H) << 1) | (s & FILE_A) } else { ((s & !FILE_A) >> 1) | (s & FILE_H) };
+    }
+    for _ in 0..dy.unsigned_abs() {
+        s = if dy > 0 { ((s & !RANK_8) << 8) | (s & RANK_1) } else { ((s & !RANK_1) >> 8) | (s & RANK_8) };
+    }
+    Bitboard(s)
 }
 
 /// Every translation of the given ranges, the identity first, then by rank then file offset.
@@ -412,6 +463,7 @@ pub fn is_set_expression(ir: &Ir, id: FilterId) -> bool {
         | Filter::Call(Builtin::Light | Builtin::Dark, _) => true,
         Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => true,
         Filter::And(v) if v.len() == 1 => is_set_expression(ir, v[0]),
+        Filter::LegacyFact(fact) => fact.value_type() == ValueType::Set,
         _ => false,
     }
 }
@@ -530,6 +582,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         }
         Filter::Sort { value, .. } => sub(*value),
         Filter::Yacpdb(_) => ValueType::Number,
+        Filter::LegacyFact(fact) => fact.value_type(),
         Filter::Transform { range, count, body, .. } => {
             if *count || range.is_some() {
                 ValueType::Number
@@ -790,7 +843,7 @@ fn map_node(
     }
     let node = ir.get(id).clone();
     let span = ir.span(id);
-    let shifting = matches!(map, BoardMap::Shift { .. });
+    let shifting = matches!(map, BoardMap::Shift { .. } | BoardMap::EdgeShift { .. });
     let vanished = |before: Bitboard, after: Bitboard| shifting && before.any() && after.is_empty();
     let mut recurse = |ir: &mut Ir, c: FilterId| map_node(ir, map, c, depth + 1, memo);
     let mapped: Result<Filter, Stop> = match &node {

@@ -17,6 +17,9 @@ use crate::ir::{
 };
 use crate::lang::{nearest, Diagnostic};
 
+mod extra;
+use extra::Handled;
+
 /// Keywords allowed in a match list.
 pub const MATCH_KEYWORDS: &[&str] = &[
     ":pgn",
@@ -46,6 +49,46 @@ pub const MATCH_KEYWORDS: &[&str] = &[
     ":and",
     ":or",
     ":not",
+    // CQL-S additions (see `extra`).
+    ":xor",
+    ":cond",
+    ":eventdate",
+    ":eventtype",
+    ":eventmode",
+    ":eventcountry",
+    ":eventcategory",
+    ":timemode",
+    ":subround",
+    ":title",
+    ":whitetitle",
+    ":blacktitle",
+    ":country",
+    ":whitecountry",
+    ":blackcountry",
+    ":gender",
+    ":whitegender",
+    ":blackgender",
+    ":iscomputer",
+    ":whiteiscomputer",
+    ":blackiscomputer",
+    ":ishuman",
+    ":whiteishuman",
+    ":blackishuman",
+    ":rating",
+    ":whiterating",
+    ":blackrating",
+    ":averagerating",
+    ":averagerating*",
+    ":ratingdifference",
+    ":tag",
+    ":comment",
+    ":hascomments",
+    ":hasvariations",
+    ":hasannotation",
+    ":ischess960",
+    ":isshufflechess",
+    ":startposition",
+    ":goodgame",
 ];
 
 /// Keywords allowed in a position list.
@@ -104,6 +147,56 @@ pub const POSITION_KEYWORDS: &[&str] = &[
     ":shifthorizontal",
     ":shiftvertical",
     ":relation",
+    // CQL 3 and CQL-S additions (see `extra`).
+    ":xor",
+    ":cond",
+    ":flipdiagonal",
+    ":shiftdiagonal",
+    ":shiftmaindiagonal",
+    ":shiftoffdiagonal",
+    ":accumulate",
+    ":accumulate*",
+    ":sumrange",
+    ":reset",
+    ":line",
+    ":matchconsecutive",
+    ":match",
+    ":castling",
+    ":checkcount",
+    ":contactcheck",
+    ":iscontactcheck",
+    ":ischeck",
+    ":isdoublecheck",
+    ":ismate",
+    ":iscastling",
+    ":isnull",
+    ":halfmoveclock",
+    ":threefoldrepetition",
+    ":fivefoldrepetition",
+    ":repetitioncount",
+    ":pretransformrepetitioncount",
+    ":matingmaterial",
+    ":whitecannotwin",
+    ":blackcannotwin",
+    ":gameisover",
+    ":losing",
+    ":mustcapture",
+    ":captureforced",
+    ":takeslastpiece",
+    ":forced",
+    ":opposition",
+    ":goodbishop",
+    ":endgame",
+    ":maxswapevaluation",
+    ":exchangeevaluation",
+    ":fen",
+    ":inside",
+    ":insidevariation",
+    ":cut",
+    ":exclude",
+    ":skip",
+    ":variant",
+    ":pawncountdifference",
 ];
 
 /// Keywords allowed inside a `:relation (…)` list.
@@ -121,26 +214,7 @@ pub const RELATION_KEYWORDS: &[&str] = &[
 ];
 
 /// Keywords of the old language this front-end knows but does not implement.
-const UNSUPPORTED: &[&str] = &[
-    ":accumulate",
-    ":sumrange",
-    ":flipdiagonal",
-    ":flipoffdiagonal",
-    ":shiftdiagonal",
-    ":shiftmaindiagonal",
-    ":shiftoffdiagonal",
-    ":line",
-    ":xor",
-    ":cond",
-    ":contactcheck",
-    ":castling",
-    ":endgame",
-    ":opposition",
-    ":goodbishop",
-    ":fen",
-    ":repetitioncount",
-    ":matchconsecutive",
-];
+const UNSUPPORTED: &[&str] = &[":flipoffdiagonal"];
 
 /// Where the positions a position list is tried on come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,6 +254,16 @@ struct ListState {
     relations: Vec<Relation>,
     /// The set filters of the list's own piece designators, in source order.
     designators: Vec<FilterId>,
+    /// `:accumulate name` / `:accumulate* name` (the flag).
+    accumulate: Option<(String, bool)>,
+    /// `:sumrange name range`.
+    sumranges: Vec<(String, Range, Span)>,
+    /// `:repetitioncount` / `:pretransformrepetitioncount` range; the flag marks the latter.
+    repetition: Option<(Range, bool)>,
+    /// `:cut` (flag: `None`, or the sub-list).
+    cut: Option<Option<FilterId>>,
+    /// `:exclude` (flag: `None`, or the sub-list).
+    exclude: Option<Option<FilterId>>,
 }
 
 /// Which side is to move in the later position of a `:relation`, compared with the first.
@@ -229,6 +313,11 @@ impl ListState {
             scope: Scope::MainLine,
             relations: Vec::new(),
             designators: Vec::new(),
+            accumulate: None,
+            sumranges: Vec::new(),
+            repetition: None,
+            cut: None,
+            exclude: None,
         }
     }
 
@@ -250,6 +339,12 @@ struct TopList {
     nomatch: bool,
     scope: Scope,
     span: Span,
+    /// `:repetitioncount` range.
+    repetition: Option<Range>,
+    /// `:cut`: `Some(None)` for the flag, `Some(Some(f))` for a sub-list.
+    cut: Option<Option<FilterId>>,
+    /// `:exclude`, likewise.
+    exclude: Option<Option<FilterId>>,
 }
 
 /// Lowers one legacy script into an [`Ir`].
@@ -257,6 +352,14 @@ pub struct Lowerer {
     ir: Ir,
     tags: Vec<(String, VarId)>,
     fresh: u32,
+    /// Accumulators defined so far: name, the accumulating list's body, its transforms,
+    /// and whether colours count separately (`:accumulate*`).
+    accumulator_defs: Vec<(String, FilterId, Vec<TransformKind>, bool)>,
+    /// A game-wide keyword (`:hasvariations`, `:hascomments` …) looks into variations.
+    game_variations: bool,
+    /// The script declares itself CQL 1.x (first line `; CQL 1.0`): the start position is
+    /// not searched and `:flipcolor` does not flip a position list's `:result`.
+    cql1: bool,
 }
 
 fn err(message: impl Into<String>, span: Span) -> Diagnostic {
@@ -351,6 +454,29 @@ fn transform_kind(keyword: &str) -> Option<TransformKind> {
     })
 }
 
+/// Which language a script declares on its first line (Scidb's file-format page).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// `; CQL-S 1.0 (…) (…)`: Scidb's CQL-S.
+    CqlS,
+    /// `; CQL 1.0`: standard CQL as Scidb writes it.
+    Cql1,
+    /// No identification line: read as CQL-S, which the CQL 3 scripts in use agree with.
+    Unmarked,
+}
+
+/// The dialect named by the first line of a script.
+pub fn dialect(source: &str) -> Dialect {
+    let first = source.trim_start_matches('\u{feff}').lines().next().unwrap_or("");
+    if first.starts_with("; CQL-S ") {
+        Dialect::CqlS
+    } else if first.starts_with("; CQL 1.") {
+        Dialect::Cql1
+    } else {
+        Dialect::Unmarked
+    }
+}
+
 fn parse_result(text: &str) -> Option<GameResult> {
     match text {
         "1-0" => Some(GameResult::WhiteWins),
@@ -363,7 +489,7 @@ fn parse_result(text: &str) -> Option<GameResult> {
 impl Lowerer {
     /// A lowerer with an empty arena.
     pub fn new() -> Lowerer {
-        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0 }
+        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0, accumulator_defs: Vec::new(), game_variations: false, cql1: false }
     }
 
     fn add(&mut self, f: Filter, span: Span) -> FilterId {
@@ -456,6 +582,7 @@ impl Lowerer {
 
     /// Lower a whole script: exactly one `(match …)` list.
     pub fn script(mut self, top: &[Item], source: &str) -> Result<Ir, Diagnostic> {
+        self.cql1 = dialect(source) == Dialect::Cql1;
         let first = match top.first() {
             Some(i) => i,
             None => {
@@ -572,11 +699,14 @@ impl Lowerer {
             }
         }
 
-        let any_variations = global_variations || lists.iter().any(|l| l.scope != Scope::MainLine);
+        let any_variations =
+            global_variations || self.game_variations || lists.iter().any(|l| l.scope != Scope::MainLine);
         if any_variations {
             self.ir.settings.variations = true;
         }
-        for list in lists {
+        // Scope conjuncts first: `:cut` and `:exclude` conditions use the scoped bodies.
+        let mut scoped = Vec::new();
+        for list in &lists {
             let mut body = list.body;
             match list.scope {
                 Scope::MainLine if any_variations && !global_variations => {
@@ -589,16 +719,55 @@ impl Lowerer {
                 }
                 _ => {}
             }
-            let (all, range) = match list.matchcount {
-                None => (false, None),
-                Some(r) => {
-                    // A position list must match at least one position: a lower bound
-                    // of 0 is read as 1 (so `:matchcount 0` never matches).
-                    let (lo, hi) = r.interval();
-                    (true, Some((lo.max(1), hi)))
+            scoped.push(body);
+        }
+        // `:cut`: no list looks past the first position where a cut condition holds.
+        let mut cuts = Vec::new();
+        let mut excludes = Vec::new();
+        for (list, &body) in lists.iter().zip(&scoped) {
+            if let Some(c) = list.cut {
+                cuts.push(c.unwrap_or(body));
+            }
+            if let Some(e) = list.exclude {
+                excludes.push(e.unwrap_or(body));
+            }
+        }
+        let cut_guard = if cuts.is_empty() {
+            None
+        } else {
+            let any = if cuts.len() == 1 { cuts[0] } else { self.add(Filter::Or(cuts), span) };
+            let earlier =
+                self.add(Filter::Find { direction: FindDirection::Backward, all: false, range: None, body: any }, span);
+            let parent = self.add(Filter::Tree(TreeStep::Parent), span);
+            let before = self.add(Filter::AtPosition { at: parent, body: earlier }, span);
+            Some(self.add(Filter::Not(before), span))
+        };
+        for (list, mut body) in lists.into_iter().zip(scoped) {
+            if self.cql1 {
+                // CQL 1.0 does not search the start position (Scidb's CQL-Syntax page).
+                let initial = self.add(Filter::Initial, list.span);
+                let not_initial = self.add(Filter::Not(initial), list.span);
+                body = self.and_front(not_initial, body, list.span);
+            }
+            if let Some(guard) = cut_guard {
+                body = self.add(Filter::And(vec![body, guard]), list.span);
+            }
+            let mut find = match list.repetition {
+                Some(r) => self.repetition_find(body, r, list.span),
+                None => {
+                    let (all, range) = match list.matchcount {
+                        None => (false, None),
+                        Some(r) => {
+                            // Scidb's CQL-S manual (position list, `:matchcount`): the list matches
+                            // when the number of positions it matches lies in the range, 0 included,
+                            // so `:matchcount 0` finds the games where the list never matches.
+                            let (lo, hi) = r.interval();
+                            (true, Some((lo.max(0), hi)))
+                        }
+                    };
+                    self.add(Filter::Find { direction: FindDirection::Forward, all, range, body }, list.span)
                 }
             };
-            let mut find = self.add(Filter::Find { direction: FindDirection::Forward, all, range, body }, list.span);
             for &kind in &list.outer_transforms {
                 find = self.add(Filter::Transform { kind, range: None, count: false, body: find }, list.span);
             }
@@ -606,6 +775,12 @@ impl Lowerer {
                 find = self.add(Filter::Not(find), list.span);
             }
             conditions.push(find);
+        }
+        // `:exclude`: a game where an exclude condition holds anywhere does not match.
+        for e in excludes {
+            let anywhere =
+                self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: e }, span);
+            conditions.push(self.add(Filter::Not(anywhere), span));
         }
         let mut root = self.and(conditions, span);
         if either_color {
@@ -618,8 +793,52 @@ impl Lowerer {
         Ok(root)
     }
 
+    /// `:repetitioncount r`: some run of consecutive positions matched by `body` has a
+    /// length in r (counted from the run's first position); 0 stands for "no run at all".
+    fn repetition_find(&mut self, body: FilterId, r: Range, span: Span) -> FilterId {
+        let (lo, hi) = r.interval();
+        let run_at_least = |me: &mut Lowerer, n: i64| {
+            let min = u32::try_from(n.max(1)).unwrap_or(u32::MAX);
+            let rep = me.add(Filter::SeqRepeat { body, min, max: u32::MAX }, span);
+            let seq = me.add(Filter::SeqConcat(vec![rep]), span);
+            me.add(Filter::Line { params: LineParams::default(), body: seq }, span)
+        };
+        let parent = self.add(Filter::Tree(TreeStep::Parent), span);
+        let before = self.add(Filter::AtPosition { at: parent, body }, span);
+        let fresh = self.add(Filter::Not(before), span);
+        let mut parts = vec![body, fresh];
+        if lo > 1 {
+            parts.push(run_at_least(self, lo));
+        }
+        if hi < i64::MAX {
+            let longer = run_at_least(self, hi.saturating_add(1));
+            parts.push(self.add(Filter::Not(longer), span));
+        }
+        let start = self.add(Filter::And(parts), span);
+        let some_run =
+            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: start }, span);
+        if lo > 0 {
+            return some_run;
+        }
+        let any = self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body }, span);
+        let none = self.add(Filter::Not(any), span);
+        if hi <= 0 {
+            none
+        } else {
+            self.add(Filter::Or(vec![none, some_run]), span)
+        }
+    }
+
     /// A match-list keyword that filters on the game's header (or a CQL-S sub-match list).
     fn header_keyword(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
+        if let Some(rest) = kw.strip_prefix('!') {
+            // CQL-S: `!:kw` negates one match-list keyword.
+            if !rest.starts_with(':') || rest == ":not" {
+                return Err(err(format!("`{kw}` cannot be negated with `!`"), span).with_hint("write e.g. `!:ischess960`"));
+            }
+            let f = self.header_keyword(rest, span, c)?;
+            return Ok(self.add(Filter::Not(f), span));
+        }
         Ok(match kw {
             ":year" => {
                 let (r, rs) = c.range(kw)?;
@@ -697,7 +916,10 @@ impl Lowerer {
                 let f = self.sub_match(sub)?;
                 self.add(Filter::Not(f), span)
             }
-            _ => return Err(self.unknown_keyword(kw, span, MATCH_KEYWORDS, "match list")),
+            _ => match self.cql_s_header(kw, span, c)? {
+                Some(f) => f,
+                None => return Err(self.unknown_keyword(kw, span, MATCH_KEYWORDS, "match list")),
+            },
         })
     }
 
@@ -722,6 +944,25 @@ impl Lowerer {
             }
         }
         Ok(self.and(parts, span))
+    }
+
+    /// The `[Result]` tag's text is one of the results of a comma list (not flipped by
+    /// `:flipcolor`).
+    fn result_text(&mut self, text: &str, span: Span) -> Result<FilterId, Diagnostic> {
+        let mut words = Vec::new();
+        for part in text.split(',') {
+            let r = parse_result(part).ok_or_else(|| {
+                err(format!("`{part}` is not a game result"), span).with_hint("write `1-0`, `0-1`, `1/2-1/2` or `1/2`")
+            })?;
+            words.push(match r {
+                GameResult::WhiteWins => "1-0",
+                GameResult::BlackWins => "0-1",
+                GameResult::Draw => "1/2-1/2",
+            });
+        }
+        let h = self.add(Filter::Header(HeaderField::ResultText), span);
+        let pattern = format!("^\\s*(?:{})\\s*$", words.join("|"));
+        Ok(self.add(Filter::RegexMatch { subject: h, pattern }, span))
     }
 
     fn result_filter(&mut self, text: &str, span: Span) -> Result<FilterId, Diagnostic> {
@@ -781,8 +1022,13 @@ impl Lowerer {
 
     /// A position list directly inside the match list.
     fn top_position_list(&mut self, items: &[Item], span: Span) -> Result<TopList, Diagnostic> {
-        let st = self.position_items(items, span, true)?;
-        let pretransform = matches!(st.matchcount, Some((_, true)));
+        let mut st = self.position_items(items, span, true)?;
+        let pretransform = matches!(st.matchcount, Some((_, true))) || matches!(st.repetition, Some((_, true)));
+        if st.matchcount.is_some() && st.repetition.is_some() {
+            return Err(err("a position list takes either a match count or a repetition count, not both", span));
+        }
+        let repetition = st.repetition.take().map(|(r, _)| r);
+        let (cut, exclude) = (st.cut.take(), st.exclude.take());
         let scope = st.scope;
         let matchcount = st.matchcount.map(|(r, _)| r);
         let nomatch = st.nomatch;
@@ -790,11 +1036,12 @@ impl Lowerer {
             let transforms = st.transforms.clone();
             let mut inner = st;
             inner.transforms.clear();
-            (self.finish(inner, span), transforms)
+            (self.finish(inner, span)?, transforms)
         } else {
-            (self.finish(st, span), Vec::new())
+            (self.finish(st, span)?, Vec::new())
         };
-        Ok(TopList { body, outer_transforms, matchcount, nomatch, scope, span })
+        let outer_transforms = outer_transforms.into_iter().map(|k| self.edge_rule(k, body)).collect();
+        Ok(TopList { body, outer_transforms, matchcount, nomatch, scope, span, repetition, cut, exclude })
     }
 
     /// A position list used as a parameter (`:and`, `:sequence`, `:not (position …)`).
@@ -802,7 +1049,7 @@ impl Lowerer {
         match item {
             Item::List { items, span } if item.head() == Some("position") => {
                 let st = self.position_items(items, *span, false)?;
-                Ok(self.finish(st, *span))
+                self.finish(st, *span)
             }
             _ => Err(err("expected a `(position …)` list", item.span()).with_hint("write `(position …)` here")),
         }
@@ -810,21 +1057,25 @@ impl Lowerer {
 
     /// Put a list's parts together: conjunction (with the next-move filter in place),
     /// transforms around it (last keyword outermost), `:not` around everything.
-    fn finish(&mut self, st: ListState, span: Span) -> FilterId {
+    fn finish(&mut self, st: ListState, span: Span) -> Result<FilterId, Diagnostic> {
         let move_filter = if st.conjuncts.contains(&None) { Some(self.move_filter(&st, span)) } else { None };
         let mut parts: Vec<FilterId> = st.conjuncts.iter().map(|c| c.or(move_filter).unwrap_or(FilterId(0))).collect();
         // Relations go last: they look at every later position, the other conjuncts are cheap.
         for rel in &st.relations {
             parts.push(self.relation_filter(rel, &st.designators));
         }
-        let mut body = self.and(parts, span);
-        for &kind in &st.transforms {
-            body = self.add(Filter::Transform { kind, range: None, count: false, body }, span);
+        let plain = self.and(parts, span);
+        let (mut body, counted) = self.accumulators(&st, plain, span)?;
+        if !counted {
+            for &kind in &st.transforms {
+                let kind = self.edge_rule(kind, plain);
+                body = self.add(Filter::Transform { kind, range: None, count: false, body }, span);
+            }
         }
         if st.negate {
             body = self.add(Filter::Not(body), span);
         }
-        body
+        Ok(body)
     }
 
     fn move_filter(&mut self, st: &ListState, span: Span) -> FilterId {
@@ -878,7 +1129,7 @@ impl Lowerer {
                             return Err(err(format!("`{kw}` cannot be negated with `!`"), *aspan)
                                 .with_hint("`!` negates keywords that test the position"));
                         }
-                        let f = self.finish(inner, *aspan);
+                        let f = self.finish(inner, *aspan)?;
                         let not = self.add(Filter::Not(f), *aspan);
                         st.conjuncts.push(Some(not));
                     } else if text.starts_with(':') {
@@ -966,7 +1217,7 @@ impl Lowerer {
                 let mut inner = ListState::new();
                 inner.move_kind = MoveKind::EnPassant;
                 inner.mark_move();
-                let m = self.finish(inner, span);
+                let m = self.finish(inner, span)?;
                 self.add(Filter::Not(m), span)
             }
             ":markall" | ":noannotate" => return Ok(()),
@@ -1096,7 +1347,13 @@ impl Lowerer {
             }
             ":result" => {
                 let (text, rspan) = c.atom(kw, "a result")?;
-                self.result_filter(text, rspan)?
+                if self.cql1 {
+                    // CQL 1.0 (Scidb's note): `:flipcolor` leaves a position list's result alone,
+                    // so it is read from the tag text, which colour flips do not touch.
+                    self.result_text(text, rspan)?
+                } else {
+                    self.result_filter(text, rspan)?
+                }
             }
             ":elo" | ":whiteelo" | ":blackelo" => self.elo(kw, span, c)?,
             ":matchcount" | ":pretransformmatchcount" => {
@@ -1138,7 +1395,11 @@ impl Lowerer {
                 st.relations.push(rel);
                 return Ok(());
             }
-            _ => return Err(self.unknown_keyword(kw, span, POSITION_KEYWORDS, "position list")),
+            _ => match self.cql_s_position(kw, span, c, st, top_level)? {
+                Handled::Conjunct(f) => f,
+                Handled::Done => return Ok(()),
+                Handled::No => return Err(self.unknown_keyword(kw, span, POSITION_KEYWORDS, "position list")),
+            },
         };
         st.conjuncts.push(Some(filter));
         Ok(())
@@ -1281,7 +1542,16 @@ impl Lowerer {
             }
             Err(_) => (white_pawns, span, first, fspan),
         };
-        let base = self.designator(&pawns, pspan)?;
+        let set = self.pawn_set(&pawns, pspan, attrs, aspan)?;
+        let n = self.add(Filter::Count(set), span);
+        let (r, rs) = c.range(kw)?;
+        Ok(self.compare(n, r, rs))
+    }
+
+    /// The pawns of a designator that have every attribute of a `-`-joined list
+    /// (`passed`, `isolated`, `connected`, `doubled`, `consecutive(n)`).
+    fn pawn_set(&mut self, pawns: &Designator, pspan: Span, attrs: &str, aspan: Span) -> Result<FilterId, Diagnostic> {
+        let base = self.designator(pawns, pspan)?;
         let mut set = base;
         for attr in attrs.split('-') {
             set = match attr {
@@ -1321,9 +1591,7 @@ impl Lowerer {
                 }
             };
         }
-        let n = self.add(Filter::Count(set), span);
-        let (r, rs) = c.range(kw)?;
-        Ok(self.compare(n, r, rs))
+        Ok(set)
     }
 
     /// Parse `:relation (…)`: the counts and options a later position must satisfy.

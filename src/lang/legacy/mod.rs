@@ -57,3 +57,5 @@ fn looks_like_cql6(source: &str) -> Option<Diagnostic> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_cqls;

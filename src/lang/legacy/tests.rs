@@ -255,8 +255,8 @@ fn eq_matchcount() {
         root_shape("(match (position :mate) (position :check :matchcount 1))"),
         "and(find(mate), find 1..1(check))"
     );
-    // `:matchcount 0` can never hold: a list must match some position.
-    assert_eq!(root_shape("(match (position :check :matchcount 0 3))"), "find 1..3(check)");
+    // `:matchcount 0 3`: zero matches included (Scidb's position-list page).
+    assert_eq!(root_shape("(match (position :check :matchcount 0 3))"), "find 0..3(check)");
 }
 
 #[test]
