@@ -81,7 +81,8 @@ fn pgn(fen: &str, sans: &[String]) -> String {
 }
 
 fn parse_game(text: &str) -> Game {
-    let raw = RawGame { number: 1, file: Arc::from("p.pgn"), line: 1, bytes: text.as_bytes().to_vec(), ..RawGame::default() };
+    let raw =
+        RawGame { number: 1, file: Arc::from("p.pgn"), line: 1, bytes: text.as_bytes().to_vec(), ..RawGame::default() };
     let mut game = Game::default();
     GameParser::new().parse(&raw, &mut game, &|_| true).unwrap_or_else(|e| panic!("{e}\n{text}"));
     game

@@ -126,7 +126,9 @@ fn shards_read_every_corpus_game_exactly_once() {
     let total: u64 = several.iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
     let mut runner = TestRunner::new(Config { cases: 24, failure_persistence: None, ..Config::default() });
     runner
-        .run(&(proptest::collection::vec(0..=total, 0..20), 1u64..16), |(cuts, n)| check_union(&several, &reference, cuts, n))
+        .run(&(proptest::collection::vec(0..=total, 0..20), 1u64..16), |(cuts, n)| {
+            check_union(&several, &reference, cuts, n)
+        })
         .unwrap();
     cases += 24;
     eprintln!("shard property: {} files, {games} games, {cases} cases", files.len());
@@ -164,11 +166,8 @@ fn shards_read_every_game_of_hostile_input_exactly_once() {
     let path = dir.join("hostile.pgn").to_string_lossy().into_owned();
     let paths = vec![path.clone()];
     let mut runner = TestRunner::new(Config { cases: 1000, failure_persistence: None, ..Config::default() });
-    let strategy = (
-        proptest::collection::vec(0..FRAGMENTS.len(), 1..80),
-        proptest::collection::vec(any::<u16>(), 0..10),
-        1u64..8,
-    );
+    let strategy =
+        (proptest::collection::vec(0..FRAGMENTS.len(), 1..80), proptest::collection::vec(any::<u16>(), 0..10), 1u64..8);
     runner
         .run(&strategy, |(pieces, cuts, n)| {
             let text: Vec<u8> = pieces.iter().flat_map(|&i| FRAGMENTS[i].iter().copied()).collect();

@@ -56,7 +56,12 @@ pub(super) fn prepare(args: &Args, paths: Vec<String>, sequential: bool) -> Resu
         }
         let bytes = paths.iter().map(|p| if p == "-" { None } else { std::fs::metadata(p).ok().map(|m| m.len()) });
         let bytes = bytes.sum::<Option<u64>>();
-        return Ok(Prepared { sources: paths.into_iter().map(Source::whole).collect(), first_number: 1, bytes, range: None });
+        return Ok(Prepared {
+            sources: paths.into_iter().map(Source::whole).collect(),
+            first_number: 1,
+            bytes,
+            range: None,
+        });
     };
     if sequential {
         return Err("cqlrs: this query keeps dictionaries from game to game, so its result depends on every \
@@ -113,7 +118,8 @@ pub(super) fn count_games(args: &Args) -> Result<i32, String> {
         }
         total += games;
         let (start, end) = source.range.map_or((None, None), |(s, e)| (Some(s), Some(e)));
-        files.push(serde_json::json!({"index": index, "file": source.path, "games": games, "start": start, "end": end}));
+        files
+            .push(serde_json::json!({"index": index, "file": source.path, "games": games, "start": start, "end": end}));
     }
     let mut record = serde_json::json!({
         "record": "count",

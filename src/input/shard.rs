@@ -411,7 +411,10 @@ mod tests {
     }
 
     fn all_games(text: &[u8]) -> Vec<(u64, Vec<u8>)> {
-        Splitter::new(io::Cursor::new(text.to_vec()), Arc::from("t"), 1).map(|g| g.unwrap()).map(|g| (g.offset, g.bytes)).collect()
+        Splitter::new(io::Cursor::new(text.to_vec()), Arc::from("t"), 1)
+            .map(|g| g.unwrap())
+            .map(|g| (g.offset, g.bytes))
+            .collect()
     }
 
     #[test]
@@ -445,7 +448,8 @@ mod tests {
 
     #[test]
     fn sync_points_are_game_starts() {
-        let text = b"[Event \"a\"]\n\n1. e4 {open\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n[Site \"x\"]\n1. c4 *\n";
+        let text =
+            b"[Event \"a\"]\n\n1. e4 {open\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n[Site \"x\"]\n1. c4 *\n";
         let path = temp("sync.pgn", text);
         let starts: Vec<u64> = all_games(text).iter().map(|g| g.0).collect();
         for x in 0..=text.len() as u64 {

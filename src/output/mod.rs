@@ -434,7 +434,13 @@ mod tests {
     use std::sync::Arc;
 
     fn game(text: &str) -> Game {
-        let raw = RawGame { number: 3, file: Arc::from("t.pgn"), line: 1, bytes: text.as_bytes().to_vec(), ..RawGame::default() };
+        let raw = RawGame {
+            number: 3,
+            file: Arc::from("t.pgn"),
+            line: 1,
+            bytes: text.as_bytes().to_vec(),
+            ..RawGame::default()
+        };
         let mut g = Game::default();
         GameParser::new().parse(&raw, &mut g, &|_| true).unwrap();
         g
@@ -505,11 +511,20 @@ mod tests {
             predicates: vec![("Twins".into(), 2)],
             ..Default::default()
         };
-        let raw = RawGame { file: Arc::from("t.pgn"), offset: 40, file_number: 2, bytes: vec![b' '; 9], ..RawGame::default() };
+        let raw = RawGame {
+            file: Arc::from("t.pgn"),
+            offset: 40,
+            file_number: 2,
+            bytes: vec![b' '; 9],
+            ..RawGame::default()
+        };
         let line = json_line(&g, &m, &raw, &[(5, true)], Some(b"pgn text"));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["number"], 3);
-        assert_eq!((v["file"].as_str(), v["offset"].as_u64(), v["length"].as_u64()), (Some("t.pgn"), Some(40), Some(9)));
+        assert_eq!(
+            (v["file"].as_str(), v["offset"].as_u64(), v["length"].as_u64()),
+            (Some("t.pgn"), Some(40), Some(9))
+        );
         assert_eq!(v["file_number"], 2);
         assert_eq!(v["sort_key"], serde_json::json!([[5, true]]));
         assert_eq!(v["pgn"], "pgn text");
@@ -543,7 +558,10 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");
         assert_eq!((v["games"].as_u64(), v["matched"].as_u64(), v["unmatched"].as_u64()), (Some(10), Some(2), Some(7)));
-        assert_eq!((v["skipped"].as_u64(), v["abandoned"].as_u64(), v["bytes"].as_u64()), (Some(1), Some(0), Some(1234)));
+        assert_eq!(
+            (v["skipped"].as_u64(), v["abandoned"].as_u64(), v["bytes"].as_u64()),
+            (Some(1), Some(0), Some(1234))
+        );
         assert_eq!(v["input_errors"], 1);
         assert_eq!(v["range"], serde_json::json!([5, 99]));
         let stdin: serde_json::Value = serde_json::from_str(&summary_json(&s, None, 0, None)).unwrap();
