@@ -126,7 +126,8 @@ pub fn parse_designator(text: &str) -> Result<Designator, Problem> {
 pub fn parse_squares(text: &str, whole: &str) -> Result<u64, Problem> {
     let hint = "squares are a file part (a, a-c, ?) then a rank part (4, 2-7, ?), or a bracketed \
                 comma list such as [a1,h1,c3-7]";
-    if let Some(inner) = text.strip_prefix('[') {
+    let list_form = text.starts_with('[') && text.find(']') == Some(text.len() - 1);
+    if let (true, Some(inner)) = (list_form, text.strip_prefix('[')) {
         let inner = inner
             .strip_suffix(']')
             .ok_or_else(|| problem(format!("the squares of `{whole}` do not end with `]`"), hint))?;
@@ -153,22 +154,40 @@ fn parse_square_block(text: &str, whole: &str, hint: &str) -> Result<u64, Proble
         return Err(bad());
     }
     let mut set = 0u64;
-    for rank in ranks.0..=ranks.1 {
-        for file in files.0..=files.1 {
-            set |= 1u64 << (rank * 8 + file);
+    for rank in 0..8u32 {
+        for file in 0..8u32 {
+            if ranks & (1 << rank) != 0 && files & (1 << file) != 0 {
+                set |= 1u64 << (rank * 8 + file);
+            }
         }
     }
     Ok(set)
 }
 
-/// One coordinate part: `x`, `x-y` or `?`, as an inclusive 0-based interval, and the
-/// number of bytes used.
-fn parse_span(b: &[u8], low: u8, high: u8) -> Option<((u32, u32), usize)> {
+/// One coordinate part: `x`, `x-y`, `?`, or a bracketed set such as `[27]` or `[ac]`
+/// (CQL-S), as a bit mask of 0-based coordinates, and the number of bytes used.
+fn parse_span(b: &[u8], low: u8, high: u8) -> Option<(u8, usize)> {
     let in_range = |c: u8| c >= low && c <= high;
+    let interval = |x: u8, y: u8| (x - low..=y - low).fold(0u8, |m, i| m | (1 << i));
     match b {
-        [b'?', ..] => Some(((0, 7), 1)),
-        [x, b'-', y, ..] if in_range(*x) && in_range(*y) && x <= y => Some((((x - low) as u32, (y - low) as u32), 3)),
-        [x, ..] if in_range(*x) => Some((((x - low) as u32, (x - low) as u32), 1)),
+        [b'?', ..] => Some((0xff, 1)),
+        [b'[', rest @ ..] => {
+            let end = rest.iter().position(|&c| c == b']')?;
+            let inner = &rest[..end];
+            let mut mask = 0u8;
+            let mut i = 0;
+            while i < inner.len() {
+                let (m, used) = parse_span(&inner[i..], low, high)?;
+                if inner[i] == b'?' || inner[i] == b'[' {
+                    return None;
+                }
+                mask |= m;
+                i += used;
+            }
+            (mask != 0).then_some((mask, end + 2))
+        }
+        [x, b'-', y, ..] if in_range(*x) && in_range(*y) && x <= y => Some((interval(*x, *y), 3)),
+        [x, ..] if in_range(*x) => Some((interval(*x, *x), 1)),
         _ => None,
     }
 }
@@ -290,6 +309,10 @@ mod tests {
         assert_eq!(c.count_ones(), 10);
         assert!(c & sq("c3") != 0 && c & sq("e7") != 0 && c & sq("d5") == 0);
         assert_eq!(parse_designator("[ ]").unwrap().squares, 0);
+        // CQL-S bracketed coordinate sets: ranks 2 and 7, files a and c.
+        assert_eq!(parse_designator("[Pp]?[27]").unwrap().squares, 0xff00 | (0xff << 48));
+        assert_eq!(parse_designator("N[ac]3").unwrap().squares, sq("a3") | sq("c3"));
+        assert_eq!(parse_designator("N[ac]3-4").unwrap().squares, sq("a3") | sq("c3") | sq("a4") | sq("c4"));
     }
 
     #[test]

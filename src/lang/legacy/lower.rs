@@ -360,6 +360,8 @@ pub struct Lowerer {
     /// The script declares itself CQL 1.x (first line `; CQL 1.0`): the start position is
     /// not searched and `:flipcolor` does not flip a position list's `:result`.
     cql1: bool,
+    /// The `:not` flag of the match list being read.
+    not_flag: bool,
 }
 
 fn err(message: impl Into<String>, span: Span) -> Diagnostic {
@@ -489,7 +491,7 @@ fn parse_result(text: &str) -> Option<GameResult> {
 impl Lowerer {
     /// A lowerer with an empty arena.
     pub fn new() -> Lowerer {
-        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0, accumulator_defs: Vec::new(), game_variations: false, cql1: false }
+        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0, accumulator_defs: Vec::new(), game_variations: false, cql1: false, not_flag: false }
     }
 
     fn add(&mut self, f: Filter, span: Span) -> FilterId {
@@ -783,6 +785,9 @@ impl Lowerer {
             conditions.push(self.add(Filter::Not(anywhere), span));
         }
         let mut root = self.and(conditions, span);
+        if std::mem::take(&mut self.not_flag) {
+            root = self.add(Filter::Not(root), span);
+        }
         if either_color {
             root = self
                 .add(Filter::Transform { kind: TransformKind::FlipColor, range: None, count: false, body: root }, span);
@@ -911,6 +916,11 @@ impl Lowerer {
                     self.add(Filter::Or(parts), span)
                 }
             }
+            ":not" if !matches!(c.peek(), Some(Item::List { .. })) => {
+                // The flag form: the enclosing match list matches where it otherwise would not.
+                self.not_flag = !self.not_flag;
+                self.add(Filter::True, span)
+            }
             ":not" => {
                 let sub = c.take().ok_or_else(|| c.missing(kw, "a `(match …)` list"))?;
                 let f = self.sub_match(sub)?;
@@ -933,6 +943,7 @@ impl Lowerer {
             }
         };
         let mut parts = Vec::new();
+        let saved = std::mem::take(&mut self.not_flag);
         let mut c = Cursor { items, next: 1, list_span: span };
         while let Some(it) = c.take() {
             match it {
@@ -943,7 +954,9 @@ impl Lowerer {
                 }
             }
         }
-        Ok(self.and(parts, span))
+        let all = self.and(parts, span);
+        let negated = std::mem::replace(&mut self.not_flag, saved);
+        Ok(if negated { self.add(Filter::Not(all), span) } else { all })
     }
 
     /// The `[Result]` tag's text is one of the results of a comma list (not flipped by
