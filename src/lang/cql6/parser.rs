@@ -1276,7 +1276,7 @@ impl<'s> Parser<'s> {
         }
         let valued = m.value == MoveValue::Then;
         let id = self.move_node(m, sp);
-        self.kinds.note_dash(id);
+        self.kinds.note_dash(id, from.is_some(), target.is_some());
         if !valued {
             // A bare `X――Y` (no target in parentheses) is no set in CQL 6.2.
             self.kinds.note(id, super::types::Kind::Logical);

@@ -66,17 +66,29 @@ impl Kind {
 #[derive(Clone, Debug, Default)]
 pub struct KindNotes {
     notes: HashMap<FilterId, Kind>,
-    dashes: HashSet<FilterId>,
+    /// Moves written with a dash or cross: (has a set tied on its left, has one on its right).
+    dashes: HashMap<FilterId, (bool, bool)>,
 }
 
 impl KindNotes {
     /// Record that the node `id` is a move written with a dash or cross (`X――Y`, `×`),
     /// which can never be the left side of another dash.
-    pub fn note_dash(&mut self, id: FilterId) {
-        self.dashes.insert(id);
+    /// `left`/`right`: a set is tied to the dash on that side (`e2――`, `――e4`).
+    pub fn note_dash(&mut self, id: FilterId, left: bool, right: bool) {
+        self.dashes.insert(id, (left, right));
     }
     fn is_dash(&self, id: FilterId) -> bool {
-        self.dashes.contains(&id)
+        self.dashes.contains_key(&id)
+    }
+    /// CQL 6.2 reads the set operators next to a move differently from cqlrs: in
+    /// `k ∪ e2――e4` or `e2――e4 ∩ k` the move takes all of `k ∪ e2` (`e4 ∩ k`) as its
+    /// side. Such an operand is not checked: is the dash `id` in position `index` of `len`
+    /// operands taken in by the operator next to it?
+    fn absorbs(&self, id: FilterId, index: usize, len: usize) -> bool {
+        match self.dashes.get(&id) {
+            Some(&(left, right)) => (index == 0 || left) && (index + 1 == len || right),
+            None => false,
+        }
     }
     /// Record that the node `id` has kind `kind` in CQL 6.2.
     pub fn note(&mut self, id: FilterId, kind: Kind) {
@@ -286,6 +298,7 @@ pub fn check(ir: &Ir, notes: &KindNotes, src: &str, limit: usize) -> Vec<Diagnos
         src,
         vars: HashMap::new(),
         seen: HashSet::new(),
+        stack: Vec::new(),
         diags: Vec::new(),
         limit,
     };
@@ -306,6 +319,8 @@ struct Checker<'a> {
     /// Kinds of value variables, from their first assignment in source order.
     vars: HashMap<VarId, Kind>,
     seen: HashSet<FilterId>,
+    /// The node being checked and its ancestors, root first.
+    stack: Vec<FilterId>,
     diags: Vec<Diagnostic>,
     limit: usize,
 }
@@ -548,6 +563,7 @@ impl Checker<'_> {
             return;
         }
         let filter = self.ir.get(id).clone();
+        self.stack.push(id);
         // Children first, in source order, so that variables get their kinds from the
         // assignments that come before their uses.
         if let Filter::Assign { value, .. } = &filter {
@@ -557,20 +573,146 @@ impl Checker<'_> {
                 self.walk(c, depth + 1);
             }
         }
-        self.check_node(id, &filter);
+        self.check_node_escaping(id, &filter);
+        self.stack.pop();
+    }
+
+    /// Check one node, unless its left operand is of a kind the operator refuses and CQL 6.2
+    /// would parse the text differently: it ends the enclosing prefix filter (`find`, `not`,
+    /// a transform …) at the left operand and applies the operator to that filter
+    /// (`find all check + 3` is `{find all check} + 3`, `find check & parent` compares two
+    /// positions).
+    fn check_node_escaping(&mut self, id: FilterId, filter: &Filter) {
+        if let Some(l) = self.left_operand(filter) {
+            let lk = self.kind(l);
+            if !self.op_ok(filter, lk) && self.escapes(filter, lk) {
+                return;
+            }
+            // `#` counts everything up to the next dash in CQL 6.2: `#k | q` is `#(k | q)`.
+            if let Filter::Count(inner) = self.ir.get(l) {
+                if !self.op_ok(filter, lk) && self.op_ok(filter, self.kind(*inner)) {
+                    return;
+                }
+            }
+        }
+        self.check_node(id, filter);
+    }
+
+    /// The operand written on the left of a binary operator node.
+    fn left_operand(&self, filter: &Filter) -> Option<FilterId> {
+        Some(match filter {
+            Filter::Arith(_, a, _) | Filter::TreeRelation(_, a, _) | Filter::In(a, _) => *a,
+            Filter::Compare { first, .. } => *first,
+            Filter::Union(v) | Filter::Intersection(v) => *v.first()?,
+            Filter::Attacks { attackers, targets, value_is_targets } => {
+                if *value_is_targets {
+                    *targets
+                } else {
+                    *attackers
+                }
+            }
+            Filter::AttackChain { sets, value_is_last } => {
+                if *value_is_last {
+                    *sets.last()?
+                } else {
+                    *sets.first()?
+                }
+            }
+            Filter::AtPosition { at, .. } => *at,
+            Filter::RegexMatch { subject, .. } => *subject,
+            _ => return None,
+        })
+    }
+
+    /// Would the operator node accept a left operand of kind `lk`?
+    fn op_ok(&self, filter: &Filter, lk: Kind) -> bool {
+        if lk == Kind::Unknown {
+            return true;
+        }
+        match filter {
+            Filter::Arith(ArithOp::Add, _, r) => {
+                let rk = self.kind(*r);
+                matches!(lk, Kind::Number | Kind::String) && (rk == lk || rk == Kind::Unknown)
+            }
+            Filter::Arith(ArithOp::Sub, ..) => true,
+            Filter::Arith(_, _, r) => lk == Kind::Number && self.kind(*r).is(Kind::Number),
+            Filter::Compare { rest, .. } => {
+                rest.first().map_or(true, |&(op, r)| pair_ok(op, lk, self.kind(r)))
+            }
+            Filter::TreeRelation(_, _, r) => pair_ok(CmpOp::Lt, lk, self.kind(*r)),
+            Filter::Union(_) | Filter::Attacks { .. } | Filter::AttackChain { .. } => lk == Kind::Set,
+            Filter::Intersection(_) => matches!(lk, Kind::Set | Kind::Position),
+            Filter::In(..) => matches!(lk, Kind::Set | Kind::String),
+            Filter::AtPosition { .. } => lk == Kind::Position,
+            Filter::RegexMatch { .. } => lk == Kind::String,
+            _ => true,
+        }
+    }
+
+    /// Is there an enclosing prefix filter, ending where the operator node ends, that CQL 6.2
+    /// would close before the operator so that the operator accepts it as its left side?
+    fn escapes(&self, filter: &Filter, lk: Kind) -> bool {
+        let mut lk = lk;
+        for &a in self.stack.iter().rev().skip(1).take(6) {
+            lk = match self.ir.get(a) {
+                // Constituent lists and a move's tied side do not change what the
+                // operator would see.
+                Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) | Filter::Move(_) => continue,
+                Filter::Line { params, .. } => {
+                    if params.last_position {
+                        Kind::Position
+                    } else {
+                        Kind::Number
+                    }
+                }
+                Filter::Find { all, range, .. } => {
+                    if *all || range.is_some() {
+                        Kind::Number
+                    } else {
+                        Kind::Position
+                    }
+                }
+                Filter::Not(_) | Filter::Assign { .. } => Kind::Logical,
+                Filter::Transform { count, range, .. } => {
+                    if *count || range.is_some() {
+                        Kind::Number
+                    } else {
+                        lk
+                    }
+                }
+                Filter::Sort { .. } | Filter::AtPosition { .. } => lk,
+                Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
+                    if *forall {
+                        Kind::Logical
+                    } else {
+                        Kind::Set
+                    }
+                }
+                _ => return false,
+            };
+            if self.op_ok(filter, lk) {
+                return true;
+            }
+        }
+        false
     }
 
     fn check_node(&mut self, id: FilterId, filter: &Filter) {
         match filter {
             Filter::Union(items) => {
-                for &i in items {
-                    self.want(i, Kind::Set, "each side of `|` (`∪`)");
+                for (n, &i) in items.iter().enumerate() {
+                    if !self.notes.absorbs(i, n, items.len()) {
+                        self.want(i, Kind::Set, "each side of `|` (`∪`)");
+                    }
                 }
             }
             Filter::Intersection(items) => {
                 let kinds: Vec<Kind> = items.iter().map(|&i| self.kind(i)).collect();
                 let pos = kinds.contains(&Kind::Position);
-                for &i in items {
+                for (n, &i) in items.iter().enumerate() {
+                    if self.notes.absorbs(i, n, items.len()) {
+                        continue;
+                    }
                     if pos {
                         self.want(i, Kind::Position, "each side of `&` (`∩`) between positions");
                     } else {
@@ -589,13 +731,20 @@ impl Checker<'_> {
             }
             Filter::Count(x) => self.want_any(*x, &[Kind::Set, Kind::String], "the operand of `#`"),
             Filter::Direction { arg, .. } => self.want(*arg, Kind::Set, "the argument of a direction"),
-            Filter::Attacks { attackers, targets, .. } => {
-                self.want(*attackers, Kind::Set, "each side of an attack");
-                self.want(*targets, Kind::Set, "each side of an attack");
+            Filter::Attacks { attackers, targets, value_is_targets } => {
+                let (l, r) = if *value_is_targets { (*targets, *attackers) } else { (*attackers, *targets) };
+                if !self.notes.absorbs(l, 0, 2) {
+                    self.want(l, Kind::Set, "each side of an attack");
+                }
+                if !self.notes.absorbs(r, 1, 2) {
+                    self.want(r, Kind::Set, "each side of an attack");
+                }
             }
             Filter::AttackChain { sets, .. } => {
-                for &s in sets {
-                    self.want(s, Kind::Set, "each side of an attack arrow");
+                for (n, &s) in sets.iter().enumerate() {
+                    if !self.notes.absorbs(s, n, sets.len()) && !self.notes.absorbs(s, sets.len() - 1 - n, sets.len()) {
+                        self.want(s, Kind::Set, "each side of an attack arrow");
+                    }
                 }
             }
             Filter::Between(a, b) => {
@@ -619,10 +768,8 @@ impl Checker<'_> {
                     left = right;
                 }
             }
-            Filter::TreeRelation(_, a, b) => {
-                self.want(*a, Kind::Position, "each side of a position comparison (`≺ ≻ ≼ ≽`)");
-                self.want(*b, Kind::Position, "each side of a position comparison (`≺ ≻ ≼ ≽`)");
-            }
+            // `≺ ≻ ≼ ≽` take the operands of `<`; they only mean something for positions.
+            Filter::TreeRelation(_, a, b) => self.compare(*a, CmpOp::Lt, *b),
             Filter::Arith(op, a, b) => self.arith(*op, *a, *b),
             Filter::Neg(x) => self.want(*x, Kind::Number, "the operand of unary `-`"),
             Filter::Call(builtin, args) => self.call(*builtin, args),
@@ -702,6 +849,9 @@ impl Checker<'_> {
                 }
             }
             Filter::SeqRepeat { body, .. } => self.line_constituents(*body, depth + 1),
+            // `check - 3` in a constituent is `check` and then the number -3.
+            Filter::Arith(ArithOp::Sub, a, _) if !self.kind(*a).is(Kind::Number) => {}
+            Filter::Arith(_, a, _) if !self.op_ok(self.ir.get(id), self.kind(*a)) => {}
             Filter::Number(_) | Filter::Arith(..) => self.error(
                 id,
                 "a `line` constituent cannot be a number or arithmetic".into(),
@@ -743,13 +893,7 @@ impl Checker<'_> {
             );
             return;
         }
-        let ok = match (a, b) {
-            (Kind::Set, Kind::Set) => matches!(op, CmpOp::Eq | CmpOp::Ne),
-            (Kind::Position, Kind::Position) => op != CmpOp::Ne,
-            (Kind::Set, Kind::Number) | (Kind::Number, Kind::Set) => true,
-            (x, y) => x == y && x != Kind::Logical,
-        };
-        if !ok {
+        if !pair_ok(op, a, b) {
             let msg = if a == Kind::Set && b == Kind::Set {
                 format!("two sets can only be compared with `==` or `!=`, not `{spelled}`")
             } else {
@@ -925,6 +1069,19 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+}
+
+/// May a comparison `op` have a left side of kind `a` and a right side of kind `b`? Two
+/// sets only with `==`/`!=`, a set with a number (the set counts its squares), positions with
+/// positions (not `!=`), numbers with numbers, strings with strings.
+fn pair_ok(op: CmpOp, a: Kind, b: Kind) -> bool {
+    match (a, b) {
+        (Kind::Unknown, _) | (_, Kind::Unknown) => true,
+        (Kind::Set, Kind::Set) => matches!(op, CmpOp::Eq | CmpOp::Ne),
+        (Kind::Position, Kind::Position) => op != CmpOp::Ne,
+        (Kind::Set, Kind::Number) | (Kind::Number, Kind::Set) => true,
+        (x, y) => x == y && x != Kind::Logical,
     }
 }
 
