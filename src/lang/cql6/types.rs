@@ -120,6 +120,12 @@ pub fn is_brace_repetition(text: &str) -> bool {
     digits(a) && b.map_or(!a.is_empty(), |b| digits(b) && !(a.is_empty() && b.is_empty()))
 }
 
+/// The diagnostic for an empty block `{}`, which CQL 6.2 refuses (it expects a filter
+/// inside the braces).
+pub fn empty_braces(at: Span) -> Diagnostic {
+    Diagnostic::new("empty braces `{}`: a filter is missing", at).with_hint("write `true` for a filter that always matches")
+}
+
 /// The diagnostic for a block `{…}` starting at `open` that spells a repetition (`{5}`),
 /// which CQL 6.2 accepts only after a `line` constituent.
 pub fn brace_repetition_at(src: &str, open: Span) -> Option<Diagnostic> {
@@ -826,11 +832,15 @@ impl Checker<'_> {
                 self.want(*a, Kind::String, "the tag name of `settag`");
                 self.want(*b, Kind::String, "the value of `settag`");
             }
-            Filter::DictGet { key, .. } | Filter::DictSet { key, .. } => {
-                self.want_any(*key, &[Kind::String, Kind::Number, Kind::Set], "a dictionary key")
+            Filter::DictGet { key, .. } | Filter::DictUnbind { key: Some(key), .. } => {
+                self.want_any(*key, &[Kind::String, Kind::Number], "a dictionary key")
             }
-            Filter::DictUnbind { key: Some(key), .. } => {
-                self.want_any(*key, &[Kind::String, Kind::Number, Kind::Set], "a dictionary key")
+            Filter::DictSet { key, value, .. } => {
+                self.want_any(*key, &[Kind::String, Kind::Number], "a dictionary key");
+                let k = self.kind(*value);
+                if !k.is_valued() {
+                    self.error(*value, format!("cannot store {} in a dictionary", k.name()), "a dictionary holds sets, numbers, strings or positions");
+                }
             }
             _ => {}
         }
@@ -952,6 +962,7 @@ impl Checker<'_> {
         match builtin {
             Builtin::Abs => each(self, Kind::Number, "the argument of `abs`"),
             Builtin::Sqrt => each(self, Kind::Number, "the argument of `sqrt`"),
+            Builtin::Int => each(self, Kind::String, "the argument of `int`"),
             Builtin::Lowercase | Builtin::Uppercase => each(self, Kind::String, "the argument of `lowercase`/`uppercase`"),
             Builtin::IndexOf => each(self, Kind::String, "each argument of `indexof`"),
             Builtin::Length => each(self, Kind::String, "the operand of `#`"),
@@ -973,7 +984,7 @@ impl Checker<'_> {
                     if strings {
                         self.want(a, Kind::String, "each argument of `min`/`max` among strings");
                     } else {
-                        self.want_any(a, &[Kind::Number, Kind::Set], "each argument of `min`/`max`");
+                        self.want(a, Kind::Number, "each argument of `min`/`max`");
                     }
                 }
             }
@@ -1098,6 +1109,103 @@ fn hint_for(k: Kind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte offset and message of the first diagnostic for `text`, or `None` when the
+    /// CQL 6 front-end accepts it.
+    fn refusal(text: &str) -> Option<(usize, String)> {
+        match crate::lang::cql6::parse(text) {
+            Ok(_) => None,
+            Err(e) => e.diagnostics.first().map(|d| (d.span.start as usize, d.message.clone())),
+        }
+    }
+
+    fn accepted(texts: &[&str]) {
+        for t in texts {
+            assert_eq!(refusal(t), None, "CQL 6.2 accepts {t:?}");
+        }
+    }
+
+    /// `text` is refused with the first diagnostic at the first occurrence of `at`.
+    fn refused_at(text: &str, at: &str) {
+        let want = text.find(at).expect("marker in text");
+        let got = refusal(text);
+        assert!(got.is_some(), "CQL 6.2 refuses {text:?}");
+        assert_eq!(got.map(|g| g.0), Some(want), "position of the error in {text:?}");
+    }
+
+    #[test]
+    fn comparisons_need_values_of_one_kind() {
+        accepted(&["#♙ > 3", "\"a\" < \"b\"", "parent < currentposition", "k == q", "k > 2", "3 < k", "ply ≺ 3"]);
+        refused_at("true != 1", "true");
+        refused_at("a >= \"t\"", "\"t\"");
+        refused_at("initialposition > 1", "1");
+        refused_at("k < q", "q");
+        refused_at("initialposition != currentposition", "currentposition");
+        refused_at("move == 3", "move");
+    }
+
+    #[test]
+    fn arithmetic_needs_numbers_or_strings() {
+        accepted(&["ply + 3", "\"a\" + \"b\"", "#k * 2", "{line --> check} * 2", "find all check + 3", "k -2"]);
+        refused_at("K % 3", "K");
+        refused_at("\"v\" / 3", "\"v\"");
+        refused_at("2 + \"a\"", "\"a\"");
+        refused_at("(line --> check) * 2", "line");
+        refused_at("2 - e2--e4", "e2");
+    }
+
+    #[test]
+    fn set_operators_need_sets() {
+        accepted(&["k | q", "k & a-h8", "parent & currentposition", "k | e2--e4", "e2--e4 & k", "#k | q"]);
+        refused_at("k ∪ currentposition", "currentposition");
+        refused_at("comment(\"q\") | 2", "comment");
+        refused_at("~3", "3");
+        refused_at("e2-- | k", "e2");
+    }
+
+    #[test]
+    fn bare_moves_are_no_sets() {
+        accepted(&["--", "v = --(to)", "e2--e4(check)", "move to e4 | k", "(--Qa4=q) and 2", "--Qa4=q -2"]);
+        refused_at("v = e4--e5", "e4");
+        refused_at("--=q or 2", "q");
+        refused_at("--(k)--", "--(k)");
+        refused_at("-- and――", "――");
+        refused_at("-- (k)", "(");
+        refused_at("--{2 4}", "{");
+        refused_at("countmoves ×-2", "-");
+        refused_at("legal [x]", "legal");
+    }
+
+    #[test]
+    fn assignments_keep_their_kind() {
+        accepted(&["v = 3 v = 4", "v = \"a\" v += \"b\"", "v = k v = q", "persistent v += 3"]);
+        refused_at("y = 7 y = k", "k");
+        refused_at("y = currentposition y = \"a\"", "\"a\"");
+        refused_at("v = check", "check");
+        refused_at("y += k", "y");
+        refused_at("persistent x = currentposition", "currentposition");
+        refused_at("y = \"3\" y *= \"4\"", "\"4\"");
+    }
+
+    #[test]
+    fn line_constituents_and_repetitions() {
+        accepted(&["line --> check+ --> mate", "line --> check{2,3} --> mate", "line --> move from k *"]);
+        refused_at("line --> 3", "3");
+        refused_at("line --> N + 2", "+");
+        refused_at("{5}", "{5}");
+        refused_at("line primary secondary --> check", "line");
+    }
+
+    #[test]
+    fn keyword_arguments() {
+        accepted(&["max(3 4)", "makesquare(5 4)", "makesquare \"e4\"", "sort \"d\" #k", "settag(\"a\" \"b\")"]);
+        refused_at("max(2)", "2");
+        refused_at("makesquare(6 \"a\")", "6");
+        refused_at("settag(\"MyTag\" 1)", "1");
+        refused_at("move count", "move");
+        refused_at("x = 1 square x in R btm", "square");
+        refused_at("{}", "{}");
+    }
 
     #[test]
     fn brace_repetitions() {
