@@ -919,10 +919,6 @@ impl<'s> Parser<'s> {
         self.in_sequence = saved;
         result?;
         let sp = Self::join(open.span, self.toks[self.pos.saturating_sub(1)].span);
-        if items.is_empty() && close == Sym::RBrace {
-            self.diags.push(super::types::empty_braces(sp));
-            return Err(());
-        }
         Ok(match items.len() {
             0 => self.add(Filter::True, sp),
             1 => items[0],

@@ -120,12 +120,6 @@ pub fn is_brace_repetition(text: &str) -> bool {
     digits(a) && b.map_or(!a.is_empty(), |b| digits(b) && !(a.is_empty() && b.is_empty()))
 }
 
-/// The diagnostic for an empty block `{}`, which CQL 6.2 refuses (it expects a filter
-/// inside the braces).
-pub fn empty_braces(at: Span) -> Diagnostic {
-    Diagnostic::new("empty braces `{}`: a filter is missing", at).with_hint("write `true` for a filter that always matches")
-}
-
 /// The diagnostic for a block `{…}` starting at `open` that spells a repetition (`{5}`),
 /// which CQL 6.2 accepts only after a `line` constituent.
 pub fn brace_repetition_at(src: &str, open: Span) -> Option<Diagnostic> {
@@ -594,11 +588,10 @@ impl Checker<'_> {
             if !self.op_ok(filter, lk) && self.escapes(filter, lk) {
                 return;
             }
-            // `#` counts everything up to the next dash in CQL 6.2: `#k | q` is `#(k | q)`.
-            if let Filter::Count(inner) = self.ir.get(l) {
-                if !self.op_ok(filter, lk) && self.op_ok(filter, self.kind(*inner)) {
-                    return;
-                }
+            // A prefix filter on the left takes the operator into its argument in CQL 6.2:
+            // `#k | q` is `#(k | q)`, `find all k in k` is `find all (k in k)`.
+            if !self.op_ok(filter, lk) && self.absorbed(l, filter) {
+                return;
             }
         }
         self.check_node(id, filter);
@@ -630,6 +623,48 @@ impl Checker<'_> {
         })
     }
 
+    /// Is `l` (the left operand of the operator node `filter`) a prefix filter whose last
+    /// argument, or the last argument of that, would accept the operator?
+    fn absorbed(&self, l: FilterId, filter: &Filter) -> bool {
+        let mut cur = l;
+        for _ in 0..4 {
+            let prefix = matches!(
+                self.ir.get(cur),
+                Filter::Count(_)
+                    | Filter::Find { .. }
+                    | Filter::Sort { .. }
+                    | Filter::Not(_)
+                    | Filter::Transform { .. }
+                    | Filter::SquareIter { .. }
+                    | Filter::PieceIter { .. }
+                    | Filter::Call(..)
+                    | Filter::AtPosition { .. }
+                    | Filter::Assign { .. }
+                    | Filter::If { .. }
+            );
+            if !prefix {
+                return false;
+            }
+            let Some(last) = crate::ir::transform::children(self.ir.get(cur)).last().copied() else {
+                return false;
+            };
+            if self.op_ok(filter, self.kind(last)) {
+                return true;
+            }
+            cur = last;
+        }
+        false
+    }
+
+    /// Is there a transform or an iteration around the node being checked? CQL 6.2 parses
+    /// their bodies with rules of their own; moves tied to other filters there are not
+    /// checked.
+    fn in_loose_body(&self) -> bool {
+        self.stack.iter().any(|&a| {
+            matches!(self.ir.get(a), Filter::Transform { .. } | Filter::SquareIter { .. } | Filter::PieceIter { .. })
+        })
+    }
+
     /// Would the operator node accept a left operand of kind `lk`?
     fn op_ok(&self, filter: &Filter, lk: Kind) -> bool {
         if lk == Kind::Unknown {
@@ -648,7 +683,10 @@ impl Checker<'_> {
             Filter::TreeRelation(_, _, r) => pair_ok(CmpOp::Lt, lk, self.kind(*r)),
             Filter::Union(_) | Filter::Attacks { .. } | Filter::AttackChain { .. } => lk == Kind::Set,
             Filter::Intersection(_) => matches!(lk, Kind::Set | Kind::Position),
-            Filter::In(..) => matches!(lk, Kind::Set | Kind::String),
+            Filter::In(_, r) => {
+                let rk = self.kind(*r);
+                matches!(lk, Kind::Set | Kind::String) && (rk == lk || rk == Kind::Unknown)
+            }
             Filter::AtPosition { .. } => lk == Kind::Position,
             Filter::RegexMatch { .. } => lk == Kind::String,
             _ => true,
@@ -686,6 +724,7 @@ impl Checker<'_> {
                         lk
                     }
                 }
+                Filter::Sort { .. } if lk == Kind::Set => Kind::Number,
                 Filter::Sort { .. } | Filter::AtPosition { .. } => lk,
                 Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
                     if *forall {
@@ -788,8 +827,8 @@ impl Checker<'_> {
                 self.want(*b, Kind::Position, "each argument");
             }
             Filter::Move(m) => {
-                if let Some(f) = m.from {
-                    if self.notes.is_dash(f) {
+                if let Some(f) = m.from.filter(|&f| !self.in_loose_body() && !self.absorbed(f, filter)) {
+                    if self.notes.is_dash(f) && !self.bracketed(f) {
                         self.error(f, "a move cannot start from another move".into(), "separate the two moves with a space, or put the first in braces");
                     }
                     self.want(f, Kind::Set, "the left side of a move `――`");
@@ -832,11 +871,12 @@ impl Checker<'_> {
                 self.want(*a, Kind::String, "the tag name of `settag`");
                 self.want(*b, Kind::String, "the value of `settag`");
             }
+            // Set and position keys are accepted beyond CQL 6.2 (docs/compat.md).
             Filter::DictGet { key, .. } | Filter::DictUnbind { key: Some(key), .. } => {
-                self.want_any(*key, &[Kind::String, Kind::Number], "a dictionary key")
+                self.want_any(*key, &[Kind::String, Kind::Number, Kind::Set, Kind::Position], "a dictionary key")
             }
             Filter::DictSet { key, value, .. } => {
-                self.want_any(*key, &[Kind::String, Kind::Number], "a dictionary key");
+                self.want_any(*key, &[Kind::String, Kind::Number, Kind::Set, Kind::Position], "a dictionary key");
                 let k = self.kind(*value);
                 if !k.is_valued() {
                     self.error(*value, format!("cannot store {} in a dictionary", k.name()), "a dictionary holds sets, numbers, strings or positions");
@@ -880,6 +920,15 @@ impl Checker<'_> {
     fn braced(&self, id: FilterId) -> bool {
         let start = self.ir.span(id).start as usize;
         self.src.get(..start).is_some_and(|b| b.trim_end().ends_with('{'))
+    }
+
+    /// Is the node written inside parentheses or braces of its own?
+    fn bracketed(&self, id: FilterId) -> bool {
+        let start = self.ir.span(id).start as usize;
+        self.src.get(..start).is_some_and(|b| {
+            let b = b.trim_end();
+            b.ends_with('{') || b.ends_with('(')
+        })
     }
 
     fn compare(&mut self, left: FilterId, op: CmpOp, right: FilterId) {
@@ -1204,7 +1253,8 @@ mod tests {
         refused_at("settag(\"MyTag\" 1)", "1");
         refused_at("move count", "move");
         refused_at("x = 1 square x in R btm", "square");
-        refused_at("{}", "{}");
+        // Deliberately accepted (docs/compat.md): an empty block is `true`.
+        accepted(&["flipcolor {}"]);
     }
 
     #[test]
