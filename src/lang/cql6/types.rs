@@ -871,12 +871,8 @@ impl Checker<'_> {
                 self.want(*a, Kind::String, "the tag name of `settag`");
                 self.want(*b, Kind::String, "the value of `settag`");
             }
-            // Set and position keys are accepted beyond CQL 6.2 (docs/compat.md).
-            Filter::DictGet { key, .. } | Filter::DictUnbind { key: Some(key), .. } => {
-                self.want_any(*key, &[Kind::String, Kind::Number, Kind::Set, Kind::Position], "a dictionary key")
-            }
-            Filter::DictSet { key, value, .. } => {
-                self.want_any(*key, &[Kind::String, Kind::Number, Kind::Set, Kind::Position], "a dictionary key");
+            // Keys are not checked: cqlrs also takes a move (`D[×]`) as a key (docs/dictionaries.md).
+            Filter::DictSet { value, .. } => {
                 let k = self.kind(*value);
                 if !k.is_valued() {
                     self.error(*value, format!("cannot store {} in a dictionary", k.name()), "a dictionary holds sets, numbers, strings or positions");
