@@ -9,6 +9,7 @@
 pub mod convert;
 pub mod lexer;
 pub mod parser;
+pub mod types;
 
 pub use convert::{to_ascii, to_unicode};
 
@@ -47,6 +48,9 @@ fn parse_here(source: &str) -> Result<Ir, Error> {
     let mut p = parser::Parser::new(source, lexed.tokens);
     p.parse_script();
     diagnostics.extend(p.diags);
+    if diagnostics.is_empty() {
+        diagnostics = types::check(&p.ir, &p.kinds, source, 20);
+    }
     if diagnostics.is_empty() {
         Ok(p.ir)
     } else {

@@ -274,6 +274,8 @@ pub struct Parser<'s> {
     in_sequence: bool,
     /// Column of the `⊢` of the path being parsed (see [`Parser::path_stops`]).
     path_column: usize,
+    /// CQL 6.2 kinds of nodes whose IR form does not tell them (see [`super::types`]).
+    pub kinds: super::types::KindNotes,
 }
 
 type PResult<T> = Result<T, ()>;
@@ -295,6 +297,7 @@ impl<'s> Parser<'s> {
             declared,
             in_sequence: false,
             path_column: 0,
+            kinds: Default::default(),
         }
     }
 
@@ -876,12 +879,20 @@ impl<'s> Parser<'s> {
             items.push(self.parse_expr(bp + 1)?);
         }
         let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        Ok(self.add(if word == "and" { Filter::And(items) } else { Filter::Or(items) }, sp))
+        let id = self.add(if word == "and" { Filter::And(items) } else { Filter::Or(items) }, sp);
+        self.kinds.note(id, super::types::Kind::Logical);
+        Ok(id)
     }
 
     /// A block `{ … }`: juxtaposed filters; an empty block is `true`.
     fn parse_block(&mut self, close: Sym) -> PResult<FilterId> {
         let open = self.bump();
+        if close == Sym::RBrace {
+            if let Some(d) = super::types::brace_repetition_at(self.src, open.span) {
+                self.diags.push(d);
+                return Err(());
+            }
+        }
         let saved = std::mem::replace(&mut self.in_sequence, false);
         let mut items = Vec::new();
         let result = loop {
@@ -1050,7 +1061,14 @@ impl<'s> Parser<'s> {
                 let s = Self::join(sp, self.ir.span(a));
                 Ok(self.add(Filter::Complement(a), s))
             }
-            Sym::Dash | Sym::Capture => self.parse_move_after(None),
+            Sym::Dash | Sym::Capture => {
+                let prev = self.pos.checked_sub(1).and_then(|i| self.toks.get(i));
+                if let Some(d) = super::types::dash_left_tie(prev, self.peek(), self.src, self.in_sequence) {
+                    self.diags.push(d);
+                    return Err(());
+                }
+                self.parse_move_after(None)
+            }
             Sym::TripleSlash => {
                 // A stand-alone `///` comment: the rest of the line are its arguments.
                 let t = self.bump();
@@ -1139,6 +1157,10 @@ impl<'s> Parser<'s> {
         let mut sp = from.map_or(op.span, |f| Self::join(self.ir.span(f), op.span));
         let mut target = None;
         let next = self.peek().clone();
+        if let Some(d) = super::types::dash_spaced_paren(&next, self.in_sequence).or_else(|| super::types::dash_right_tie(&next)) {
+            self.diags.push(d);
+            return Err(());
+        }
         if !next.space_before {
             match &next.tok {
                 Tok::Sym(Sym::Assign) | Tok::Sym(Sym::LParen) => {}
@@ -1150,7 +1172,12 @@ impl<'s> Parser<'s> {
                     sp = Self::join(sp, next.span);
                     target = Some(t);
                 }
-                Tok::Pieces { .. } | Tok::Squares(_) | Tok::Word(_) | Tok::Sym(Sym::Tilde) | Tok::Sym(Sym::Current) => {
+                Tok::Pieces { .. }
+                | Tok::Squares(_)
+                | Tok::Word(_)
+                | Tok::Sym(Sym::Tilde)
+                | Tok::Sym(Sym::Current)
+                | Tok::Sym(Sym::LBrace) => {
                     let t = self.parse_expr(BP_POSTFIX)?;
                     sp = Self::join(sp, self.ir.span(t));
                     target = Some(t);
@@ -1212,6 +1239,10 @@ impl<'s> Parser<'s> {
                 }
                 m.promote = roles;
                 sp = Self::join(sp, p.span);
+                if let Some(d) = super::types::after_promotion(&self.peek().tok, self.peek().span, p.span) {
+                    self.diags.push(d);
+                    return Err(());
+                }
             } else if n.tok == Tok::Sym(Sym::LParen) {
                 self.bump();
                 let inner = self.peek().clone();
@@ -1243,7 +1274,14 @@ impl<'s> Parser<'s> {
                 break;
             }
         }
-        Ok(self.move_node(m, sp))
+        let valued = m.value == MoveValue::Then;
+        let id = self.move_node(m, sp);
+        self.kinds.note_dash(id, from.is_some(), target.is_some());
+        if !valued {
+            // A bare `X――Y` (no target in parentheses) is no set in CQL 6.2.
+            self.kinds.note(id, super::types::Kind::Logical);
+        }
+        Ok(id)
     }
 
     fn parse_iteration(&mut self, name: String, piece: bool, forall: bool, sp: Span) -> PResult<FilterId> {
@@ -2025,6 +2063,7 @@ impl<'s> Parser<'s> {
     fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
         let mut m = MoveFilter::any(MoveSource::Next);
         let mut from_first = false;
+        let mut words: Vec<String> = Vec::new();
         // Only keywords continue a `move` filter: in `move N to g5` the knight is a
         // filter of its own (the reference reads it so), not the moving piece.
         loop {
@@ -2036,6 +2075,7 @@ impl<'s> Parser<'s> {
                 }
                 break;
             };
+            words.push(w.clone());
             match w.as_str() {
                 "from" | "to" | "capture" => {
                     self.bump();
@@ -2105,7 +2145,13 @@ impl<'s> Parser<'s> {
         if from_first && m.value == MoveValue::To {
             m.value = MoveValue::From;
         }
-        Ok(self.move_node(m, sp))
+        if let Some(d) = super::types::move_keywords(&words, sp) {
+            self.diags.push(d);
+            return Err(());
+        }
+        let id = self.move_node(m, sp);
+        self.kinds.note(id, super::types::move_keyword_kind(&words));
+        Ok(id)
     }
 
     fn sequence_quantifier(&mut self, item: FilterId) -> PResult<FilterId> {
@@ -2259,6 +2305,10 @@ impl<'s> Parser<'s> {
                 self.parse_expr(BP_OR)?
             };
             parts.push(self.sequence_quantifier(part)?);
+            if let Some(d) = super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src) {
+                self.diags.push(d);
+                return Err(());
+            }
             let more = !self.closes_here()
                 && !self.at_sym(arrow)
                 && !matches!(self.peek_at(1).tok, Tok::Sym(s) if is_assign(&Tok::Sym(s)))
