@@ -1177,7 +1177,12 @@ impl<'a> Ctx<'a> {
             // ----- variables and iteration -----
             Filter::Var(v) => self.get_var(*v).cloned(),
             Filter::Assign { var, op, value } => {
-                let Some(new) = self.value(*value, at)? else { return Ok(None) };
+                let new = match self.value(*value, at)? {
+                    Some(v) => v,
+                    // A set filter that does not match still has a value: the empty set.
+                    None if self.q.is_set_assigned(*value) => Value::Set(Bitboard::EMPTY),
+                    None => return Ok(None),
+                };
                 let result = match op {
                     // `$A = $p` into a non-piece variable keeps the piece's square now.
                     None if matches!(new, Value::Piece(_))
@@ -1206,6 +1211,9 @@ impl<'a> Ctx<'a> {
                         let old = self.get_var(*var).cloned();
                         match (old, &new, op) {
                             (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => Value::Str(format!("{s}{t}")),
+                            // A string variable not yet given a value reads as the empty string
+                            // (CQL 6.2 starts a `persistent` string at "").
+                            (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
                             (old, _, _) => {
                                 let a = match old {
                                     Some(v) => self.as_number(&v, at),

@@ -30,11 +30,16 @@ const BP_IN: u8 = 4;
 const BP_CMP: u8 = 5;
 const BP_ADD: u8 = 6;
 const BP_MUL: u8 = 7;
-const BP_UNION: u8 = 8;
-const BP_INTER: u8 = 9;
-const BP_ATTACK: u8 = 10;
-const BP_DASH: u8 = 11;
-const BP_POSTFIX: u8 = 12;
+// CQL 6.2 (`match_mulop_x` … `match_intersect_x` in its toplevel.cpp): a `――` joins the
+// attack-arrow expressions on its two sides, an arrow joins `∪` expressions, `∪` joins `∩`
+// expressions, and `∩` joins `attacks`/`attackedby` expressions: `b|q――` is `(b|q)――`,
+// `R――q|b` is `R――(q|b)`, `a|b→c` is `(a|b)→c`.
+const BP_DASH: u8 = 8;
+const BP_ATTACK: u8 = 9;
+const BP_UNION: u8 = 10;
+const BP_INTER: u8 = 11;
+const BP_ATTACK_WORD: u8 = 12;
+const BP_POSTFIX: u8 = 13;
 
 /// Every keyword of the language, for "did you mean" hints.
 pub const KEYWORDS: &[&str] = &[
@@ -248,6 +253,28 @@ fn promote_roles(mask: PieceMask) -> u8 {
         }
     }
     roles
+}
+
+/// The piece types a promotion written as text accepts (`――="qa5"`): every letter of a
+/// piece type, in either case (CQL 6.2 compares each character, upper-cased, with the
+/// promoted piece's letter, so `"qa5"` means a queen and `"a"` nothing); `""` and `"."`
+/// accept any promotion. Bit `role` is set for each type, as in [`promote_roles`].
+fn promote_roles_of_text(text: &str) -> u8 {
+    if text.is_empty() || text == "." {
+        return promote_roles(PieceMask::WHITE);
+    }
+    text.chars().fold(0u8, |acc, c| {
+        let role = match c.to_ascii_uppercase() {
+            'P' => 1,
+            'N' => 2,
+            'B' => 3,
+            'R' => 4,
+            'Q' => 5,
+            'K' => 6,
+            _ => return acc,
+        };
+        acc | (1 << role)
+    })
 }
 
 /// A user function: parameter names and the body's tokens.
@@ -624,6 +651,10 @@ impl<'s> Parser<'s> {
     }
 
     fn parse_expr_inner(&mut self, min_bp: u8) -> PResult<FilterId> {
+        // A `――`/`×` with nothing on its left is a whole operand of the operators looser than
+        // a dash (CQL 6.2 returns it from `match_mulop_x` at once): in `legal ―― & legal ――`
+        // the `&` joins the two moves rather than continuing the first one's destination.
+        let bare_dash = matches!(self.peek().tok, Tok::Sym(Sym::Dash | Sym::Capture));
         let mut lhs = self.parse_prefix()?;
         loop {
             if self.fatal {
@@ -631,6 +662,9 @@ impl<'s> Parser<'s> {
             }
             let t = self.peek().clone();
             let lspan = self.ir.span(lhs);
+            if bare_dash && binds_tighter_than_dash(&t.tok) {
+                break;
+            }
             match &t.tok {
                 Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
                     if matches!(
@@ -691,10 +725,10 @@ impl<'s> Parser<'s> {
                         self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
                     };
                 }
-                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK => {
+                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK_WORD => {
                     let left = w == "attackedby";
                     self.bump();
-                    let rhs = self.parse_expr(BP_ATTACK)?;
+                    let rhs = self.parse_expr(BP_ATTACK_WORD + 1)?;
                     lhs = self.attack(left, lhs, rhs);
                 }
                 Tok::Sym(Sym::Inter) if min_bp <= BP_INTER => {
@@ -839,35 +873,11 @@ impl<'s> Parser<'s> {
         Ok(self.add(if sym == Sym::Inter { Filter::Intersection(items) } else { Filter::Union(items) }, sp))
     }
 
-    /// The operand on the right of an arrow (`→`/`←`): a set expression that takes in
-    /// `∩` and `∪` of operands tighter than an arrow, so that CQL 6.2 reads
-    /// `T→(▦←♚)∪♚` as `T→((▦←♚)∪♚)` (the target set is the whole union), while a further
-    /// arrow of the same direction still continues the chain (`♖→♞→♚`).
+    /// The operand on the right of an arrow (`→`/`←`): a `∪`/`∩` expression, so that CQL 6.2
+    /// reads `T→(▦←♚)∪♚` as `T→((▦←♚)∪♚)` (the target set is the whole union), while a
+    /// further arrow of the same direction continues the chain (`♖→♞→♚`).
     fn arrow_operand(&mut self) -> PResult<FilterId> {
-        let first = self.arrow_inter_operand()?;
-        if !self.at_sym(Sym::Union) {
-            return Ok(first);
-        }
-        let mut items = vec![first];
-        while self.eat_sym(Sym::Union) {
-            items.push(self.arrow_inter_operand()?);
-        }
-        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        Ok(self.add(Filter::Union(items), sp))
-    }
-
-    /// An intersection of operands tighter than an arrow, for [`Self::arrow_operand`].
-    fn arrow_inter_operand(&mut self) -> PResult<FilterId> {
-        let first = self.parse_expr(BP_ATTACK + 1)?;
-        if !self.at_sym(Sym::Inter) {
-            return Ok(first);
-        }
-        let mut items = vec![first];
-        while self.eat_sym(Sym::Inter) {
-            items.push(self.parse_expr(BP_ATTACK + 1)?);
-        }
-        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        Ok(self.add(Filter::Intersection(items), sp))
+        self.parse_expr(BP_ATTACK + 1)
     }
 
     fn nary_word(&mut self, first: FilterId, word: &str, bp: u8) -> PResult<FilterId> {
@@ -1028,9 +1038,9 @@ impl<'s> Parser<'s> {
                         self.pos -= 1;
                     }
                 }
-                // `#_ attackedby K` counts the empty squares the king attacks: the
-                // operand takes in attack filters (and anything tighter), not `&`/`|`.
-                let a = self.parse_expr(BP_ATTACK)?;
+                // The operand is a whole set expression up to a `――` (CQL 6.2 reads it with
+                // `match_set`): `#_ attackedby K`, `#a|b`, `#R→k`.
+                let a = self.parse_expr(BP_DASH)?;
                 let s = Self::join(sp, self.ir.span(a));
                 Ok(self.add(Filter::Count(a), s))
             }
@@ -1151,7 +1161,8 @@ impl<'s> Parser<'s> {
                     target = Some(t);
                 }
                 Tok::Pieces { .. } | Tok::Squares(_) | Tok::Word(_) | Tok::Sym(Sym::Tilde) | Tok::Sym(Sym::Current) => {
-                    let t = self.parse_expr(BP_POSTFIX)?;
+                    // The destination is a whole arrow expression (`――q|b` is `――(q|b)`).
+                    let t = self.parse_expr(BP_ATTACK)?;
                     sp = Self::join(sp, self.ir.span(t));
                     target = Some(t);
                 }
@@ -1196,7 +1207,20 @@ impl<'s> Parser<'s> {
                         });
                         promote_roles(PieceMask::WHITE)
                     }
-                    Tok::Str(s) => s.chars().filter_map(letter_mask).fold(0, |acc, m| acc | promote_roles(m)),
+                    Tok::Str(s) => {
+                        let roles = promote_roles_of_text(s);
+                        if roles == 0 {
+                            // No piece letter in the text: no promotion matches it.
+                            let never = self.add(Filter::False, p.span);
+                            m.then = Some(match m.then {
+                                Some(prev) => self.add(Filter::And(vec![prev, never]), p.span),
+                                None => never,
+                            });
+                            promote_roles(PieceMask::WHITE)
+                        } else {
+                            roles
+                        }
+                    }
                     _ => {
                         self.error_hint(
                             "expected a piece after `=` in a promotion",
@@ -1252,7 +1276,8 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let var = self.ir.var(&name, if piece { VarKind::Piece } else { VarKind::Square });
-        let domain = self.parse_expr(BP_UNION)?;
+        // The domain is a whole set expression up to a `――` (`match_set` in CQL 6.2): `◭E∊♖♗♕→V`.
+        let domain = self.parse_expr(BP_DASH)?;
         let body = self.parse_expr(BP_OR)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(
@@ -2579,6 +2604,26 @@ impl<'s> Parser<'s> {
         self.toks = saved_toks;
         self.pos = saved_pos;
         r
+    }
+}
+
+/// Is this token an infix operator binding tighter than `――` (`:`, `[…]`, `――`, arrows,
+/// `∪`, `∩`, `attacks`, `attackedby`)?
+fn binds_tighter_than_dash(t: &Tok) -> bool {
+    match t {
+        Tok::Sym(s) => matches!(
+            s,
+            Sym::Colon
+                | Sym::LBracket
+                | Sym::Dash
+                | Sym::Capture
+                | Sym::AttackRight
+                | Sym::AttackLeft
+                | Sym::Union
+                | Sym::Inter
+        ),
+        Tok::Word(w) => w == "attacks" || w == "attackedby",
+        _ => false,
     }
 }
 
