@@ -2419,7 +2419,17 @@ impl<'s> Parser<'s> {
             let item = self.maybe_triple_slash(item)?;
             let quantified = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
                 || (self.at_sym(Sym::LBrace) && matches!(self.peek_at(1).tok, Tok::Number(_)));
-            if self.is_move(item) {
+            let chain = |p: &Self, x: FilterId| matches!(p.ir.get(x), Filter::SeqConcat(_) | Filter::SeqAlt(_));
+            if chain(self, item) {
+                // A parenthesised chain is a constituent of its own: filters written before it
+                // are tested where it starts (`path k(―― ――)`).
+                if !pending.is_empty() {
+                    let sp = self.ir.span(pending[0]);
+                    let before = self.add(Filter::And(std::mem::take(&mut pending)), sp);
+                    units.push(before);
+                }
+                units.push(self.sequence_quantifier(item)?);
+            } else if self.is_move(item) {
                 let mut unit = item;
                 if !pending.is_empty() {
                     pending.push(unit);
@@ -2427,7 +2437,9 @@ impl<'s> Parser<'s> {
                     unit = self.add(Filter::And(std::mem::take(&mut pending)), sp);
                 }
                 units.push(self.sequence_quantifier(unit)?);
-            } else if let Some(last) = units.pop() {
+            } else if let Some(last) = units.pop_if(|l| !chain(self, *l)) {
+                // (A filter after a chain stays a constituent of its own, tested where the
+                // chain ends: `path (―― ――) k`.)
                 let merged = if let Filter::SeqRepeat { body, min, max } = self.ir.get(last).clone() {
                     if quantified {
                         // the quantifier applies to the already quantified unit: keep it simple
