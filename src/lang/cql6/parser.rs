@@ -2548,8 +2548,14 @@ impl<'s> Parser<'s> {
         Ok(self.add(Filter::Path { params, focus, best, body }, Self::join(sp, end)))
     }
 
-    /// Inline a call of a user function by parsing its body with the argument tokens
-    /// substituted for the parameters.
+    /// Inline a call of a user function by parsing its body with each parameter replaced.
+    ///
+    /// As in CQL 6.2 (`LambdaCallNode`): an argument that is a variable is passed by name
+    /// (the body reads and writes that variable); any other argument with a value (a set, a
+    /// number, a string or a position) is evaluated once where the call is made and
+    /// assigned to a fresh variable that stands for the parameter, so in
+    /// `function F(T){――(T)} F(Q)` the target is the squares of the white queen before the
+    /// move. An argument without a value (`F(check)`) is substituted as written.
     fn inline_call(&mut self, name: &str, sp: Span) -> PResult<FilterId> {
         let Some(func) = self.functions.get(name).cloned() else { return Err(()) };
         if self.inline_depth >= MAX_INLINE_DEPTH {
@@ -2563,6 +2569,7 @@ impl<'s> Parser<'s> {
         }
         self.expect_sym(Sym::LParen, "`(` after the function name")?;
         let mut args: Vec<Vec<Token>> = Vec::new();
+        let mut arg_filters: Vec<FilterId> = Vec::new();
         while !self.at_sym(Sym::RParen) {
             if self.at_eof() || self.at_sym(Sym::RBrace) {
                 let s = self.span_here();
@@ -2570,13 +2577,32 @@ impl<'s> Parser<'s> {
                 return Err(());
             }
             let start = self.pos;
-            self.parse_expr(BP_OR)?;
+            arg_filters.push(self.parse_expr(BP_OR)?);
             args.push(self.toks[start..self.pos].to_vec());
         }
         self.bump();
         if args.len() != func.params.len() {
             self.error(format!("`{name}` takes {} argument(s), got {}", func.params.len(), args.len()), sp);
             return Err(());
+        }
+        let mut bindings = Vec::new();
+        for (i, arg) in arg_filters.iter().enumerate() {
+            let by_name = matches!(&args[i][..], [Token { tok: Tok::Word(w), .. }] if self.ir.find_var(w).is_some());
+            if by_name {
+                continue;
+            }
+            let kind = match crate::ir::transform::value_type(&self.ir, *arg) {
+                ValueType::Set => VarKind::Square,
+                ValueType::Position => VarKind::Position,
+                ValueType::Number | ValueType::String => VarKind::Value,
+                ValueType::None | ValueType::Piece => continue,
+            };
+            // A name no script can write (it holds a space), unique to this call.
+            let fresh = format!("{} of {name} #{}", func.params[i], self.ir.vars.len());
+            let var = self.ir.var(&fresh, kind);
+            let span = self.ir.span(*arg);
+            bindings.push(self.add(Filter::Assign { var, op: None, value: *arg }, span));
+            args[i] = vec![Token { tok: Tok::Word(fresh), span, space_before: true, line: 0 }];
         }
         let open = Token { tok: Tok::Sym(Sym::LParen), span: sp, space_before: true, line: 0 };
         let close = Token { tok: Tok::Sym(Sym::RParen), span: sp, space_before: false, line: 0 };
@@ -2615,7 +2641,12 @@ impl<'s> Parser<'s> {
         self.inline_depth -= 1;
         self.toks = saved_toks;
         self.pos = saved_pos;
-        r
+        let body = r?;
+        if bindings.is_empty() {
+            return Ok(body);
+        }
+        bindings.push(body);
+        Ok(self.add(Filter::And(bindings), sp))
     }
 }
 
