@@ -178,6 +178,7 @@ fn set_matching(f: &Filter) -> bool {
             | Filter::Between(..)
             | Filter::Ray { .. }
             | Filter::Pin { .. }
+            | Filter::PinOf { .. }
             | Filter::PawnStructure(_)
             | Filter::Var(_)
             | Filter::DictGet { .. }
@@ -902,6 +903,24 @@ impl<'a> Ctx<'a> {
                 Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
             }
             Filter::Between(..) | Filter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
+            Filter::PinOf { from, through, to, part } => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let kings = pos.board().kings();
+                let mut set = |x: &Option<FilterId>, default: Bitboard| -> Result<Bitboard, Error> {
+                    Ok(match x {
+                        Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                        None => default,
+                    })
+                };
+                let (from, through, to) = (set(from, Bitboard::FULL)?, set(through, Bitboard::FULL)?, set(to, kings)?);
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let (pinners, pinned, targets) = board::pins_cql62(pos.board(), from, through, to);
+                Some(Value::Set(match part {
+                    crate::ir::PinPart::Pinners => pinners,
+                    crate::ir::PinPart::Pinned => pinned,
+                    crate::ir::PinPart::Targets => targets,
+                }))
+            }
             Filter::Pin { from, through, to } => {
                 let from_only = from.is_some() && through.is_none();
                 let Some(pos) = self.pos(at) else { return Ok(None) };

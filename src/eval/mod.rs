@@ -149,6 +149,7 @@ fn always_set(ir: &Ir, f: FilterId) -> bool {
             | Between(..)
             | Ray { .. }
             | Pin { .. }
+            | PinOf { .. }
             | PawnStructure(_)
     )
 }

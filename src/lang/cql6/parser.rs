@@ -1677,12 +1677,17 @@ impl<'s> Parser<'s> {
             }
             "pin" => {
                 let (mut from, mut through, mut to) = (None, None, None);
+                // CQL 6.2: the first parameter written chooses the value (pinned by default).
+                let mut part = None;
                 loop {
                     let slot = if self.eat_word("from") {
+                        part.get_or_insert(PinPart::Pinners);
                         &mut from
                     } else if self.eat_word("through") {
+                        part.get_or_insert(PinPart::Pinned);
                         &mut through
                     } else if self.eat_word("to") {
+                        part.get_or_insert(PinPart::Targets);
                         &mut to
                     } else {
                         break;
@@ -1692,7 +1697,7 @@ impl<'s> Parser<'s> {
                     let v = self.parse_expr(BP_INTER)?;
                     *slot = Some(v);
                 }
-                self.simple(Filter::Pin { from, through, to }, sp)
+                self.simple(Filter::PinOf { from, through, to, part: part.unwrap_or(PinPart::Pinned) }, sp)
             }
             "if" => {
                 let cond = self.parse_expr(BP_LOOSE)?;
