@@ -976,6 +976,9 @@ impl<'a> Ctx<'a> {
                 }
             }
             Filter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
+            // CQL 6.2 (`CaseConvertNode::match_position`): `lowercase X` / `uppercase X`
+            // used as a filter, not for its string, never matches.
+            Filter::Call(Builtin::Lowercase | Builtin::Uppercase, _) if !vm => None,
             Filter::Call(builtin, args) => return self.call(*builtin, args, at),
             Filter::RegexMatch { subject, .. } => {
                 let Some(text) = self.string_value(*subject, at)? else { return Ok(None) };
@@ -1409,11 +1412,18 @@ impl<'a> Ctx<'a> {
                 self.out.messages.push(text);
                 Some(Value::None)
             }
-            Filter::Sort { doc, min, value } => {
-                let Some(n) = self.number_value(*value, at)? else { return Ok(None) };
-                self.out.sorts.push((doc.clone(), *min, n));
-                Some(Value::Number(n))
-            }
+            Filter::Sort { doc, min, value } => match self.value(*value, at)? {
+                // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches with
+                // that string as its value. The games are not ordered by it (the scan's sort
+                // keys are numbers; docs/compat.md).
+                Some(Value::Str(text)) => Some(Value::Str(text)),
+                Some(v) => {
+                    let Some(n) = self.as_number(&v, at) else { return Ok(None) };
+                    self.out.sorts.push((doc.clone(), *min, n));
+                    Some(Value::Number(n))
+                }
+                None => None,
+            },
             Filter::SetTag(name, value) => {
                 let Some(name) = self.value(*name, at)? else { return Ok(None) };
                 let Some(value) = self.value(*value, at)? else { return Ok(None) };
@@ -1559,10 +1569,12 @@ impl<'a> Ctx<'a> {
             Builtin::PieceName => {
                 piece_here(0).map(|p| Value::Str(p.map_or_else(|| "empty".to_string(), |p| p.char().to_string())))
             }
+            // The piece type (1 pawn … 6 king), negated for Black; 0 for an empty square
+            // (CQL 6.2 `ColorTypeNode`).
             Builtin::ColorType => piece_here(0).map(|p| {
                 Value::Number(match p {
-                    Some(p) if p.color.is_white() => 1,
-                    Some(_) => -1,
+                    Some(p) if p.color.is_white() => p.role as i64,
+                    Some(p) => -(p.role as i64),
                     None => 0,
                 })
             }),

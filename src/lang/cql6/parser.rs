@@ -775,8 +775,9 @@ impl<'s> Parser<'s> {
                     let rel = match s {
                         Sym::Prec => TreeRelation::Ancestor,
                         Sym::PrecEq => TreeRelation::AncestorOrSelf,
-                        Sym::Succ => TreeRelation::Descendant,
-                        _ => TreeRelation::DescendantOrSelf,
+                        // CQL 6.2 (`RelationalNode::compare`, `[>=]`) tests `≽` exactly as `≻`:
+                        // a strict descendant. The reference's behaviour wins (docs/compat.md).
+                        _ => TreeRelation::Descendant,
                     };
                     self.bump();
                     let rhs = self.parse_expr(BP_CMP + 1)?;
@@ -1653,8 +1654,9 @@ impl<'s> Parser<'s> {
                 ))
             }
             "comment" | "message" => {
-                let args =
-                    if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
+                // `match_node`): `comment "q" == "w"` comments the comparison.
+                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };
                 self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
             }
             "ray" | "xray" => {
@@ -1707,27 +1709,56 @@ impl<'s> Parser<'s> {
                 self.simple(Filter::If { cond, then, otherwise }, sp)
             }
             "find" => {
-                let direction =
-                    if self.eat_sym(Sym::LineBackward) { FindDirection::Backward } else { FindDirection::Forward };
-                let all = self.eat_word("all");
+                // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no effect here:
+                // `find` writes no comments of its own), `all`, `<--`, a range.
+                let mut direction = FindDirection::Forward;
+                let mut all = false;
                 let mut range = None;
-                if let Tok::Number(lo) = self.peek().tok {
-                    self.bump();
-                    let hi = if let Tok::Number(hi) = self.peek().tok {
-                        self.bump();
-                        hi
-                    } else {
-                        i64::MAX
+                // `find v F` with a numeric variable v: at least v positions (CQL 6.2 ranges
+                // take variables, `match_rangeconstituent`).
+                let mut at_least = None;
+                loop {
+                    let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
+                        (Tok::Word(name), next) if range.is_none() && at_least.is_none() => self
+                            .ir
+                            .find_var(name)
+                            .filter(|v| self.ir.vars[v.0 as usize].kind == VarKind::Value)
+                            .filter(|_| !matches!(next, Tok::Sym(s) if cmp_op(*s).is_some() || matches!(s, Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent))),
+                        _ => None,
                     };
-                    range = Some((lo, hi));
+                    if let Some(var) = numeric_var {
+                        let t = self.bump();
+                        at_least = Some(self.add(Filter::Var(var), t.span));
+                    } else if self.eat_word("quiet") {
+                    } else if self.eat_word("all") {
+                        all = true;
+                    } else if self.eat_sym(Sym::LineBackward) {
+                        direction = FindDirection::Backward;
+                    } else if let (None, Tok::Number(lo)) = (range, &self.peek().tok) {
+                        let lo = *lo;
+                        self.bump();
+                        let hi = if let Tok::Number(hi) = self.peek().tok {
+                            self.bump();
+                            hi
+                        } else {
+                            i64::MAX
+                        };
+                        range = Some((lo, hi));
+                    } else {
+                        break;
+                    }
                 }
                 // A counting `find all` / `find N M` is a number: a comparison after it
                 // compares the count (`find all check >= 30`). A plain `find` takes a
                 // comparison as its body (`find T == C`: the position where piece T
                 // stands on C), as the reference does.
-                let counting = all || range.is_some();
+                let counting = all || range.is_some() || at_least.is_some();
                 let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
+                if let Some(bound) = at_least {
+                    let found = self.add(Filter::Find { direction, all: true, range: None, body }, s);
+                    return Ok(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Ge, bound)] }, s));
+                }
                 Ok(self.add(Filter::Find { direction, all, range, body }, s))
             }
             "sort" => {
