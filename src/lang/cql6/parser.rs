@@ -153,6 +153,8 @@ pub const KEYWORDS: &[&str] = &[
     "positionid",
     "power",
     "previous",
+    "ancestor",
+    "descendant",
     "primary",
     "promote",
     "pseudolegal",
@@ -1618,6 +1620,13 @@ impl<'s> Parser<'s> {
             "lca" => {
                 let a = self.args_exact(&w, 2, sp)?;
                 self.simple(Filter::Lca(a[0], a[1]), sp)
+            }
+            // `ancestor(A B)`: A lies strictly before B on B's way from the start;
+            // `descendant(A B)`: A lies strictly after B (CQL 6.2 `DescendantNode`).
+            "ancestor" | "descendant" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                let rel = if w == "ancestor" { TreeRelation::Ancestor } else { TreeRelation::Descendant };
+                self.simple(Filter::TreeRelation(rel, a[0], a[1]), sp)
             }
             "distance" => {
                 let a = self.args_exact(&w, 2, sp)?;
