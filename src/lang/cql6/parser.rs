@@ -1728,7 +1728,7 @@ impl<'s> Parser<'s> {
                 let mut at_least = None;
                 loop {
                     let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
-                        (Tok::Word(name), next) if range.is_none() && at_least.is_none() => self
+                        (Tok::Word(name), next) if !all && range.is_none() && at_least.is_none() && !is_assign(next) => self
                             .ir
                             .find_var(name)
                             .filter(|v| self.ir.vars[v.0 as usize].kind == VarKind::Value)
