@@ -305,6 +305,43 @@ pub fn pins(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) -> (
     (pinners, out)
 }
 
+/// CQL 6.2's `pin from A through B to C` (its `PinNode`), as `(pinners, pinned, targets)`: a
+/// line piece of A, looking along one of its lines, sees a square of C that is empty or holds
+/// a piece of the other colour, and exactly one piece stands between them — a piece of B of
+/// the other colour (the pinned piece). The target square need not be the first occupied one
+/// beyond the pinned piece, only the squares between must hold nothing else.
+pub fn pins_cql62(board: &Board, from: Bitboard, through: Bitboard, to: Bitboard) -> (Bitboard, Bitboard, Bitboard) {
+    let (mut pinners, mut pinned, mut targets) = (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY);
+    let occupied = board.occupied();
+    for pinner in from & board.sliders() {
+        let Some(piece) = board.piece_at(pinner) else { continue };
+        let other = board.by_color(!piece.color);
+        for d in deltas(slider_dirs(piece.role)) {
+            let mut cur = pinner;
+            let mut between: Option<Square> = None;
+            while let Some(next) = step(cur, d) {
+                cur = next;
+                if let Some(middle) = between {
+                    if to.contains(next) && (other.contains(next) || !occupied.contains(next)) {
+                        pinners.add(pinner);
+                        pinned.add(middle);
+                        targets.add(next);
+                    }
+                    if occupied.contains(next) {
+                        break;
+                    }
+                } else if occupied.contains(next) {
+                    if !(other & through).contains(next) {
+                        break;
+                    }
+                    between = Some(next);
+                }
+            }
+        }
+    }
+    (pinners, pinned, targets)
+}
+
 /// Files adjacent to a file, as a square set.
 fn adjacent_files(file: File) -> Bitboard {
     let mut out = Bitboard::EMPTY;
@@ -368,6 +405,25 @@ mod tests {
     fn board(fen: &str) -> Board {
         let pos: Chess = Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap();
         pos.board().clone()
+    }
+
+    #[test]
+    fn cql62_pins_reach_empty_and_enemy_squares_beyond_the_pinned_piece() {
+        // Ra1, black knight a3, black king a6: a4 and a5 empty.
+        let b = board("8/8/k7/8/8/n7/8/R3K3 w - - 0 1");
+        let all = Bitboard::FULL;
+        let sq = Bitboard::from;
+        // Default target (kings): pinned to the king on a6.
+        assert_eq!(pins_cql62(&b, all, all, b.kings()), (sq(Square::A1), sq(Square::A3), sq(Square::A6)));
+        // Empty squares beyond the knight count as targets too, the king's own square as well.
+        let (_, pinned, targets) = pins_cql62(&b, all, all, all);
+        assert_eq!(pinned, sq(Square::A3));
+        assert_eq!(targets, sq(Square::A4) | sq(Square::A5) | sq(Square::A6));
+        // Not the squares up to the pinned piece, nor beyond the king.
+        assert!(!targets.contains(Square::A2) && !targets.contains(Square::A7));
+        // A white piece between is not pinned by a white rook.
+        let b2 = board("8/8/k7/8/8/N7/8/R3K3 w - - 0 1");
+        assert_eq!(pins_cql62(&b2, all, all, all), (Bitboard::EMPTY, Bitboard::EMPTY, Bitboard::EMPTY));
     }
 
     #[test]

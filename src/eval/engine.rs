@@ -180,6 +180,7 @@ fn set_matching(f: &Filter) -> bool {
             | Filter::Between(..)
             | Filter::Ray { .. }
             | Filter::Pin { .. }
+            | Filter::PinOf { .. }
             | Filter::PawnStructure(_)
             | Filter::Var(_)
             | Filter::DictGet { .. }
@@ -904,6 +905,24 @@ impl<'a> Ctx<'a> {
                 Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
             }
             Filter::Between(..) | Filter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
+            Filter::PinOf { from, through, to, part } => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let kings = pos.board().kings();
+                let mut set = |x: &Option<FilterId>, default: Bitboard| -> Result<Bitboard, Error> {
+                    Ok(match x {
+                        Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                        None => default,
+                    })
+                };
+                let (from, through, to) = (set(from, Bitboard::FULL)?, set(through, Bitboard::FULL)?, set(to, kings)?);
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let (pinners, pinned, targets) = board::pins_cql62(pos.board(), from, through, to);
+                Some(Value::Set(match part {
+                    crate::ir::PinPart::Pinners => pinners,
+                    crate::ir::PinPart::Pinned => pinned,
+                    crate::ir::PinPart::Targets => targets,
+                }))
+            }
             Filter::Pin { from, through, to } => {
                 let from_only = from.is_some() && through.is_none();
                 let Some(pos) = self.pos(at) else { return Ok(None) };
@@ -959,6 +978,9 @@ impl<'a> Ctx<'a> {
                 }
             }
             Filter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
+            // CQL 6.2 (`CaseConvertNode::match_position`): `lowercase X` / `uppercase X`
+            // used as a filter, not for its string, never matches.
+            Filter::Call(Builtin::Lowercase | Builtin::Uppercase, _) if !vm => None,
             Filter::Call(builtin, args) => return self.call(*builtin, args, at),
             Filter::RegexMatch { subject, .. } => {
                 let Some(text) = self.string_value(*subject, at)? else { return Ok(None) };
@@ -1179,7 +1201,12 @@ impl<'a> Ctx<'a> {
             // ----- variables and iteration -----
             Filter::Var(v) => self.get_var(*v).cloned(),
             Filter::Assign { var, op, value } => {
-                let Some(new) = self.value(*value, at)? else { return Ok(None) };
+                let new = match self.value(*value, at)? {
+                    Some(v) => v,
+                    // A set filter that does not match still has a value: the empty set.
+                    None if self.q.is_set_assigned(*value) => Value::Set(Bitboard::EMPTY),
+                    None => return Ok(None),
+                };
                 let result = match op {
                     // `$A = $p` into a non-piece variable keeps the piece's square now.
                     None if matches!(new, Value::Piece(_))
@@ -1208,6 +1235,9 @@ impl<'a> Ctx<'a> {
                         let old = self.get_var(*var).cloned();
                         match (old, &new, op) {
                             (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => Value::Str(format!("{s}{t}")),
+                            // A string variable not yet given a value reads as the empty string
+                            // (CQL 6.2 starts a `persistent` string at "").
+                            (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
                             (old, _, _) => {
                                 let a = match old {
                                     Some(v) => self.as_number(&v, at),
@@ -1384,11 +1414,18 @@ impl<'a> Ctx<'a> {
                 self.out.messages.push(text);
                 Some(Value::None)
             }
-            Filter::Sort { doc, min, value } => {
-                let Some(n) = self.number_value(*value, at)? else { return Ok(None) };
-                self.out.sorts.push((doc.clone(), *min, n));
-                Some(Value::Number(n))
-            }
+            Filter::Sort { doc, min, value } => match self.value(*value, at)? {
+                // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches with
+                // that string as its value. The games are not ordered by it (the scan's sort
+                // keys are numbers; docs/compat.md).
+                Some(Value::Str(text)) => Some(Value::Str(text)),
+                Some(v) => {
+                    let Some(n) = self.as_number(&v, at) else { return Ok(None) };
+                    self.out.sorts.push((doc.clone(), *min, n));
+                    Some(Value::Number(n))
+                }
+                None => None,
+            },
             Filter::SetTag(name, value) => {
                 let Some(name) = self.value(*name, at)? else { return Ok(None) };
                 let Some(value) = self.value(*value, at)? else { return Ok(None) };
@@ -1535,10 +1572,12 @@ impl<'a> Ctx<'a> {
             Builtin::PieceName => {
                 piece_here(0).map(|p| Value::Str(p.map_or_else(|| "empty".to_string(), |p| p.char().to_string())))
             }
+            // The piece type (1 pawn … 6 king), negated for Black; 0 for an empty square
+            // (CQL 6.2 `ColorTypeNode`).
             Builtin::ColorType => piece_here(0).map(|p| {
                 Value::Number(match p {
-                    Some(p) if p.color.is_white() => 1,
-                    Some(_) => -1,
+                    Some(p) if p.color.is_white() => p.role as i64,
+                    Some(p) => -(p.role as i64),
                     None => 0,
                 })
             }),

@@ -21,7 +21,12 @@ impl<'a> Ctx<'a> {
     pub(super) fn line(&mut self, params: LineParams, body: FilterId, at: Loc) -> Eval {
         let Loc::Node(start) = at else { return Ok(None) };
         let finals = self.seq_states(body, vec![(None, 0, false)], &params, start)?;
-        let Some(&(last, count, _)) = finals.iter().max_by_key(|s| s.1) else { return Ok(None) };
+        // A match must consume at least one position: CQL 6.2 records a success only when a
+        // constituent matches a position (`FutureNode::compute`), so `line --> check?` at a
+        // position without check does not match.
+        let Some(&(last, count, _)) = finals.iter().filter(|s| s.0.is_some()).max_by_key(|s| s.1) else {
+            return Ok(None);
+        };
         if params.last_position {
             return Ok(Some(Value::Position(last.unwrap_or(start))));
         }

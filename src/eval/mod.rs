@@ -63,6 +63,10 @@ pub struct Query {
     pure: Vec<bool>,
     /// Per filter: how the evaluator runs it (see [`Shape`]).
     shapes: Vec<Shape>,
+    /// Per filter: it is the right side of a plain `=` assignment and its value is a square
+    /// set. CQL 6.2 binds such a variable even where the set filter does not match (to the
+    /// empty set), so the assignment itself always matches (`v = e4――(to)`).
+    set_assigned: Vec<bool>,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -146,6 +150,7 @@ fn always_set(ir: &Ir, f: FilterId) -> bool {
             | Between(..)
             | Ray { .. }
             | Pin { .. }
+            | PinOf { .. }
             | PawnStructure(_)
     )
 }
@@ -357,7 +362,21 @@ impl Query {
                 }
             })
             .collect();
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes })
+        let mut set_assigned = vec![false; ir.len()];
+        for i in 0..ir.len() {
+            if let Filter::Assign { var, op: None, value } = ir.get(FilterId(i as u32)) {
+                let piece_var = ir.vars.get(var.0 as usize).is_some_and(|v| v.kind == VarKind::Piece);
+                if !piece_var && crate::ir::transform::value_type(&ir, *value) == crate::ir::ValueType::Set {
+                    set_assigned[value.0 as usize] = true;
+                }
+            }
+        }
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes, set_assigned })
+    }
+
+    /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
+    pub(crate) fn is_set_assigned(&self, f: FilterId) -> bool {
+        self.set_assigned.get(f.0 as usize).copied().unwrap_or(false)
     }
 
     /// The IR this query runs.

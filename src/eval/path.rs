@@ -367,6 +367,11 @@ impl<'a> Ctx<'a> {
     /// Record a complete path, scored by the `max`/`min` objective (a path whose objective
     /// does not match is dropped) or by its number of focused moves.
     fn path_final(&mut self, s: &mut Search, r: Reach) -> Result<(), Error> {
+        // A path that has made no move (ends where it started) does not match: CQL 6.2
+        // (`PathNode::compute`) allows no match at the start, so `path k` never matches.
+        if r.node == s.start {
+            return Ok(());
+        }
         self.path_now = Some(self.now(s, r));
         let score = match s.best {
             None => r.count as i64,

@@ -931,3 +931,40 @@ fn effect_free_filters_are_told_apart_from_writing_ones() {
     assert_eq!(q.shape(writing), super::Shape::Other);
     assert_eq!(q.shape(v), super::Shape::Var(x));
 }
+
+/// Positions of `game` where the CQL 6 script `src` matches.
+fn matches_of(src: &str, game: &Game) -> Vec<NodeId> {
+    let ir = crate::lang::cql6::parse(src).unwrap_or_else(|e| panic!("{src}: {}", e.render("t.cql", src)));
+    run(ir, game).positions
+}
+
+#[test]
+fn cql62_rules_settled_by_the_reference() {
+    // 1.e4 e5 2.Qh5 Nc6 3.Bc4 Nf6 4.Qxf7#: a white queen throughout, a check only at the end.
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]);
+    let game = b.game;
+    let all = line.len() + 1;
+    // A set assignment binds even where the move filter finds nothing (to the empty set).
+    assert_eq!(matches_of("cql() v = e2――(to)", &game).len(), all);
+    assert_eq!(matches_of("cql() v = e2――(to) #v == 1", &game), vec![NodeId::ROOT]);
+    // A line must consume a position: `check?` alone needs the check.
+    assert_eq!(matches_of("cql() line --> check?", &game), vec![line[6]]);
+    // A path must make a move: `path k` never matches, `path k(―― ――)` where two moves follow.
+    assert!(matches_of("cql() path k", &game).is_empty());
+    assert_eq!(matches_of("cql() path k(―― ――)", &game).len(), all - 2);
+    // `lowercase` as a filter of its own never matches; its string compares.
+    assert!(matches_of("cql() lowercase \"K\"", &game).is_empty());
+    assert_eq!(matches_of("cql() lowercase \"K\" == \"k\"", &game).len(), all);
+    // colortype is the piece type signed by colour.
+    assert_eq!(matches_of("cql() colortype d1 == 5 colortype d8 == -5", &game), vec![NodeId::ROOT, line[0], line[1]]);
+    // `(b|q)――` is how `b|q――` reads: a move of a black bishop or queen (none here).
+    assert!(matches_of("cql() b|q――", &game).is_empty());
+    assert_eq!(matches_of("cql() Q――q|p", &game), vec![line[5]]);
+    // A function argument is evaluated at the call: `T` is the queen's square before the move.
+    assert_eq!(matches_of("cql() function F(T){――(T)} F(Q)", &game).len(), line.len());
+    // ≽ is a strict descendant; ancestor/descendant likewise.
+    assert!(matches_of("cql() initialposition ≽ currentposition", &game).is_empty());
+    assert_eq!(matches_of("cql() descendant(∙ initialposition)", &game).len(), line.len());
+    assert_eq!(matches_of("cql() ancestor(initialposition ∙)", &game).len(), line.len());
+}

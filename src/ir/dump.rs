@@ -144,7 +144,7 @@ fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
     let opt = |name: &'static str, o: &Option<FilterId>| o.map(|c| (name, c));
     match filter {
         Filter::Attacks { attackers, targets, .. } => vec![("attackers", *attackers), ("targets", *targets)],
-        Filter::Pin { from, through, to } => {
+        Filter::Pin { from, through, to } | Filter::PinOf { from, through, to, .. } => {
             [opt("from", from), opt("through", through), opt("to", to)].into_iter().flatten().collect()
         }
         Filter::Compare { first, rest } => {
@@ -408,6 +408,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             format!("IdentityIter {} {}", var_name(ir, *var), mask_text(*mask))
         }
         Filter::Sort { doc, min, .. } => format!("Sort{} {doc:?}", if *min { " min" } else { "" }),
+        Filter::PinOf { part, .. } => format!("Pin (value: {})", lower(part)),
         Filter::Yacpdb(p) => {
             let args: Vec<&str> = p.args.iter().map(|a| a.as_deref().unwrap_or("*")).collect();
             format!("Yacpdb {}({})", p.name, args.join(", "))

@@ -1013,6 +1013,34 @@ pub enum Filter {
     /// A fact only the legacy language asks for (castling rights, repetitions, exchange
     /// values, parsed header fields…); see [`LegacyFact`].
     LegacyFact(LegacyFact),
+
+    // ----- added for CQL 6.2 completeness ---------------------------------------
+    /// CQL 6.2 `pin [from A] [through B] [to C]`: a line piece of A (default: any) attacks, along
+    /// its line, a square of C (default: the kings) that is empty or holds a piece of the other
+    /// colour, with exactly one piece between them, a piece of B (default: any) of the other
+    /// colour — the pinned piece. The value is the pinning pieces, the pinned pieces or the
+    /// squares of C, as `part` says (CQL 6.2: the first parameter written; pinned by default).
+    PinOf {
+        /// Pinning pieces.
+        from: Option<FilterId>,
+        /// Pinned pieces.
+        through: Option<FilterId>,
+        /// The squares pinned to (default: kings).
+        to: Option<FilterId>,
+        /// Which of the three sets is the value.
+        part: PinPart,
+    },
+}
+
+/// Which set a CQL 6.2 `pin` yields ([`Filter::PinOf`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PinPart {
+    /// The pinning line pieces (`pin from …` first).
+    Pinners,
+    /// The pinned pieces (`pin`, `pin through …` first).
+    Pinned,
+    /// The squares the pieces are pinned to (`pin to …` first).
+    Targets,
 }
 
 /// What a variable holds.

@@ -363,6 +363,12 @@ fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result
         Filter::Pin { from, through, to } => {
             Filter::Pin { from: opt(from, &mut f)?, through: opt(through, &mut f)?, to: opt(to, &mut f)? }
         }
+        Filter::PinOf { from, through, to, part } => Filter::PinOf {
+            from: opt(from, &mut f)?,
+            through: opt(through, &mut f)?,
+            to: opt(to, &mut f)?,
+            part: *part,
+        },
         Filter::Compare { first, rest } => {
             let first = f(*first)?;
             let mut links = Vec::with_capacity(rest.len());
@@ -459,6 +465,7 @@ pub fn is_set_expression(ir: &Ir, id: FilterId) -> bool {
         | Filter::Between(..)
         | Filter::Ray { .. }
         | Filter::Pin { .. }
+        | Filter::PinOf { .. }
         | Filter::PawnStructure(_)
         | Filter::Call(Builtin::Light | Builtin::Dark, _) => true,
         Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => true,
@@ -494,6 +501,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         | Filter::Between(..)
         | Filter::Ray { .. }
         | Filter::Pin { .. }
+        | Filter::PinOf { .. }
         | Filter::PawnStructure(_) => ValueType::Set,
         Filter::In(..) => ValueType::None,
         Filter::Count(_) => ValueType::Number,

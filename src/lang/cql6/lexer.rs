@@ -315,7 +315,10 @@ pub fn lex(src: &str) -> Lexed {
             i += 1;
             continue;
         }
-        if c == b';' || (src[i..].starts_with("//") && !src[i..].starts_with("///")) {
+        // `//` and `////`, `/////` … start a comment to the end of the line; exactly three
+        // slashes are the `///` comment filter (CQL 6.2 `Lexer::peekslashslashslash`).
+        let rest = &src[i..];
+        if c == b';' || (rest.starts_with("//") && (!rest.starts_with("///") || rest.starts_with("////"))) {
             while i < b.len() && b[i] != b'\n' {
                 i += 1;
             }
@@ -789,6 +792,9 @@ mod tests {
         assert_eq!(t[1], Tok::Word("stalemate".into()));
         assert_eq!(t[2], Tok::Sym(Sym::TripleSlash));
         assert_eq!(t[3], Tok::Str("s".into()));
+        // Four or more slashes start an ordinary comment (`//////sorting: …`).
+        let t = toks("check //////sorting: by length\nmate ////\n");
+        assert_eq!(t[..2], [Tok::Word("check".into()), Tok::Word("mate".into())]);
     }
 
     #[test]

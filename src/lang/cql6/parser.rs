@@ -30,11 +30,16 @@ const BP_IN: u8 = 4;
 const BP_CMP: u8 = 5;
 const BP_ADD: u8 = 6;
 const BP_MUL: u8 = 7;
-const BP_UNION: u8 = 8;
-const BP_INTER: u8 = 9;
-const BP_ATTACK: u8 = 10;
-const BP_DASH: u8 = 11;
-const BP_POSTFIX: u8 = 12;
+// CQL 6.2 (`match_mulop_x` … `match_intersect_x` in its toplevel.cpp): a `――` joins the
+// attack-arrow expressions on its two sides, an arrow joins `∪` expressions, `∪` joins `∩`
+// expressions, and `∩` joins `attacks`/`attackedby` expressions: `b|q――` is `(b|q)――`,
+// `R――q|b` is `R――(q|b)`, `a|b→c` is `(a|b)→c`.
+const BP_DASH: u8 = 8;
+const BP_ATTACK: u8 = 9;
+const BP_UNION: u8 = 10;
+const BP_INTER: u8 = 11;
+const BP_ATTACK_WORD: u8 = 12;
+const BP_POSTFIX: u8 = 13;
 
 /// Every keyword of the language, for "did you mean" hints.
 pub const KEYWORDS: &[&str] = &[
@@ -148,6 +153,8 @@ pub const KEYWORDS: &[&str] = &[
     "positionid",
     "power",
     "previous",
+    "ancestor",
+    "descendant",
     "primary",
     "promote",
     "pseudolegal",
@@ -248,6 +255,28 @@ fn promote_roles(mask: PieceMask) -> u8 {
         }
     }
     roles
+}
+
+/// The piece types a promotion written as text accepts (`――="qa5"`): every letter of a
+/// piece type, in either case (CQL 6.2 compares each character, upper-cased, with the
+/// promoted piece's letter, so `"qa5"` means a queen and `"a"` nothing); `""` and `"."`
+/// accept any promotion. Bit `role` is set for each type, as in [`promote_roles`].
+fn promote_roles_of_text(text: &str) -> u8 {
+    if text.is_empty() || text == "." {
+        return promote_roles(PieceMask::WHITE);
+    }
+    text.chars().fold(0u8, |acc, c| {
+        let role = match c.to_ascii_uppercase() {
+            'P' => 1,
+            'N' => 2,
+            'B' => 3,
+            'R' => 4,
+            'Q' => 5,
+            'K' => 6,
+            _ => return acc,
+        };
+        acc | (1 << role)
+    })
 }
 
 /// A user function: parameter names and the body's tokens.
@@ -627,6 +656,10 @@ impl<'s> Parser<'s> {
     }
 
     fn parse_expr_inner(&mut self, min_bp: u8) -> PResult<FilterId> {
+        // A `――`/`×` with nothing on its left is a whole operand of the operators looser than
+        // a dash (CQL 6.2 returns it from `match_mulop_x` at once): in `legal ―― & legal ――`
+        // the `&` joins the two moves rather than continuing the first one's destination.
+        let bare_dash = matches!(self.peek().tok, Tok::Sym(Sym::Dash | Sym::Capture));
         let mut lhs = self.parse_prefix()?;
         loop {
             if self.fatal {
@@ -634,6 +667,9 @@ impl<'s> Parser<'s> {
             }
             let t = self.peek().clone();
             let lspan = self.ir.span(lhs);
+            if bare_dash && binds_tighter_than_dash(&t.tok) {
+                break;
+            }
             match &t.tok {
                 Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
                     if matches!(
@@ -694,10 +730,10 @@ impl<'s> Parser<'s> {
                         self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
                     };
                 }
-                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK => {
+                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK_WORD => {
                     let left = w == "attackedby";
                     self.bump();
-                    let rhs = self.parse_expr(BP_ATTACK)?;
+                    let rhs = self.parse_expr(BP_ATTACK_WORD + 1)?;
                     lhs = self.attack(left, lhs, rhs);
                 }
                 Tok::Sym(Sym::Inter) if min_bp <= BP_INTER => {
@@ -744,8 +780,9 @@ impl<'s> Parser<'s> {
                     let rel = match s {
                         Sym::Prec => TreeRelation::Ancestor,
                         Sym::PrecEq => TreeRelation::AncestorOrSelf,
-                        Sym::Succ => TreeRelation::Descendant,
-                        _ => TreeRelation::DescendantOrSelf,
+                        // CQL 6.2 (`RelationalNode::compare`, `[>=]`) tests `≽` exactly as `≻`:
+                        // a strict descendant. The reference's behaviour wins (docs/compat.md).
+                        _ => TreeRelation::Descendant,
                     };
                     self.bump();
                     let rhs = self.parse_expr(BP_CMP + 1)?;
@@ -842,35 +879,11 @@ impl<'s> Parser<'s> {
         Ok(self.add(if sym == Sym::Inter { Filter::Intersection(items) } else { Filter::Union(items) }, sp))
     }
 
-    /// The operand on the right of an arrow (`→`/`←`): a set expression that takes in
-    /// `∩` and `∪` of operands tighter than an arrow, so that CQL 6.2 reads
-    /// `T→(▦←♚)∪♚` as `T→((▦←♚)∪♚)` (the target set is the whole union), while a further
-    /// arrow of the same direction still continues the chain (`♖→♞→♚`).
+    /// The operand on the right of an arrow (`→`/`←`): a `∪`/`∩` expression, so that CQL 6.2
+    /// reads `T→(▦←♚)∪♚` as `T→((▦←♚)∪♚)` (the target set is the whole union), while a
+    /// further arrow of the same direction continues the chain (`♖→♞→♚`).
     fn arrow_operand(&mut self) -> PResult<FilterId> {
-        let first = self.arrow_inter_operand()?;
-        if !self.at_sym(Sym::Union) {
-            return Ok(first);
-        }
-        let mut items = vec![first];
-        while self.eat_sym(Sym::Union) {
-            items.push(self.arrow_inter_operand()?);
-        }
-        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        Ok(self.add(Filter::Union(items), sp))
-    }
-
-    /// An intersection of operands tighter than an arrow, for [`Self::arrow_operand`].
-    fn arrow_inter_operand(&mut self) -> PResult<FilterId> {
-        let first = self.parse_expr(BP_ATTACK + 1)?;
-        if !self.at_sym(Sym::Inter) {
-            return Ok(first);
-        }
-        let mut items = vec![first];
-        while self.eat_sym(Sym::Inter) {
-            items.push(self.parse_expr(BP_ATTACK + 1)?);
-        }
-        let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        Ok(self.add(Filter::Intersection(items), sp))
+        self.parse_expr(BP_ATTACK + 1)
     }
 
     fn nary_word(&mut self, first: FilterId, word: &str, bp: u8) -> PResult<FilterId> {
@@ -1039,9 +1052,9 @@ impl<'s> Parser<'s> {
                         self.pos -= 1;
                     }
                 }
-                // `#_ attackedby K` counts the empty squares the king attacks: the
-                // operand takes in attack filters (and anything tighter), not `&`/`|`.
-                let a = self.parse_expr(BP_ATTACK)?;
+                // The operand is a whole set expression up to a `――` (CQL 6.2 reads it with
+                // `match_set`): `#_ attackedby K`, `#a|b`, `#R→k`.
+                let a = self.parse_expr(BP_DASH)?;
                 let s = Self::join(sp, self.ir.span(a));
                 Ok(self.add(Filter::Count(a), s))
             }
@@ -1178,7 +1191,8 @@ impl<'s> Parser<'s> {
                 | Tok::Sym(Sym::Tilde)
                 | Tok::Sym(Sym::Current)
                 | Tok::Sym(Sym::LBrace) => {
-                    let t = self.parse_expr(BP_POSTFIX)?;
+                    // The destination is a whole arrow expression (`――q|b` is `――(q|b)`).
+                    let t = self.parse_expr(BP_ATTACK)?;
                     sp = Self::join(sp, self.ir.span(t));
                     target = Some(t);
                 }
@@ -1223,7 +1237,20 @@ impl<'s> Parser<'s> {
                         });
                         promote_roles(PieceMask::WHITE)
                     }
-                    Tok::Str(s) => s.chars().filter_map(letter_mask).fold(0, |acc, m| acc | promote_roles(m)),
+                    Tok::Str(s) => {
+                        let roles = promote_roles_of_text(s);
+                        if roles == 0 {
+                            // No piece letter in the text: no promotion matches it.
+                            let never = self.add(Filter::False, p.span);
+                            m.then = Some(match m.then {
+                                Some(prev) => self.add(Filter::And(vec![prev, never]), p.span),
+                                None => never,
+                            });
+                            promote_roles(PieceMask::WHITE)
+                        } else {
+                            roles
+                        }
+                    }
                     _ => {
                         self.error_hint(
                             "expected a piece after `=` in a promotion",
@@ -1290,7 +1317,8 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let var = self.ir.var(&name, if piece { VarKind::Piece } else { VarKind::Square });
-        let domain = self.parse_expr(BP_UNION)?;
+        // The domain is a whole set expression up to a `――` (`match_set` in CQL 6.2): `◭E∊♖♗♕→V`.
+        let domain = self.parse_expr(BP_DASH)?;
         let body = self.parse_expr(BP_OR)?;
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(
@@ -1644,6 +1672,13 @@ impl<'s> Parser<'s> {
                 let a = self.args_exact(&w, 2, sp)?;
                 self.simple(Filter::Lca(a[0], a[1]), sp)
             }
+            // `ancestor(A B)`: A lies strictly before B on B's way from the start;
+            // `descendant(A B)`: A lies strictly after B (CQL 6.2 `DescendantNode`).
+            "ancestor" | "descendant" => {
+                let a = self.args_exact(&w, 2, sp)?;
+                let rel = if w == "ancestor" { TreeRelation::Ancestor } else { TreeRelation::Descendant };
+                self.simple(Filter::TreeRelation(rel, a[0], a[1]), sp)
+            }
             "distance" => {
                 let a = self.args_exact(&w, 2, sp)?;
                 self.simple(Filter::Distance(a[0], a[1]), sp)
@@ -1679,8 +1714,9 @@ impl<'s> Parser<'s> {
                 ))
             }
             "comment" | "message" => {
-                let args =
-                    if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
+                // `match_node`): `comment "q" == "w"` comments the comparison.
+                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };
                 self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
             }
             "ray" | "xray" => {
@@ -1703,12 +1739,17 @@ impl<'s> Parser<'s> {
             }
             "pin" => {
                 let (mut from, mut through, mut to) = (None, None, None);
+                // CQL 6.2: the first parameter written chooses the value (pinned by default).
+                let mut part = None;
                 loop {
                     let slot = if self.eat_word("from") {
+                        part.get_or_insert(PinPart::Pinners);
                         &mut from
                     } else if self.eat_word("through") {
+                        part.get_or_insert(PinPart::Pinned);
                         &mut through
                     } else if self.eat_word("to") {
+                        part.get_or_insert(PinPart::Targets);
                         &mut to
                     } else {
                         break;
@@ -1718,7 +1759,7 @@ impl<'s> Parser<'s> {
                     let v = self.parse_expr(BP_INTER)?;
                     *slot = Some(v);
                 }
-                self.simple(Filter::Pin { from, through, to }, sp)
+                self.simple(Filter::PinOf { from, through, to, part: part.unwrap_or(PinPart::Pinned) }, sp)
             }
             "if" => {
                 let cond = self.parse_expr(BP_LOOSE)?;
@@ -1728,27 +1769,56 @@ impl<'s> Parser<'s> {
                 self.simple(Filter::If { cond, then, otherwise }, sp)
             }
             "find" => {
-                let direction =
-                    if self.eat_sym(Sym::LineBackward) { FindDirection::Backward } else { FindDirection::Forward };
-                let all = self.eat_word("all");
+                // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no effect here:
+                // `find` writes no comments of its own), `all`, `<--`, a range.
+                let mut direction = FindDirection::Forward;
+                let mut all = false;
                 let mut range = None;
-                if let Tok::Number(lo) = self.peek().tok {
-                    self.bump();
-                    let hi = if let Tok::Number(hi) = self.peek().tok {
-                        self.bump();
-                        hi
-                    } else {
-                        i64::MAX
+                // `find v F` with a numeric variable v: at least v positions (CQL 6.2 ranges
+                // take variables, `match_rangeconstituent`).
+                let mut at_least = None;
+                loop {
+                    let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
+                        (Tok::Word(name), next) if !all && range.is_none() && at_least.is_none() && !is_assign(next) => self
+                            .ir
+                            .find_var(name)
+                            .filter(|v| self.ir.vars[v.0 as usize].kind == VarKind::Value)
+                            .filter(|_| !matches!(next, Tok::Sym(s) if cmp_op(*s).is_some() || matches!(s, Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent))),
+                        _ => None,
                     };
-                    range = Some((lo, hi));
+                    if let Some(var) = numeric_var {
+                        let t = self.bump();
+                        at_least = Some(self.add(Filter::Var(var), t.span));
+                    } else if self.eat_word("quiet") {
+                    } else if self.eat_word("all") {
+                        all = true;
+                    } else if self.eat_sym(Sym::LineBackward) {
+                        direction = FindDirection::Backward;
+                    } else if let (None, Tok::Number(lo)) = (range, &self.peek().tok) {
+                        let lo = *lo;
+                        self.bump();
+                        let hi = if let Tok::Number(hi) = self.peek().tok {
+                            self.bump();
+                            hi
+                        } else {
+                            i64::MAX
+                        };
+                        range = Some((lo, hi));
+                    } else {
+                        break;
+                    }
                 }
                 // A counting `find all` / `find N M` is a number: a comparison after it
                 // compares the count (`find all check >= 30`). A plain `find` takes a
                 // comparison as its body (`find T == C`: the position where piece T
                 // stands on C), as the reference does.
-                let counting = all || range.is_some();
+                let counting = all || range.is_some() || at_least.is_some();
                 let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
+                if let Some(bound) = at_least {
+                    let found = self.add(Filter::Find { direction, all: true, range: None, body }, s);
+                    return Ok(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Ge, bound)] }, s));
+                }
                 Ok(self.add(Filter::Find { direction, all, range, body }, s))
             }
             "sort" => {
@@ -2457,7 +2527,17 @@ impl<'s> Parser<'s> {
             let item = self.maybe_triple_slash(item)?;
             let quantified = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
                 || (self.at_sym(Sym::LBrace) && matches!(self.peek_at(1).tok, Tok::Number(_)));
-            if self.is_move(item) {
+            let chain = |p: &Self, x: FilterId| matches!(p.ir.get(x), Filter::SeqConcat(_) | Filter::SeqAlt(_));
+            if chain(self, item) {
+                // A parenthesised chain is a constituent of its own: filters written before it
+                // are tested where it starts (`path k(―― ――)`).
+                if !pending.is_empty() {
+                    let sp = self.ir.span(pending[0]);
+                    let before = self.add(Filter::And(std::mem::take(&mut pending)), sp);
+                    units.push(before);
+                }
+                units.push(self.sequence_quantifier(item)?);
+            } else if self.is_move(item) {
                 let mut unit = item;
                 if !pending.is_empty() {
                     pending.push(unit);
@@ -2465,7 +2545,9 @@ impl<'s> Parser<'s> {
                     unit = self.add(Filter::And(std::mem::take(&mut pending)), sp);
                 }
                 units.push(self.sequence_quantifier(unit)?);
-            } else if let Some(last) = units.pop() {
+            } else if let Some(last) = units.pop_if(|l| !chain(self, *l)) {
+                // (A filter after a chain stays a constituent of its own, tested where the
+                // chain ends: `path (―― ――) k`.)
                 let merged = if let Filter::SeqRepeat { body, min, max } = self.ir.get(last).clone() {
                     if quantified {
                         // the quantifier applies to the already quantified unit: keep it simple
@@ -2574,8 +2656,14 @@ impl<'s> Parser<'s> {
         Ok(self.add(Filter::Path { params, focus, best, body }, Self::join(sp, end)))
     }
 
-    /// Inline a call of a user function by parsing its body with the argument tokens
-    /// substituted for the parameters.
+    /// Inline a call of a user function by parsing its body with each parameter replaced.
+    ///
+    /// As in CQL 6.2 (`LambdaCallNode`): an argument that is a variable is passed by name
+    /// (the body reads and writes that variable); any other argument with a value (a set, a
+    /// number, a string or a position) is evaluated once where the call is made and
+    /// assigned to a fresh variable that stands for the parameter, so in
+    /// `function F(T){――(T)} F(Q)` the target is the squares of the white queen before the
+    /// move. An argument without a value (`F(check)`) is substituted as written.
     fn inline_call(&mut self, name: &str, sp: Span) -> PResult<FilterId> {
         let Some(func) = self.functions.get(name).cloned() else { return Err(()) };
         if self.inline_depth >= MAX_INLINE_DEPTH {
@@ -2589,6 +2677,7 @@ impl<'s> Parser<'s> {
         }
         self.expect_sym(Sym::LParen, "`(` after the function name")?;
         let mut args: Vec<Vec<Token>> = Vec::new();
+        let mut arg_filters: Vec<FilterId> = Vec::new();
         while !self.at_sym(Sym::RParen) {
             if self.at_eof() || self.at_sym(Sym::RBrace) {
                 let s = self.span_here();
@@ -2596,13 +2685,32 @@ impl<'s> Parser<'s> {
                 return Err(());
             }
             let start = self.pos;
-            self.parse_expr(BP_OR)?;
+            arg_filters.push(self.parse_expr(BP_OR)?);
             args.push(self.toks[start..self.pos].to_vec());
         }
         self.bump();
         if args.len() != func.params.len() {
             self.error(format!("`{name}` takes {} argument(s), got {}", func.params.len(), args.len()), sp);
             return Err(());
+        }
+        let mut bindings = Vec::new();
+        for (i, arg) in arg_filters.iter().enumerate() {
+            let by_name = matches!(&args[i][..], [Token { tok: Tok::Word(w), .. }] if self.ir.find_var(w).is_some());
+            if by_name {
+                continue;
+            }
+            let kind = match crate::ir::transform::value_type(&self.ir, *arg) {
+                ValueType::Set => VarKind::Square,
+                ValueType::Position => VarKind::Position,
+                ValueType::Number | ValueType::String => VarKind::Value,
+                ValueType::None | ValueType::Piece => continue,
+            };
+            // A name no script can write (it holds a space), unique to this call.
+            let fresh = format!("{} of {name} #{}", func.params[i], self.ir.vars.len());
+            let var = self.ir.var(&fresh, kind);
+            let span = self.ir.span(*arg);
+            bindings.push(self.add(Filter::Assign { var, op: None, value: *arg }, span));
+            args[i] = vec![Token { tok: Tok::Word(fresh), span, space_before: true, line: 0 }];
         }
         let open = Token { tok: Tok::Sym(Sym::LParen), span: sp, space_before: true, line: 0 };
         let close = Token { tok: Tok::Sym(Sym::RParen), span: sp, space_before: false, line: 0 };
@@ -2641,7 +2749,32 @@ impl<'s> Parser<'s> {
         self.inline_depth -= 1;
         self.toks = saved_toks;
         self.pos = saved_pos;
-        r
+        let body = r?;
+        if bindings.is_empty() {
+            return Ok(body);
+        }
+        bindings.push(body);
+        Ok(self.add(Filter::And(bindings), sp))
+    }
+}
+
+/// Is this token an infix operator binding tighter than `――` (`:`, `[…]`, `――`, arrows,
+/// `∪`, `∩`, `attacks`, `attackedby`)?
+fn binds_tighter_than_dash(t: &Tok) -> bool {
+    match t {
+        Tok::Sym(s) => matches!(
+            s,
+            Sym::Colon
+                | Sym::LBracket
+                | Sym::Dash
+                | Sym::Capture
+                | Sym::AttackRight
+                | Sym::AttackLeft
+                | Sym::Union
+                | Sym::Inter
+        ),
+        Tok::Word(w) => w == "attacks" || w == "attackedby",
+        _ => false,
     }
 }
 

@@ -282,8 +282,8 @@ fn pin_arguments_take_an_intersection() {
     // The pinned-to set is `[qrnb] & ~zz`, not the pin filter intersected with `~zz`.
     let ir = ok("cql() piece zz in [qrnb] pin from Q through zz to [qrnb] & ~zz");
     let text = render(&ir, ir.root.unwrap());
-    assert!(text.contains("Pin { from"), "{text}");
-    assert!(!text.contains("Intersection([<Pin"), "{text}");
+    assert!(text.contains("PinOf { from"), "{text}");
+    assert!(!text.contains("Intersection([<PinOf"), "{text}");
     let to = text.split("to: Some(<").nth(1).unwrap_or("");
     assert!(to.starts_with("Intersection"), "{text}");
 }
@@ -464,8 +464,11 @@ fn variables_and_functions() {
     let t = top(&ir);
     assert_eq!(t.len(), 2);
     let Filter::Assign { value, op: None, .. } = ir.get(t[0]) else { panic!() };
-    let three = ir.get(*value);
-    assert!(matches!(three, Filter::Arith(ArithOp::Add, a, b) if a == b && ir.get(*a) == &Filter::Number(3)));
+    // The argument 3 is assigned to a fresh variable at the call, which the body then reads.
+    let Filter::And(parts) = ir.get(*value) else { panic!("{:?}", ir.get(*value)) };
+    let Filter::Assign { var, value: three, .. } = ir.get(parts[0]) else { panic!() };
+    assert_eq!(ir.get(*three), &Filter::Number(3));
+    assert!(matches!(ir.get(parts[1]), Filter::Arith(ArithOp::Add, a, b) if a == b && ir.get(*a) == &Filter::Var(*var)));
     let ir = ok("cql() persistent Mates += 1");
     assert!(ir.vars[0].persistent);
     // Recursion is refused, not a stack overflow.
@@ -759,15 +762,13 @@ fn arrow_right_operand_takes_in_a_union() {
         Filter::Attacks { targets, .. } => assert!(matches!(ir.get(*targets), Filter::Union(v) if v.len() == 2)),
         o => panic!("{o:?}"),
     }
-    // An intersection on the right binds the same way, and a left operand stays tight.
+    // An intersection on the right binds the same way, and so does a union on the left
+    // (CQL 6.2 reads `♖∪♗→♚∩▦` as `(♖∪♗)→(♚∩▦)`).
     let ir = ok("cql() ♖∪♗→♚∩▦");
     match ir.get(top(&ir)[0]) {
-        Filter::Union(v) => {
-            assert_eq!(v.len(), 2);
-            match ir.get(v[1]) {
-                Filter::Attacks { targets, .. } => assert!(matches!(ir.get(*targets), Filter::Intersection(_))),
-                o => panic!("{o:?}"),
-            }
+        Filter::Attacks { attackers, targets, .. } => {
+            assert!(matches!(ir.get(*attackers), Filter::Union(_)));
+            assert!(matches!(ir.get(*targets), Filter::Intersection(_)));
         }
         o => panic!("{o:?}"),
     }
