@@ -554,7 +554,7 @@ mod tests {
 
     #[test]
     fn summary_record() {
-        let s = Summary { matched: 2, read: 10, unmatched: 7, skipped: 1, seconds: 0.5, threads: 2, output: None };
+        let s = Summary { matched: 2, read: 10, unmatched: 7, skipped: 1, seconds: 0.5, threads: 2, output: None, abandoned: 0 };
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");
         assert_eq!((v["games"].as_u64(), v["matched"].as_u64(), v["unmatched"].as_u64()), (Some(10), Some(2), Some(7)));

@@ -667,7 +667,10 @@ impl<'s> Parser<'s> {
             }
             let t = self.peek().clone();
             let lspan = self.ir.span(lhs);
-            if bare_dash && binds_tighter_than_dash(&t.tok) {
+            // A dash written right after the bare one (`--(k)--`) is still tied to it, so
+            // that the move arm below can refuse it as CQL 6.2 does.
+            let tied_dash = matches!(t.tok, Tok::Sym(Sym::Dash | Sym::Capture)) && !t.space_before;
+            if bare_dash && binds_tighter_than_dash(&t.tok) && !tied_dash {
                 break;
             }
             match &t.tok {

@@ -10,7 +10,7 @@ fn games(pgn: &str) -> Vec<crate::pgn::Game> {
     let mut out = Vec::new();
     for (i, text) in pgn.split("\n\n[").enumerate() {
         let text = if i == 0 { text.to_string() } else { format!("[{text}") };
-        let raw = RawGame { number: i as u64 + 1, file: Arc::from("t.pgn"), line: 1, bytes: text.into_bytes() };
+        let raw = RawGame { number: i as u64 + 1, file: Arc::from("t.pgn"), line: 1, bytes: text.into_bytes(), ..RawGame::default() };
         let mut g = crate::pgn::Game::default();
         crate::pgn::GameParser::new().parse(&raw, &mut g, &|_| true).expect("test game parses");
         out.push(g);
