@@ -1718,7 +1718,7 @@ impl<'s> Parser<'s> {
             }
             "comment" | "message" => {
                 // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
-                // `match_node`): `comment "q" == "w"` comments the comparison.
+                // `match_node`): a comment of a string comparison comments the comparison.
                 let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };
                 self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
             }
