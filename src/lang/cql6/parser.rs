@@ -1188,6 +1188,9 @@ impl<'s> Parser<'s> {
                     sp = Self::join(sp, next.span);
                     target = Some(t);
                 }
+                // `――{0,9}` in a path or line: a repetition count of the move, not its
+                // destination.
+                Tok::Sym(Sym::LBrace) if self.brace_is_repetition() => {}
                 Tok::Pieces { .. }
                 | Tok::Squares(_)
                 | Tok::Word(_)
@@ -2225,6 +2228,20 @@ impl<'s> Parser<'s> {
         let id = self.move_node(m, sp);
         self.kinds.note(id, super::types::move_keyword_kind(&words));
         Ok(id)
+    }
+
+    /// Is the `{` ahead a repetition count (`{*}` `{+}` `{?}` `{m}` `{m,}` `{m,n}`)?
+    fn brace_is_repetition(&self) -> bool {
+        if self.peek().tok != Tok::Sym(Sym::LBrace) {
+            return false;
+        }
+        match (&self.peek_at(1).tok, &self.peek_at(2).tok, &self.peek_at(3).tok, &self.peek_at(4).tok) {
+            (Tok::Sym(Sym::Star | Sym::Plus | Sym::Question), Tok::Sym(Sym::RBrace), _, _) => true,
+            (Tok::Number(_), Tok::Sym(Sym::RBrace), _, _) => true,
+            (Tok::Number(_), Tok::Sym(Sym::Comma), Tok::Sym(Sym::RBrace), _) => true,
+            (Tok::Number(_), Tok::Sym(Sym::Comma), Tok::Number(_), Tok::Sym(Sym::RBrace)) => true,
+            _ => false,
+        }
     }
 
     fn sequence_quantifier(&mut self, item: FilterId) -> PResult<FilterId> {
