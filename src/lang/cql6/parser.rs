@@ -1072,8 +1072,10 @@ impl<'s> Parser<'s> {
                 Ok(self.add(Filter::Neg(a), s))
             }
             Sym::Tilde => {
+                // `~` takes in `attacks`/`attackedby` but not `|`, `&` or arrows: CQL 6.2
+                // reads `~K attackedby k` as `~(K attackedby k)`.
                 self.bump();
-                let a = self.parse_expr(BP_POSTFIX)?;
+                let a = self.parse_expr(BP_ATTACK_WORD)?;
                 let s = Self::join(sp, self.ir.span(a));
                 Ok(self.add(Filter::Complement(a), s))
             }

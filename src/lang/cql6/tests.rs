@@ -780,3 +780,12 @@ fn arrow_right_operand_takes_in_a_union() {
     let Filter::PieceIter { domain, .. } = ir.get(*body) else { panic!("no inner iteration") };
     assert!(matches!(ir.get(*domain), Filter::Attacks { .. }));
 }
+
+#[test]
+fn complement_takes_in_attack_words_but_not_set_operators() {
+    // CQL 6.2: `~K attackedby k` is `~(K attackedby k)`; `~a1 | a1` is `(~a1) | a1`.
+    assert!(root_text("cql() ~K attackedby k").starts_with("And([<Complement(<Attacks"));
+    assert_eq!(root_text("cql() ~K attackedby k"), root_text("cql() ~(K attackedby k)"));
+    assert_eq!(root_text("cql() ~a1 | a1"), root_text("cql() (~a1) | a1"));
+    assert_ne!(root_text("cql() ~a1 | a1"), root_text("cql() ~(a1 | a1)"));
+}
