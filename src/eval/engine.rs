@@ -1315,7 +1315,13 @@ impl<'a> Ctx<'a> {
                 Some(Value::None)
             }
             Filter::SquareIter { var, domain, body, forall } => {
-                let Some(dom) = self.set_value(*domain, at)? else { return Ok(None) };
+                // A domain filter that does not match (`move to …` with no such move) is
+                // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
+                let dom = match self.set_value(*domain, at)? {
+                    Some(dom) => dom,
+                    None if *forall => Bitboard::EMPTY,
+                    None => return Ok(None),
+                };
                 let saved = self.set_var(*var, None);
                 let mut hits = Bitboard::EMPTY;
                 let mut all = true;
@@ -1338,7 +1344,11 @@ impl<'a> Ctx<'a> {
                 }
             }
             Filter::PieceIter { var, domain, body, forall } => {
-                let Some(dom) = self.set_value(*domain, at)? else { return Ok(None) };
+                let dom = match self.set_value(*domain, at)? {
+                    Some(dom) => dom,
+                    None if *forall => Bitboard::EMPTY,
+                    None => return Ok(None),
+                };
                 let ids = self.ids(at);
                 let saved = self.set_var(*var, None);
                 let mut hits = Bitboard::EMPTY;

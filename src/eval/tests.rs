@@ -968,3 +968,19 @@ fn cql62_rules_settled_by_the_reference() {
     assert_eq!(matches_of("cql() descendant(∙ initialposition)", &game).len(), line.len());
     assert_eq!(matches_of("cql() ancestor(initialposition ∙)", &game).len(), line.len());
 }
+
+#[test]
+fn universal_iteration_over_a_move_set_that_finds_nothing_holds() {
+    // 1.e4 e5 2.Qh5 Nc6: no knight ever moves from g8, so `move from ♞g8` finds nothing at
+    // every position and `square all`/`piece all` over it hold vacuously (CQL 6.2); the
+    // existential forms match nowhere.
+    let mut b = GameBuilder::new(None);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Qh5", "Nc6"]);
+    let game = b.game;
+    let all = line.len() + 1;
+    assert_eq!(matches_of("cql() square all x in move from ng8 {false}", &game).len(), all);
+    assert_eq!(matches_of("cql() piece all x in move from ng8 {false}", &game).len(), all);
+    assert!(matches_of("cql() square x in move from ng8 {true}", &game).is_empty());
+    // Where the move set is not empty the body still decides: Nc6 is a move from b8.
+    assert_eq!(matches_of("cql() square all x in move from nb8 {false}", &game).len(), all - 1);
+}
