@@ -190,7 +190,10 @@ enum Verdict {
     Skipped(String, Vec<u8>),
     /// The evaluator gave up: the message.
     Abandoned(String),
-    Matched { bytes: Vec<u8>, sort: Vec<(i64, bool)> },
+    Matched {
+        bytes: Vec<u8>,
+        sort: Vec<(i64, bool)>,
+    },
 }
 
 struct Outcome {
@@ -297,7 +300,13 @@ fn read_batches(
                 eprintln!("cqlrs: {}", printable(&e.to_string()));
                 match e.partial.take() {
                     Some(raw) => {
-                        cut.push((raw.number, format!("cqlrs: {}: game {} (line {}): cut off by the damaged input", raw.file, raw.number, raw.line)));
+                        cut.push((
+                            raw.number,
+                            format!(
+                                "cqlrs: {}: game {} (line {}): cut off by the damaged input",
+                                raw.file, raw.number, raw.line
+                            ),
+                        ));
                         raw
                     }
                     None => continue,

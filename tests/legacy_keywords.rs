@@ -106,9 +106,13 @@ fn every_manual_keyword_is_accepted_where_the_manual_allows_it() {
         let refusal = DOCUMENTED_REFUSALS.iter().find(|(k, l, _)| *k == row.keyword && *l == row.list);
         match (probe(&dir, n, &text), refusal) {
             (Ok(()), None) => accepted += 1,
-            (Err(e), None) => {
-                failures.push(format!("{} ({} list, {}) refused: {}\n  script: {text}", row.keyword, row.list, row.page, e.trim()))
-            }
+            (Err(e), None) => failures.push(format!(
+                "{} ({} list, {}) refused: {}\n  script: {text}",
+                row.keyword,
+                row.list,
+                row.page,
+                e.trim()
+            )),
             (Ok(()), Some(_)) => failures.push(format!(
                 "{} is accepted now: take it out of DOCUMENTED_REFUSALS and docs/compat.md",
                 row.keyword

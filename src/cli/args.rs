@@ -508,8 +508,9 @@ mod tests {
 
     #[test]
     fn single_dash_options_become_long_ones() {
-        let got = normalize(strings(&["cqlrs", "-input", "a.pgn", "-gamenumber", "5", "9", "-flipcolor", "-s", "q.cql"]))
-            .unwrap();
+        let got =
+            normalize(strings(&["cqlrs", "-input", "a.pgn", "-gamenumber", "5", "9", "-flipcolor", "-s", "q.cql"]))
+                .unwrap();
         assert_eq!(
             got,
             strings(&["cqlrs", "--input=a.pgn", "--gamenumber=5-9", "--flipcolor", "--singlethreaded", "q.cql"])

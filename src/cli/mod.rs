@@ -309,9 +309,8 @@ fn execute(args: &Args) -> Result<i32, String> {
         threads: config.threads,
         output: if complete { sink.path.clone() } else { None },
     };
-    let summary_record = args
-        .summary_json
-        .then(|| output::summary_json(&summary, plan.bytes, outcome.input_errors, plan.range) + "\n");
+    let summary_record =
+        args.summary_json.then(|| output::summary_json(&summary, plan.bytes, outcome.input_errors, plan.range) + "\n");
     let mut record_written = false;
     if complete {
         if let (Some(record), true) = (&summary_record, config.format.is_json()) {

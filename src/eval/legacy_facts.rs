@@ -123,11 +123,8 @@ fn position_fact(ctx: &Ctx, fact: &LegacyFact, at: Loc, pos: &Pos) -> Option<Val
             let bishops = super::board::pieces(board, *mask, *squares) & board.by_role(Role::Bishop);
             let good = bishops.into_iter().any(|sq| {
                 let Some(color) = board.color_at(sq) else { return false };
-                let same_colour = if Bitboard::LIGHT_SQUARES.contains(sq) {
-                    Bitboard::LIGHT_SQUARES
-                } else {
-                    Bitboard::DARK_SQUARES
-                };
+                let same_colour =
+                    if Bitboard::LIGHT_SQUARES.contains(sq) { Bitboard::LIGHT_SQUARES } else { Bitboard::DARK_SQUARES };
                 let their_pawns = board.pawns() & board.by_color(color.other());
                 let my_pawns = board.pawns() & board.by_color(color);
                 share_holds(enemy, (their_pawns & same_colour).count(), their_pawns.count())
@@ -342,7 +339,8 @@ fn shuffle_kind(board: &Board) -> Option<ShuffleKind> {
     let q = free.iter().position(|&f| f == queen).unwrap_or(0);
     free.retain(|&f| f != queen);
     let knights: Vec<usize> = files(Role::Knight).iter().filter_map(|k| free.iter().position(|f| f == k)).collect();
-    const PAIRS: [(usize, usize); 10] = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)];
+    const PAIRS: [(usize, usize); 10] =
+        [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)];
     let kn = PAIRS.iter().position(|&p| knights.len() == 2 && p == (knights[0], knights[1])).unwrap_or(0);
     let number = (light as i64 - 1) / 2 + 4 * (dark as i64 / 2) + 16 * q as i64 + 96 * kn as i64;
     Some(ShuffleKind { chess960, number })

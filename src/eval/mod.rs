@@ -9,8 +9,8 @@
 mod board;
 mod dict;
 mod engine;
-mod legacy_facts;
 pub mod finale;
+mod legacy_facts;
 mod line;
 mod moves;
 mod path;

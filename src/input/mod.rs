@@ -88,11 +88,9 @@ impl std::fmt::Display for Error {
                  (after {} bytes, {} lines of text): {}",
                 self.path, o.file_bytes, o.text_bytes, o.lines, self.source
             )?,
-            Some(o) => write!(
-                f,
-                "{}: reading failed at byte {} (line {}): {}",
-                self.path, o.text_bytes, o.lines, self.source
-            )?,
+            Some(o) => {
+                write!(f, "{}: reading failed at byte {} (line {}): {}", self.path, o.text_bytes, o.lines, self.source)?
+            }
             None => write!(f, "{}: {}", self.path, self.source)?,
         }
         if let Some(g) = &self.partial {
@@ -705,7 +703,9 @@ impl Iterator for Games {
                     // The file is judged as a whole first (compressed, binary, not
                     // text): every range of a refused file is refused the same way.
                     self.file_bytes = None;
-                    open_counted(&source.path).and_then(|_| shard::open_range(&source.path, start, end)).map(|r| (r, start))
+                    open_counted(&source.path)
+                        .and_then(|_| shard::open_range(&source.path, start, end))
+                        .map(|r| (r, start))
                 }
             };
             match opened {

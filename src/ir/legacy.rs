@@ -163,4 +163,3 @@ pub fn roman(text: &str) -> Option<i64> {
     }
     Some(total)
 }
-

@@ -18,8 +18,8 @@
 //! Arena nodes are hash-consed: adding a node equal to an existing one returns the
 //! existing id, so copies made by transforms share every sub-tree they leave unchanged.
 
-pub mod legacy;
 pub mod dump;
+pub mod legacy;
 pub mod normalize;
 pub mod transform;
 

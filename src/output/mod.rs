@@ -213,11 +213,7 @@ enum Target {
     /// Standard output.
     Stdout(std::io::BufWriter<std::io::Stdout>),
     /// A temporary file beside the destination, renamed onto it by [`Sink::commit`].
-    File {
-        writer: std::io::BufWriter<std::fs::File>,
-        temp: std::path::PathBuf,
-        dest: std::path::PathBuf,
-    },
+    File { writer: std::io::BufWriter<std::fs::File>, temp: std::path::PathBuf, dest: std::path::PathBuf },
     /// Anything else (tests, benchmarks).
     Writer(Box<dyn Write + Send>),
     /// A committed or discarded file: nothing more may be written.
@@ -554,7 +550,16 @@ mod tests {
 
     #[test]
     fn summary_record() {
-        let s = Summary { matched: 2, read: 10, unmatched: 7, skipped: 1, seconds: 0.5, threads: 2, output: None, abandoned: 0 };
+        let s = Summary {
+            matched: 2,
+            read: 10,
+            unmatched: 7,
+            skipped: 1,
+            seconds: 0.5,
+            threads: 2,
+            output: None,
+            abandoned: 0,
+        };
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");
         assert_eq!((v["games"].as_u64(), v["matched"].as_u64(), v["unmatched"].as_u64()), (Some(10), Some(2), Some(7)));

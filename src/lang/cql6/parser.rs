@@ -1175,7 +1175,9 @@ impl<'s> Parser<'s> {
         let mut sp = from.map_or(op.span, |f| Self::join(self.ir.span(f), op.span));
         let mut target = None;
         let next = self.peek().clone();
-        if let Some(d) = super::types::dash_spaced_paren(&next, self.in_sequence).or_else(|| super::types::dash_right_tie(&next)) {
+        if let Some(d) =
+            super::types::dash_spaced_paren(&next, self.in_sequence).or_else(|| super::types::dash_right_tie(&next))
+        {
             self.diags.push(d);
             return Err(());
         }
@@ -2397,7 +2399,9 @@ impl<'s> Parser<'s> {
                 self.parse_expr(BP_OR)?
             };
             parts.push(self.sequence_quantifier(part)?);
-            if let Some(d) = super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src) {
+            if let Some(d) =
+                super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
+            {
                 self.diags.push(d);
                 return Err(());
             }

@@ -468,7 +468,9 @@ fn variables_and_functions() {
     let Filter::And(parts) = ir.get(*value) else { panic!("{:?}", ir.get(*value)) };
     let Filter::Assign { var, value: three, .. } = ir.get(parts[0]) else { panic!() };
     assert_eq!(ir.get(*three), &Filter::Number(3));
-    assert!(matches!(ir.get(parts[1]), Filter::Arith(ArithOp::Add, a, b) if a == b && ir.get(*a) == &Filter::Var(*var)));
+    assert!(
+        matches!(ir.get(parts[1]), Filter::Arith(ArithOp::Add, a, b) if a == b && ir.get(*a) == &Filter::Var(*var))
+    );
     let ir = ok("cql() persistent Mates += 1");
     assert!(ir.vars[0].persistent);
     // Recursion is refused, not a stack overflow.

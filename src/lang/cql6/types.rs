@@ -677,9 +677,7 @@ impl Checker<'_> {
             }
             Filter::Arith(ArithOp::Sub, ..) => true,
             Filter::Arith(_, _, r) => lk == Kind::Number && self.kind(*r).is(Kind::Number),
-            Filter::Compare { rest, .. } => {
-                rest.first().map_or(true, |&(op, r)| pair_ok(op, lk, self.kind(r)))
-            }
+            Filter::Compare { rest, .. } => rest.first().map_or(true, |&(op, r)| pair_ok(op, lk, self.kind(r))),
             Filter::TreeRelation(_, _, r) => pair_ok(CmpOp::Lt, lk, self.kind(*r)),
             Filter::Union(_) | Filter::Attacks { .. } | Filter::AttackChain { .. } => lk == Kind::Set,
             Filter::Intersection(_) => matches!(lk, Kind::Set | Kind::Position),
@@ -829,7 +827,11 @@ impl Checker<'_> {
             Filter::Move(m) => {
                 if let Some(f) = m.from.filter(|&f| !self.in_loose_body() && !self.absorbed(f, filter)) {
                     if self.notes.is_dash(f) && !self.bracketed(f) {
-                        self.error(f, "a move cannot start from another move".into(), "separate the two moves with a space, or put the first in braces");
+                        self.error(
+                            f,
+                            "a move cannot start from another move".into(),
+                            "separate the two moves with a space, or put the first in braces",
+                        );
                     }
                     self.want(f, Kind::Set, "the left side of a move `――`");
                 }
@@ -854,7 +856,11 @@ impl Checker<'_> {
                 let k = self.var_kind(*var);
                 if k != Kind::Unknown && k != Kind::Set {
                     let name = self.var_name(*var).to_string();
-                    self.error(id, format!("`{name}` holds {}, so it cannot run over squares", k.name()), "use a new name for the square or piece variable");
+                    self.error(
+                        id,
+                        format!("`{name}` holds {}, so it cannot run over squares", k.name()),
+                        "use a new name for the square or piece variable",
+                    );
                 }
             }
             Filter::Sort { value, .. } => {
@@ -875,7 +881,11 @@ impl Checker<'_> {
             Filter::DictSet { value, .. } => {
                 let k = self.kind(*value);
                 if !k.is_valued() {
-                    self.error(*value, format!("cannot store {} in a dictionary", k.name()), "a dictionary holds sets, numbers, strings or positions");
+                    self.error(
+                        *value,
+                        format!("cannot store {} in a dictionary", k.name()),
+                        "a dictionary holds sets, numbers, strings or positions",
+                    );
                 }
             }
             _ => {}
@@ -943,7 +953,10 @@ impl Checker<'_> {
         if !a.is_valued() {
             self.error(
                 left,
-                format!("the left side of `{spelled}` must be a number, a string, a set or a position, but this is {}", a.name()),
+                format!(
+                    "the left side of `{spelled}` must be a number, a string, a set or a position, but this is {}",
+                    a.name()
+                ),
                 "a comparison needs a value on each side, e.g. `#♙ > 3` or `player white == \"Tal\"`",
             );
             return;
@@ -967,9 +980,7 @@ impl Checker<'_> {
             ArithOp::Div => "/",
             ArithOp::Rem => "%",
         };
-        if matches!(op, ArithOp::Add | ArithOp::Mul)
-            && matches!(self.ir.get(a), Filter::Line { .. })
-            && !self.braced(a)
+        if matches!(op, ArithOp::Add | ArithOp::Mul) && matches!(self.ir.get(a), Filter::Line { .. }) && !self.braced(a)
         {
             self.error(
                 a,
@@ -984,9 +995,21 @@ impl Checker<'_> {
                     return;
                 }
                 if ka != Kind::Number && ka != Kind::String {
-                    self.error(a, format!("the left side of `+` must be a number or a string, but this is {}", ka.name()), hint_for(Kind::Number));
+                    self.error(
+                        a,
+                        format!("the left side of `+` must be a number or a string, but this is {}", ka.name()),
+                        hint_for(Kind::Number),
+                    );
                 } else if kb != ka {
-                    self.error(b, format!("the right side of `+` must be {} like its left side, but this is {}", ka.name(), kb.name()), hint_for(ka));
+                    self.error(
+                        b,
+                        format!(
+                            "the right side of `+` must be {} like its left side, but this is {}",
+                            ka.name(),
+                            kb.name()
+                        ),
+                        hint_for(ka),
+                    );
                 }
             }
             // `X -2` with X not a number reads as X followed by the number -2 in CQL 6.2.
@@ -1008,7 +1031,9 @@ impl Checker<'_> {
             Builtin::Abs => each(self, Kind::Number, "the argument of `abs`"),
             Builtin::Sqrt => each(self, Kind::Number, "the argument of `sqrt`"),
             Builtin::Int => each(self, Kind::String, "the argument of `int`"),
-            Builtin::Lowercase | Builtin::Uppercase => each(self, Kind::String, "the argument of `lowercase`/`uppercase`"),
+            Builtin::Lowercase | Builtin::Uppercase => {
+                each(self, Kind::String, "the argument of `lowercase`/`uppercase`")
+            }
             Builtin::IndexOf => each(self, Kind::String, "each argument of `indexof`"),
             Builtin::Length => each(self, Kind::String, "the operand of `#`"),
             Builtin::File | Builtin::Rank => each(self, Kind::Set, "the argument of `file`/`rank`"),
@@ -1035,12 +1060,15 @@ impl Checker<'_> {
             }
             Builtin::MakeSquare => {
                 let kinds: Vec<Kind> = args.iter().map(|&a| self.kind(a)).collect();
-                let ok = kinds.contains(&Kind::Unknown)
-                    || kinds == [Kind::String]
-                    || kinds == [Kind::Number, Kind::Number];
+                let ok =
+                    kinds.contains(&Kind::Unknown) || kinds == [Kind::String] || kinds == [Kind::Number, Kind::Number];
                 if !ok {
                     if let Some(&a) = args.first() {
-                        self.error(a, "`makesquare` takes a string or two numbers (file and rank)".into(), "write e.g. `makesquare(5 4)` or `makesquare \"e4\"`");
+                        self.error(
+                            a,
+                            "`makesquare` takes a string or two numbers (file and rank)".into(),
+                            "write e.g. `makesquare(5 4)` or `makesquare \"e4\"`",
+                        );
                     }
                 }
             }
@@ -1113,7 +1141,9 @@ impl Checker<'_> {
                     return;
                 }
                 let ok = match op {
-                    ArithOp::Add => (old == Kind::Number && k == Kind::Number) || (old == Kind::String && k == Kind::String),
+                    ArithOp::Add => {
+                        (old == Kind::Number && k == Kind::Number) || (old == Kind::String && k == Kind::String)
+                    }
                     _ => old == Kind::Number && k == Kind::Number,
                 };
                 if !ok {
@@ -1143,7 +1173,9 @@ fn pair_ok(op: CmpOp, a: Kind, b: Kind) -> bool {
 
 fn hint_for(k: Kind) -> &'static str {
     match k {
-        Kind::Set => "a set of squares is e.g. `♖`, `a-h8`, `♖→♛` or `move to`; a bare move `――` or a comparison is not one",
+        Kind::Set => {
+            "a set of squares is e.g. `♖`, `a-h8`, `♖→♛` or `move to`; a bare move `――` or a comparison is not one"
+        }
         Kind::Number => "a number is e.g. `3`, `#♙`, `ply` or `find all F`",
         Kind::Position => "a position is e.g. `parent`, `currentposition`, `find check` or a position variable",
         Kind::String => "a string is e.g. `\"abc\"`, `player white` or `str(x)`",

@@ -491,7 +491,15 @@ fn parse_result(text: &str) -> Option<GameResult> {
 impl Lowerer {
     /// A lowerer with an empty arena.
     pub fn new() -> Lowerer {
-        Lowerer { ir: Ir::new(), tags: Vec::new(), fresh: 0, accumulator_defs: Vec::new(), game_variations: false, cql1: false, not_flag: false }
+        Lowerer {
+            ir: Ir::new(),
+            tags: Vec::new(),
+            fresh: 0,
+            accumulator_defs: Vec::new(),
+            game_variations: false,
+            cql1: false,
+            not_flag: false,
+        }
     }
 
     fn add(&mut self, f: Filter, span: Span) -> FilterId {
@@ -839,7 +847,9 @@ impl Lowerer {
         if let Some(rest) = kw.strip_prefix('!') {
             // CQL-S: `!:kw` negates one match-list keyword.
             if !rest.starts_with(':') || rest == ":not" {
-                return Err(err(format!("`{kw}` cannot be negated with `!`"), span).with_hint("write e.g. `!:ischess960`"));
+                return Err(
+                    err(format!("`{kw}` cannot be negated with `!`"), span).with_hint("write e.g. `!:ischess960`")
+                );
             }
             let f = self.header_keyword(rest, span, c)?;
             return Ok(self.add(Filter::Not(f), span));

@@ -10,7 +10,13 @@ fn games(pgn: &str) -> Vec<crate::pgn::Game> {
     let mut out = Vec::new();
     for (i, text) in pgn.split("\n\n[").enumerate() {
         let text = if i == 0 { text.to_string() } else { format!("[{text}") };
-        let raw = RawGame { number: i as u64 + 1, file: Arc::from("t.pgn"), line: 1, bytes: text.into_bytes(), ..RawGame::default() };
+        let raw = RawGame {
+            number: i as u64 + 1,
+            file: Arc::from("t.pgn"),
+            line: 1,
+            bytes: text.into_bytes(),
+            ..RawGame::default()
+        };
         let mut g = crate::pgn::Game::default();
         crate::pgn::GameParser::new().parse(&raw, &mut g, &|_| true).expect("test game parses");
         out.push(g);
@@ -242,7 +248,10 @@ fn logic_sequences_and_control() {
     let cond = "(match (position :cond (position :wtm) (position :check) (position :mate)))";
     assert_eq!(matching(cond, MOVES), vec![2]);
     // `:match` inside a position list: both lists match somewhere in the game.
-    assert_eq!(matching("(match (position :initial :match ((position :check) (position :movefrom Q))))", MOVES), vec![1]);
+    assert_eq!(
+        matching("(match (position :initial :match ((position :check) (position :movefrom Q))))", MOVES),
+        vec![1]
+    );
     // `:line` in long algebraic notation, with move numbers.
     assert_eq!(matching("(match (position :line \"1.e2-e4 e7-e5 2.Bf1-c4\"))", MOVES), vec![1]);
     assert_eq!(matching("(match (position :line \"Bc4xf7+ Ke8xf7\"))", MOVES), vec![1]);
@@ -251,7 +260,10 @@ fn logic_sequences_and_control() {
     assert_eq!(matching("(match (position :line \"1.Bf1-c4\"))", MOVES), NONE);
     // `:matchconsecutive`: a knight move and a pawn move next to each other, either order
     // (3.Nc3 d6 of game 4).
-    assert_eq!(matching("(match (position :matchconsecutive ((position :movefrom [Pp]) (position :movefrom [Nn]))))", MOVES), vec![4]);
+    assert_eq!(
+        matching("(match (position :matchconsecutive ((position :movefrom [Pp]) (position :movefrom [Nn]))))", MOVES),
+        vec![4]
+    );
     // `:cut`: after White's first check nothing more is searched, so 5.Qxe5 is not seen.
     assert_eq!(matching("(match (position :check :cut) (position :movefrom Q :moveto U))", MOVES), NONE);
     assert_eq!(matching("(match (position :check) (position :movefrom Q :moveto U))", MOVES), vec![1]);

@@ -403,7 +403,13 @@ fn games_are_decoded_as_utf8_or_windows_1252() {
 
 #[test]
 fn a_comment_ending_in_a_multibyte_character_keeps_it() {
-    let raw = RawGame { number: 1, file: Arc::from("t"), line: 1, bytes: "1. e4 {très bien »} *".as_bytes().to_vec(), ..RawGame::default() };
+    let raw = RawGame {
+        number: 1,
+        file: Arc::from("t"),
+        line: 1,
+        bytes: "1. e4 {très bien »} *".as_bytes().to_vec(),
+        ..RawGame::default()
+    };
     let mut g = Game::default();
     GameParser::new().parse(&raw, &mut g, &|_| true).unwrap();
     assert_eq!(g.nodes[1].comments, vec!["très bien »".to_string()]);

@@ -184,7 +184,12 @@ impl Lowerer {
     }
 
     /// Match-list keywords of CQL-S: `Some(filter)` when `kw` is one of them.
-    pub(super) fn cql_s_header(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<Option<FilterId>, Diagnostic> {
+    pub(super) fn cql_s_header(
+        &mut self,
+        kw: &str,
+        span: Span,
+        c: &mut Cursor,
+    ) -> Result<Option<FilterId>, Diagnostic> {
         if let Some(d) = refused(kw, span) {
             return Err(d);
         }
@@ -388,7 +393,9 @@ impl Lowerer {
                 // every comment counts.
                 if let Some(Item::Atom { text, quoted: false, .. }) = c.peek() {
                     if !text.is_empty()
-                        && text.split(',').all(|p| (2..=3).contains(&p.len()) && p.chars().all(|ch| ch.is_ascii_alphabetic()))
+                        && text
+                            .split(',')
+                            .all(|p| (2..=3).contains(&p.len()) && p.chars().all(|ch| ch.is_ascii_alphabetic()))
                     {
                         c.take();
                     }
@@ -412,8 +419,9 @@ impl Lowerer {
                 let mut alternatives = Vec::new();
                 for v in vals {
                     let n: i64 = v.parse().map_err(|_| {
-                        err(format!("`{v}` is not a start position number"), vs)
-                            .with_hint("write Chess960 numbers (1–960, standard 518; +2880 without castling rights) or 0")
+                        err(format!("`{v}` is not a start position number"), vs).with_hint(
+                            "write Chess960 numbers (1–960, standard 518; +2880 without castling rights) or 0",
+                        )
                     })?;
                     if n == 0 {
                         let shuffle = self.add(Filter::LegacyFact(LegacyFact::ShuffleStart { chess960: false }), vs);
@@ -483,7 +491,8 @@ impl Lowerer {
     /// last item is the expression taken when no clause holds.
     fn cond(&mut self, items: Vec<FilterId>, span: Span) -> FilterId {
         let mut otherwise = None;
-        let mut pairs: Vec<(FilterId, FilterId)> = items.chunks(2).filter(|p| p.len() == 2).map(|p| (p[0], p[1])).collect();
+        let mut pairs: Vec<(FilterId, FilterId)> =
+            items.chunks(2).filter(|p| p.len() == 2).map(|p| (p[0], p[1])).collect();
         if items.len() % 2 == 1 {
             otherwise = items.last().copied();
         }
@@ -725,7 +734,8 @@ impl Lowerer {
                 }
                 let mut alternatives = Vec::new();
                 for (color, kind) in kinds {
-                    let m = self.add(Filter::Move(Box::new(MoveFilter { kind, ..MoveFilter::any(MoveSource::Next) })), span);
+                    let m = self
+                        .add(Filter::Move(Box::new(MoveFilter { kind, ..MoveFilter::any(MoveSource::Next) })), span);
                     alternatives.push(match color {
                         None => m,
                         Some(col) => {
@@ -740,9 +750,10 @@ impl Lowerer {
                     self.add(Filter::Or(alternatives), span)
                 }
             }
-            ":isnull" => {
-                self.add(Filter::Move(Box::new(MoveFilter { kind: MoveKind::Null, ..MoveFilter::any(MoveSource::Next) })), span)
-            }
+            ":isnull" => self.add(
+                Filter::Move(Box::new(MoveFilter { kind: MoveKind::Null, ..MoveFilter::any(MoveSource::Next) })),
+                span,
+            ),
             ":forced" => {
                 // The next move is the only legal one.
                 let legal = self.add(
@@ -931,10 +942,12 @@ impl Lowerer {
         let mut alternatives = Vec::new();
         for color in [Color::White, Color::Black] {
             let tm = self.add(Filter::ToMove(color), span);
-            let king = self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }, span);
+            let king =
+                self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }, span);
             let enemy_mask = if color.is_white() { PieceMask::BLACK } else { PieceMask::WHITE };
             let enemies = self.add(Filter::Pieces { mask: enemy_mask, squares: Bitboard::FULL }, span);
-            let checkers = self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
+            let checkers =
+                self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
             let n = self.add(Filter::Count(checkers), span);
             let two = self.compare(n, Range::Compare(CmpOp::Ge, 2), span);
             alternatives.push(self.add(Filter::And(vec![tm, two]), span));
@@ -953,23 +966,20 @@ impl Lowerer {
         }
         for color in [Color::White, Color::Black] {
             let tm = self.add(Filter::ToMove(color), span);
-            let king = self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }, span);
+            let king =
+                self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }, span);
             let enemy_mask = if color.is_white() { PieceMask::BLACK } else { PieceMask::WHITE };
             let enemies = self.add(Filter::Pieces { mask: enemy_mask, squares: Bitboard::FULL }, span);
             let enemies = match only {
                 Some(set) => self.add(Filter::Intersection(vec![enemies, set]), span),
                 None => enemies,
             };
-            let checkers = self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
-            let around = self.add(
-                Filter::Direction { dirs: crate::ir::Directions::ANY, min: 1, max: 1, arg: king },
-                span,
-            );
+            let checkers =
+                self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
+            let around =
+                self.add(Filter::Direction { dirs: crate::ir::Directions::ANY, min: 1, max: 1, arg: king }, span);
             let knights = self.add(
-                Filter::Pieces {
-                    mask: PieceMask::piece(color.other(), Role::Knight),
-                    squares: Bitboard::FULL,
-                },
+                Filter::Pieces { mask: PieceMask::piece(color.other(), Role::Knight), squares: Bitboard::FULL },
                 span,
             );
             let close = self.add(Filter::Union(vec![around, knights]), span);
@@ -1011,7 +1021,8 @@ impl Lowerer {
         use shakmaty::fen::Fen;
         let (text, ts) = c.atom(kw, "a FEN in double quotes")?;
         let fen: Fen = text.parse().map_err(|e| {
-            err(format!("`{text}` is not a valid FEN: {e}"), ts).with_hint("write e.g. `:fen \"8/8/8/8/8/8/8/K6k w - - 0 1\"`")
+            err(format!("`{text}` is not a valid FEN: {e}"), ts)
+                .with_hint("write e.g. `:fen \"8/8/8/8/8/8/8/K6k w - - 0 1\"`")
         })?;
         let setup = fen.as_setup();
         let mut parts = Vec::new();
@@ -1031,8 +1042,12 @@ impl Lowerer {
         parts.push(self.add(Filter::ToMove(setup.turn), ts));
         // Castling rights: exactly the FEN's (the rook squares of its castling field).
         let mut wanted = 0u8;
-        for (bit, sq) in [(1u8, shakmaty::Square::H1), (2, shakmaty::Square::A1), (4, shakmaty::Square::H8), (8, shakmaty::Square::A8)]
-        {
+        for (bit, sq) in [
+            (1u8, shakmaty::Square::H1),
+            (2, shakmaty::Square::A1),
+            (4, shakmaty::Square::H8),
+            (8, shakmaty::Square::A8),
+        ] {
             if setup.castling_rights.contains(sq) {
                 wanted |= bit;
             }
@@ -1152,7 +1167,9 @@ impl Lowerer {
         };
         let pawns = PieceMask::piece(Color::White, Role::Pawn).with(PieceMask::piece(Color::Black, Role::Pawn));
         let (mask, from_sq) = match left.chars().next() {
-            Some(ch) if role_mask(ch).is_some() && ch != 'P' || ch == 'P' => (role_mask(ch).unwrap_or(pawns), &left[1..]),
+            Some(ch) if role_mask(ch).is_some() && ch != 'P' || ch == 'P' => {
+                (role_mask(ch).unwrap_or(pawns), &left[1..])
+            }
             _ => (pawns, left),
         };
         let (to_text, promo) = match right.split_once('=') {
@@ -1261,7 +1278,10 @@ impl Lowerer {
             };
             let mut test = self.compare(counted, *r, *rs);
             if star_colour {
-                let other = self.add(Filter::Transform { kind: TransformKind::ReverseColor, range: None, count: false, body: test }, *rs);
+                let other = self.add(
+                    Filter::Transform { kind: TransformKind::ReverseColor, range: None, count: false, body: test },
+                    *rs,
+                );
                 test = self.add(Filter::Or(vec![test, other]), *rs);
             }
             parts.push((Some(name.clone()) == own, test));
@@ -1284,9 +1304,7 @@ impl Lowerer {
 /// The words `:pawncount` reads as attributes, so `:pawncountdifference P passed 1` is not
 /// mistaken for two designators.
 fn is_pawn_attribute_word(t: &str) -> bool {
-    t.split('-').all(|a| {
-        matches!(a, "passed" | "isolated" | "connected" | "doubled") || a.starts_with("consecutive(")
-    })
+    t.split('-').all(|a| matches!(a, "passed" | "isolated" | "connected" | "doubled") || a.starts_with("consecutive("))
 }
 
 /// The bound of one side of `:goodbishop`: a range, possibly in percent.
@@ -1369,4 +1387,3 @@ fn touches_edge(ir: &crate::ir::Ir, root: FilterId) -> bool {
     }
     false
 }
-
