@@ -301,6 +301,9 @@ pub struct Parser<'s> {
     functions: HashMap<String, Function>,
     declared: HashSet<String>,
     in_sequence: bool,
+    /// Parsing the arguments of `(…)` (`max(ply 0)`): a number after a numeric filter is
+    /// the next argument there, not a range.
+    in_args: bool,
     /// Column of the `⊢` of the path being parsed (see [`Parser::path_stops`]).
     path_column: usize,
     /// CQL 6.2 kinds of nodes whose IR form does not tell them (see [`super::types`]).
@@ -352,6 +355,7 @@ impl<'s> Parser<'s> {
             functions: HashMap::new(),
             declared,
             in_sequence: false,
+            in_args: false,
             path_column: 0,
             kinds: Default::default(),
         }
@@ -1391,6 +1395,7 @@ impl<'s> Parser<'s> {
     fn parse_args(&mut self) -> PResult<Vec<FilterId>> {
         self.expect_sym(Sym::LParen, "`(`")?;
         let saved = std::mem::replace(&mut self.in_sequence, false);
+        let saved_args = std::mem::replace(&mut self.in_args, true);
         let mut args = Vec::new();
         let r = loop {
             if self.eat_sym(Sym::RParen) {
@@ -1408,6 +1413,7 @@ impl<'s> Parser<'s> {
             }
         };
         self.in_sequence = saved;
+        self.in_args = saved_args;
         r.map(|_| args)
     }
 
@@ -1446,7 +1452,12 @@ impl<'s> Parser<'s> {
         hay
     }
 
+    /// Refuse a number right after `year`, `ply`, … : CQL 6.2 would read it as a filter of
+    /// its own and stop at the first game. In an argument list it is the next argument.
     fn no_range_after(&mut self, word: &str) {
+        if self.in_args {
+            return;
+        }
         if let Tok::Number(_) = self.peek().tok {
             let sp = self.span_here();
             self.error_hint(

@@ -549,6 +549,9 @@ fn errors_have_positions_and_hints() {
     assert!(r.contains("did you mean `check`?"), "{r}");
     let e = err("cql() year 1900 1950");
     assert!(e.diagnostics[0].message.contains("takes no range"));
+    // In an argument list the number is the next argument (CQL 6.2 reads it so).
+    assert!(crate::lang::cql6::parse("cql() x = max(ply 0) x > 4").is_ok());
+    assert!(crate::lang::cql6::parse("cql() min(year 2000) < 1990").is_ok());
     let e = err("cql() ◭p∊♙ p");
     assert!(e.diagnostics[0].message.contains("single piece letter"));
     let e = err("(match (position))");
