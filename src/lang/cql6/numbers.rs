@@ -27,10 +27,15 @@ impl Parser<'_> {
                     "uppercase" => Builtin::Uppercase,
                     _ => Builtin::Ascii,
                 };
-                let args = if self.at_sym(Sym::LParen) {
-                    self.args_exact(w, 1, sp)?
-                } else {
-                    vec![self.parse_expr(BP_POSTFIX)?]
+                // CQL 6.2 reads the argument of `abs`, `sqrt`, `int` and `ascii` as a whole
+                // sum (`abs(0 - 4) - 12` is `abs((0 - 4) - 12)`, 16), and that of
+                // `lowercase`/`uppercase` as a product (no `+` concatenation); `str` takes
+                // its argument in brackets.
+                let args = match w {
+                    "abs" | "sqrt" | "int" | "ascii" => vec![self.parse_expr(BP_ADD)?],
+                    "lowercase" | "uppercase" => vec![self.parse_expr(BP_MUL)?],
+                    _ if self.at_sym(Sym::LParen) => self.args_exact(w, 1, sp)?,
+                    _ => vec![self.parse_expr(BP_POSTFIX)?],
                 };
                 self.simple(Filter::Call(b, args), sp)
             }

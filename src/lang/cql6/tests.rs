@@ -552,6 +552,11 @@ fn errors_have_positions_and_hints() {
     // In an argument list the number is the next argument (CQL 6.2 reads it so).
     assert!(crate::lang::cql6::parse("cql() x = max(ply 0) x > 4").is_ok());
     assert!(crate::lang::cql6::parse("cql() min(year 2000) < 1990").is_ok());
+    // `abs`, `sqrt`, `int`, `ascii` take a whole sum: `abs(0 - 4) - 12` is `abs(-16)`.
+    let abs = crate::ir::dump::dump(&crate::lang::cql6::parse("cql() abs(0 - 4) - 12").unwrap());
+    let tree = abs.split("tree:").nth(1).unwrap_or(&abs);
+    let lines: Vec<&str> = tree.lines().map(str::trim).skip_while(|l| *l != "Call abs").take(3).collect();
+    assert_eq!(lines, ["Call abs", "Arith -", "Arith -"], "{abs}");
     let e = err("cql() ◭p∊♙ p");
     assert!(e.diagnostics[0].message.contains("single piece letter"));
     let e = err("(match (position))");
