@@ -110,6 +110,26 @@ impl Out {
 /// Result of evaluating a filter: `None` = no match.
 pub type Eval = Result<Option<Value>, Error>;
 
+// The filters of each family, one file each (the sections of docs/), beside this one.
+#[path = "attacks_and_geometry.rs"]
+mod attacks_and_geometry;
+#[path = "game_tree.rs"]
+mod game_tree;
+#[path = "header.rs"]
+mod header;
+#[path = "logic.rs"]
+mod logic;
+#[path = "numbers.rs"]
+mod numbers;
+#[path = "output.rs"]
+mod output;
+#[path = "pieces_and_sets.rs"]
+mod pieces_and_sets;
+#[path = "position_state.rs"]
+mod position_state;
+#[path = "variables.rs"]
+mod variables;
+
 /// The evaluation state for one game.
 pub struct Ctx<'a> {
     /// The compiled query.
@@ -822,646 +842,95 @@ impl<'a> Ctx<'a> {
     // ----- the interpreter -------------------------------------------------
 
     fn eval_inner(&mut self, f: FilterId, at: Loc, vm: bool) -> Eval {
-        let ir: &'a Ir = self.ir;
-        let filter: &'a Filter = ir.get(f);
-        let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::True => Some(Value::None),
-            Filter::False => None,
-            Filter::Number(n) => Some(Value::Number(*n)),
-            Filter::Str(s) => Some(Value::Str(s.clone())),
-            Filter::Squares(b) => Some(Value::Set(*b)),
-
-            Filter::Pieces { mask, squares } => {
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                Some(Value::Set(board::pieces(pos.board(), *mask, *squares)))
+        let filter: &'a Filter = self.ir.get(f);
+        // Each family of filters is evaluated in its own file (the sections of docs/).
+        match filter {
+            Filter::Squares(..)
+            | Filter::Pieces { .. }
+            | Filter::Union(..)
+            | Filter::Intersection(..)
+            | Filter::Complement(..)
+            | Filter::In(..)
+            | Filter::Count(..)
+            | Filter::PawnStructure(..) => self.eval_pieces_and_sets(filter, at),
+            Filter::Direction { .. }
+            | Filter::Attacks { .. }
+            | Filter::AttackChain { .. }
+            | Filter::Between(..)
+            | Filter::Ray { .. }
+            | Filter::PinOf { .. }
+            | Filter::Pin { .. } => self.eval_attacks_and_geometry(f, filter, at),
+            Filter::True
+            | Filter::False
+            | Filter::Number(..)
+            | Filter::Str(..)
+            | Filter::Compare { .. }
+            | Filter::Arith(..)
+            | Filter::Neg(..)
+            | Filter::Call(..)
+            | Filter::RegexMatch { .. }
+            | Filter::RegexGroup(..)
+            | Filter::Contains { .. } => self.eval_numbers(f, filter, at, vm),
+            Filter::And(..) | Filter::Or(..) | Filter::Not(..) | Filter::If { .. } | Filter::CountMatching(..) => {
+                self.eval_logic(filter, at, vm)
             }
-            Filter::Union(items) => {
-                let mut acc = Bitboard::EMPTY;
-                for &i in items {
-                    acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
-                }
-                Some(Value::Set(acc))
-            }
-            Filter::Intersection(items) => {
-                // Sets intersect as sets; positions (`source ∩ target` in `echo`) give the
-                // squares whose content is the same in every position.
-                let mut acc = Bitboard::FULL;
-                let mut first_board: Option<NodeId> = None;
-                for &i in items {
-                    match self.value(i, at)? {
-                        Some(Value::Position(n)) => match first_board {
-                            None => first_board = Some(n),
-                            Some(m) => acc &= same_content(&self.game.node(m).pos, &self.game.node(n).pos),
-                        },
-                        Some(v) => match self.as_set(&v, at) {
-                            Some(b) => acc &= b,
-                            None => return Ok(None),
-                        },
-                        None => return Ok(None),
-                    }
-                }
-                Some(Value::Set(acc))
-            }
-            // A set filter that does not match is the empty set (as in a union), so its
-            // complement is the whole board: `~(move to . previous)` at the start of a game.
-            Filter::Complement(a) => Some(Value::Set(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY))),
-            Filter::In(a, b) => {
-                let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                found(x.is_subset(y))
-            }
-            Filter::Count(a) => match self.value(*a, at)? {
-                Some(Value::Str(s)) => Some(Value::Number(s.chars().count() as i64)),
-                Some(v) => self.as_number(&v, at).map(Value::Number),
-                None => Some(Value::Number(0)),
-            },
-            Filter::Direction { dirs, min, max, arg } => {
-                let Some(from) = self.set_value(*arg, at)? else { return Ok(None) };
-                Some(Value::Set(board::direction(*dirs, *min, *max, from)))
-            }
-            Filter::Attacks { attackers, targets, value_is_targets } => {
-                let (Some(a), Some(b)) = (self.set_value(*attackers, at)?, self.set_value(*targets, at)?) else {
-                    return Ok(None);
-                };
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let set = if *value_is_targets {
-                    board::attacked_by(pos.board(), a, b)
-                } else {
-                    board::attackers(pos.board(), a, b)
-                };
-                Some(Value::Set(set))
-            }
-            Filter::AttackChain { sets, value_is_last } => {
-                let mut bbs = [Bitboard::EMPTY; 16];
-                if sets.len() > bbs.len() {
-                    return Err(internal("attack chain with more than 16 sets"));
-                }
-                for (k, &s) in sets.iter().enumerate() {
-                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
-                }
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
-            }
-            Filter::Between(..) | Filter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
-            Filter::PinOf { from, through, to, part } => {
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let kings = pos.board().kings();
-                let mut set = |x: &Option<FilterId>, default: Bitboard| -> Result<Bitboard, Error> {
-                    Ok(match x {
-                        Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                        None => default,
-                    })
-                };
-                let (from, through, to) = (set(from, Bitboard::FULL)?, set(through, Bitboard::FULL)?, set(to, kings)?);
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let (pinners, pinned, targets) = board::pins_cql62(pos.board(), from, through, to);
-                Some(Value::Set(match part {
-                    crate::ir::PinPart::Pinners => pinners,
-                    crate::ir::PinPart::Pinned => pinned,
-                    crate::ir::PinPart::Targets => targets,
-                }))
-            }
-            Filter::Pin { from, through, to } => {
-                let from_only = from.is_some() && through.is_none();
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let kings = pos.board().kings();
-                let from = match from {
-                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                    None => Bitboard::FULL,
-                };
-                let through = match through {
-                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                    None => Bitboard::FULL,
-                };
-                let to = match to {
-                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                    None => kings,
-                };
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let (pinners, pinned) = board::pins(pos.board(), from, through, to);
-                Some(Value::Set(if from_only { pinners } else { pinned }))
-            }
-            Filter::PawnStructure(kind) => {
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                Some(Value::Set(board::pawn_structure(pos.board(), *kind)))
-            }
-
-            // ----- numbers, strings, comparisons -----
-            Filter::Compare { first, rest } => {
-                let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
-                // The left side of each comparison is the operand before it.
-                let mut previous: Option<Value> = None;
-                for (op, operand) in rest {
-                    let Some(right) = self.value(*operand, at)? else { return Ok(None) };
-                    let left = previous.as_ref().unwrap_or(&first_value);
-                    if self.compare(left, *op, &right, at) != Some(true) {
-                        return Ok(None);
-                    }
-                    previous = Some(right);
-                }
-                Some(first_value)
-            }
-            Filter::Arith(op, a, b) => {
-                let (Some(x), Some(y)) = (self.value(*a, at)?, self.value(*b, at)?) else {
-                    return Ok(None);
-                };
-                match (&x, &y, op) {
-                    (Value::Str(s), Value::Str(t), ArithOp::Add) => Some(Value::Str(format!("{s}{t}"))),
-                    _ => {
-                        let (Some(m), Some(n)) = (self.as_number(&x, at), self.as_number(&y, at)) else {
-                            return Ok(None);
-                        };
-                        arith(*op, m, n).map(Value::Number)
-                    }
-                }
-            }
-            Filter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
-            // CQL 6.2 (`CaseConvertNode::match_position`): `lowercase X` / `uppercase X`
-            // used as a filter, not for its string, never matches.
-            Filter::Call(Builtin::Lowercase | Builtin::Uppercase, _) if !vm => None,
-            Filter::Call(builtin, args) => return self.call(*builtin, args, at),
-            Filter::RegexMatch { subject, .. } => {
-                let Some(text) = self.string_value(*subject, at)? else { return Ok(None) };
-                let Some(Some(re)) = self.q.regexes.get(f.0 as usize) else {
-                    return Err(internal("regular expression not compiled"));
-                };
-                match re.captures(&text) {
-                    Some(caps) => {
-                        self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
-                        caps.get(0).map(|m| Value::Str(m.as_str().to_string()))
-                    }
-                    None => None,
-                }
-            }
-            Filter::RegexGroup(n) => self.groups.get(*n as usize).cloned().flatten().map(Value::Str),
-            Filter::Contains { haystack, needle, ignore_case } => {
-                let (Some(h), Some(n)) = (self.string_value(*haystack, at)?, self.string_value(*needle, at)?) else {
-                    return Ok(None);
-                };
-                let ok = if *ignore_case { h.to_lowercase().contains(&n.to_lowercase()) } else { h.contains(&n) };
-                found(ok)
-            }
-
-            // ----- logic -----
-            Filter::And(items) => {
-                let mut last = Some(Value::None);
-                for (k, &i) in items.iter().enumerate() {
-                    let is_last = k + 1 == items.len();
-                    last = self.eval(i, at, vm && is_last)?;
-                    if last.is_none() {
-                        return Ok(None);
-                    }
-                }
-                last
-            }
-            Filter::Or(items) => {
-                for &i in items {
-                    if let Some(v) = self.eval(i, at, false)? {
-                        return Ok(Some(v));
-                    }
-                }
-                None
-            }
-            Filter::Not(a) => found(!self.test(*a, at)?),
-            Filter::If { cond, then, otherwise } => {
-                if self.test(*cond, at)? {
-                    self.eval(*then, at, vm)?
-                } else if let Some(o) = otherwise {
-                    self.eval(*o, at, vm)?
-                } else {
-                    // CQL 6.2: without `else`, an `if` whose condition fails still matches
-                    // (`if {⊢♟――=♗ ♙――=♗} N+=1` then `if … N+=1` for the next type).
-                    Some(Value::None)
-                }
-            }
-            Filter::CountMatching(items) => {
-                let mut n = 0;
-                for &i in items {
-                    n += self.test(i, at)? as i64;
-                }
-                Some(Value::Number(n))
-            }
-
-            // ----- position state -----
-            Filter::Check => found(self.pos(at).is_some_and(|p| p.is_check())),
-            Filter::Mate => found(self.pos(at).is_some_and(|p| p.is_checkmate())),
-            Filter::Stalemate => found(self.pos(at).is_some_and(|p| p.is_stalemate())),
-            Filter::ToMove(c) => found(self.pos(at).is_some_and(|p| p.turn() == *c)),
-            Filter::SideToMove => self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 })),
-            Filter::Initial => found(at == Loc::Node(NodeId::ROOT)),
-            Filter::Terminal => match at {
-                Loc::Node(n) => found(self.children(n).is_empty()),
-                Loc::Temp(_) => Some(Value::None),
-                Loc::Header => None,
-            },
-            Filter::Ply => self.ply(at).map(|p| Value::Number(p as i64)),
-            Filter::MoveNumber => self.pos(at).map(|p| Value::Number(p.fullmoves().get() as i64)),
-            Filter::Mainline | Filter::Variation => {
-                let Some(n) = self.node_of(at) else { return Ok(None) };
-                let main = self.game.node(n).is_mainline();
-                found(main == matches!(filter, Filter::Mainline))
-            }
-            Filter::VirtualMainline => {
-                let Some(n) = self.node_of(at) else { return Ok(None) };
-                found(self.on_virtual_mainline(n))
-            }
-            Filter::Try => {
-                let Some(n) = self.node_of(at) else { return Ok(None) };
-                found(is_white_try(self.game, n))
-            }
-            Filter::Finale(quality) => {
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                // A board-only position (no legal set-up) has no finale classification.
-                let Some(fin) = pos.as_chess().and_then(super::finale::classify) else { return Ok(None) };
-                let ok = match quality {
-                    FinaleQuality::PureMate => fin.mate && fin.pure,
-                    FinaleQuality::ModelMate => fin.mate && fin.model,
-                    FinaleQuality::IdealMate => fin.mate && fin.ideal,
-                    FinaleQuality::PureStalemate => !fin.mate && fin.pure,
-                    FinaleQuality::ModelStalemate => !fin.mate && fin.model,
-                    FinaleQuality::IdealStalemate => !fin.mate && fin.ideal,
-                };
-                found(ok)
-            }
-            Filter::Move(mf) => return self.eval_move(mf, at),
-            Filter::HasComment => {
-                let Loc::Node(n) = at else { return Ok(None) };
-                let original = !self.game.node(n).comments.is_empty();
-                found(original || self.out.comments.iter().any(|(c, _)| *c == n))
-            }
-            Filter::OriginalComment => {
-                let Loc::Node(n) = at else { return Ok(None) };
-                let comments = &self.game.node(n).comments;
-                if comments.is_empty() {
-                    None
-                } else {
-                    Some(Value::Str(comments.join(" ")))
-                }
-            }
-
-            // ----- header -----
-            Filter::Header(field) => self.header(field),
-            Filter::Result(r) => found(game_result(self.game) == Some(*r)),
-            Filter::Year => {
-                let date = self.game.tag("Date").map(|t| t.text().to_string()).unwrap_or_default();
-                let year = date.get(..4).and_then(|y| y.parse::<i64>().ok());
-                year.map(Value::Number)
-            }
-            Filter::GameNumber => Some(Value::Number(self.game.number as i64)),
-
-            // ----- game tree -----
-            Filter::Find { direction, all, range, body } => {
-                return self.find(*direction, *all || range.is_some(), *range, *body, at)
-            }
-            Filter::AtPosition { at: where_, body } => {
-                let Some(n) = self.position_value(*where_, at)? else { return Ok(None) };
-                let there = Loc::Node(n);
-                match self.eval(*body, there, vm)? {
-                    // `parent:$p` is the square the piece stood on in that position, not
-                    // the piece itself (whose square would be read again here).
-                    Some(piece @ Value::Piece(_)) => self.as_set(&piece, there).map(Value::Set),
-                    other => other,
-                }
-            }
-            Filter::Tree(step) => match (step, at) {
-                (_, Loc::Header) => None,
-                (TreeStep::Initial, _) => (!self.game.nodes.is_empty()).then_some(Value::Position(NodeId::ROOT)),
-                (TreeStep::Current, Loc::Node(n)) => Some(Value::Position(n)),
-                (TreeStep::Current, _) => None,
-                (TreeStep::Parent, _) => match self.parent(at) {
-                    Some(Loc::Node(p)) => Some(Value::Position(p)),
-                    _ => None,
-                },
-                (TreeStep::Last, Loc::Node(n)) => {
-                    let mut cur = n;
-                    while let Some(&c) = self.children(cur).first() {
-                        cur = c;
-                    }
-                    Some(Value::Position(cur))
-                }
-                (TreeStep::Last, _) => None,
-            },
-            Filter::Child(index) => {
-                let Loc::Node(n) = at else { return Ok(None) };
-                let Some(i) = self.number_value(*index, at)? else { return Ok(None) };
-                let kids = self.children(n);
-                usize::try_from(i).ok().and_then(|i| kids.get(i)).map(|&c| Value::Position(c))
-            }
-            Filter::TreeRelation(rel, a, b) => {
-                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                let ok = match rel {
-                    TreeRelation::Ancestor => x != y && self.is_ancestor_or_self(x, y),
-                    TreeRelation::AncestorOrSelf => self.is_ancestor_or_self(x, y),
-                    TreeRelation::Descendant => x != y && self.is_ancestor_or_self(y, x),
-                    TreeRelation::DescendantOrSelf => self.is_ancestor_or_self(y, x),
-                };
-                found(ok)
-            }
-            Filter::Lca(a, b) => {
-                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                self.lca(x, y).map(Value::Position)
-            }
-            Filter::Distance(a, b) => {
-                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                let Some(l) = self.lca(x, y) else { return Ok(None) };
-                let ply = |n: NodeId| self.game.node(n).ply as i64;
-                Some(Value::Number(ply(x) + ply(y) - 2 * ply(l)))
-            }
-            Filter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
-            Filter::PositionById(n) => {
-                let Some(id) = self.number_value(*n, at)? else { return Ok(None) };
-                self.position_with_id(id).map(Value::Position)
-            }
-            Filter::PositionId => match at {
-                Loc::Node(n) => Some(Value::Number(self.position_id(n))),
-                _ => None,
-            },
-            Filter::Line { params, body } => return self.line(*params, *body, at),
-            Filter::Path { params, focus, best, body } => return self.path(f, *params, *focus, *best, *body, at),
-            Filter::PathStatus(what) => self.path_status(*what),
-            Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
-                return Err(internal("sequence constituent outside of a line"))
-            }
-            Filter::Echo { source, target, in_all, body } => return self.echo(*source, *target, *in_all, *body, at),
-            Filter::ConsecutiveMoves(a, b) => {
-                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                Some(Value::Number(self.consecutive_moves(x, y)))
-            }
-
-            // ----- variables and iteration -----
-            Filter::Var(v) => self.get_var(*v).cloned(),
-            Filter::Assign { var, op, value } => {
-                let new = match self.value(*value, at)? {
-                    Some(v) => v,
-                    // A set filter that does not match still has a value: the empty set.
-                    None if self.q.is_set_assigned(*value) => Value::Set(Bitboard::EMPTY),
-                    None => return Ok(None),
-                };
-                let result = match op {
-                    // `$A = $p` into a non-piece variable keeps the piece's square now.
-                    None if matches!(new, Value::Piece(_))
-                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) =>
-                    {
-                        match self.as_set(&new, at) {
-                            Some(b) => Value::Set(b),
-                            None => return Ok(None),
-                        }
-                    }
-                    // `piece T = S` (`◭T=S`): the piece standing on the one square of S, followed
-                    // from then on by its identity.
-                    None if matches!(new, Value::Set(_))
-                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
-                    {
-                        let Value::Set(b) = new else { return Ok(None) };
-                        let Some(sq) = b.single_square() else { return Ok(None) };
-                        let id = self.ids(at).at(sq);
-                        if id == 0 {
-                            return Ok(None);
-                        }
-                        Value::Piece(id)
-                    }
-                    None => new,
-                    Some(op) => {
-                        let old = self.get_var(*var).cloned();
-                        match (old, &new, op) {
-                            (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => Value::Str(format!("{s}{t}")),
-                            // A string variable not yet given a value reads as the empty string
-                            // (CQL 6.2 starts a `persistent` string at "").
-                            (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
-                            (old, _, _) => {
-                                let a = match old {
-                                    Some(v) => self.as_number(&v, at),
-                                    None => Some(0),
-                                };
-                                let (Some(a), Some(b)) = (a, self.as_number(&new, at)) else {
-                                    return Ok(None);
-                                };
-                                match arith(*op, a, b) {
-                                    Some(n) => Value::Number(n),
-                                    None => return Ok(None),
-                                }
-                            }
-                        }
-                    }
-                };
-                self.set_var(*var, Some(result.clone()));
-                Some(result)
-            }
-            Filter::DictGet { dict, key } => {
-                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
-                self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned()
-            }
-            Filter::DictSet { dict, key, op, value } => {
-                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
-                let Some(new) = self.value(*value, at)? else { return Ok(None) };
-                let new = match (new, op) {
-                    // A piece is stored as the square it stands on now.
-                    (v @ Value::Piece(_), None) => match self.as_set(&v, at) {
-                        Some(b) => Value::Set(b),
-                        None => return Ok(None),
-                    },
-                    (Value::None, None) => return Ok(None),
-                    (v, None) => v,
-                    (v, Some(op)) => {
-                        let old = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
-                        match (old, v) {
-                            (Some(Value::Str(s)), Value::Str(t)) if *op == ArithOp::Add => Value::Str(s + &t),
-                            (old, v) => {
-                                let a = match old {
-                                    Some(o) => self.as_number(&o, at),
-                                    None => Some(0),
-                                };
-                                let (Some(a), Some(b)) = (a, self.as_number(&v, at)) else {
-                                    return Ok(None);
-                                };
-                                match arith(*op, a, b) {
-                                    Some(n) => Value::Number(n),
-                                    None => return Ok(None),
-                                }
-                            }
-                        }
-                    }
-                };
-                self.dict_mut(*dict).insert(k, new.clone());
-                Some(new)
-            }
-            Filter::DictUnbind { dict, key } => {
-                match key {
-                    None => self.dict_mut(*dict).clear(),
-                    Some(key) => {
-                        if let Some(k) = self.dict_key(*key, at)? {
-                            self.dict_mut(*dict).remove(&k);
-                        }
-                    }
-                }
-                Some(Value::None)
-            }
-            Filter::DictCount(dict) => {
-                Some(Value::Number(self.dicts.get(dict.0 as usize).map_or(0, |d| d.len()) as i64))
-            }
-            Filter::IsBound(v) => found(self.get_var(*v).is_some()),
-            Filter::Unbind(v) => {
-                self.set_var(*v, None);
-                Some(Value::None)
-            }
-            Filter::SquareIter { var, domain, body, forall } => {
-                // A domain filter that does not match (`move to …` with no such move) is
-                // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
-                let dom = match self.set_value(*domain, at)? {
-                    Some(dom) => dom,
-                    None if *forall => Bitboard::EMPTY,
-                    None => return Ok(None),
-                };
-                let saved = self.set_var(*var, None);
-                let mut hits = Bitboard::EMPTY;
-                let mut all = true;
-                for sq in dom {
-                    self.set_var(*var, Some(Value::square(sq)));
-                    if self.test(*body, at)? {
-                        hits.add(sq);
-                    } else if *forall {
-                        all = false;
-                        break;
-                    }
-                }
-                self.set_var(*var, saved);
-                if *forall {
-                    found(all)
-                } else if hits.is_empty() {
-                    None
-                } else {
-                    Some(Value::Set(hits))
-                }
-            }
-            Filter::PieceIter { var, domain, body, forall } => {
-                let dom = match self.set_value(*domain, at)? {
-                    Some(dom) => dom,
-                    None if *forall => Bitboard::EMPTY,
-                    None => return Ok(None),
-                };
-                let ids = self.ids(at);
-                let saved = self.set_var(*var, None);
-                let mut hits = Bitboard::EMPTY;
-                let mut all = true;
-                for sq in dom {
-                    let id = ids.at(sq);
-                    if id == 0 {
-                        continue;
-                    }
-                    self.set_var(*var, Some(Value::Piece(id)));
-                    if self.test(*body, at)? {
-                        hits.add(sq);
-                    } else if *forall {
-                        all = false;
-                        break;
-                    }
-                }
-                self.set_var(*var, saved);
-                if *forall {
-                    found(all)
-                } else if hits.is_empty() {
-                    None
-                } else {
-                    Some(Value::Set(hits))
-                }
-            }
-            Filter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
-            Filter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
-                // `while (S ~~ R)` runs the body once per successive match of R in S.
-                let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
-                let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
-                let Some(Some(re)) = self.q.regexes.get(c.0 as usize) else {
-                    return Err(internal("regular expression not compiled"));
-                };
-                for (n, caps) in re.captures_iter(&text).enumerate() {
-                    if n as u64 >= WHILE_LIMIT {
-                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
-                    }
-                    self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
-                    self.test(*body, at)?;
-                }
-                Some(Value::None)
-            }
-            Filter::While { cond, body } => {
-                let mut n: u64 = 0;
-                loop {
-                    n += 1;
-                    if n > WHILE_LIMIT {
-                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
-                    }
-                    if let Some(c) = cond {
-                        if !self.test(*c, at)? {
-                            break;
-                        }
-                        self.test(*body, at)?;
-                    } else if !self.test(*body, at)? {
-                        break;
-                    }
-                }
-                Some(Value::None)
-            }
-
-            // ----- output -----
-            Filter::Comment(args) => {
-                let text = self.args_text(args, at)?;
-                if let Some(n) = self.node_of(at) {
-                    self.out.comments.push((n, text));
-                }
-                Some(Value::None)
-            }
-            Filter::Message(args) => {
-                let text = self.args_text(args, at)?;
-                self.out.messages.push(text);
-                Some(Value::None)
-            }
-            Filter::Sort { doc, min, value } => match self.value(*value, at)? {
-                // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches with
-                // that string as its value. The games are not ordered by it (the scan's sort
-                // keys are numbers; docs/compat.md).
-                Some(Value::Str(text)) => Some(Value::Str(text)),
-                Some(v) => {
-                    let Some(n) = self.as_number(&v, at) else { return Ok(None) };
-                    self.out.sorts.push((doc.clone(), *min, n));
-                    Some(Value::Number(n))
-                }
-                None => None,
-            },
-            Filter::SetTag(name, value) => {
-                let Some(name) = self.value(*name, at)? else { return Ok(None) };
-                let Some(value) = self.value(*value, at)? else { return Ok(None) };
-                let (name, value) = (self.text_of(&name, at), self.text_of(&value, at));
-                self.out.tags.push((name, value));
-                Some(Value::None)
-            }
-            Filter::RemoveComment => {
-                if let Some(n) = self.node_of(at) {
-                    self.out.removed.push(n);
-                }
-                Some(Value::None)
-            }
-
-            Filter::Yacpdb(pred) => {
-                if self.analysis.is_none() {
-                    self.analysis = Some(yacpdb::Analysis::of(self.game));
-                }
-                let count = self.analysis.as_ref().map_or(0, |a| a.count(pred, self.game));
-                Some(Value::Number(count))
-            }
-            Filter::Transform { .. } => {
-                return Err(internal("internal error: a transform reached the evaluator unexpanded"))
-            }
-            Filter::LegacyFact(fact) => super::legacy_facts::eval(self, fact, at),
-        })
+            Filter::Check
+            | Filter::Mate
+            | Filter::Stalemate
+            | Filter::ToMove(..)
+            | Filter::SideToMove
+            | Filter::Initial
+            | Filter::Terminal
+            | Filter::Ply
+            | Filter::MoveNumber
+            | Filter::Mainline
+            | Filter::Variation
+            | Filter::VirtualMainline
+            | Filter::Finale(..) => self.eval_position_state(filter, at),
+            Filter::Header(..) | Filter::Result(..) | Filter::Year | Filter::GameNumber => self.eval_header(filter),
+            Filter::Find { .. }
+            | Filter::AtPosition { .. }
+            | Filter::Tree(..)
+            | Filter::Child(..)
+            | Filter::TreeRelation(..)
+            | Filter::Lca(..)
+            | Filter::Distance(..)
+            | Filter::Depth
+            | Filter::PositionById(..)
+            | Filter::PositionId
+            | Filter::Line { .. }
+            | Filter::Path { .. }
+            | Filter::PathStatus(..)
+            | Filter::SeqConcat(..)
+            | Filter::SeqRepeat { .. }
+            | Filter::SeqAlt(..)
+            | Filter::Echo { .. }
+            | Filter::ConsecutiveMoves(..)
+            | Filter::Try
+            | Filter::Yacpdb(..) => self.eval_game_tree(f, filter, at, vm),
+            Filter::Var(..)
+            | Filter::Assign { .. }
+            | Filter::DictGet { .. }
+            | Filter::DictSet { .. }
+            | Filter::DictUnbind { .. }
+            | Filter::DictCount(..)
+            | Filter::IsBound(..)
+            | Filter::Unbind(..)
+            | Filter::SquareIter { .. }
+            | Filter::PieceIter { .. }
+            | Filter::IdentityIter { .. }
+            | Filter::While { .. } => self.eval_variables(filter, at),
+            Filter::Comment(..)
+            | Filter::Message(..)
+            | Filter::Sort { .. }
+            | Filter::SetTag(..)
+            | Filter::RemoveComment
+            | Filter::HasComment
+            | Filter::OriginalComment => self.eval_output(filter, at),
+            Filter::Move(mf) => self.eval_move(mf, at),
+            Filter::Transform { .. } => Err(internal("internal error: a transform reached the evaluator unexpanded")),
+            Filter::LegacyFact(fact) => Ok(super::legacy_facts::eval(self, fact, at)),
+        }
     }
 
     fn args_text(&mut self, args: &[FilterId], at: Loc) -> Result<String, Error> {

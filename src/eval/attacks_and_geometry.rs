@@ -1,0 +1,82 @@
+//! Attacks and board geometry: attacks, attack chains, directions, rays, pins.
+//!
+//! Part of the filter interpreter ([`super`]): one file per filter family, matching the
+//! sections of `docs/attacks-and-geometry.md`; [`Ctx::eval_inner`] sends each filter to its family.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    /// A set given by the geometry of the board: attacks, attack chains, directions, `between`, rays, pins.
+    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
+    pub(super) fn eval_attacks_and_geometry(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
+        Ok(match filter {
+            Filter::Direction { dirs, min, max, arg } => {
+                let Some(from) = self.set_value(*arg, at)? else { return Ok(None) };
+                Some(Value::Set(board::direction(*dirs, *min, *max, from)))
+            }
+            Filter::Attacks { attackers, targets, value_is_targets } => {
+                let (Some(a), Some(b)) = (self.set_value(*attackers, at)?, self.set_value(*targets, at)?) else {
+                    return Ok(None);
+                };
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let set = if *value_is_targets {
+                    board::attacked_by(pos.board(), a, b)
+                } else {
+                    board::attackers(pos.board(), a, b)
+                };
+                Some(Value::Set(set))
+            }
+            Filter::AttackChain { sets, value_is_last } => {
+                let mut bbs = [Bitboard::EMPTY; 16];
+                if sets.len() > bbs.len() {
+                    return Err(internal("attack chain with more than 16 sets"));
+                }
+                for (k, &s) in sets.iter().enumerate() {
+                    bbs[k] = self.set_value(s, at)?.unwrap_or(Bitboard::EMPTY);
+                }
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
+            }
+            Filter::Between(..) | Filter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
+            Filter::PinOf { from, through, to, part } => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let kings = pos.board().kings();
+                let mut set = |x: &Option<FilterId>, default: Bitboard| -> Result<Bitboard, Error> {
+                    Ok(match x {
+                        Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                        None => default,
+                    })
+                };
+                let (from, through, to) = (set(from, Bitboard::FULL)?, set(through, Bitboard::FULL)?, set(to, kings)?);
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let (pinners, pinned, targets) = board::pins_cql62(pos.board(), from, through, to);
+                Some(Value::Set(match part {
+                    crate::ir::PinPart::Pinners => pinners,
+                    crate::ir::PinPart::Pinned => pinned,
+                    crate::ir::PinPart::Targets => targets,
+                }))
+            }
+            Filter::Pin { from, through, to } => {
+                let from_only = from.is_some() && through.is_none();
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let kings = pos.board().kings();
+                let from = match from {
+                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                    None => Bitboard::FULL,
+                };
+                let through = match through {
+                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                    None => Bitboard::FULL,
+                };
+                let to = match to {
+                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
+                    None => kings,
+                };
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let (pinners, pinned) = board::pins(pos.board(), from, through, to);
+                Some(Value::Set(if from_only { pinners } else { pinned }))
+            }
+            _ => return Err(internal("internal error: eval_attacks_and_geometry given a filter of another family")),
+        })
+    }
+}

@@ -1,0 +1,75 @@
+//! Numbers and strings: constants, comparisons, arithmetic, built-in functions, regular expressions.
+//!
+//! Part of the filter interpreter ([`super`]): one file per filter family, matching the
+//! sections of `docs/numbers.md`; [`Ctx::eval_inner`] sends each filter to its family.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    /// A number or string: a constant, a comparison chain, arithmetic, a built-in function, a regular expression.
+    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
+    pub(super) fn eval_numbers(&mut self, f: FilterId, filter: &'a Filter, at: Loc, vm: bool) -> Eval {
+        let found = |b: bool| if b { Some(Value::None) } else { None };
+        Ok(match filter {
+            Filter::True => Some(Value::None),
+            Filter::False => None,
+            Filter::Number(n) => Some(Value::Number(*n)),
+            Filter::Str(s) => Some(Value::Str(s.clone())),
+            Filter::Compare { first, rest } => {
+                let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
+                // The left side of each comparison is the operand before it.
+                let mut previous: Option<Value> = None;
+                for (op, operand) in rest {
+                    let Some(right) = self.value(*operand, at)? else { return Ok(None) };
+                    let left = previous.as_ref().unwrap_or(&first_value);
+                    if self.compare(left, *op, &right, at) != Some(true) {
+                        return Ok(None);
+                    }
+                    previous = Some(right);
+                }
+                Some(first_value)
+            }
+            Filter::Arith(op, a, b) => {
+                let (Some(x), Some(y)) = (self.value(*a, at)?, self.value(*b, at)?) else {
+                    return Ok(None);
+                };
+                match (&x, &y, op) {
+                    (Value::Str(s), Value::Str(t), ArithOp::Add) => Some(Value::Str(format!("{s}{t}"))),
+                    _ => {
+                        let (Some(m), Some(n)) = (self.as_number(&x, at), self.as_number(&y, at)) else {
+                            return Ok(None);
+                        };
+                        arith(*op, m, n).map(Value::Number)
+                    }
+                }
+            }
+            Filter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
+            // CQL 6.2 (`CaseConvertNode::match_position`): `lowercase X` / `uppercase X`
+            // used as a filter, not for its string, never matches.
+            Filter::Call(Builtin::Lowercase | Builtin::Uppercase, _) if !vm => None,
+            Filter::Call(builtin, args) => return self.call(*builtin, args, at),
+            Filter::RegexMatch { subject, .. } => {
+                let Some(text) = self.string_value(*subject, at)? else { return Ok(None) };
+                let Some(Some(re)) = self.q.regexes.get(f.0 as usize) else {
+                    return Err(internal("regular expression not compiled"));
+                };
+                match re.captures(&text) {
+                    Some(caps) => {
+                        self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                        caps.get(0).map(|m| Value::Str(m.as_str().to_string()))
+                    }
+                    None => None,
+                }
+            }
+            Filter::RegexGroup(n) => self.groups.get(*n as usize).cloned().flatten().map(Value::Str),
+            Filter::Contains { haystack, needle, ignore_case } => {
+                let (Some(h), Some(n)) = (self.string_value(*haystack, at)?, self.string_value(*needle, at)?) else {
+                    return Ok(None);
+                };
+                let ok = if *ignore_case { h.to_lowercase().contains(&n.to_lowercase()) } else { h.contains(&n) };
+                found(ok)
+            }
+            _ => return Err(internal("internal error: eval_numbers given a filter of another family")),
+        })
+    }
+}

@@ -1,0 +1,53 @@
+//! The state of one position: check, mate, side to move, move counters, problemists' mates.
+//!
+//! Part of the filter interpreter ([`super`]): one file per filter family, matching the
+//! sections of `docs/position-state.md`; [`Ctx::eval_inner`] sends each filter to its family.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    /// A fact about the position: check, mate, stalemate, side to move, `initial`/`terminal`, ply, move number, main line or variation, the problemists' mates.
+    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
+    pub(super) fn eval_position_state(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+        let found = |b: bool| if b { Some(Value::None) } else { None };
+        Ok(match filter {
+            Filter::Check => found(self.pos(at).is_some_and(|p| p.is_check())),
+            Filter::Mate => found(self.pos(at).is_some_and(|p| p.is_checkmate())),
+            Filter::Stalemate => found(self.pos(at).is_some_and(|p| p.is_stalemate())),
+            Filter::ToMove(c) => found(self.pos(at).is_some_and(|p| p.turn() == *c)),
+            Filter::SideToMove => self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 })),
+            Filter::Initial => found(at == Loc::Node(NodeId::ROOT)),
+            Filter::Terminal => match at {
+                Loc::Node(n) => found(self.children(n).is_empty()),
+                Loc::Temp(_) => Some(Value::None),
+                Loc::Header => None,
+            },
+            Filter::Ply => self.ply(at).map(|p| Value::Number(p as i64)),
+            Filter::MoveNumber => self.pos(at).map(|p| Value::Number(p.fullmoves().get() as i64)),
+            Filter::Mainline | Filter::Variation => {
+                let Some(n) = self.node_of(at) else { return Ok(None) };
+                let main = self.game.node(n).is_mainline();
+                found(main == matches!(filter, Filter::Mainline))
+            }
+            Filter::VirtualMainline => {
+                let Some(n) = self.node_of(at) else { return Ok(None) };
+                found(self.on_virtual_mainline(n))
+            }
+            Filter::Finale(quality) => {
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                // A board-only position (no legal set-up) has no finale classification.
+                let Some(fin) = pos.as_chess().and_then(crate::eval::finale::classify) else { return Ok(None) };
+                let ok = match quality {
+                    FinaleQuality::PureMate => fin.mate && fin.pure,
+                    FinaleQuality::ModelMate => fin.mate && fin.model,
+                    FinaleQuality::IdealMate => fin.mate && fin.ideal,
+                    FinaleQuality::PureStalemate => !fin.mate && fin.pure,
+                    FinaleQuality::ModelStalemate => !fin.mate && fin.model,
+                    FinaleQuality::IdealStalemate => !fin.mate && fin.ideal,
+                };
+                found(ok)
+            }
+            _ => return Err(internal("internal error: eval_position_state given a filter of another family")),
+        })
+    }
+}

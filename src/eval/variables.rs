@@ -1,0 +1,228 @@
+//! Variables, dictionaries, square and piece iteration and loops.
+//!
+//! Part of the filter interpreter ([`super`]): one file per filter family, matching the
+//! sections of `docs/iteration.md`; [`Ctx::eval_inner`] sends each filter to its family.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    /// A filter on variables: reading and assigning them, dictionaries, `isbound`/`unbind`, square and piece iteration, `while`/`loop`.
+    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
+    pub(super) fn eval_variables(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+        let found = |b: bool| if b { Some(Value::None) } else { None };
+        Ok(match filter {
+            Filter::Var(v) => self.get_var(*v).cloned(),
+            Filter::Assign { var, op, value } => {
+                let new = match self.value(*value, at)? {
+                    Some(v) => v,
+                    // A set filter that does not match still has a value: the empty set.
+                    None if self.q.is_set_assigned(*value) => Value::Set(Bitboard::EMPTY),
+                    None => return Ok(None),
+                };
+                let result = match op {
+                    // `$A = $p` into a non-piece variable keeps the piece's square now.
+                    None if matches!(new, Value::Piece(_))
+                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) =>
+                    {
+                        match self.as_set(&new, at) {
+                            Some(b) => Value::Set(b),
+                            None => return Ok(None),
+                        }
+                    }
+                    // `piece T = S` (`◭T=S`): the piece standing on the one square of S, followed
+                    // from then on by its identity.
+                    None if matches!(new, Value::Set(_))
+                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
+                    {
+                        let Value::Set(b) = new else { return Ok(None) };
+                        let Some(sq) = b.single_square() else { return Ok(None) };
+                        let id = self.ids(at).at(sq);
+                        if id == 0 {
+                            return Ok(None);
+                        }
+                        Value::Piece(id)
+                    }
+                    None => new,
+                    Some(op) => {
+                        let old = self.get_var(*var).cloned();
+                        match (old, &new, op) {
+                            (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => Value::Str(format!("{s}{t}")),
+                            // A string variable not yet given a value reads as the empty string
+                            // (CQL 6.2 starts a `persistent` string at "").
+                            (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
+                            (old, _, _) => {
+                                let a = match old {
+                                    Some(v) => self.as_number(&v, at),
+                                    None => Some(0),
+                                };
+                                let (Some(a), Some(b)) = (a, self.as_number(&new, at)) else {
+                                    return Ok(None);
+                                };
+                                match arith(*op, a, b) {
+                                    Some(n) => Value::Number(n),
+                                    None => return Ok(None),
+                                }
+                            }
+                        }
+                    }
+                };
+                self.set_var(*var, Some(result.clone()));
+                Some(result)
+            }
+            Filter::DictGet { dict, key } => {
+                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
+                self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned()
+            }
+            Filter::DictSet { dict, key, op, value } => {
+                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
+                let Some(new) = self.value(*value, at)? else { return Ok(None) };
+                let new = match (new, op) {
+                    // A piece is stored as the square it stands on now.
+                    (v @ Value::Piece(_), None) => match self.as_set(&v, at) {
+                        Some(b) => Value::Set(b),
+                        None => return Ok(None),
+                    },
+                    (Value::None, None) => return Ok(None),
+                    (v, None) => v,
+                    (v, Some(op)) => {
+                        let old = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
+                        match (old, v) {
+                            (Some(Value::Str(s)), Value::Str(t)) if *op == ArithOp::Add => Value::Str(s + &t),
+                            (old, v) => {
+                                let a = match old {
+                                    Some(o) => self.as_number(&o, at),
+                                    None => Some(0),
+                                };
+                                let (Some(a), Some(b)) = (a, self.as_number(&v, at)) else {
+                                    return Ok(None);
+                                };
+                                match arith(*op, a, b) {
+                                    Some(n) => Value::Number(n),
+                                    None => return Ok(None),
+                                }
+                            }
+                        }
+                    }
+                };
+                self.dict_mut(*dict).insert(k, new.clone());
+                Some(new)
+            }
+            Filter::DictUnbind { dict, key } => {
+                match key {
+                    None => self.dict_mut(*dict).clear(),
+                    Some(key) => {
+                        if let Some(k) = self.dict_key(*key, at)? {
+                            self.dict_mut(*dict).remove(&k);
+                        }
+                    }
+                }
+                Some(Value::None)
+            }
+            Filter::DictCount(dict) => {
+                Some(Value::Number(self.dicts.get(dict.0 as usize).map_or(0, |d| d.len()) as i64))
+            }
+            Filter::IsBound(v) => found(self.get_var(*v).is_some()),
+            Filter::Unbind(v) => {
+                self.set_var(*v, None);
+                Some(Value::None)
+            }
+            Filter::SquareIter { var, domain, body, forall } => {
+                // A domain filter that does not match (`move to …` with no such move) is
+                // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
+                let dom = match self.set_value(*domain, at)? {
+                    Some(dom) => dom,
+                    None if *forall => Bitboard::EMPTY,
+                    None => return Ok(None),
+                };
+                let saved = self.set_var(*var, None);
+                let mut hits = Bitboard::EMPTY;
+                let mut all = true;
+                for sq in dom {
+                    self.set_var(*var, Some(Value::square(sq)));
+                    if self.test(*body, at)? {
+                        hits.add(sq);
+                    } else if *forall {
+                        all = false;
+                        break;
+                    }
+                }
+                self.set_var(*var, saved);
+                if *forall {
+                    found(all)
+                } else if hits.is_empty() {
+                    None
+                } else {
+                    Some(Value::Set(hits))
+                }
+            }
+            Filter::PieceIter { var, domain, body, forall } => {
+                let dom = match self.set_value(*domain, at)? {
+                    Some(dom) => dom,
+                    None if *forall => Bitboard::EMPTY,
+                    None => return Ok(None),
+                };
+                let ids = self.ids(at);
+                let saved = self.set_var(*var, None);
+                let mut hits = Bitboard::EMPTY;
+                let mut all = true;
+                for sq in dom {
+                    let id = ids.at(sq);
+                    if id == 0 {
+                        continue;
+                    }
+                    self.set_var(*var, Some(Value::Piece(id)));
+                    if self.test(*body, at)? {
+                        hits.add(sq);
+                    } else if *forall {
+                        all = false;
+                        break;
+                    }
+                }
+                self.set_var(*var, saved);
+                if *forall {
+                    found(all)
+                } else if hits.is_empty() {
+                    None
+                } else {
+                    Some(Value::Set(hits))
+                }
+            }
+            Filter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
+            Filter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
+                // `while (S ~~ R)` runs the body once per successive match of R in S.
+                let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
+                let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
+                let Some(Some(re)) = self.q.regexes.get(c.0 as usize) else {
+                    return Err(internal("regular expression not compiled"));
+                };
+                for (n, caps) in re.captures_iter(&text).enumerate() {
+                    if n as u64 >= WHILE_LIMIT {
+                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                    }
+                    self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                    self.test(*body, at)?;
+                }
+                Some(Value::None)
+            }
+            Filter::While { cond, body } => {
+                let mut n: u64 = 0;
+                loop {
+                    n += 1;
+                    if n > WHILE_LIMIT {
+                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                    }
+                    if let Some(c) = cond {
+                        if !self.test(*c, at)? {
+                            break;
+                        }
+                        self.test(*body, at)?;
+                    } else if !self.test(*body, at)? {
+                        break;
+                    }
+                }
+                Some(Value::None)
+            }
+            _ => return Err(internal("internal error: eval_variables given a filter of another family")),
+        })
+    }
+}
