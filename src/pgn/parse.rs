@@ -108,7 +108,8 @@ static BYTE_CLASS: [u8; 256] = {
         let byte = b as u8;
         let blank = byte <= b' ' || byte == 0x7f || byte == 0xef || byte == 0xbb || byte == 0xbf;
         let punct = matches!(byte, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']');
-        table[b] = if blank { BLANK | ENDS_TOKEN } else if punct { ENDS_TOKEN } else { 0 };
+        let class = if punct { ENDS_TOKEN } else { 0 };
+        table[b] = if blank { BLANK | ENDS_TOKEN } else { class };
         b += 1;
     }
     table
