@@ -11,7 +11,10 @@
 //! ratio. The floors use only pgn-reader and shakmaty: F1 reads every game with
 //! pgn-reader's `Visitor` and replays every main-line move with shakmaty (the floor of
 //! any query that looks at positions); F0 reads the tags and skips the movetext (the
-//! floor of a header-only query). `CQLRS_BENCH_RUNS` sets the number of rounds.
+//! floor of a header-only query). `CQLRS_BENCH_RUNS` sets the number of rounds;
+//! `CQLRS_BENCH_ONLY` (comma-separated parts of workload names, e.g. `F1,mate`) runs
+//! only the rows whose name contains one of them (for callgrind). Row (i) runs `mate`
+//! on two workers and is compared by wall time with (b) on one (target: 1.85x faster).
 //! Must never: report a time without checking the answer — match counts must be
 //! non-zero and equal across runs; every query is parsed from its source text with
 //! `lang::parse` and expanded with `ir::transform::expand`, as the command line does.
@@ -214,9 +217,14 @@ impl<'e> Row<'e> {
 
 /// Scan `path` on one worker thread; games read, matched, skipped.
 fn scan_once<E: Evaluator>(eval: &E, path: &str) -> (u64, u64, u64) {
+    scan_threads(eval, path, 1)
+}
+
+/// Scan `path` on `threads` worker threads; games read, matched, skipped.
+fn scan_threads<E: Evaluator>(eval: &E, path: &str, threads: usize) -> (u64, u64, u64) {
     let mut config = ScanConfig::new(Format::Count);
-    config.threads = 1;
-    config.in_flight = 6;
+    config.threads = threads;
+    config.in_flight = 4 * threads + 2;
     let mut sink = Sink::from_writer(Box::new(std::io::sink()));
     let outcome = scan::run(eval, vec![path.to_string()], &config, &mut sink);
     (outcome.read, outcome.matched, outcome.skipped)
@@ -291,6 +299,7 @@ fn main() {
     let run_mate = |path: &str| scan_once(&mate, path);
     let run_smothered = |path: &str| scan_once(&smothered, path);
     let run_corners = |path: &str| scan_once(&corners, path);
+    let run_mate2 = |path: &str| scan_threads(&mate, path, 2);
     let run_yacpdb = |path: &str| scan_once(&yacpdb, path);
 
     // (row, index of its baseline row, target ratio)
@@ -307,21 +316,40 @@ fn main() {
         (Row::new("(f) mate sort #[Qq]", &p, true, &run_sorted), Some(0), None),
         (Row::new("(g) studies253 split+parse+replay", &studies, false, &replay), None, None),
         (Row::new(&format!("(h) yacpdb {yq}"), &studies, true, &run_yacpdb), Some(8), None),
+        (Row::new("(i) mate, 2 workers", &p, true, &run_mate2), None, None),
     ];
+    let only: Vec<String> = std::env::var("CQLRS_BENCH_ONLY")
+        .map(|s| s.split(',').filter(|w| !w.is_empty()).map(str::to_string).collect())
+        .unwrap_or_default();
+    let selected = |name: &str| only.is_empty() || only.iter().any(|w| name.contains(w.as_str()));
     for _ in 0..runs {
         for (row, _, _) in rows.iter_mut() {
-            row.run();
+            if selected(&row.name) {
+                row.run();
+            }
         }
     }
     print_header();
     for (row, base, target) in &rows {
-        print_row(row, base.map(|b| &rows[b].0), *target);
+        if row.counts.is_none() {
+            continue;
+        }
+        print_row(row, base.map(|b| &rows[b].0).filter(|b| b.counts.is_some()), *target);
     }
     let (games, _) = rows[9].0.counts.unwrap_or_default();
-    let gps = games as f64 / rows[9].0.cpu;
-    println!(
-        "yacpdb: {gps:.0} games/s (processor time) = {:.0}x the reference analyser's ~110 games/s (aim: 100x)",
-        gps / 110.0
-    );
+    if games > 0 {
+        let gps = games as f64 / rows[9].0.cpu;
+        println!(
+            "yacpdb: {gps:.0} games/s (processor time) = {:.0}x the reference analyser's ~110 games/s (aim: 100x)",
+            gps / 110.0
+        );
+    }
+    let (one, two) = (&rows[3].0, &rows[10].0);
+    if one.counts.is_some() && two.counts.is_some() {
+        assert_eq!(one.counts, two.counts, "mate: one and two workers disagree");
+        let speedup = one.wall / two.wall;
+        let verdict = if speedup >= 1.85 { "met" } else { "MISSED" };
+        println!("scaling: mate on 2 workers is {speedup:.2}x faster than on 1 (wall; target >= 1.85: {verdict})");
+    }
     let _ = std::fs::remove_file(&prefix);
 }

@@ -64,7 +64,9 @@ pub trait Evaluator: Sync {
 impl Evaluator for Query {
     type Scratch = Scratch;
     fn wants_moves(&self, game: &Game) -> bool {
-        self.may_match_tags(game) && self.needs_positions()
+        // `needs_positions` first: it is free, and a header-only query then does not
+        // test its header filters twice (here and again in `eval_game`).
+        self.needs_positions() && self.may_match_tags(game)
     }
     fn eval_game(&self, scratch: &mut Scratch, game: &Game) -> GameMatch {
         Query::eval_game(self, scratch, game)
@@ -395,8 +397,8 @@ fn work<E: Evaluator>(
                 outcomes.push(outcome);
                 continue;
             }
-            let found = evaluator.eval_game(&mut scratch, &game);
-            outcome.messages = found.messages.clone();
+            let mut found = evaluator.eval_game(&mut scratch, &game);
+            outcome.messages = std::mem::take(&mut found.messages);
             if let Some(e) = &found.error {
                 let reason = e.to_string();
                 let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };

@@ -482,7 +482,7 @@ impl<R: BufRead> Iterator for Splitter<R> {
         }
         loop {
             let start = self.current.bytes.len();
-            match self.reader.read_until(b'\n', &mut self.current.bytes) {
+            match read_line(&mut self.reader, &mut self.current.bytes) {
                 Ok(0) => {
                     self.done = true;
                     let end = self.current.bytes.len();
@@ -514,6 +514,38 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     return Some(Err(Error { path: self.file.clone(), source: e, offset: Some(offset), partial }));
                 }
             }
+        }
+    }
+}
+
+/// Append one line (up to and including its line feed, or up to the end of the input)
+/// to `out`; the number of bytes appended, 0 at the end of the input. Like
+/// `BufRead::read_until(b'\n', …)`, but finds the line feed with the vectorised `memchr`.
+/// On an error, the bytes read before it stay appended.
+fn read_line<R: BufRead + ?Sized>(reader: &mut R, out: &mut Vec<u8>) -> io::Result<usize> {
+    let mut read = 0;
+    loop {
+        let (done, used) = {
+            let available = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            match memchr::memchr(b'\n', available) {
+                Some(i) => {
+                    out.extend_from_slice(&available[..=i]);
+                    (true, i + 1)
+                }
+                None => {
+                    out.extend_from_slice(available);
+                    (available.is_empty(), available.len())
+                }
+            }
+        };
+        reader.consume(used);
+        read += used;
+        if done || used == 0 {
+            return Ok(read);
         }
     }
 }

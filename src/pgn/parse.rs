@@ -37,11 +37,21 @@ const POOL_LIMIT: usize = 1 << 16;
 /// Variations nested deeper than this are refused.
 const MAX_VARIATION_NESTING: usize = 10_000;
 
+/// The heap buffers of a finished node (emptied, capacity kept), ready for a new node.
+#[derive(Default)]
+struct NodeBuffers {
+    children: Vec<NodeId>,
+    san: String,
+    comments: Vec<String>,
+    nags: Vec<u8>,
+}
+
 /// Reads games into [`Game`]s; keep one per worker and reuse it, it keeps buffers.
 #[derive(Default)]
 pub struct GameParser {
-    /// Recycled nodes (their vectors keep their capacity).
-    pool: Vec<Node>,
+    /// Buffers of the previous games' nodes, so that building a node allocates nothing
+    /// once the parser has warmed up (whatever the lengths of consecutive games).
+    spare: Vec<NodeBuffers>,
     /// For each open variation: the node the main line resumes from after `)`.
     resume_stack: Vec<NodeId>,
     /// Comments seen after `(` but before the variation's first move.
@@ -86,16 +96,35 @@ impl Cursor<'_> {
     }
 }
 
+/// Byte classes for the tokenizer, one table lookup per byte.
+const BLANK: u8 = 1;
+const ENDS_TOKEN: u8 = 2;
+
+/// The class bits of every byte value.
+static BYTE_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let byte = b as u8;
+        let blank = byte <= b' ' || byte == 0x7f || byte == 0xef || byte == 0xbb || byte == 0xbf;
+        let punct = matches!(byte, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']');
+        let class = if punct { ENDS_TOKEN } else { 0 };
+        table[b] = if blank { BLANK | ENDS_TOKEN } else { class };
+        b += 1;
+    }
+    table
+};
+
 /// Blank bytes between tokens: whitespace, NUL and other control bytes, BOM bytes.
 #[inline]
 fn is_blank(b: u8) -> bool {
-    b <= b' ' || b == 0x7f || b == 0xef || b == 0xbb || b == 0xbf
+    BYTE_CLASS[b as usize] & BLANK != 0
 }
 
-/// Bytes that end a move token.
+/// Bytes that end a move token: blanks and `{ } ( ) ; $ [ ]`.
 #[inline]
 fn ends_token(b: u8) -> bool {
-    is_blank(b) || matches!(b, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']')
+    BYTE_CLASS[b as usize] & ENDS_TOKEN != 0
 }
 
 /// Text of a comment, surrounding blanks (and byte-order marks) trimmed. The game's
@@ -212,16 +241,30 @@ impl GameParser {
         self.read_movetext(&mut cur, game)
     }
 
-    /// Make the previous game's nodes the pool: the new game's nodes take over their
-    /// buffers (children, SAN, comments, NAGs) index by index, so nodes themselves are
-    /// never moved between vectors (a node is a few hundred bytes).
+    /// Empty `game.nodes`, keeping the heap buffers of its nodes (children, SAN,
+    /// comments, NAGs) for the nodes of the next game; the node vector keeps its
+    /// capacity too, and nodes themselves are never moved (a node is a few hundred bytes).
     fn recycle_nodes(&mut self, game: &mut Game) {
-        self.pool.clear();
-        std::mem::swap(&mut self.pool, &mut game.nodes);
-        self.pool.truncate(POOL_LIMIT);
+        for node in game.nodes.iter_mut() {
+            if self.spare.len() >= POOL_LIMIT {
+                break;
+            }
+            let mut buffers = NodeBuffers {
+                children: std::mem::take(&mut node.children),
+                san: std::mem::take(&mut node.san),
+                comments: std::mem::take(&mut node.comments),
+                nags: std::mem::take(&mut node.nags),
+            };
+            buffers.children.clear();
+            buffers.san.clear();
+            buffers.comments.clear();
+            buffers.nags.clear();
+            self.spare.push(buffers);
+        }
+        game.nodes.clear();
     }
 
-    /// Append a node built in place, reusing the buffers of the pool node at the same index.
+    /// Append a node, reusing spare buffers from earlier games.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn new_node(
@@ -236,20 +279,11 @@ impl GameParser {
         depth: u32,
     ) -> NodeId {
         let id = NodeId(game.nodes.len() as u32);
-        let (mut children, mut san_text, mut comments, mut nags) = match self.pool.get_mut(id.index()) {
-            Some(old) => (
-                std::mem::take(&mut old.children),
-                std::mem::take(&mut old.san),
-                std::mem::take(&mut old.comments),
-                std::mem::take(&mut old.nags),
-            ),
-            None => Default::default(),
-        };
-        children.clear();
-        san_text.clear();
+        // Spare buffers are empty already.
+        let NodeBuffers { children, san: mut san_text, comments, nags } = self.spare.pop().unwrap_or_default();
+        // Each byte is one character (a move is ASCII; `from_utf8` costs more on
+        // strings this short).
         san_text.extend(san.iter().map(|&b| b as char));
-        comments.clear();
-        nags.clear();
         game.nodes.push(Node { parent, children, played, san: san_text, comments, nags, pos, ids, ply, depth });
         if let Some(p) = parent {
             game.nodes[p.index()].children.push(id);
@@ -320,7 +354,11 @@ impl GameParser {
         let bytes = cur.bytes;
         while let Some(b) = cur.peek() {
             match b {
-                _ if is_blank(b) => cur.bump(),
+                b'\n' => {
+                    cur.line += 1;
+                    cur.pos += 1;
+                }
+                _ if is_blank(b) => cur.pos += 1,
                 b'%' if cur.at_line_start() => cur.skip_line(),
                 b'{' => {
                     let open_line = cur.line;
@@ -514,7 +552,7 @@ impl GameParser {
 
     /// Find the legal move a token means: exact SAN first, then lenient readings.
     fn resolve_move(&mut self, pos: &Pos, text: &[u8]) -> Option<Move> {
-        if let Ok(san) = San::from_ascii(text) {
+        if let Some(san) = quick_san(text).or_else(|| San::from_ascii(text).ok()) {
             let quick = match pos {
                 Pos::Legal(chess) => quick_san_move(chess, san),
                 Pos::Lenient(_) => None,
@@ -591,6 +629,49 @@ impl GameParser {
         }
         None
     }
+}
+
+/// Read the common shapes of a SAN move (`e4`, `exd5`, `Nf3`, `Nbd7`, `R1e2`, `Qh4xe1`,
+/// each with an optional `+` or `#`) without shakmaty's general reader; `None` for any
+/// other shape (castling, promotion, null moves, drops, a `P` letter, anything odd),
+/// which the caller then hands to [`San::from_ascii`]. Whatever it returns is exactly
+/// what `San::from_ascii` returns for the same bytes.
+fn quick_san(text: &[u8]) -> Option<San> {
+    use shakmaty::{File, Rank, Role};
+    let body = match text.split_last() {
+        Some((b'+' | b'#', rest)) => rest,
+        _ => text,
+    };
+    let (role, rest) = match body.split_first()? {
+        (b'N', rest) => (Role::Knight, rest),
+        (b'B', rest) => (Role::Bishop, rest),
+        (b'R', rest) => (Role::Rook, rest),
+        (b'Q', rest) => (Role::Queen, rest),
+        (b'K', rest) => (Role::King, rest),
+        (b'a'..=b'h', _) => (Role::Pawn, body),
+        _ => return None,
+    };
+    let file = |b: u8| matches!(b, b'a'..=b'h').then(|| File::new(u32::from(b - b'a')));
+    let rank = |b: u8| matches!(b, b'1'..=b'8').then(|| Rank::new(u32::from(b - b'1')));
+    let square = |f: u8, r: u8| Some(Square::from_coords(file(f)?, rank(r)?));
+    let (from_file, from_rank, capture, to) = match *rest {
+        [f, r] => (None, None, false, square(f, r)?),
+        [b'x', f, r] => (None, None, true, square(f, r)?),
+        [d, f, r] => match (file(d), rank(d)) {
+            (Some(df), _) => (Some(df), None, false, square(f, r)?),
+            (_, Some(dr)) => (None, Some(dr), false, square(f, r)?),
+            _ => return None,
+        },
+        [d, b'x', f, r] => match (file(d), rank(d)) {
+            (Some(df), _) => (Some(df), None, true, square(f, r)?),
+            (_, Some(dr)) => (None, Some(dr), true, square(f, r)?),
+            _ => return None,
+        },
+        [df, dr, f, r] => (Some(file(df)?), Some(rank(dr)?), false, square(f, r)?),
+        [df, dr, b'x', f, r] => (Some(file(df)?), Some(rank(dr)?), true, square(f, r)?),
+        _ => return None,
+    };
+    Some(San::Normal { role, file: from_file, rank: from_rank, capture, to, promotion: None })
 }
 
 /// The move a plain SAN means in the common case, without generating move lists: side

@@ -414,3 +414,87 @@ fn a_comment_ending_in_a_multibyte_character_keeps_it() {
     GameParser::new().parse(&raw, &mut g, &|_| true).unwrap();
     assert_eq!(g.nodes[1].comments, vec!["très bien »".to_string()]);
 }
+
+#[test]
+fn byte_class_table_matches_the_written_rules() {
+    for b in 0..=255u8 {
+        let blank = b <= b' ' || b == 0x7f || b == 0xef || b == 0xbb || b == 0xbf;
+        assert_eq!(is_blank(b), blank, "blank {b:#x}");
+        let ends = blank || matches!(b, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']');
+        assert_eq!(ends_token(b), ends, "ends token {b:#x}");
+    }
+}
+
+#[test]
+fn node_buffers_are_reused_across_games_of_any_length() {
+    let mut parser = GameParser::new();
+    let mut game = Game::default();
+    let long = RawGame {
+        number: 1,
+        line: 1,
+        bytes: b"1. e4 {a} e5 2. Nf3 Nc6 3. Bb5 a6 (3... Nf6 $1) 4. Ba4 *".to_vec(),
+        ..RawGame::default()
+    };
+    let short = RawGame { number: 2, line: 9, bytes: b"1. d4 d5! *".to_vec(), ..RawGame::default() };
+    for raw in [&long, &short, &long, &short] {
+        parser.parse(raw, &mut game, &|_| true).expect("a legal game");
+        let sans: Vec<&str> = game.mainline().skip(1).map(|n| game.node(n).san.as_str()).collect();
+        if raw.number == 1 {
+            assert_eq!(sans, ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4"]);
+            assert_eq!(game.nodes.len(), 9);
+            assert_eq!(game.node(NodeId(1)).comments, ["a"]);
+            let variation = game.node(NodeId(5)).children[1];
+            assert_eq!(game.node(variation).san, "Nf6");
+            assert_eq!(game.node(variation).nags, [1]);
+        } else {
+            assert_eq!(sans, ["d4", "d5"]);
+            assert_eq!(game.nodes.len(), 3);
+            // Nothing left over from the longer game before it.
+            assert!(game.nodes.iter().all(|n| n.comments.is_empty()));
+            assert_eq!(game.node(NodeId(2)).nags, [1]);
+            assert!(game.node(NodeId(2)).children.is_empty());
+        }
+    }
+}
+
+#[test]
+fn quick_san_reads_exactly_what_shakmaty_reads() {
+    // Every string up to five bytes over a SAN-like alphabet, and up to six over a
+    // smaller one: where `quick_san` gives an answer it is `San::from_ascii`'s.
+    fn check(alphabet: &[u8], max_len: usize) -> usize {
+        let mut agreed = 0;
+        let mut text = Vec::new();
+        let mut stack = vec![0usize];
+        // Odometer over all strings of length 1..=max_len.
+        for len in 1..=max_len {
+            stack.clear();
+            stack.resize(len, 0);
+            loop {
+                text.clear();
+                text.extend(stack.iter().map(|&i| alphabet[i]));
+                if let Some(quick) = quick_san(&text) {
+                    assert_eq!(Some(quick), San::from_ascii(&text).ok(), "{}", String::from_utf8_lossy(&text));
+                    agreed += 1;
+                }
+                let mut k = 0;
+                while k < len {
+                    stack[k] += 1;
+                    if stack[k] < alphabet.len() {
+                        break;
+                    }
+                    stack[k] = 0;
+                    k += 1;
+                }
+                if k == len {
+                    break;
+                }
+            }
+        }
+        agreed
+    }
+    // How many strings have a quick reading (counted separately from the shapes).
+    assert_eq!(check(b"NBKPaeh18x=+#O-Q", 5), 1038);
+    assert_eq!(check(b"Rah18x+#", 6), 340);
+    assert_eq!(quick_san(b"e8=Q"), None);
+    assert_eq!(quick_san(b"O-O"), None);
+}
