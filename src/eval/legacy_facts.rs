@@ -44,6 +44,13 @@ pub(super) fn eval(ctx: &Ctx, fact: &LegacyFact, at: Loc) -> Option<Value> {
             let n = node_at(at)?;
             yes(!ctx.game.node(n).nags.is_empty())
         }
+        LegacyFact::AnyTag(needle) => {
+            let needle = needle.as_ref().map(|n| n.to_lowercase());
+            yes(ctx.game.tags.iter().any(|t| match &needle {
+                None => true,
+                Some(n) => t.text().to_lowercase().contains(n.as_str()),
+            }))
+        }
         LegacyFact::Markers(mask) => {
             let bits = ctx.game.tag("Markers").map(|t| marker::parse(&t.text())).unwrap_or(0);
             yes(bits & mask != 0)

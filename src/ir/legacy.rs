@@ -212,6 +212,9 @@ pub enum LegacyFact {
     /// move in check, or a check no legal move gives (`:isillegal`, read after the next
     /// move).
     BreaksSetupRules,
+    /// Some tag of the game, whatever its name, holds this text (case-insensitive; any
+    /// tag at all when `None`) (`:tag *`).
+    AnyTag(Option<String>),
 }
 
 impl LegacyFact {
@@ -236,7 +239,8 @@ impl LegacyFact {
             | LegacyFact::HasNag
             | LegacyFact::Markers(_)
             | LegacyFact::KingLeftInCheck
-            | LegacyFact::BreaksSetupRules => ValueType::None,
+            | LegacyFact::BreaksSetupRules
+            | LegacyFact::AnyTag(_) => ValueType::None,
         }
     }
 }

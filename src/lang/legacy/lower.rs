@@ -152,6 +152,7 @@ pub const POSITION_KEYWORDS: &[&str] = &[
     ":xor",
     ":cond",
     ":flipdiagonal",
+    ":flipoffdiagonal",
     ":shiftdiagonal",
     ":shiftmaindiagonal",
     ":shiftoffdiagonal",
@@ -215,7 +216,7 @@ pub const RELATION_KEYWORDS: &[&str] = &[
 ];
 
 /// Keywords of the old language this front-end knows but does not implement.
-const UNSUPPORTED: &[&str] = &[":flipoffdiagonal"];
+const UNSUPPORTED: &[&str] = &[];
 
 /// Where the positions a position list is tried on come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

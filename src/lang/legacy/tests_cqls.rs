@@ -413,3 +413,52 @@ fn cql_1_scripts_skip_the_start_and_keep_results_unflipped() {
     assert_eq!(matching(flipped, MOVES), vec![2]);
     assert_eq!(matching(&format!("; CQL 1.0\n{flipped}"), MOVES), NONE);
 }
+
+/// 1: Ra1 Ke1 ke8 comes back mirrored a↔h (Rh1 Kd1 kd8, White to move) after three
+/// moves each. 2: the same men come back one file to the right (Rb1 Kf1 kf8).
+const RELATION_IMAGES: &str = "[Event \"r\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
+1. Kd2 Kd8 2. Rh1 Kc8 3. Kd1 Kd8 *\n\n\
+[Event \"s\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
+1. Kf2 Kf8 2. Rb1 Kf7 3. Kf1 Kf8 *\n";
+
+#[test]
+fn transforms_inside_relations_compare_with_an_image_of_the_first_position() {
+    let pgn = RELATION_IMAGES;
+    let rel = |t: &str| format!("(match (position :initial :relation (:originaldifferentcount 0 {t})))");
+    // Untransformed, no later position repeats the start.
+    assert_eq!(matching(&rel(""), pgn), NONE);
+    assert_eq!(matching(&rel(":flipvertical"), pgn), vec![1]);
+    assert_eq!(matching(&rel(":flip"), pgn), vec![1]);
+    assert_eq!(matching(&rel(":fliphorizontal"), pgn), NONE);
+    assert_eq!(matching(&rel(":shifthorizontal"), pgn), vec![2]);
+    assert_eq!(matching(&rel(":shift"), pgn), vec![2]);
+    assert_eq!(matching(&rel(":shiftvertical"), pgn), NONE);
+    assert_eq!(matching(&rel(":flip :shifthorizontal"), pgn), vec![1, 2]);
+    // The same-square count is taken on the image: three men, all on their images.
+    assert_eq!(
+        matching("(match (position :initial :relation (:originalsamecount 3 :flipvertical)))", pgn),
+        vec![1]
+    );
+    assert!(error_of(&rel(":flipcolor")).contains("`:flipcolor` inside `:relation`"));
+    assert!(error_of(&rel(":shift :flip :flipdiagonal")).contains("more than 256 images"));
+}
+
+#[test]
+fn tag_star_reads_every_tag() {
+    let pgn = PLAYERS_AND_MARKERS;
+    // Only game 1 has a tag whose value holds "best game"; every game has some tag.
+    assert_eq!(matching("(match :tag * \"best game\")", pgn), vec![1]);
+    assert_eq!(matching("(match :tag * \"1990\")", pgn), vec![1]);
+    assert_eq!(matching("(match :tag * \"1r2k3\")", pgn), vec![3]);
+    assert_eq!(matching("(match :tag *)", pgn), vec![1, 2, 3]);
+    assert_eq!(matching("(match :tag * nowhere)", pgn), NONE);
+}
+
+#[test]
+fn flipoffdiagonal_mirrors_about_a8_h1() {
+    // The a8–h1 mirror sends a1 to h8: a white rook on h8 matches `Ra1` mirrored.
+    let pgn = "[Event \"o\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k2R/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd1 *\n";
+    assert_eq!(matching("(match (position :initial Ra1 :flipoffdiagonal))", pgn), vec![1]);
+    assert_eq!(matching("(match (position :initial Ra1 :flipdiagonal))", pgn), NONE);
+    assert_eq!(matching("(match (position :initial Ra8 :flipoffdiagonal))", pgn), NONE);
+}

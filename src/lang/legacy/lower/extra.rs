@@ -347,10 +347,6 @@ impl Lowerer {
             }
             ":tag" => {
                 let (name, ns) = c.atom(kw, "a tag name")?;
-                if name == "*" {
-                    return Err(err("`:tag *` (any tag name) is not supported; name the tag", ns)
-                        .with_hint("write e.g. `:tag Source`"));
-                }
                 let value = match c.peek() {
                     Some(Item::Atom { text, quoted: true, .. }) => Some(text.as_str()),
                     Some(Item::Atom { text, quoted: false, .. })
@@ -360,6 +356,14 @@ impl Lowerer {
                     }
                     _ => None,
                 };
+                if name == "*" {
+                    // Any tag name: some tag holds the value (or the game has some tag).
+                    if value.is_some() {
+                        c.take();
+                    }
+                    let fact = LegacyFact::AnyTag(value.map(str::to_string));
+                    return Ok(Some(self.add(Filter::LegacyFact(fact), span)));
+                }
                 let h = self.add(tag(name), ns);
                 match value {
                     None => h,
@@ -665,6 +669,10 @@ impl Lowerer {
         let f = match kw {
             ":flipdiagonal" => {
                 st.transforms.push(TransformKind::FlipDiagonal);
+                return Ok(Handled::Done);
+            }
+            ":flipoffdiagonal" => {
+                st.transforms.push(TransformKind::FlipOffDiagonal);
                 return Ok(Handled::Done);
             }
             ":shiftdiagonal" | ":shiftmaindiagonal" | ":shiftoffdiagonal" => {
