@@ -8,7 +8,9 @@
 //! Must never: change the context, or panic on a strange position (board-only positions
 //! from illegal set-ups give no value for facts that need the rules).
 
-use shakmaty::{Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role, Square};
+use shakmaty::{
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role, Square,
+};
 
 use super::engine::{Ctx, Loc};
 use super::value::Value;

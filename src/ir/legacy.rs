@@ -110,8 +110,7 @@ pub mod marker {
     /// semicolons, or (a value without separators and spaces that is no name) Scid's
     /// symbols run together, such as `WN!`.
     pub fn parse(value: &str) -> u32 {
-        let all: Vec<(u32, &str, Option<char>)> =
-            USER.iter().chain(AUTOMATIC).chain(SPECIAL).copied().collect();
+        let all: Vec<(u32, &str, Option<char>)> = USER.iter().chain(AUTOMATIC).chain(SPECIAL).copied().collect();
         let mut bits = 0;
         for part in value.split([',', ';']).map(str::trim).filter(|p| !p.is_empty()) {
             if let Some(b) = lookup(part, &all) {

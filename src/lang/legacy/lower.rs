@@ -1736,7 +1736,13 @@ impl Lowerer {
 
     /// The square counts of a relation, comparing P2 (the current position) with the
     /// image of P1 (the position bound to `sv`) under `map`.
-    fn relation_counts(&mut self, rel: &Relation, designators: &[FilterId], sv: FilterId, map: &[relmap::Step]) -> Vec<FilterId> {
+    fn relation_counts(
+        &mut self,
+        rel: &Relation,
+        designators: &[FilterId],
+        sv: FilterId,
+        map: &[relmap::Step],
+    ) -> Vec<FilterId> {
         let span = rel.span;
         let mut parts = Vec::new();
         let empty_now = self.add(Filter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }, span);

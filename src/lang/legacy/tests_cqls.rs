@@ -416,7 +416,8 @@ fn cql_1_scripts_skip_the_start_and_keep_results_unflipped() {
 
 /// 1: Ra1 Ke1 ke8 comes back mirrored a↔h (Rh1 Kd1 kd8, White to move) after three
 /// moves each. 2: the same men come back one file to the right (Rb1 Kf1 kf8).
-const RELATION_IMAGES: &str = "[Event \"r\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
+const RELATION_IMAGES: &str =
+    "[Event \"r\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
 1. Kd2 Kd8 2. Rh1 Kc8 3. Kd1 Kd8 *\n\n\
 [Event \"s\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
 1. Kf2 Kf8 2. Rb1 Kf7 3. Kf1 Kf8 *\n";
@@ -435,10 +436,7 @@ fn transforms_inside_relations_compare_with_an_image_of_the_first_position() {
     assert_eq!(matching(&rel(":shiftvertical"), pgn), NONE);
     assert_eq!(matching(&rel(":flip :shifthorizontal"), pgn), vec![1, 2]);
     // The same-square count is taken on the image: three men, all on their images.
-    assert_eq!(
-        matching("(match (position :initial :relation (:originalsamecount 3 :flipvertical)))", pgn),
-        vec![1]
-    );
+    assert_eq!(matching("(match (position :initial :relation (:originalsamecount 3 :flipvertical)))", pgn), vec![1]);
     assert!(error_of(&rel(":flipcolor")).contains("`:flipcolor` inside `:relation`"));
     assert!(error_of(&rel(":shift :flip :flipdiagonal")).contains("more than 256 images"));
 }

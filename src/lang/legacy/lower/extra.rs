@@ -515,7 +515,8 @@ impl Lowerer {
         for v in vals {
             bits |= marker::lookup(v, &all).ok_or_else(|| {
                 let names: Vec<&str> = all.iter().map(|(_, n, _)| *n).collect();
-                err(format!("`{v}` is not a marker `{kw}` knows"), vs).with_hint(format!("markers: {}", names.join(", ")))
+                err(format!("`{v}` is not a marker `{kw}` knows"), vs)
+                    .with_hint(format!("markers: {}", names.join(", ")))
             })?;
         }
         Ok(bits)
@@ -526,10 +527,9 @@ impl Lowerer {
     /// somewhere), as Scidb sets them by itself.
     fn has_marker(&mut self, bits: u32, span: Span) -> FilterId {
         let mut alternatives = vec![self.add(Filter::LegacyFact(LegacyFact::Markers(bits)), span)];
-        for (bit, fact) in [
-            (marker::ILLEGAL_MOVE, LegacyFact::BreaksSetupRules),
-            (marker::INVALID_MOVE, LegacyFact::KingLeftInCheck),
-        ] {
+        for (bit, fact) in
+            [(marker::ILLEGAL_MOVE, LegacyFact::BreaksSetupRules), (marker::INVALID_MOVE, LegacyFact::KingLeftInCheck)]
+        {
             if bits & bit != 0 {
                 alternatives.push(self.main_line_move_into(fact, span));
             }
@@ -547,7 +547,8 @@ impl Lowerer {
         let not_initial = self.add(Filter::Not(initial_test), span);
         let here = self.add(Filter::And(vec![not_initial, f]), span);
         let initial = self.add(Filter::Tree(TreeStep::Initial), span);
-        let find = self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: here }, span);
+        let find =
+            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: here }, span);
         self.add(Filter::AtPosition { at: initial, body: find }, span)
     }
 
@@ -561,7 +562,8 @@ impl Lowerer {
     /// move that leaves the mover's king in check), or `none` (neither). Without a
     /// list: `illegal` or `invalid`.
     fn game_error(&mut self, kw: &str, c: &mut Cursor, span: Span) -> Result<FilterId, Diagnostic> {
-        let takes_list = matches!(c.peek(), Some(Item::Atom { text, .. }) if !text.starts_with(':') && !text.starts_with("!:"));
+        let takes_list =
+            matches!(c.peek(), Some(Item::Atom { text, .. }) if !text.starts_with(':') && !text.starts_with("!:"));
         let (words, vs): (Vec<String>, Span) = if takes_list {
             let (vals, vs) = self.comma_list(kw, c, "error kinds such as `illegal,invalid` or `none`")?;
             (vals.iter().map(|v| marker::fold(v)).collect(), vs)
