@@ -8,11 +8,13 @@
 //! Must never: change the context, or panic on a strange position (board-only positions
 //! from illegal set-ups give no value for facts that need the rules).
 
-use shakmaty::{Bitboard, Board, CastlingSide, Color, EnPassantMode, Move, Position, Role, Square};
+use shakmaty::{
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role, Square,
+};
 
 use super::engine::{Ctx, Loc};
 use super::value::Value;
-use crate::ir::legacy::time_mode;
+use crate::ir::legacy::{marker, time_mode};
 use crate::ir::{LegacyFact, PawnShare};
 use crate::pgn::{NodeId, Played, Pos};
 
@@ -43,6 +45,17 @@ pub(super) fn eval(ctx: &Ctx, fact: &LegacyFact, at: Loc) -> Option<Value> {
         LegacyFact::HasNag => {
             let n = node_at(at)?;
             yes(!ctx.game.node(n).nags.is_empty())
+        }
+        LegacyFact::AnyTag(needle) => {
+            let needle = needle.as_ref().map(|n| n.to_lowercase());
+            yes(ctx.game.tags.iter().any(|t| match &needle {
+                None => true,
+                Some(n) => t.text().to_lowercase().contains(n.as_str()),
+            }))
+        }
+        LegacyFact::Markers(mask) => {
+            let bits = ctx.game.tag("Markers").map(|t| marker::parse(&t.text())).unwrap_or(0);
+            yes(bits & mask != 0)
         }
         _ => {
             let pos = ctx.pos(at)?;
@@ -141,6 +154,8 @@ fn position_fact(ctx: &Ctx, fact: &LegacyFact, at: Loc, pos: &Pos) -> Option<Val
             }
             Some(Value::Number(static_exchange(board, m)))
         }
+        LegacyFact::KingLeftInCheck => yes(own_king_left_in_check(pos)),
+        LegacyFact::BreaksSetupRules => yes(breaks_setup_rules(pos)),
         LegacyFact::MaxSwap { mask, from, to } => {
             let chess = pos.as_chess()?;
             let movers = super::board::pieces(board, *mask, *from);
@@ -154,6 +169,22 @@ fn position_fact(ctx: &Ctx, fact: &LegacyFact, at: Loc, pos: &Pos) -> Option<Val
         }
         _ => None,
     }
+}
+
+/// Is a king of the side not to move attacked (the last move, or the set-up, left it
+/// in check)? Counts every king of that side when a problem set-up has several.
+fn own_king_left_in_check(pos: &Pos) -> bool {
+    let board = pos.board();
+    let mover = pos.turn().other();
+    let kings = board.kings() & board.by_color(mover);
+    kings.into_iter().any(|k| board.attacks_to(k, pos.turn(), board.occupied()).any())
+}
+
+/// Does the position break chess's set-up rules (shakmaty's validation of the board,
+/// side to move, castling rights and en passant square, none of its errors ignored)?
+fn breaks_setup_rules(pos: &Pos) -> bool {
+    let setup = pos.to_setup(EnPassantMode::Always);
+    Chess::from_setup(setup, CastlingMode::Chess960).is_err()
 }
 
 /// Does a count (of `total` pawns) lie in the bounds, as a number or as a percentage?

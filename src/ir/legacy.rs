@@ -40,6 +40,93 @@ pub mod time_mode {
     pub const CORR: u8 = 32;
 }
 
+/// Scidb's game markers (its "game flags"), one bit each, as [`LegacyFact::Markers`]
+/// reads them from a game's `Markers` tag.
+pub mod marker {
+    /// The user-settable markers: (bit, name as Scidb's help writes it without spaces,
+    /// Scid's one-character symbol where Scid has one).
+    pub const USER: &[(u32, &str, Option<char>)] = &[
+        (1 << 0, "whiteopening", Some('W')),
+        (1 << 1, "blackopening", Some('B')),
+        (1 << 2, "middlegame", Some('M')),
+        (1 << 3, "endgame", Some('E')),
+        (1 << 4, "novelty", Some('N')),
+        (1 << 5, "pawnstructure", Some('P')),
+        (1 << 6, "tactics", Some('T')),
+        (1 << 7, "kingside", Some('K')),
+        (1 << 8, "queenside", Some('Q')),
+        (1 << 9, "brilliancy", Some('!')),
+        (1 << 10, "blunder", Some('?')),
+        (1 << 11, "user", Some('U')),
+        (1 << 12, "bestgame", None),
+        (1 << 13, "decidedtournament", None),
+        (1 << 14, "modelgame", None),
+        (1 << 15, "strategy", None),
+        (1 << 16, "attack", None),
+        (1 << 17, "sacrifice", None),
+        (1 << 18, "defense", None),
+        (1 << 19, "material", None),
+        (1 << 20, "pieceplay", None),
+    ];
+    /// The two markers Scidb sets by itself: an illegal castling, or another move that
+    /// breaks the rules (a king moving into check), in the main line.
+    pub const AUTOMATIC: &[(u32, &str, Option<char>)] =
+        &[(1 << 21, "illegalmove", None), (1 << 22, "invalidmove", None)];
+    /// The special markers: deleted, changed, newly added (Scid writes `D` for deleted).
+    pub const SPECIAL: &[(u32, &str, Option<char>)] =
+        &[(1 << 24, "deleted", Some('D')), (1 << 25, "changed", None), (1 << 26, "added", None)];
+    /// Bit of the automatic "illegal move" marker.
+    pub const ILLEGAL_MOVE: u32 = 1 << 21;
+    /// Bit of the automatic "invalid move" marker.
+    pub const INVALID_MOVE: u32 = 1 << 22;
+
+    /// A marker name folded for comparison: lower case, letters and digits only
+    /// (`White Opening`, `white-opening` and `whiteopening` are one name).
+    pub fn fold(name: &str) -> String {
+        name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect()
+    }
+
+    /// The bit of a marker written by name or by Scid's symbol, in `table`. A few
+    /// other spellings are accepted: `defence`, `new`/`newlyadded`, `deletion`, `change`.
+    pub fn lookup(word: &str, table: &[(u32, &str, Option<char>)]) -> Option<u32> {
+        let w = word.trim();
+        let mut chars = w.chars();
+        if let (Some(c), None) = (chars.next(), chars.next()) {
+            if let Some((bit, _, _)) = table.iter().find(|(_, _, sym)| *sym == Some(c)) {
+                return Some(*bit);
+            }
+        }
+        let folded = match fold(w).as_str() {
+            "defence" => "defense".to_string(),
+            "new" | "newlyadded" | "newgame" => "added".to_string(),
+            "deletion" | "delete" => "deleted".to_string(),
+            "change" => "changed".to_string(),
+            other => other.to_string(),
+        };
+        table.iter().find(|(_, name, _)| *name == folded).map(|(bit, _, _)| *bit)
+    }
+
+    /// The markers a `Markers` tag value lists: names separated by commas or
+    /// semicolons, or (a value without separators and spaces that is no name) Scid's
+    /// symbols run together, such as `WN!`.
+    pub fn parse(value: &str) -> u32 {
+        let all: Vec<(u32, &str, Option<char>)> = USER.iter().chain(AUTOMATIC).chain(SPECIAL).copied().collect();
+        let mut bits = 0;
+        for part in value.split([',', ';']).map(str::trim).filter(|p| !p.is_empty()) {
+            if let Some(b) = lookup(part, &all) {
+                bits |= b;
+            } else if !part.contains(char::is_whitespace) {
+                for c in part.chars() {
+                    if let Some((b, _, _)) = all.iter().find(|(_, _, sym)| *sym == Some(c)) {
+                        bits |= b;
+                    }
+                }
+            }
+        }
+        bits
+    }
+}
+
 /// A legacy-only fact. Numbers are `Value::Number`, yes/no facts match or not, and
 /// [`LegacyFact::Region`] is a square set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -112,6 +199,21 @@ pub enum LegacyFact {
     Chess960Number,
     /// The move into this position carries a numeric annotation glyph (`:hasannotation`).
     HasNag,
+    /// The game carries one of these markers (bits of [`marker`]) in its `Markers` tag
+    /// (`:hasmarker`, `:hasspecialmarker`).
+    Markers(u32),
+    /// The side not to move is in check: the move into this position (or the set-up)
+    /// left the mover's own king attacked, which no legal move does (`:isinvalid`, read
+    /// after the next move).
+    KingLeftInCheck,
+    /// The position breaks the rules of chess: a side without a king or with several, a
+    /// pawn on the first or last rank, more men than a game can have, the side not to
+    /// move in check, or a check no legal move gives (`:isillegal`, read after the next
+    /// move).
+    BreaksSetupRules,
+    /// Some tag of the game, whatever its name, holds this text (case-insensitive; any
+    /// tag at all when `None`) (`:tag *`).
+    AnyTag(Option<String>),
 }
 
 impl LegacyFact {
@@ -133,7 +235,11 @@ impl LegacyFact {
             | LegacyFact::GoodBishop { .. }
             | LegacyFact::TimeMode(_)
             | LegacyFact::ShuffleStart { .. }
-            | LegacyFact::HasNag => ValueType::None,
+            | LegacyFact::HasNag
+            | LegacyFact::Markers(_)
+            | LegacyFact::KingLeftInCheck
+            | LegacyFact::BreaksSetupRules
+            | LegacyFact::AnyTag(_) => ValueType::None,
         }
     }
 }

@@ -481,6 +481,8 @@ pub enum TransformKind {
     /// Legacy shifts (`:shift…` of CQL 1–3 / CQL-S) with the CQL 3 edge rule: a square on
     /// the trailing edge stays and its images are added, one on the leading edge is lost.
     LegacyShift(ShiftAxes),
+    /// Legacy `:flipoffdiagonal`: the identity and the mirror about the a8–h1 diagonal.
+    FlipOffDiagonal,
 }
 
 /// The translations of a legacy shift keyword.

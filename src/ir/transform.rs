@@ -266,6 +266,7 @@ pub fn group(kind: TransformKind) -> Vec<BoardMap> {
         TransformKind::ShiftHorizontal => shifts(-7..=7, 0..=0),
         TransformKind::ShiftVertical => shifts(0..=0, -7..=7),
         TransformKind::FlipDiagonal => vec![BoardMap::IDENTITY, BoardMap::MIRROR_DIAGONAL],
+        TransformKind::FlipOffDiagonal => vec![BoardMap::IDENTITY, BoardMap::MIRROR_ANTI_DIAGONAL],
         TransformKind::LegacyShift(axes) => {
             let offsets: Vec<(i8, i8)> = match axes {
                 ShiftAxes::Both => (-7..=7).flat_map(|dy| (-7..=7).map(move |dx| (dx, dy))).collect(),

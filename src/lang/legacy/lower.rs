@@ -18,6 +18,7 @@ use crate::ir::{
 use crate::lang::{nearest, Diagnostic};
 
 mod extra;
+mod relmap;
 use extra::Handled;
 
 /// Keywords allowed in a match list.
@@ -151,6 +152,7 @@ pub const POSITION_KEYWORDS: &[&str] = &[
     ":xor",
     ":cond",
     ":flipdiagonal",
+    ":flipoffdiagonal",
     ":shiftdiagonal",
     ":shiftmaindiagonal",
     ":shiftoffdiagonal",
@@ -214,7 +216,7 @@ pub const RELATION_KEYWORDS: &[&str] = &[
 ];
 
 /// Keywords of the old language this front-end knows but does not implement.
-const UNSUPPORTED: &[&str] = &[":flipoffdiagonal"];
+const UNSUPPORTED: &[&str] = &[];
 
 /// Where the positions a position list is tried on come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -294,6 +296,8 @@ struct Relation {
     side: SideToMove,
     /// Where P2 may lie.
     scope: Scope,
+    /// Transform keywords (`:flip`, `:shift` …): P2 is compared with an image of P1.
+    transforms: Vec<String>,
     /// The `:relation` keyword and its list.
     span: Span,
 }
@@ -1630,6 +1634,7 @@ impl Lowerer {
             pattern: false,
             side: SideToMove::Same,
             scope: Scope::MainLine,
+            transforms: Vec::new(),
             span: Span::new(span.start as usize, lspan.end as usize),
         };
         let mut rc = Cursor { items, next: 0, list_span: lspan };
@@ -1664,9 +1669,19 @@ impl Lowerer {
                 ":ignoresidetomove" => rel.side = SideToMove::Ignore,
                 ":variations" => rel.scope = Scope::All,
                 ":variationsonly" => rel.scope = Scope::VariationsOnly,
+                _ if relmap::RELATION_TRANSFORMS.contains(&word) => {
+                    rel.transforms.push(word.to_string());
+                    if relmap::compose(&rel.transforms).len() > relmap::MAX_MAPS {
+                        return Err(err(
+                            format!("the transforms of this `:relation` give more than {} images", relmap::MAX_MAPS),
+                            wspan,
+                        )
+                        .with_hint("combine at most one `:shift…` with `:flip…` keywords of two images each"));
+                    }
+                }
                 _ if transform_kind(word).is_some() => {
                     return Err(err(format!("`{word}` inside `:relation` is not supported by this engine"), wspan)
-                        .with_hint("only untransformed relations are compared; see docs/legacy.md"))
+                        .with_hint("inside `:relation` only the board transforms `:flip…` and `:shift…` are taken"))
                 }
                 _ => {
                     let d = err(format!("unknown relation keyword `{word}`"), wspan);
@@ -1705,14 +1720,55 @@ impl Lowerer {
             let second = self.add(Filter::And(vec![black_then, b]), span);
             parts.push(self.add(Filter::Or(vec![first, second]), span));
         }
+        let maps = relmap::compose(&rel.transforms);
+        let mut images = Vec::with_capacity(maps.len());
+        for map in &maps {
+            let counts = self.relation_counts(rel, designators, sv, map);
+            images.push(self.and(counts, span));
+        }
+        parts.push(match images.len() {
+            1 => images[0],
+            _ => self.add(Filter::Or(images), span),
+        });
+        let body = self.add(Filter::And(parts), span);
+        self.add(Filter::Echo { source: s, target: t, in_all: rel.scope != Scope::MainLine, body }, span)
+    }
+
+    /// The square counts of a relation, comparing P2 (the current position) with the
+    /// image of P1 (the position bound to `sv`) under `map`.
+    fn relation_counts(
+        &mut self,
+        rel: &Relation,
+        designators: &[FilterId],
+        sv: FilterId,
+        map: &[relmap::Step],
+    ) -> Vec<FilterId> {
+        let span = rel.span;
+        let mut parts = Vec::new();
         let empty_now = self.add(Filter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }, span);
-        let empty_then = at_s(self, empty_now);
+        // P1's sets, carried through the map: `then(X)` is the image of X at s.
+        let then = |me: &mut Lowerer, x: FilterId| {
+            let at = me.add(Filter::AtPosition { at: sv, body: x }, span);
+            if map.is_empty() {
+                at
+            } else {
+                me.map_squares(map, at, span)
+            }
+        };
+        let empty_then = if map.is_empty() {
+            then(self, empty_now)
+        } else {
+            // Squares no piece of P1 is carried to.
+            let occupied = self.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, span);
+            let carried = then(self, occupied);
+            self.add(Filter::Complement(carried), span)
+        };
         // Pieces of P1 (matching D) whose squares are empty in P2, and the reverse.
         for (sets, (d, ds, range)) in [(true, &rel.missing), (false, &rel.new)] {
             // A designator made of checked parts cannot fail here (no tags).
             let set = self.designator(d, *ds).unwrap_or(empty_now);
             let vanished = if sets {
-                let before = at_s(self, set);
+                let before = then(self, set);
                 self.add(Filter::Intersection(vec![before, empty_now]), span)
             } else {
                 self.add(Filter::Intersection(vec![set, empty_then]), span)
@@ -1727,13 +1783,13 @@ impl Lowerer {
                 for role in Role::ALL {
                     let p =
                         self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }, span);
-                    let before = at_s(self, p);
+                    let before = then(self, p);
                     same_parts.push(self.add(Filter::Intersection(vec![before, p]), span));
                 }
             }
             let mut same = self.add(Filter::Union(same_parts), span);
             let occupied_now = self.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, span);
-            let occupied_then = at_s(self, occupied_now);
+            let occupied_then = then(self, occupied_now);
             let mut original = occupied_then;
             if rel.pattern {
                 let pattern = match designators.len() {
@@ -1741,7 +1797,7 @@ impl Lowerer {
                     1 => designators[0],
                     _ => self.add(Filter::Union(designators.to_vec()), span),
                 };
-                let allowed = at_s(self, pattern);
+                let allowed = then(self, pattern);
                 same = self.add(Filter::Intersection(vec![same, allowed]), span);
                 original = self.add(Filter::Intersection(vec![occupied_then, allowed]), span);
             }
@@ -1756,7 +1812,6 @@ impl Lowerer {
                 parts.push(self.compare(n, r, span));
             }
         }
-        let body = self.add(Filter::And(parts), span);
-        self.add(Filter::Echo { source: s, target: t, in_all: rel.scope != Scope::MainLine, body }, span)
+        parts
     }
 }

@@ -491,8 +491,8 @@ fn errors_have_spans_carets_and_hints() {
     assert!(error_of("(match (position :piececount R))").contains("`:piececount` needs a range"));
     assert!(error_of("(match (position :piececount R x))").contains("expected a range"));
     assert!(error_of("(match (position Xa1))").contains("not a piece designator"));
-    assert!(error_of("(match (position :relation (:shift)))").contains("not supported"));
-    assert!(error_of("(match (position :relation (:flip)))").contains("not supported"));
+    assert!(error_of("(match (position :relation (:flipcolor)))").contains("not supported"));
+    assert!(error_of("(match (position :relation (:rotate90)))").contains("unknown relation keyword"));
     assert!(error_of("(match (position :relation (:missingpiececount U)))").contains("needs a range"));
     assert!(error_of("(match (position :relation (:samesidetomov)))").contains("did you mean `:samesidetomove`"));
     assert!(error_of("(match (position :relation :wtm))").contains("needs a relation list"));

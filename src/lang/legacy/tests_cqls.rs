@@ -324,8 +324,73 @@ fn diagonal_transforms_and_the_edge_rule() {
 #[test]
 fn refused_keywords_name_themselves() {
     assert!(error_of("(match (position :evaluation >=3))").contains("`:evaluation` is not supported"));
-    assert!(error_of("(match :birthyear 1990)").contains("birth year"));
-    assert!(error_of("(match (position :isillegal))").contains("`:isillegal`"));
+    assert!(error_of("(match (position :endgameevaluation win))").contains("`:endgameevaluation`"));
+}
+
+/// 1: White born 1950 (full date), Black born 1990 (a year), Black died 2020; markers by
+/// name. 2: markers as Scid's symbols, a legal set-up. 3: a special marker; a problem
+/// set-up with two white kings where 1. Kb2 walks one of them into the rook's file.
+const PLAYERS_AND_MARKERS: &str = "[Event \"a\"]\n[Result \"1-0\"]\n[WhiteBirthDate \"1950.03.09\"]\n\
+[BlackBirthYear \"1990\"]\n[BlackDeathDate \"2020.??.??\"]\n[Markers \"Novelty, Best Game\"]\n\n\
+1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n\
+[Event \"b\"]\n[Result \"*\"]\n[WhiteBirthYear \"1900\"]\n[WhiteBirthDate \"1901.01.01\"]\n[Markers \"WN!\"]\n\
+[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w - - 0 1\"]\n\n1. Rh8+ Kd7 *\n\n\
+[Event \"c\"]\n[Result \"*\"]\n[Markers \"deleted\"]\n[SetUp \"1\"]\n[FEN \"1r2k3/8/8/8/8/8/8/K6K w - - 0 1\"]\n\n\
+1. Kb2 Kd7 *\n";
+
+#[test]
+fn birth_and_death_years_come_from_player_tags() {
+    let pgn = PLAYERS_AND_MARKERS;
+    assert_eq!(matching("(match :birthyear 1950)", pgn), vec![1]);
+    assert_eq!(matching("(match :whitebirthyear 1940 1960)", pgn), vec![1]);
+    assert_eq!(matching("(match :blackbirthyear 1990)", pgn), vec![1]);
+    assert_eq!(matching("(match :whitebirthyear 1990)", pgn), NONE);
+    // `WhiteBirthDate` wins over `WhiteBirthYear` when a game has both.
+    assert_eq!(matching("(match :whitebirthyear 1901)", pgn), vec![2]);
+    assert_eq!(matching("(match :whitebirthyear 1900)", pgn), NONE);
+    assert_eq!(matching("(match :deathyear 2000 2030)", pgn), vec![1]);
+    assert_eq!(matching("(match :blackdeathyear 2020)", pgn), vec![1]);
+    assert_eq!(matching("(match :whitedeathyear 2020)", pgn), NONE);
+    // No tag, no match: a game without a death date is not found by any range.
+    assert_eq!(matching("(match :deathyear 0 3000)", pgn), vec![1]);
+}
+
+#[test]
+fn markers_come_from_the_markers_tag() {
+    let pgn = PLAYERS_AND_MARKERS;
+    assert_eq!(matching("(match :hasmarker novelty)", pgn), vec![1, 2]);
+    assert_eq!(matching("(match :hasmarker !)", pgn), vec![2]);
+    assert_eq!(matching("(match :hasmarker bestgame,brilliancy)", pgn), vec![1, 2]);
+    assert_eq!(matching("(match :hasmarker \"Best Game\")", pgn), vec![1]);
+    assert_eq!(matching("(match :hasmarker endgame)", pgn), NONE);
+    // The automatic markers are also set by the moves themselves: 1. Kb2 of game 3.
+    assert_eq!(matching("(match :hasmarker invalidmove)", pgn), vec![3]);
+    assert_eq!(matching("(match :hasmarker)", pgn), vec![1, 2, 3]);
+    assert_eq!(matching("(match :hasspecialmarker deleted)", pgn), vec![3]);
+    assert_eq!(matching("(match :hasspecialmarker changed,added)", pgn), NONE);
+    assert_eq!(matching("(match !:hasspecialmarker)", pgn), vec![1, 2]);
+    assert!(error_of("(match :hasmarker foo)").contains("`foo` is not a marker"));
+    assert!(error_of("(match :hasspecialmarker novelty)").contains("`novelty` is not a marker"));
+}
+
+#[test]
+fn errors_illegal_and_invalid_moves() {
+    let pgn = PLAYERS_AND_MARKERS;
+    // Game 3: two white kings (not a chess position at all), and 1. Kb2 leaves a king
+    // attacked: the move is both illegal and invalid.
+    assert_eq!(matching("(match (position :isillegal))", pgn), vec![3]);
+    assert_eq!(matching("(match (position :isinvalid))", pgn), vec![3]);
+    assert_eq!(matching("(match (position :isinvalid :wtm))", pgn), vec![3]);
+    assert_eq!(matching("(match (position :isinvalid :btm))", pgn), NONE);
+    assert_eq!(matching("(match :error)", pgn), vec![3]);
+    assert_eq!(matching("(match :error invalid)", pgn), vec![3]);
+    assert_eq!(matching("(match :error none)", pgn), vec![1, 2]);
+    assert!(error_of("(match :error often)").contains("`often` is not an error kind"));
+    // A king-less set-up: every move leads into a position that is not chess (illegal),
+    // but no king is left in check (not invalid).
+    let kingless = "[Event \"k\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n\n1. Bb2 *\n";
+    assert_eq!(matching("(match (position :isillegal))", kingless), vec![1]);
+    assert_eq!(matching("(match (position :isinvalid))", kingless), NONE);
 }
 
 #[test]
@@ -345,4 +410,51 @@ fn cql_1_scripts_skip_the_start_and_keep_results_unflipped() {
     let flipped = "(match (position :result 1-0 :btm :mate :flipcolor))";
     assert_eq!(matching(flipped, MOVES), vec![2]);
     assert_eq!(matching(&format!("; CQL 1.0\n{flipped}"), MOVES), NONE);
+}
+
+/// 1: Ra1 Ke1 ke8 comes back mirrored a↔h (Rh1 Kd1 kd8, White to move) after three
+/// moves each. 2: the same men come back one file to the right (Rb1 Kf1 kf8).
+const RELATION_IMAGES: &str =
+    "[Event \"r\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
+1. Kd2 Kd8 2. Rh1 Kc8 3. Kd1 Kd8 *\n\n\
+[Event \"s\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 0 1\"]\n\n\
+1. Kf2 Kf8 2. Rb1 Kf7 3. Kf1 Kf8 *\n";
+
+#[test]
+fn transforms_inside_relations_compare_with_an_image_of_the_first_position() {
+    let pgn = RELATION_IMAGES;
+    let rel = |t: &str| format!("(match (position :initial :relation (:originaldifferentcount 0 {t})))");
+    // Untransformed, no later position repeats the start.
+    assert_eq!(matching(&rel(""), pgn), NONE);
+    assert_eq!(matching(&rel(":flipvertical"), pgn), vec![1]);
+    assert_eq!(matching(&rel(":flip"), pgn), vec![1]);
+    assert_eq!(matching(&rel(":fliphorizontal"), pgn), NONE);
+    assert_eq!(matching(&rel(":shifthorizontal"), pgn), vec![2]);
+    assert_eq!(matching(&rel(":shift"), pgn), vec![2]);
+    assert_eq!(matching(&rel(":shiftvertical"), pgn), NONE);
+    assert_eq!(matching(&rel(":flip :shifthorizontal"), pgn), vec![1, 2]);
+    // The same-square count is taken on the image: three men, all on their images.
+    assert_eq!(matching("(match (position :initial :relation (:originalsamecount 3 :flipvertical)))", pgn), vec![1]);
+    assert!(error_of(&rel(":flipcolor")).contains("`:flipcolor` inside `:relation`"));
+    assert!(error_of(&rel(":shift :flip :flipdiagonal")).contains("more than 256 images"));
+}
+
+#[test]
+fn tag_star_reads_every_tag() {
+    let pgn = PLAYERS_AND_MARKERS;
+    // Only game 1 has a tag whose value holds "best game"; every game has some tag.
+    assert_eq!(matching("(match :tag * \"best game\")", pgn), vec![1]);
+    assert_eq!(matching("(match :tag * \"1990\")", pgn), vec![1]);
+    assert_eq!(matching("(match :tag * \"1r2k3\")", pgn), vec![3]);
+    assert_eq!(matching("(match :tag *)", pgn), vec![1, 2, 3]);
+    assert_eq!(matching("(match :tag * nowhere)", pgn), NONE);
+}
+
+#[test]
+fn flipoffdiagonal_mirrors_about_a8_h1() {
+    // The a8–h1 mirror sends a1 to h8: a white rook on h8 matches `Ra1` mirrored.
+    let pgn = "[Event \"o\"]\n[Result \"*\"]\n[SetUp \"1\"]\n[FEN \"4k2R/8/8/8/8/8/8/4K3 w - - 0 1\"]\n\n1. Kd1 *\n";
+    assert_eq!(matching("(match (position :initial Ra1 :flipoffdiagonal))", pgn), vec![1]);
+    assert_eq!(matching("(match (position :initial Ra1 :flipdiagonal))", pgn), NONE);
+    assert_eq!(matching("(match (position :initial Ra8 :flipoffdiagonal))", pgn), NONE);
 }

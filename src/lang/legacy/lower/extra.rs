@@ -10,7 +10,7 @@
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, from_problem, Cursor, ListState, Lowerer};
-use crate::ir::legacy::time_mode;
+use crate::ir::legacy::{marker, time_mode};
 use crate::ir::{
     Builtin, CmpOp, Filter, FilterId, FindDirection, HeaderField, LegacyFact, LineParams, MoveFilter, MoveKind,
     MoveSource, PawnShare, PieceMask, ShiftAxes, Span, TransformKind, TreeStep,
@@ -34,17 +34,6 @@ pub const REFUSED: &[(&str, &str)] = &[
     (":evaluation", "it needs a chess engine's evaluation of the position"),
     (":moveevaluation", "it needs a chess engine's evaluation of the moves"),
     (":endgameevaluation", "it needs endgame tablebases"),
-    (":birthyear", "no PGN tag carries a player's birth year"),
-    (":whitebirthyear", "no PGN tag carries a player's birth year"),
-    (":blackbirthyear", "no PGN tag carries a player's birth year"),
-    (":deathyear", "no PGN tag carries a player's death year"),
-    (":whitedeathyear", "no PGN tag carries a player's death year"),
-    (":blackdeathyear", "no PGN tag carries a player's death year"),
-    (":hasmarker", "Scidb's game markers are kept in its database, not in PGN"),
-    (":hasspecialmarker", "Scidb's special markers are kept in its database, not in PGN"),
-    (":error", "Scidb's import-error flags are kept in its database, not in PGN"),
-    (":isillegal", "cqlrs only replays moves it accepts as legal, so no next move is illegal"),
-    (":isinvalid", "cqlrs only replays moves it accepts as legal, so no next move is invalid"),
 ];
 
 /// The error for a keyword refused on purpose.
@@ -358,10 +347,6 @@ impl Lowerer {
             }
             ":tag" => {
                 let (name, ns) = c.atom(kw, "a tag name")?;
-                if name == "*" {
-                    return Err(err("`:tag *` (any tag name) is not supported; name the tag", ns)
-                        .with_hint("write e.g. `:tag Source`"));
-                }
                 let value = match c.peek() {
                     Some(Item::Atom { text, quoted: true, .. }) => Some(text.as_str()),
                     Some(Item::Atom { text, quoted: false, .. })
@@ -371,6 +356,14 @@ impl Lowerer {
                     }
                     _ => None,
                 };
+                if name == "*" {
+                    // Any tag name: some tag holds the value (or the game has some tag).
+                    if value.is_some() {
+                        c.take();
+                    }
+                    let fact = LegacyFact::AnyTag(value.map(str::to_string));
+                    return Ok(Some(self.add(Filter::LegacyFact(fact), span)));
+                }
                 let h = self.add(tag(name), ns);
                 match value {
                     None => h,
@@ -438,9 +431,165 @@ impl Lowerer {
                 }
             }
             ":goodgame" => self.good_game(span)?,
+            ":birthyear" | ":whitebirthyear" | ":blackbirthyear" => {
+                let (r, rs) = c.range(kw)?;
+                self.player_year(kw, &["BirthDate", "BirthYear"], r, rs, span)
+            }
+            ":deathyear" | ":whitedeathyear" | ":blackdeathyear" => {
+                let (r, rs) = c.range(kw)?;
+                self.player_year(kw, &["DeathDate", "DeathYear"], r, rs, span)
+            }
+            ":hasmarker" => {
+                let bits = self.marker_list(kw, c, &[marker::USER, marker::AUTOMATIC])?;
+                self.has_marker(bits, span)
+            }
+            ":hasspecialmarker" => {
+                let bits = self.marker_list(kw, c, &[marker::SPECIAL])?;
+                self.add(Filter::LegacyFact(LegacyFact::Markers(bits)), span)
+            }
+            ":error" => self.game_error(kw, c, span)?,
             _ => return Ok(None),
         };
         Ok(Some(f))
+    }
+
+    /// A player's birth or death year: the year of the first of the tags `White<suffix>`
+    /// (`Black<suffix>`) that is present (a PGN date `1950.03.09`, `1950.??.??` or a bare
+    /// year), compared with the range; a game without such a tag does not match.
+    fn player_year(&mut self, kw: &str, suffixes: &[&str], r: Range, rs: Span, span: Span) -> FilterId {
+        let colours: &[&str] = if kw.starts_with(":white") {
+            &["White"]
+        } else if kw.starts_with(":black") {
+            &["Black"]
+        } else {
+            &["White", "Black"]
+        };
+        let mut alternatives = Vec::new();
+        for colour in colours {
+            // `BirthDate` wins over `BirthYear` when both are there.
+            let mut chosen: Option<FilterId> = None;
+            for suffix in suffixes.iter().rev() {
+                let h = self.add(tag(&format!("{colour}{suffix}")), span);
+                let zero = self.number(0, span);
+                let four = self.number(4, span);
+                let text = self.add(Filter::Call(Builtin::Substring, vec![h, zero, four]), span);
+                let year = self.add(Filter::Call(Builtin::Int, vec![text]), span);
+                let test = self.compare(year, r, rs);
+                chosen = Some(match chosen {
+                    None => test,
+                    Some(later) => {
+                        let present = self.add(tag(&format!("{colour}{suffix}")), span);
+                        self.add(Filter::If { cond: present, then: test, otherwise: Some(later) }, span)
+                    }
+                });
+            }
+            if let Some(f) = chosen {
+                alternatives.push(f);
+            }
+        }
+        match alternatives.len() {
+            1 => alternatives[0],
+            _ => self.add(Filter::Or(alternatives), span),
+        }
+    }
+
+    /// The optional comma list of markers after `:hasmarker` / `:hasspecialmarker`
+    /// (names such as `novelty,bestgame` or Scid's symbols such as `N` or `!`); without
+    /// a list every marker of the tables counts.
+    fn marker_list(
+        &mut self,
+        kw: &str,
+        c: &mut Cursor,
+        tables: &[&[(u32, &str, Option<char>)]],
+    ) -> Result<u32, Diagnostic> {
+        let all: Vec<(u32, &str, Option<char>)> = tables.iter().flat_map(|t| t.iter().copied()).collect();
+        let takes_list = match c.peek() {
+            Some(Item::Atom { text, quoted, .. }) => *quoted || !(text.starts_with(':') || text.starts_with("!:")),
+            _ => false,
+        };
+        if !takes_list {
+            return Ok(all.iter().fold(0, |acc, (b, _, _)| acc | b));
+        }
+        let (vals, vs) = self.comma_list(kw, c, "marker names such as `novelty,bestgame`")?;
+        let mut bits = 0;
+        for v in vals {
+            bits |= marker::lookup(v, &all).ok_or_else(|| {
+                let names: Vec<&str> = all.iter().map(|(_, n, _)| *n).collect();
+                err(format!("`{v}` is not a marker `{kw}` knows"), vs)
+                    .with_hint(format!("markers: {}", names.join(", ")))
+            })?;
+        }
+        Ok(bits)
+    }
+
+    /// `:hasmarker`: the game's `Markers` tag names one of the markers; the two automatic
+    /// markers also hold when the main line has such a move (`:isillegal` / `:isinvalid`
+    /// somewhere), as Scidb sets them by itself.
+    fn has_marker(&mut self, bits: u32, span: Span) -> FilterId {
+        let mut alternatives = vec![self.add(Filter::LegacyFact(LegacyFact::Markers(bits)), span)];
+        for (bit, fact) in
+            [(marker::ILLEGAL_MOVE, LegacyFact::BreaksSetupRules), (marker::INVALID_MOVE, LegacyFact::KingLeftInCheck)]
+        {
+            if bits & bit != 0 {
+                alternatives.push(self.main_line_move_into(fact, span));
+            }
+        }
+        match alternatives.len() {
+            1 => alternatives[0],
+            _ => self.add(Filter::Or(alternatives), span),
+        }
+    }
+
+    /// Some position of the main line after the start holds the fact (a move led into it).
+    fn main_line_move_into(&mut self, fact: LegacyFact, span: Span) -> FilterId {
+        let f = self.add(Filter::LegacyFact(fact), span);
+        let initial_test = self.ir_initial(span);
+        let not_initial = self.add(Filter::Not(initial_test), span);
+        let here = self.add(Filter::And(vec![not_initial, f]), span);
+        let initial = self.add(Filter::Tree(TreeStep::Initial), span);
+        let find =
+            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: here }, span);
+        self.add(Filter::AtPosition { at: initial, body: find }, span)
+    }
+
+    /// The `initial` test (the start position of the game).
+    fn ir_initial(&mut self, span: Span) -> FilterId {
+        self.add(Filter::Initial, span)
+    }
+
+    /// `:error [kinds]`: the game has one of these reading problems in its main line:
+    /// `illegal` (a move into a position that breaks the rules of chess), `invalid` (a
+    /// move that leaves the mover's king in check), or `none` (neither). Without a
+    /// list: `illegal` or `invalid`.
+    fn game_error(&mut self, kw: &str, c: &mut Cursor, span: Span) -> Result<FilterId, Diagnostic> {
+        let takes_list =
+            matches!(c.peek(), Some(Item::Atom { text, .. }) if !text.starts_with(':') && !text.starts_with("!:"));
+        let (words, vs): (Vec<String>, Span) = if takes_list {
+            let (vals, vs) = self.comma_list(kw, c, "error kinds such as `illegal,invalid` or `none`")?;
+            (vals.iter().map(|v| marker::fold(v)).collect(), vs)
+        } else {
+            (vec!["illegal".into(), "invalid".into()], span)
+        };
+        let mut alternatives = Vec::new();
+        for w in &words {
+            let f = match w.as_str() {
+                "illegal" | "illegalmove" => self.main_line_move_into(LegacyFact::BreaksSetupRules, span),
+                "invalid" | "invalidmove" => self.main_line_move_into(LegacyFact::KingLeftInCheck, span),
+                "none" => {
+                    let any = self.main_line_move_into(LegacyFact::BreaksSetupRules, span);
+                    self.add(Filter::Not(any), span)
+                }
+                _ => {
+                    return Err(err(format!("`{w}` is not an error kind of `{kw}`"), vs)
+                        .with_hint("error kinds: illegal, invalid, none"))
+                }
+            };
+            alternatives.push(f);
+        }
+        Ok(match alternatives.len() {
+            1 => alternatives[0],
+            _ => self.add(Filter::Or(alternatives), span),
+        })
     }
 
     /// `:goodgame`: the manual's own definition, written out in CQL-S and lowered.
@@ -522,6 +671,10 @@ impl Lowerer {
         let f = match kw {
             ":flipdiagonal" => {
                 st.transforms.push(TransformKind::FlipDiagonal);
+                return Ok(Handled::Done);
+            }
+            ":flipoffdiagonal" => {
+                st.transforms.push(TransformKind::FlipOffDiagonal);
                 return Ok(Handled::Done);
             }
             ":shiftdiagonal" | ":shiftmaindiagonal" | ":shiftoffdiagonal" => {
@@ -749,6 +902,14 @@ impl Lowerer {
                 } else {
                     self.add(Filter::Or(alternatives), span)
                 }
+            }
+            ":isillegal" => {
+                let breaks = self.add(Filter::LegacyFact(LegacyFact::BreaksSetupRules), span);
+                self.next_position(breaks, span)
+            }
+            ":isinvalid" => {
+                let left = self.add(Filter::LegacyFact(LegacyFact::KingLeftInCheck), span);
+                self.next_position(left, span)
             }
             ":isnull" => self.add(
                 Filter::Move(Box::new(MoveFilter { kind: MoveKind::Null, ..MoveFilter::any(MoveSource::Next) })),
