@@ -12,7 +12,7 @@
 //! when the query has errors.
 
 pub mod args;
-mod checks;
+pub mod checks;
 mod files;
 mod scale;
 
