@@ -146,9 +146,21 @@ pub fn parse(source: &str, syntax: Syntax) -> Result<Ir, Error> {
 /// The nearest of `candidates` to `word` by edit distance, if it is close enough to be
 /// a likely typo (used for "did you mean" hints).
 pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    // No candidate is accepted further away than the largest threshold, so a distance
+    // beyond it may be counted as just beyond it: the answer stays the same, and a long
+    // word is not compared letter by letter with every keyword (that made each unknown
+    // word of a long script cost its length times the whole keyword list).
+    let limit = candidates.iter().map(|c| (c.len() / 3).max(1)).max().unwrap_or(0);
+    let word = word.to_lowercase();
+    let word_len = word.chars().count();
     let mut best: Option<(usize, &str)> = None;
     for &c in candidates {
-        let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+        let c_lower = c.to_lowercase();
+        let d = if word_len.abs_diff(c_lower.chars().count()) > limit {
+            limit + 1
+        } else {
+            edit_distance(&word, &c_lower).min(limit + 1)
+        };
         if best.map_or(true, |(bd, _)| d < bd) {
             best = Some((d, c));
         }
@@ -160,25 +172,25 @@ fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     // Optimal string alignment distance: a swap of two neighbouring letters is one edit.
-    let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for j in 0..=m {
-        d[0][j] = j;
-    }
-    for i in 1..=n {
+    // Three rows of the table suffice: the current one and the two before it.
+    let m = b.len();
+    let mut before: Vec<usize> = vec![0; m + 1];
+    let mut previous: Vec<usize> = (0..=m).collect();
+    let mut current: Vec<usize> = vec![0; m + 1];
+    for i in 1..=a.len() {
+        current[0] = i;
         for j in 1..=m {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (previous[j] + 1).min(current[j - 1] + 1).min(previous[j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
+                v = v.min(before[j - 2] + 1);
             }
-            d[i][j] = v;
+            current[j] = v;
         }
+        std::mem::swap(&mut before, &mut previous);
+        std::mem::swap(&mut previous, &mut current);
     }
-    d[n][m]
+    previous[m]
 }
 
 #[cfg(test)]
@@ -208,5 +220,20 @@ mod tests {
     fn nearest_keyword() {
         assert_eq!(nearest("mtae", &["mate", "stalemate", "check"]), Some("mate"));
         assert_eq!(nearest("zzzzzz", &["mate"]), None);
+        assert_eq!(nearest("MTAE", &["mate", "stalemate", "check"]), Some("mate"));
+        // A long word is compared by length first; still no hint and no quadratic cost.
+        let long = "x".repeat(100_000);
+        let start = std::time::Instant::now();
+        assert_eq!(nearest(&long, &["mate", "stalemate", "check"]), None);
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn edit_distance_counts_edits_and_swaps() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("mtae", "mate"), 1);
+        assert_eq!(edit_distance("", "check"), 5);
+        assert_eq!(edit_distance("check", ""), 5);
+        assert_eq!(edit_distance("mate", "mate"), 0);
     }
 }
