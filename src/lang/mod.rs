@@ -146,51 +146,72 @@ pub fn parse(source: &str, syntax: Syntax) -> Result<Ir, Error> {
 /// The nearest of `candidates` to `word` by edit distance, if it is close enough to be
 /// a likely typo (used for "did you mean" hints).
 pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    // No candidate is accepted further away than the largest threshold, so a distance
-    // beyond it may be counted as just beyond it: the answer stays the same, and a long
-    // word is not compared letter by letter with every keyword (that made each unknown
-    // word of a long script cost its length times the whole keyword list).
+    // No candidate is accepted further away than the largest threshold, and only a
+    // candidate nearer than the best so far can replace it; the distance is at least the
+    // difference in length, so most keywords are passed over without comparing letters
+    // (this is called for every unknown word, against the whole keyword list).
     let limit = candidates.iter().map(|c| (c.len() / 3).max(1)).max().unwrap_or(0);
-    let word = word.to_lowercase();
-    let word_len = word.chars().count();
+    let word: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+    let mut candidate: Vec<char> = Vec::new();
+    let mut rows = Rows::default();
     let mut best: Option<(usize, &str)> = None;
     for &c in candidates {
-        let c_lower = c.to_lowercase();
-        let d = if word_len.abs_diff(c_lower.chars().count()) > limit {
-            limit + 1
-        } else {
-            edit_distance(&word, &c_lower).min(limit + 1)
-        };
-        if best.map_or(true, |(bd, _)| d < bd) {
+        let bound = best.map_or(limit + 1, |(d, _)| d);
+        candidate.clear();
+        candidate.extend(c.chars().flat_map(char::to_lowercase));
+        if word.len().abs_diff(candidate.len()) >= bound {
+            continue;
+        }
+        let d = rows.distance(&word, &candidate);
+        if d < bound {
             best = Some((d, c));
         }
     }
     best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
 }
 
+/// The edit distance between two words, with the table rows kept between calls.
+#[derive(Default)]
+struct Rows {
+    before: Vec<usize>,
+    previous: Vec<usize>,
+    current: Vec<usize>,
+}
+
+impl Rows {
+    /// Optimal string alignment distance: a swap of two neighbouring letters is one edit.
+    /// Three rows of the table suffice: the current one and the two before it.
+    fn distance(&mut self, a: &[char], b: &[char]) -> usize {
+        let m = b.len();
+        let Rows { before, previous, current } = self;
+        before.clear();
+        before.resize(m + 1, 0);
+        previous.clear();
+        previous.extend(0..=m);
+        current.clear();
+        current.resize(m + 1, 0);
+        for i in 1..=a.len() {
+            current[0] = i;
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut v = (previous[j] + 1).min(current[j - 1] + 1).min(previous[j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(before[j - 2] + 1);
+                }
+                current[j] = v;
+            }
+            std::mem::swap(before, previous);
+            std::mem::swap(previous, current);
+        }
+        previous[m]
+    }
+}
+
+#[cfg(test)]
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    // Optimal string alignment distance: a swap of two neighbouring letters is one edit.
-    // Three rows of the table suffice: the current one and the two before it.
-    let m = b.len();
-    let mut before: Vec<usize> = vec![0; m + 1];
-    let mut previous: Vec<usize> = (0..=m).collect();
-    let mut current: Vec<usize> = vec![0; m + 1];
-    for i in 1..=a.len() {
-        current[0] = i;
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (previous[j] + 1).min(current[j - 1] + 1).min(previous[j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(before[j - 2] + 1);
-            }
-            current[j] = v;
-        }
-        std::mem::swap(&mut before, &mut previous);
-        std::mem::swap(&mut previous, &mut current);
-    }
-    previous[m]
+    Rows::default().distance(&a, &b)
 }
 
 #[cfg(test)]
@@ -226,6 +247,42 @@ mod tests {
         let start = std::time::Instant::now();
         assert_eq!(nearest(&long, &["mate", "stalemate", "check"]), None);
         assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    /// The pruned search gives the answer of comparing `word` with every keyword.
+    #[test]
+    fn nearest_agrees_with_the_exhaustive_search() {
+        fn exhaustive<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+            let mut best: Option<(usize, &str)> = None;
+            for &c in candidates {
+                let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+                if best.map_or(true, |(bd, _)| d < bd) {
+                    best = Some((d, c));
+                }
+            }
+            best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
+        }
+        let keywords = crate::lang::cql6::parser::KEYWORDS;
+        let mut words: Vec<String> = vec!["".into(), "x".into(), "Xy".into(), "zzzzzzzzzzzzzzzzzzzzzzzz".into()];
+        for k in keywords {
+            let chars: Vec<char> = k.chars().collect();
+            for i in 0..chars.len() {
+                let mut dropped = chars.clone();
+                dropped.remove(i);
+                words.push(dropped.iter().collect());
+                let mut doubled = chars.clone();
+                doubled.insert(i, 'q');
+                words.push(doubled.iter().collect::<String>().to_uppercase());
+                if i + 1 < chars.len() {
+                    let mut swapped = chars.clone();
+                    swapped.swap(i, i + 1);
+                    words.push(swapped.iter().collect());
+                }
+            }
+        }
+        for w in &words {
+            assert_eq!(nearest(w, keywords), exhaustive(w, keywords), "{w:?}");
+        }
     }
 
     #[test]
