@@ -158,9 +158,17 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     for &c in candidates {
         let bound = best.map_or(limit + 1, |(d, _)| d);
         candidate.clear();
-        candidate.extend(c.chars().flat_map(char::to_lowercase));
-        if word.len().abs_diff(candidate.len()) >= bound {
-            continue;
+        if c.is_ascii() {
+            // Keywords: one letter per byte, so the length is known before copying.
+            if word.len().abs_diff(c.len()) >= bound {
+                continue;
+            }
+            candidate.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            candidate.extend(c.chars().flat_map(char::to_lowercase));
+            if word.len().abs_diff(candidate.len()) >= bound {
+                continue;
+            }
         }
         let d = rows.distance(&word, &candidate);
         if d < bound {
