@@ -18,12 +18,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let ascii = lang::cql6::to_ascii(source);
     let unicode = lang::cql6::to_unicode(source);
-    let respellings = [
-        lang::cql6::to_unicode(&ascii),
-        lang::cql6::to_ascii(&unicode),
-        ascii,
-        unicode,
-    ];
+    let respellings = [lang::cql6::to_unicode(&ascii), lang::cql6::to_ascii(&unicode), ascii, unicode];
     for respelled in &respellings {
         let again = lang::parse(respelled, Syntax::Cql6).map(|ir| cqlrs::ir::dump::dump(&ir));
         assert_eq!(again.as_ref().ok(), Some(&want), "{source:?} respelled as {respelled:?}");
