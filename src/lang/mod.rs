@@ -146,39 +146,80 @@ pub fn parse(source: &str, syntax: Syntax) -> Result<Ir, Error> {
 /// The nearest of `candidates` to `word` by edit distance, if it is close enough to be
 /// a likely typo (used for "did you mean" hints).
 pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    // No candidate is accepted further away than the largest threshold, and only a
+    // candidate nearer than the best so far can replace it; the distance is at least the
+    // difference in length, so most keywords are passed over without comparing letters
+    // (this is called for every unknown word, against the whole keyword list).
+    let limit = candidates.iter().map(|c| (c.len() / 3).max(1)).max().unwrap_or(0);
+    let word: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+    let mut candidate: Vec<char> = Vec::new();
+    let mut rows = Rows::default();
     let mut best: Option<(usize, &str)> = None;
     for &c in candidates {
-        let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
-        if best.map_or(true, |(bd, _)| d < bd) {
+        let bound = best.map_or(limit + 1, |(d, _)| d);
+        candidate.clear();
+        if c.is_ascii() {
+            // Keywords: one letter per byte, so the length is known before copying.
+            if word.len().abs_diff(c.len()) >= bound {
+                continue;
+            }
+            candidate.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        } else {
+            candidate.extend(c.chars().flat_map(char::to_lowercase));
+            if word.len().abs_diff(candidate.len()) >= bound {
+                continue;
+            }
+        }
+        let d = rows.distance(&word, &candidate);
+        if d < bound {
             best = Some((d, c));
         }
     }
     best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
 }
 
+/// The edit distance between two words, with the table rows kept between calls.
+#[derive(Default)]
+struct Rows {
+    before: Vec<usize>,
+    previous: Vec<usize>,
+    current: Vec<usize>,
+}
+
+impl Rows {
+    /// Optimal string alignment distance: a swap of two neighbouring letters is one edit.
+    /// Three rows of the table suffice: the current one and the two before it.
+    fn distance(&mut self, a: &[char], b: &[char]) -> usize {
+        let m = b.len();
+        let Rows { before, previous, current } = self;
+        before.clear();
+        before.resize(m + 1, 0);
+        previous.clear();
+        previous.extend(0..=m);
+        current.clear();
+        current.resize(m + 1, 0);
+        for i in 1..=a.len() {
+            current[0] = i;
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut v = (previous[j] + 1).min(current[j - 1] + 1).min(previous[j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = v.min(before[j - 2] + 1);
+                }
+                current[j] = v;
+            }
+            std::mem::swap(before, previous);
+            std::mem::swap(previous, current);
+        }
+        previous[m]
+    }
+}
+
+#[cfg(test)]
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    // Optimal string alignment distance: a swap of two neighbouring letters is one edit.
-    let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for j in 0..=m {
-        d[0][j] = j;
-    }
-    for i in 1..=n {
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[n][m]
+    Rows::default().distance(&a, &b)
 }
 
 #[cfg(test)]
@@ -208,5 +249,56 @@ mod tests {
     fn nearest_keyword() {
         assert_eq!(nearest("mtae", &["mate", "stalemate", "check"]), Some("mate"));
         assert_eq!(nearest("zzzzzz", &["mate"]), None);
+        assert_eq!(nearest("MTAE", &["mate", "stalemate", "check"]), Some("mate"));
+        // A long word is compared by length first; still no hint and no quadratic cost.
+        let long = "x".repeat(100_000);
+        let start = std::time::Instant::now();
+        assert_eq!(nearest(&long, &["mate", "stalemate", "check"]), None);
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    /// The pruned search gives the answer of comparing `word` with every keyword.
+    #[test]
+    fn nearest_agrees_with_the_exhaustive_search() {
+        fn exhaustive<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+            let mut best: Option<(usize, &str)> = None;
+            for &c in candidates {
+                let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
+                if best.map_or(true, |(bd, _)| d < bd) {
+                    best = Some((d, c));
+                }
+            }
+            best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
+        }
+        let keywords = crate::lang::cql6::parser::KEYWORDS;
+        let mut words: Vec<String> = vec!["".into(), "x".into(), "Xy".into(), "zzzzzzzzzzzzzzzzzzzzzzzz".into()];
+        for k in keywords {
+            let chars: Vec<char> = k.chars().collect();
+            for i in 0..chars.len() {
+                let mut dropped = chars.clone();
+                dropped.remove(i);
+                words.push(dropped.iter().collect());
+                let mut doubled = chars.clone();
+                doubled.insert(i, 'q');
+                words.push(doubled.iter().collect::<String>().to_uppercase());
+                if i + 1 < chars.len() {
+                    let mut swapped = chars.clone();
+                    swapped.swap(i, i + 1);
+                    words.push(swapped.iter().collect());
+                }
+            }
+        }
+        for w in &words {
+            assert_eq!(nearest(w, keywords), exhaustive(w, keywords), "{w:?}");
+        }
+    }
+
+    #[test]
+    fn edit_distance_counts_edits_and_swaps() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("mtae", "mate"), 1);
+        assert_eq!(edit_distance("", "check"), 5);
+        assert_eq!(edit_distance("check", ""), 5);
+        assert_eq!(edit_distance("mate", "mate"), 0);
     }
 }

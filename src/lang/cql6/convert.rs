@@ -58,6 +58,22 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+/// A piece figurine (`♔`…`♟`, `△ ▲ ◭ □`): figurines written one after another are one
+/// piece designator (`♔▲` is `[Ka]`), so two designators must not be run together.
+fn is_figurine(c: char) -> bool {
+    c == '◭' || figurine_letter(c).is_some()
+}
+
+/// Would `before` followed directly by `after` be read as one token where the original
+/// had two? Two words run together (`K` `a` → `Ka`), or two figurine designators
+/// (`[Aa]` `a` → `◭▲`).
+fn would_merge(before: &str, after: &str) -> bool {
+    match (before.chars().next_back(), after.chars().next()) {
+        (Some(b), Some(a)) => (is_word_char(b) && is_word_char(a)) || (is_figurine(b) && is_figurine(a)),
+        _ => false,
+    }
+}
+
 /// Respell `src` token by token with `respell`, copying everything between tokens. Where a
 /// respelled token would run into a neighbouring word, one space is put between them; with
 /// `unglue`, a single space after a [`GLUED_PREFIXES`] symbol that only kept two words apart
@@ -91,10 +107,7 @@ fn convert(src: &str, unglue: bool, mut respell: impl FnMut(&Token, &str) -> Opt
         if !separator_only {
             out.push_str(gap);
         }
-        let glued = !t.space_before
-            && (respelled.is_some() || previous_respelled)
-            && out.ends_with(is_word_char)
-            && new.starts_with(is_word_char);
+        let glued = !t.space_before && (respelled.is_some() || previous_respelled) && would_merge(&out, new);
         if glued {
             out.push(' ');
         }
@@ -243,4 +256,29 @@ pub fn to_unicode(src: &str) -> String {
         }
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{to_ascii, to_unicode};
+    use crate::ir::dump::dump;
+
+    fn ir_of(src: &str) -> String {
+        dump(&super::super::parse(src).unwrap_or_else(|e| panic!("{src:?} does not parse: {e}")))
+    }
+
+    /// Two piece designators written without a space (`[Aa]a`: "any piece" and "the
+    /// black pieces") must not become one Unicode designator (`◭▲` is just `[Aa]`).
+    #[test]
+    fn adjacent_designators_stay_apart_in_unicode() {
+        for src in ["[Aa]a== 5", "a[Aa]", "K[Aa]", "[Aa]a", "[RB]k"] {
+            let u = to_unicode(src);
+            assert_eq!(ir_of(&u), ir_of(src), "{src:?} -> {u:?}");
+            let back = to_ascii(&u);
+            assert_eq!(ir_of(&back), ir_of(src), "{src:?} -> {u:?} -> {back:?}");
+        }
+        assert_eq!(to_unicode("[Aa]a== 5"), "◭ ▲== 5");
+        // One designator with several figurines is still written as one.
+        assert_eq!(to_unicode("[Ka]"), "♔▲");
+    }
 }
