@@ -20,6 +20,9 @@ use crate::ir::{
 };
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
+mod keywords62;
+pub use keywords62::abort_requested;
+
 /// Most filter evaluations allowed for one game before it is abandoned as runaway.
 pub const STEP_LIMIT: u64 = 200_000_000;
 /// Deepest nesting of filter evaluations: every IR the transform expander accepts
@@ -1195,8 +1198,20 @@ impl<'a> Ctx<'a> {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);
                 };
-                Some(Value::Number(self.consecutive_moves(x, y)))
+                // No common move: no match (CQL 6.2 `ConsecutiveMovesNode::match_count`).
+                let n = self.consecutive_moves(x, y);
+                (n > 0).then_some(Value::Number(n))
             }
+            Filter::NoTransform(_)
+            | Filter::CurrentTransform(_)
+            | Filter::SimilarPosition { .. }
+            | Filter::ReadFile(_)
+            | Filter::WriteFile(..)
+            | Filter::Equal(..)
+            | Filter::Abort(_)
+            | Filter::PathDebug
+            | Filter::LastGameNumber
+            | Filter::ConsecutiveMovesIn { .. } => return self.eval_keyword62(f, filter, at),
 
             // ----- variables and iteration -----
             Filter::Var(v) => self.get_var(*v).cloned(),
