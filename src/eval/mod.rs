@@ -10,12 +10,12 @@ mod board;
 mod dict;
 mod engine;
 mod files;
-mod similar;
 pub mod finale;
 mod legacy_facts;
 mod line;
 mod moves;
 mod path;
+mod similar;
 mod value;
 pub mod yacpdb;
 
@@ -29,8 +29,8 @@ use regex::Regex;
 use crate::ir::{Builtin, Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
-use engine::{Ctx, Loc};
 pub use engine::abort_requested;
+use engine::{Ctx, Loc};
 pub use files::register_inputs;
 pub use moves::{ids_after, initial_ids};
 pub use value::Value;

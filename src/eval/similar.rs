@@ -173,7 +173,6 @@ impl SimilarDb {
     fn len(&self) -> usize {
         self.map.len()
     }
-
 }
 
 type Cache = Mutex<HashMap<(String, bool), Arc<SimilarDb>>>;

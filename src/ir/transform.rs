@@ -626,9 +626,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
                 ValueType::Number
             }
         }
-        Filter::ConsecutiveMoves(..) | Filter::ConsecutiveMovesIn { .. } | Filter::LastGameNumber => {
-            ValueType::Number
-        }
+        Filter::ConsecutiveMoves(..) | Filter::ConsecutiveMovesIn { .. } | Filter::LastGameNumber => ValueType::Number,
         Filter::SimilarPosition { game_number: true, .. } => ValueType::Number,
         Filter::CurrentTransform(_) | Filter::ReadFile(_) => ValueType::String,
         Filter::NoTransform(body) => sub(*body),

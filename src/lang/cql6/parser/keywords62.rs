@@ -7,7 +7,7 @@
 //! [`crate::ir::Filter`]).
 
 use super::super::lexer::Tok;
-use super::{Parser, PResult, BP_LOOSE, BP_POSTFIX};
+use super::{PResult, Parser, BP_LOOSE, BP_POSTFIX};
 use crate::ir::{Filter, FilterId, Span};
 
 impl Parser<'_> {
