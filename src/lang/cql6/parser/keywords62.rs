@@ -11,8 +11,19 @@ use super::{PResult, Parser, BP_LOOSE, BP_POSTFIX};
 use crate::ir::{Filter, FilterId, Span};
 
 impl Parser<'_> {
+    /// One of this module's keywords (already read, at `sp`), or `None` for any other word.
+    pub(super) fn parse_keywords62_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
+        match w {
+            "notransform" | "currenttransform" | "similarposition" | "readfile" | "writefile" | "equal"
+            | "extension" | "cql_abort" | "pathdebug" | "lastgamenumber" | "consecutivemoves" => {
+                self.parse_keyword62(w, sp).map(Some)
+            }
+            _ => Ok(None),
+        }
+    }
+
     /// Parse the rest of one of this module's keywords `w` (already read, at `sp`).
-    pub(super) fn parse_keyword62(&mut self, w: &str, sp: Span) -> PResult<FilterId> {
+    fn parse_keyword62(&mut self, w: &str, sp: Span) -> PResult<FilterId> {
         match w {
             "notransform" => {
                 let body = self.parse_expr(BP_LOOSE)?;
