@@ -259,6 +259,9 @@ fn execute(args: &Args) -> Result<i32, String> {
         written.push(("rejects file", p));
     }
     files::check_distinct(&read, &written)?;
+    // `writefile` never writes over what the run reads; `lastgamenumber` counts the inputs.
+    let others: Vec<String> = read.iter().filter(|(what, _)| *what != "input").map(|(_, p)| p.to_string()).collect();
+    crate::eval::register_inputs(&inputs, &others);
 
     let plan = scale::prepare(args, inputs, query.sequential())?;
 
@@ -273,6 +276,10 @@ fn execute(args: &Args) -> Result<i32, String> {
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
     let outcome = scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut());
+    if crate::eval::abort_requested() {
+        sink.discard();
+        return Err("cqlrs: the query reached `cql_abort`: the run was stopped and nothing was written".into());
+    }
     if outcome.broken_pipe {
         let _ = sink.commit();
         return Ok(EXIT_MATCH);

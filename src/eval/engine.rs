@@ -20,6 +20,9 @@ use crate::ir::{
 };
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
+mod keywords62;
+pub use keywords62::abort_requested;
+
 /// Most filter evaluations allowed for one game before it is abandoned as runaway.
 pub const STEP_LIMIT: u64 = 200_000_000;
 /// Deepest nesting of filter evaluations: every IR the transform expander accepts
@@ -447,24 +450,22 @@ impl<'a> Ctx<'a> {
         false
     }
 
-    /// Whether `n` lies on the virtual main line of the asked position ([`Ctx::origin`]): an
-    /// ancestor of it (or itself), or below it by main continuations only.
+    /// Whether `n` lies on the virtual main line (CQL 6.2 `QPos::virtualmainline`): reached from
+    /// the start by main continuations and Black's alternatives only, with no null move.
     fn on_virtual_mainline(&self, n: NodeId) -> bool {
-        let origin = self.origin;
-        if self.is_ancestor_or_self(n, origin) {
-            return true;
-        }
+        // CQL 6.2 (`QPos::virtualmainline`): every move from the start to here is the main
+        // continuation or an alternative move of Black; a null move leaves the virtual main line.
         let mut cur = n;
         while let Some(parent) = self.game.nodes.get(cur.index()).and_then(|node| node.parent) {
-            if self.children(parent).first() != Some(&cur) {
+            if matches!(self.game.node(cur).played, Some(Played::Null)) {
                 return false;
             }
-            if parent == origin {
-                return true;
+            if self.children(parent).first() != Some(&cur) && self.game.node(parent).pos.turn().is_white() {
+                return false;
             }
             cur = parent;
         }
-        false
+        true
     }
 
     fn lca(&self, x: NodeId, y: NodeId) -> Option<NodeId> {
@@ -930,6 +931,16 @@ impl<'a> Ctx<'a> {
             Filter::Move(mf) => self.eval_move(mf, at),
             Filter::Transform { .. } => Err(internal("internal error: a transform reached the evaluator unexpanded")),
             Filter::LegacyFact(fact) => Ok(super::legacy_facts::eval(self, fact, at)),
+            Filter::NoTransform(_)
+            | Filter::CurrentTransform(_)
+            | Filter::SimilarPosition { .. }
+            | Filter::ReadFile(_)
+            | Filter::WriteFile(..)
+            | Filter::Equal(..)
+            | Filter::Abort(_)
+            | Filter::PathDebug
+            | Filter::LastGameNumber
+            | Filter::ConsecutiveMovesIn { .. } => self.eval_keyword62(f, filter, at),
         }
     }
 
@@ -1352,12 +1363,9 @@ impl<'a> Ctx<'a> {
 
     fn echo(&mut self, source: VarId, target: VarId, in_all: bool, body: FilterId, at: Loc) -> Eval {
         let Loc::Node(s) = at else { return Ok(None) };
-        // Targets: every searched position other than the source (the main line, or the whole
-        // tree when variations are searched); `in all` takes in the variations in any case.
-        let searched = self.variations;
-        self.variations |= in_all;
-        let targets: Vec<NodeId> = self.searched_nodes().into_iter().filter(|&t| t != s).collect();
-        self.variations = searched;
+        // Targets: every searched position (the main line, or the whole tree when variations
+        // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`).
+        let targets: Vec<NodeId> = self.searched_nodes().into_iter().filter(|&t| in_all || t != s).collect();
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;

@@ -94,7 +94,9 @@ impl<'a> Ctx<'a> {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);
                 };
-                Some(Value::Number(self.consecutive_moves(x, y)))
+                // No common move: no match (CQL 6.2 `ConsecutiveMovesNode::match_count`).
+                let n = self.consecutive_moves(x, y);
+                (n > 0).then_some(Value::Number(n))
             }
             Filter::Try => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };

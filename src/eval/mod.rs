@@ -9,11 +9,13 @@
 mod board;
 mod dict;
 mod engine;
+mod files;
 pub mod finale;
 mod legacy_facts;
 mod line;
 mod moves;
 mod path;
+mod similar;
 mod value;
 pub mod yacpdb;
 
@@ -27,7 +29,9 @@ use regex::Regex;
 use crate::ir::{Builtin, Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
+pub use engine::abort_requested;
 use engine::{Ctx, Loc};
+pub use files::register_inputs;
 pub use moves::{ids_after, initial_ids};
 pub use value::Value;
 
@@ -324,6 +328,10 @@ impl Query {
                     return Err(Error { message: "internal error: transform not expanded before evaluation".into() })
                 }
                 Filter::Yacpdb(_) => has_yacpdb = true,
+                // A `similarposition` file is read when the query is compiled, not at the first game.
+                Filter::SimilarPosition { file, transform, .. } => {
+                    similar::db(file, *transform).map_err(|message| Error { message })?;
+                }
                 _ => {}
             }
             regexes.push(None);
@@ -389,6 +397,9 @@ impl Query {
     /// game, so what a game sees must not depend on how games are shared out to threads.
     pub fn sequential(&self) -> bool {
         self.ir.vars.iter().any(|v| v.kind == VarKind::Dictionary { local: false })
+            // `readfile`/`writefile` run on one thread, as in CQL 6.2, so that a file is
+            // written in game order.
+            || (0..self.ir.len()).any(|i| matches!(self.ir.get(FilterId(i as u32)), Filter::WriteFile(..)))
     }
 
     /// Does the query need positions (move replay)? `false` for header-only queries.
@@ -400,7 +411,7 @@ impl Query {
     /// Can a game with these tags (no moves read yet) still match? Header filters
     /// are checked here, before replay.
     pub fn may_match_tags(&self, game: &Game) -> bool {
-        if !self.game_selected(game) {
+        if !self.game_selected(game) || abort_requested() {
             return false;
         }
         let mut vars = Vec::new();
@@ -437,7 +448,7 @@ impl Query {
         let mut result = GameMatch::default();
         scratch.prepare(&self.ir);
         let Some(root) = self.ir.root else { return result };
-        if !self.game_selected(game) {
+        if !self.game_selected(game) || abort_requested() {
             return result;
         }
         let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts);

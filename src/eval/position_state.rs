@@ -41,9 +41,16 @@ impl<'a> Ctx<'a> {
                     FinaleQuality::PureMate => fin.mate && fin.pure,
                     FinaleQuality::ModelMate => fin.mate && fin.model,
                     FinaleQuality::IdealMate => fin.mate && fin.ideal,
-                    FinaleQuality::PureStalemate => !fin.mate && fin.pure,
-                    FinaleQuality::ModelStalemate => !fin.mate && fin.model,
-                    FinaleQuality::IdealStalemate => !fin.mate && fin.ideal,
+                    // Stalemates by CQL 6.2's own definitions (finale::cql_stalemate).
+                    FinaleQuality::PureStalemate | FinaleQuality::ModelStalemate | FinaleQuality::IdealStalemate => {
+                        let cql = pos.as_chess().and_then(crate::eval::finale::cql_stalemate);
+                        match (quality, cql) {
+                            (FinaleQuality::PureStalemate, Some(q)) => q.0,
+                            (FinaleQuality::ModelStalemate, Some(q)) => q.1,
+                            (FinaleQuality::IdealStalemate, Some(q)) => q.2,
+                            _ => false,
+                        }
+                    }
                 };
                 found(ok)
             }

@@ -106,6 +106,55 @@ impl BoardMap {
     /// Mirror about the h1–a8 diagonal (g6 → c2).
     pub const MIRROR_ANTI_DIAGONAL: BoardMap = BoardMap::Dihedral { a: 0, b: -1, c: -1, d: 0 };
 
+    /// The name CQL 6.2 gives this transform in `currenttransform` (empty for the identity):
+    /// `reflect_v` (a-file ↔ h-file), `reflect_h` (rank 1 ↔ rank 8), `rotate180`,
+    /// `counterclockwise90`, `clockwise90`, `reflect_a1h8`, `reflect_a8h1`, `invertcolor
+    /// reflect_h` (the colour swap), `rotate45^N`, and shifts as `right^N`/`left^N` then
+    /// `up^N`/`down^N`.
+    pub fn name(self) -> String {
+        if self.is_identity() {
+            return String::new();
+        }
+        let steps = |dx: i8, dy: i8| {
+            let mut parts = Vec::new();
+            match dx {
+                0 => {}
+                d if d > 0 => parts.push(format!("right^{d}")),
+                d => parts.push(format!("left^{}", -d)),
+            }
+            match dy {
+                0 => {}
+                d if d > 0 => parts.push(format!("up^{d}")),
+                d => parts.push(format!("down^{}", -d)),
+            }
+            parts.join(" ")
+        };
+        match self {
+            BoardMap::ColorSwap => "invertcolor reflect_h".to_string(),
+            BoardMap::Rotate45(n) => format!("rotate45^{n}"),
+            BoardMap::Shift { dx, dy } | BoardMap::EdgeShift { dx, dy } => steps(dx, dy),
+            m if m == BoardMap::MIRROR_FILES => "reflect_v".to_string(),
+            m if m == BoardMap::MIRROR_RANKS => "reflect_h".to_string(),
+            m if m == BoardMap::ROTATE_180 => "rotate180".to_string(),
+            m if m == BoardMap::ROTATE_90 => "counterclockwise90".to_string(),
+            m if m == BoardMap::ROTATE_270 => "clockwise90".to_string(),
+            m if m == BoardMap::MIRROR_DIAGONAL => "reflect_a1h8".to_string(),
+            m if m == BoardMap::MIRROR_ANTI_DIAGONAL => "reflect_a8h1".to_string(),
+            BoardMap::Dihedral { .. } => String::new(),
+        }
+    }
+
+    /// The names of an inner transform (see [`BoardMap::name`]) with this one put in front:
+    /// the outermost transform is named first.
+    pub fn prefix_name(self, inner: &str) -> String {
+        let own = self.name();
+        match (own.is_empty(), inner.is_empty()) {
+            (true, _) => inner.to_string(),
+            (false, true) => own,
+            (false, false) => format!("{own} {inner}"),
+        }
+    }
+
     /// Does this map leave every filter unchanged?
     pub fn is_identity(self) -> bool {
         matches!(self, BoardMap::Rotate45(0) | BoardMap::Shift { dx: 0, dy: 0 } | BoardMap::EdgeShift { dx: 0, dy: 0 })
@@ -434,6 +483,13 @@ fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result
         Filter::Transform { kind, range, count, body } => {
             Filter::Transform { kind: *kind, range: *range, count: *count, body: f(*body)? }
         }
+        Filter::NoTransform(a) => Filter::NoTransform(f(*a)?),
+        Filter::ReadFile(a) => Filter::ReadFile(f(*a)?),
+        Filter::WriteFile(a, b) => Filter::WriteFile(f(*a)?, f(*b)?),
+        Filter::Equal(a, b) => Filter::Equal(f(*a)?, f(*b)?),
+        Filter::ConsecutiveMovesIn { x, y, min, max } => {
+            Filter::ConsecutiveMovesIn { x: f(*x)?, y: f(*y)?, min: *min, max: *max }
+        }
         leaf => leaf.clone(),
     };
     Ok(mapped)
@@ -571,7 +627,10 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
                 ValueType::Number
             }
         }
-        Filter::ConsecutiveMoves(..) => ValueType::Number,
+        Filter::ConsecutiveMoves(..) | Filter::ConsecutiveMovesIn { .. } | Filter::LastGameNumber => ValueType::Number,
+        Filter::SimilarPosition { game_number: true, .. } => ValueType::Number,
+        Filter::CurrentTransform(_) | Filter::ReadFile(_) => ValueType::String,
+        Filter::NoTransform(body) => sub(*body),
         Filter::Var(v) => match ir.vars.get(v.0 as usize).map(|info| info.kind) {
             Some(VarKind::Square) => ValueType::Set,
             Some(VarKind::Piece) => ValueType::Piece,
@@ -744,12 +803,19 @@ fn transform_copies(
     }
     let mut copies: Vec<FilterId> = Vec::new();
     let mut seen = std::collections::HashSet::new();
+    // Copies that differ only in the names `currenttransform` gives are one copy, as in
+    // CQL 6.2 (`CurrentTransformNode::transformmemberless` orders all such nodes alike).
+    let mut names_memo = bodies.iter().any(|&b| names_transform(ir, b)).then(HashMap::new);
     for map in group(kind) {
         let mut memo = HashMap::new();
         for &body in bodies {
             match map_node(ir, map, body, depth, &mut memo) {
                 Ok(copy) => {
-                    if seen.insert(copy) {
+                    let key = match names_memo.as_mut() {
+                        Some(m) => without_transform_names(ir, copy, m),
+                        None => copy,
+                    };
+                    if seen.insert(key) {
                         copies.push(copy);
                     }
                 }
@@ -833,6 +899,51 @@ fn squares_named(ir: &Ir, root: FilterId) -> Vec<FilterId> {
     found
 }
 
+/// Does any node under `root` name the current transform (`currenttransform`)?
+fn names_transform(ir: &Ir, root: FilterId) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let node = ir.get(id);
+        if matches!(node, Filter::CurrentTransform(_)) {
+            return true;
+        }
+        stack.extend(children(node));
+    }
+    false
+}
+
+/// `root` with every `currenttransform` name blanked: the identity of a copy for telling
+/// copies apart.
+fn without_transform_names(ir: &mut Ir, root: FilterId, memo: &mut HashMap<FilterId, FilterId>) -> FilterId {
+    if let Some(&done) = memo.get(&root) {
+        return done;
+    }
+    let node = ir.get(root).clone();
+    let result = match &node {
+        Filter::CurrentTransform(names) if names.is_empty() => root,
+        Filter::CurrentTransform(_) => {
+            let span = ir.span(root);
+            ir.add(Filter::CurrentTransform(String::new()), span)
+        }
+        other => {
+            let rebuilt = map_children::<()>(other, |c| Ok(without_transform_names(ir, c, memo)))
+                .unwrap_or_else(|_| other.clone());
+            if rebuilt == node {
+                root
+            } else {
+                let span = ir.span(root);
+                ir.add(rebuilt, span)
+            }
+        }
+    };
+    memo.insert(root, result);
+    result
+}
+
 /// The image of one node under one basic transform (memoised per transform).
 fn map_node(
     ir: &mut Ir,
@@ -856,6 +967,9 @@ fn map_node(
     let vanished = |before: Bitboard, after: Bitboard| shifting && before.any() && after.is_empty();
     let mut recurse = |ir: &mut Ir, c: FilterId| map_node(ir, map, c, depth + 1, memo);
     let mapped: Result<Filter, Stop> = match &node {
+        // `notransform F`: F stays as written in every copy.
+        Filter::NoTransform(_) => Ok(node.clone()),
+        Filter::CurrentTransform(names) => Ok(Filter::CurrentTransform(map.prefix_name(names))),
         Filter::Squares(bb) => {
             let image = map.map_squares(*bb);
             if vanished(*bb, image) {

@@ -41,10 +41,6 @@ impl Parser<'_> {
                 let a = self.args_exact(w, 2, sp)?;
                 self.simple(Filter::Distance(a[0], a[1]), sp)
             }
-            "consecutivemoves" => {
-                let a = self.args_exact(w, 2, sp)?;
-                self.simple(Filter::ConsecutiveMoves(a[0], a[1]), sp)
-            }
             "position" => {
                 // `position N`: the position whose positionid is N; the argument is an
                 // arithmetic expression (`position positionid+inc`).

@@ -14,6 +14,8 @@ use super::lexer::{letter_mask, Sym, Tok, Token};
 use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
+mod keywords62;
+
 /// Deepest nesting of filters accepted before the parser refuses the query.
 pub const MAX_DEPTH: usize = crate::NESTING_LIMIT;
 /// Deepest chain of function calls inside function calls.
@@ -65,12 +67,15 @@ pub const KEYWORDS: &[&str] = &[
     "count",
     "countmoves",
     "cql",
+    "cql_abort",
     "currentposition",
+    "currenttransform",
     "dark",
     "date",
     "depth",
     "diagonal",
     "dictionary",
+    "dihedral",
     "distance",
     "doubledpawns",
     "down",
@@ -79,13 +84,16 @@ pub const KEYWORDS: &[&str] = &[
     "elo",
     "else",
     "enpassant",
+    "equal",
     "event",
+    "extension",
     "false",
     "file",
     "find",
     "firstmatch",
     "flip",
     "flipcolor",
+    "flipdihedral",
     "fliphorizontal",
     "flipvertical",
     "focus",
@@ -106,6 +114,7 @@ pub const KEYWORDS: &[&str] = &[
     "isbound",
     "isolatedpawns",
     "isunbound",
+    "lastgamenumber",
     "lastposition",
     "lca",
     "left",
@@ -130,6 +139,7 @@ pub const KEYWORDS: &[&str] = &[
     "northeast",
     "northwest",
     "not",
+    "notransform",
     "null",
     "or",
     "orthogonal",
@@ -140,6 +150,7 @@ pub const KEYWORDS: &[&str] = &[
     "path",
     "pathcount",
     "pathcountunfocused",
+    "pathdebug",
     "pathlastposition",
     "pathstart",
     "persistent",
@@ -163,6 +174,7 @@ pub const KEYWORDS: &[&str] = &[
     "quiet",
     "rank",
     "ray",
+    "readfile",
     "removecomment",
     "result",
     "reversecolor",
@@ -176,6 +188,7 @@ pub const KEYWORDS: &[&str] = &[
     "shiftvertical",
     "sidetomove",
     "silent",
+    "similarposition",
     "singlecolor",
     "site",
     "sort",
@@ -203,6 +216,7 @@ pub const KEYWORDS: &[&str] = &[
     "virtualmainline",
     "while",
     "white",
+    "writefile",
     "wtm",
     "xray",
     "year",
@@ -242,6 +256,7 @@ fn transform_of(word: &str) -> Option<TransformKind> {
         "shift" => TransformKind::Shift,
         "shifthorizontal" => TransformKind::ShiftHorizontal,
         "shiftvertical" => TransformKind::ShiftVertical,
+        "dihedral" | "flipdihedral" => TransformKind::Flip,
         _ => return None,
     })
 }
@@ -1497,7 +1512,8 @@ impl<'s> Parser<'s> {
         self.bump();
         // Each family of keywords lives in its own file (the sections of docs/); the
         // families' words are disjoint, so the order they are tried in does not matter.
-        let families: [WordParser<'s>; 11] = [
+        let families: [WordParser<'s>; 12] = [
+            Self::parse_keywords62_word,
             Self::parse_position_state_word,
             Self::parse_header_word,
             Self::parse_game_tree_word,

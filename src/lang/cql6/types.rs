@@ -512,6 +512,17 @@ impl Checker<'_> {
                     sub(*body)
                 }
             }
+            Filter::NoTransform(body) => sub(*body),
+            Filter::CurrentTransform(_) | Filter::ReadFile(_) => Kind::String,
+            Filter::LastGameNumber | Filter::ConsecutiveMovesIn { .. } => Kind::Number,
+            Filter::SimilarPosition { game_number, .. } => {
+                if *game_number {
+                    Kind::Number
+                } else {
+                    Kind::Logical
+                }
+            }
+            Filter::WriteFile(..) | Filter::Equal(..) | Filter::Abort(_) | Filter::PathDebug => Kind::Logical,
             _ => Kind::Unknown,
         }
     }
@@ -820,7 +831,15 @@ impl Checker<'_> {
             Filter::AtPosition { at, .. } => self.want(*at, Kind::Position, "the left side of `:`"),
             Filter::Child(n) => self.want(*n, Kind::Number, "the argument of `child`"),
             Filter::PositionById(n) => self.want(*n, Kind::Number, "the argument of `position`"),
-            Filter::Lca(a, b) | Filter::Distance(a, b) | Filter::ConsecutiveMoves(a, b) => {
+            Filter::ReadFile(name) => self.want(*name, Kind::String, "the file name of `readfile`"),
+            Filter::WriteFile(name, text) => {
+                self.want(*name, Kind::String, "the file name of `writefile`");
+                self.want(*text, Kind::String, "the text of `writefile`");
+            }
+            Filter::ConsecutiveMovesIn { x: a, y: b, .. }
+            | Filter::Lca(a, b)
+            | Filter::Distance(a, b)
+            | Filter::ConsecutiveMoves(a, b) => {
                 self.want(*a, Kind::Position, "each argument");
                 self.want(*b, Kind::Position, "each argument");
             }

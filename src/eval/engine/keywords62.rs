@@ -1,0 +1,123 @@
+//! Evaluation of the CQL 6.2 keywords of [`crate::lang::cql6`]'s `keywords62` parser:
+//! `notransform`, `currenttransform`, `similarposition`, `readfile`, `writefile`, `equal`,
+//! `cql_abort`, `pathdebug`, `lastgamenumber` and `consecutivemoves` with a range.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use shakmaty::Position;
+
+use super::super::value::Value;
+use super::super::{files, similar, Error};
+use super::{Ctx, Eval, Loc};
+use crate::ir::{Filter, FilterId};
+
+/// Set once a `cql_abort` was reached: the run stops (see [`abort_requested`]).
+static ABORTED: AtomicBool = AtomicBool::new(false);
+
+/// Has a `cql_abort` been reached in this run? The scan then evaluates no further game.
+pub fn abort_requested() -> bool {
+    ABORTED.load(Ordering::Relaxed)
+}
+
+/// What `equal` compares: a filter without a value counts as whether it matched.
+#[derive(Debug, PartialEq, Eq)]
+enum Any {
+    Logical(bool),
+    Value(Value),
+}
+
+impl<'a> Ctx<'a> {
+    /// Evaluate one of this module's filters (`filter` is the node `f`).
+    pub(super) fn eval_keyword62(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
+        let _ = f;
+        Ok(match filter {
+            Filter::NoTransform(body) => return self.eval(*body, at, true),
+            Filter::CurrentTransform(names) => Some(Value::Str(format!("<{names}>"))),
+            Filter::SimilarPosition { file, transform, game_number } => {
+                let db = similar::db(file, *transform).map_err(|message| Error { message })?;
+                let Some(pos) = self.pos(at) else { return Ok(None) };
+                let white = pos.turn().is_white();
+                let entries = db.lookup(pos.board(), pos.turn());
+                if entries.is_empty() {
+                    return Ok(None);
+                }
+                if *game_number {
+                    return Ok(entries.iter().map(|e| e.game as i64).min().map(Value::Number));
+                }
+                if let Some(n) = self.node_of(at) {
+                    for e in entries {
+                        let side = if white { "wtm" } else { "btm" };
+                        let mut text = format!("see {file} game: {} at move: {} {side}", e.game, e.move_number);
+                        if !e.transform.is_empty() {
+                            text.push(' ');
+                            text.push_str(&e.transform);
+                        }
+                        self.out.comments.push((n, text));
+                    }
+                }
+                Some(Value::None)
+            }
+            Filter::ReadFile(name) => {
+                let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
+                Some(Value::Str(files::read(&name).map_err(|message| Error { message })?))
+            }
+            Filter::WriteFile(name, text) => {
+                let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
+                let Some(text) = self.string_value(*text, at)? else { return Ok(None) };
+                files::write(&name, &text).map_err(|message| Error { message })?;
+                Some(Value::None)
+            }
+            Filter::Equal(a, b) => {
+                let (x, y) = (self.any_value(*a, at)?, self.any_value(*b, at)?);
+                (x == y).then_some(Value::None)
+            }
+            Filter::Abort(place) => {
+                ABORTED.store(true, Ordering::Relaxed);
+                return Err(Error { message: format!("cql_abort reached at {place}") });
+            }
+            Filter::PathDebug => {
+                let text = match self.path_now {
+                    Some(now) => format!(
+                        "pathdebug: path started at position {}, {} move(s) so far, last position {}, now at {}",
+                        self.position_id(now.start),
+                        now.count,
+                        self.position_id(now.last),
+                        self.node_of(at).map_or(-1, |n| self.position_id(n)),
+                    ),
+                    None => "pathdebug: not inside a path".to_string(),
+                };
+                self.out.messages.push(text);
+                Some(Value::None)
+            }
+            Filter::LastGameNumber => {
+                let cap = self.ir.settings.gamenumber.map(|(_, hi)| hi);
+                let n = files::last_game_number(cap).unwrap_or(self.game.number);
+                Some(Value::Number(n as i64))
+            }
+            Filter::ConsecutiveMovesIn { x, y, min, max } => {
+                let (Some(x), Some(y)) = (self.position_value(*x, at)?, self.position_value(*y, at)?) else {
+                    return Ok(None);
+                };
+                let n = self.consecutive_moves(x, y);
+                (n > 0 && (*min..=*max).contains(&n)).then_some(Value::Number(n))
+            }
+            _ => return Err(Error { message: "internal error: not a CQL 6.2 keyword filter".into() }),
+        })
+    }
+
+    /// The value `equal` compares: a set (empty when the filter does not match), a number,
+    /// string or position, or whether a filter without a value matched.
+    fn any_value(&mut self, f: FilterId, at: Loc) -> Result<Any, Error> {
+        use crate::ir::ValueType;
+        let kind = crate::ir::transform::value_type(self.ir, f);
+        Ok(match (kind, self.eval(f, at, true)?) {
+            (ValueType::None, v) => Any::Logical(v.is_some()),
+            (ValueType::Set, v) => {
+                Any::Value(Value::Set(v.and_then(|v| self.as_set(&v, at)).unwrap_or(shakmaty::Bitboard::EMPTY)))
+            }
+            (ValueType::Piece, Some(v)) => Any::Value(Value::Set(self.as_set(&v, at).unwrap_or_default())),
+            (_, Some(v)) => Any::Value(v),
+            (_, None) => Any::Logical(false),
+        })
+    }
+}
