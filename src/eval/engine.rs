@@ -1110,6 +1110,12 @@ impl<'a> Ctx<'a> {
                 year.map(Value::Number)
             }
             Filter::GameNumber => Some(Value::Number(self.game.number as i64)),
+            Filter::GameTextContains(text) => found(super::hhdb::game_text_contains(self.game, text)),
+            Filter::HhdbAward { kind, special, max } => super::hhdb::award(self.game, *kind, *special, *max),
+            Filter::CurrentFen => match at {
+                Loc::Node(n) => Some(Value::Str(super::hhdb::current_fen(self.game, n))),
+                _ => None,
+            },
 
             // ----- game tree -----
             Filter::Find { direction, all, range, body } => {

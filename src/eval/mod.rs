@@ -10,6 +10,7 @@ mod board;
 mod dict;
 mod engine;
 pub mod finale;
+mod hhdb;
 mod legacy_facts;
 mod line;
 mod moves;

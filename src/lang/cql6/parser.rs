@@ -14,6 +14,9 @@ use super::lexer::{letter_mask, Sym, Tok, Token};
 use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
+#[path = "hhdb.rs"]
+mod hhdb;
+
 /// Deepest nesting of filters accepted before the parser refuses the query.
 pub const MAX_DEPTH: usize = crate::NESTING_LIMIT;
 /// Deepest chain of function calls inside function calls.
@@ -209,6 +212,7 @@ pub const KEYWORDS: &[&str] = &[
     "anydirection",
     "loop",
     "yacpdb",
+    "hhdb",
 ];
 
 fn directions_of(word: &str) -> Option<Directions> {
@@ -1510,6 +1514,9 @@ impl<'s> Parser<'s> {
         }
         if w == "yacpdb" {
             return self.parse_yacpdb(sp);
+        }
+        if w == "hhdb" {
+            return self.parse_hhdb(sp);
         }
         if let Some(dirs) = directions_of(&w) {
             let (mut min, mut max) = (1u8, 7u8);

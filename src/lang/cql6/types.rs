@@ -459,6 +459,9 @@ impl Checker<'_> {
             Filter::Header(HeaderField::Elo(_)) => Kind::Number,
             Filter::Header(_) => Kind::String,
             Filter::Year | Filter::GameNumber => Kind::Number,
+            Filter::HhdbAward { .. } => Kind::Number,
+            Filter::CurrentFen => Kind::String,
+            Filter::GameTextContains(_) => Kind::Logical,
             Filter::Find { all, range, .. } => {
                 if *all || range.is_some() {
                     Kind::Number
