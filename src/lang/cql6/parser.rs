@@ -14,6 +14,8 @@ use super::lexer::{letter_mask, Sym, Tok, Token};
 use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
+#[path = "fen.rs"]
+mod fen;
 #[path = "hhdb.rs"]
 mod hhdb;
 
@@ -213,6 +215,8 @@ pub const KEYWORDS: &[&str] = &[
     "loop",
     "yacpdb",
     "hhdb",
+    "fen",
+    "eventdate",
 ];
 
 fn directions_of(word: &str) -> Option<Directions> {
@@ -1517,6 +1521,19 @@ impl<'s> Parser<'s> {
         }
         if w == "hhdb" {
             return self.parse_hhdb(sp);
+        }
+        if w == "fen" {
+            return self.parse_fen(sp);
+        }
+        if w == "eventdate" {
+            // CQL 6.2 reads the tag as a date: a game without one, or with something else
+            // than a `yyyy.mm.dd` date (`?` for unknown digits), has the unknown date.
+            let raw = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
+            let pattern = r"^[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}$".to_string();
+            let tag = self.add(Filter::RegexMatch { subject: raw, pattern }, sp);
+            let unknown = self.add(Filter::Str("????.??.??".into()), sp);
+            let id = self.add(Filter::Or(vec![tag, unknown]), sp);
+            return Ok(self.maybe_contains(id, sp));
         }
         if let Some(dirs) = directions_of(&w) {
             let (mut min, mut max) = (1u8, 7u8);
