@@ -1972,6 +1972,15 @@ impl<'s> Parser<'s> {
                 if w == "local" && self.eat_word("dictionary") {
                     return self.parse_dictionary_decl(true, false, sp);
                 }
+                if w == "local" {
+                    // CQL 6.2 has `local` for dictionaries only (`local x = 1` is refused).
+                    self.error_hint(
+                        "`local` goes with a dictionary only",
+                        sp,
+                        Some("write `local dictionary D`, or `x = …` for a variable".to_string()),
+                    );
+                    return Err(());
+                }
                 let t = self.peek().clone();
                 if let Tok::Word(name) = t.tok {
                     if is_assign(&self.peek_at(1).tok) {
@@ -1990,8 +1999,9 @@ impl<'s> Parser<'s> {
                 };
                 if let Some(dict) = self.dictionary(&name) {
                     if w != "unbind" {
-                        self.error(format!("`{w}` needs a variable, and `{name}` is a dictionary"), t.span);
-                        return Err(());
+                        // A dictionary is always bound in CQL 6.2 (empty or not).
+                        let f = if w == "isbound" { Filter::True } else { Filter::False };
+                        return self.simple(f, Self::join(sp, t.span));
                     }
                     let key = self.parse_dict_key()?;
                     return self.simple(Filter::DictUnbind { dict, key }, sp);
@@ -2080,6 +2090,18 @@ impl<'s> Parser<'s> {
         let var = self.ir.var(&name, kind);
         if persistent {
             self.ir.vars[var.0 as usize].persistent = true;
+        }
+        // CQL 6.2 takes a first entry right in the declaration: `dictionary D["a"]="bc"`
+        // (`dictionary D[a5]=1` is refused there: CQL 6.2 reads `[a5]` as a designator;
+        // `D[ a5 ]` is a key).
+        let glued = {
+            let t = self.peek();
+            let b = self.src.as_bytes();
+            matches!(t.tok, Tok::Pieces { .. } | Tok::Squares(_))
+                && !b.get(t.span.start as usize + 1).is_some_and(|c| c.is_ascii_whitespace())
+        };
+        if self.at_dict_key() && !glued {
+            return self.parse_dictionary_use(var, &name, Self::join(sp, t.span));
         }
         self.simple(Filter::True, Self::join(sp, t.span))
     }
