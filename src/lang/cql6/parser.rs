@@ -1203,6 +1203,8 @@ impl<'s> Parser<'s> {
                 // `――{0,9}` in a path or line: a repetition count of the move, not its
                 // destination.
                 Tok::Sym(Sym::LBrace) if self.brace_is_repetition() => {}
+                // `――and ――`: the operator, not a destination (CQL 6.2).
+                Tok::Word(w) if w == "and" || w == "or" => {}
                 Tok::Pieces { .. }
                 | Tok::Squares(_)
                 | Tok::Word(_)
