@@ -452,7 +452,9 @@ impl<'s> Parser<'s> {
             }
         }
         let end = self.span_here();
-        if items.is_empty() && self.diags.is_empty() {
+        // A script of function definitions only has an empty body, which every position
+        // matches (CQL 6.2 accepts it); a script with nothing at all is refused.
+        if items.is_empty() && self.diags.is_empty() && self.functions.is_empty() {
             self.error_hint(
                 "the script has no filters",
                 end,
@@ -620,6 +622,15 @@ impl<'s> Parser<'s> {
         }
         self.expect_sym(Sym::RParen, "`)` closing the parameter list")?;
         let open = self.span_here();
+        if self.brace_is_repetition() && !self.peek_at(1).space_before && !self.peek_at(2).space_before {
+            // CQL 6.2 reads `{1}` / `{2,3}` as a repetition count, never as a body.
+            self.error_hint(
+                "a function body cannot be a repetition count like `{1}`",
+                open,
+                Some("write the body with spaces or another filter, e.g. `{ 1 + 0 }`".to_string()),
+            );
+            return Err(());
+        }
         self.expect_sym(Sym::LBrace, "`{` starting the function body")?;
         let start = self.pos;
         let mut level = 1usize;
