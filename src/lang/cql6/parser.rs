@@ -2303,6 +2303,7 @@ impl<'s> Parser<'s> {
             (Tok::Number(_), Tok::Sym(Sym::RBrace), _, _) => true,
             (Tok::Number(_), Tok::Sym(Sym::Comma), Tok::Sym(Sym::RBrace), _) => true,
             (Tok::Number(_), Tok::Sym(Sym::Comma), Tok::Number(_), Tok::Sym(Sym::RBrace)) => true,
+            (Tok::Sym(Sym::Comma), Tok::Number(_), Tok::Sym(Sym::RBrace), _) => true,
             _ => false,
         }
     }
@@ -2331,6 +2332,19 @@ impl<'s> Parser<'s> {
                             item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
                             continue;
                         }
+                    }
+                    // `{,n}`: at most n (CQL 6.2 reads an open start as 0).
+                    if let (Tok::Sym(Sym::Comma), Tok::Number(hi), Tok::Sym(Sym::RBrace)) =
+                        (&self.peek_at(1).tok, &self.peek_at(2).tok, &self.peek_at(3).tok)
+                    {
+                        let hi = (*hi).clamp(0, i64::from(u32::MAX)) as u32;
+                        for _ in 0..3 {
+                            self.bump();
+                        }
+                        let t = self.bump();
+                        let s = Self::join(self.ir.span(item), t.span);
+                        item = self.add(Filter::SeqRepeat { body: item, min: 0, max: hi }, s);
+                        continue;
                     }
                     // `{m,n}` / `{m,}` / `{m}`
                     let Tok::Number(lo) = self.peek_at(1).tok else { break };
