@@ -222,11 +222,10 @@ fn scan_once<E: Evaluator>(eval: &E, path: &str) -> (u64, u64, u64) {
     (outcome.read, outcome.matched, outcome.skipped)
 }
 
-/// Parse and expand a query exactly as the command line does.
+/// Compile a query through the library's one pipeline, as the command line does.
 fn query(source: &str, syntax: Syntax) -> Query {
-    let mut ir = cqlrs::lang::parse(source, syntax).unwrap_or_else(|e| panic!("parse `{source}`: {e}"));
-    cqlrs::ir::transform::expand(&mut ir).unwrap_or_else(|e| panic!("expand `{source}`: {e:?}"));
-    Query::new(ir).unwrap_or_else(|e| panic!("compile `{source}`: {e}"))
+    Query::compile(source, &mut cqlrs::CompileOptions::new(syntax))
+        .unwrap_or_else(|e| panic!("compile `{source}`: {e}"))
 }
 
 fn print_header() {

@@ -14,6 +14,7 @@
 pub const NESTING_LIMIT: usize = 200;
 
 pub mod cli;
+pub mod compile;
 pub mod eval;
 pub mod input;
 pub mod ir;
@@ -21,3 +22,7 @@ pub mod lang;
 pub mod output;
 pub mod pgn;
 pub mod scan;
+
+pub use compile::{CompileError, CompileOptions};
+pub use eval::Query;
+pub use lang::Syntax;

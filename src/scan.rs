@@ -49,6 +49,16 @@ pub trait Evaluator: Sync {
     fn wants_moves(&self, game: &Game) -> bool;
     /// Evaluate on a parsed game.
     fn eval_game(&self, scratch: &mut Self::Scratch, game: &Game) -> GameMatch;
+    /// How the matches are ordered when the query sorts them (`None`: input order). The
+    /// scan uses it when [`ScanConfig::sort`] is not set.
+    fn sort_order(&self) -> Option<SortOrder> {
+        None
+    }
+    /// Must the games be evaluated one after another, on one worker? The scan then uses
+    /// one worker whatever [`ScanConfig::threads`] says.
+    fn sequential(&self) -> bool {
+        false
+    }
 }
 
 impl Evaluator for Query {
@@ -58,6 +68,12 @@ impl Evaluator for Query {
     }
     fn eval_game(&self, scratch: &mut Scratch, game: &Game) -> GameMatch {
         Query::eval_game(self, scratch, game)
+    }
+    fn sort_order(&self) -> Option<SortOrder> {
+        SortOrder::of_query(self.ir())
+    }
+    fn sequential(&self) -> bool {
+        Query::sequential(self)
     }
 }
 
@@ -229,6 +245,15 @@ pub fn run_sources<E: Evaluator>(
     sink: &mut Sink,
     rejects: Option<&mut Sink>,
 ) -> ScanOutcome<E::Scratch> {
+    // The query decides its own order and whether its games are read one after another
+    // (dictionaries carried from game to game see the games in input order).
+    let own = ScanConfig {
+        sort: config.sort.clone().or_else(|| evaluator.sort_order()),
+        threads: if evaluator.sequential() { 1 } else { config.threads },
+        in_flight: if evaluator.sequential() { config.in_flight.min(8) } else { config.in_flight },
+        ..config.clone()
+    };
+    let config = &own;
     let paths = Games::from_sources(sources, first_number);
     let started = Instant::now();
     let threads = config.threads.max(1);

@@ -16,8 +16,9 @@ use std::sync::Arc;
 
 use cqlrs::eval::{GameMatch, Query, Scratch};
 use cqlrs::input::RawGame;
-use cqlrs::lang::{self, Syntax};
+use cqlrs::lang::Syntax;
 use cqlrs::pgn::{Game, GameParser, NodeId};
+use cqlrs::CompileOptions;
 use proptest::prelude::*;
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
@@ -88,10 +89,10 @@ fn parse_game(text: &str) -> Game {
     game
 }
 
+/// Compile `cql() FILTER` through the library's one pipeline.
 fn query(filter: &str) -> Query {
-    let mut ir = lang::parse(&format!("cql()\n{filter}\n"), Syntax::Cql6).unwrap_or_else(|e| panic!("`{filter}`: {e}"));
-    cqlrs::ir::transform::expand(&mut ir).unwrap_or_else(|e| panic!("`{filter}`: {e:?}"));
-    Query::new(ir).unwrap_or_else(|e| panic!("`{filter}`: {e}"))
+    let text = format!("cql()\n{filter}\n");
+    Query::compile(&text, &mut CompileOptions::new(Syntax::Cql6)).unwrap_or_else(|e| panic!("`{filter}`: {e}"))
 }
 
 fn run(q: &Query, game: &Game) -> GameMatch {
@@ -236,11 +237,9 @@ fn flipped_game_helpers_mirror_the_position() {
 #[test]
 fn dump_ir_shows_the_expanded_copies() {
     let dump = |text: &str| {
-        let mut ir = lang::parse(text, Syntax::Cql6).unwrap();
-        cqlrs::ir::transform::expand(&mut ir).unwrap();
-        // The binary normalises before it prints (`ir::normalize`), so do the same here.
-        cqlrs::ir::normalize::normalize(&mut ir);
-        cqlrs::ir::dump::dump(&ir)
+        // Compiled as the binary compiles before `--dump-ir` prints.
+        let query = Query::compile(text, &mut CompileOptions::new(Syntax::Cql6)).unwrap();
+        cqlrs::ir::dump::dump(query.ir())
     };
     let flip = dump("cql()\nflip Pg6\n");
     assert!(!flip.contains("Transform"), "{flip}");

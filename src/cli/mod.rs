@@ -12,7 +12,6 @@
 //! when the query has errors.
 
 pub mod args;
-mod checks;
 mod files;
 mod scale;
 
@@ -24,7 +23,8 @@ use crate::eval::Query;
 use crate::ir::{CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, Span, TransformKind};
 use crate::lang::{self, Syntax};
 use crate::output::{self, Format, PgnStyle, Sink, Summary};
-use crate::scan::{self, ScanConfig, SortOrder};
+use crate::scan::{self, ScanConfig};
+use crate::{CompileError, CompileOptions};
 
 pub use args::Args;
 
@@ -155,19 +155,12 @@ fn execute(args: &Args) -> Result<i32, String> {
         return Ok(EXIT_MATCH);
     }
     let source = query_source(args)?;
-    let mut ir = match &source {
+    // The one compile pipeline of the library; the command line's filters are added to
+    // the front-end's IR before its transforms are expanded.
+    let compiled = match &source {
         Some(src) => {
-            let mut ir = lang::parse(&src.text, src.syntax).map_err(|e| e.render(&src.name, &src.text))?;
-            apply_cli(args, &mut ir)?;
-            crate::ir::transform::expand(&mut ir)
-                .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
-            crate::ir::normalize::normalize(&mut ir);
-            if let (None, Some(script)) = (&ir.settings.output, &src.script) {
-                if args.output.is_none() && !args.numbers && !args.count && !args.json && !args.json_pgn {
-                    ir.settings.output = Some(default_output(script));
-                }
-            }
-            ir
+            let mut options = CompileOptions::new(src.syntax).amend(|ir| apply_cli(args, ir));
+            Query::compile(&src.text, &mut options).map_err(|e| compile_message(&e, &src.name, &src.text))
         }
         None => {
             // Only CLI filters: a header query evaluated once per game.
@@ -175,20 +168,19 @@ fn execute(args: &Args) -> Result<i32, String> {
             ir.root = Some(ir.add(Filter::True, Span::default()));
             ir.settings.per_game = true;
             apply_cli(args, &mut ir)?;
-            ir
+            Query::from_ir(ir).map_err(|e| compile_message(&e, "<command line>", ""))
         }
     };
-    if let (Some(src), Some(diagnostic)) = (&source, checks::runaway_loop(&ir)) {
-        return Err(lang::Error { diagnostics: vec![diagnostic] }.render(&src.name, &src.text));
-    }
+    let query = compiled?;
+    let ir = query.ir();
     if args.dump_ir {
-        output::print_stdout(&crate::ir::dump::dump(&ir)).map_err(|e| format!("cqlrs: {e}"))?;
+        output::print_stdout(&crate::ir::dump::dump(ir)).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
     }
     let inputs = if !args.input.is_empty() {
         args.input.clone()
     } else if !ir.settings.input.is_empty() {
-        std::mem::take(&mut ir.settings.input)
+        ir.settings.input.clone()
     } else if args.parse || !std::io::stdin().is_terminal() {
         vec!["-".to_string()]
     } else {
@@ -212,8 +204,13 @@ fn execute(args: &Args) -> Result<i32, String> {
     } else {
         Format::Pgn(style)
     };
+    // The output file: the option, else the query's `output`, else (PGN output of a
+    // script file) `<script>-out.pgn`.
     let out_path = args.output.clone().or_else(|| match format {
-        Format::Pgn(_) => ir.settings.output.clone(),
+        Format::Pgn(_) => ir.settings.output.clone().or_else(|| {
+            let script = source.as_ref().and_then(|s| s.script.as_ref())?;
+            (!args.count && !args.json && !args.json_pgn).then(|| default_output(script))
+        }),
         _ => None,
     });
     let mut config = ScanConfig::new(format);
@@ -224,7 +221,6 @@ fn execute(args: &Args) -> Result<i32, String> {
     }
     config.in_flight = 4 * config.threads + 4;
     config.limit = args.limit;
-    config.sort = SortOrder::of_query(&ir);
     config.gamenumber = ir.settings.gamenumber;
     config.progress = std::io::stderr().is_terminal()
         && !args.quiet_stderr
@@ -236,7 +232,6 @@ fn execute(args: &Args) -> Result<i32, String> {
         line_increment: args.lineincrement,
     };
     config.keep_rejects = args.rejects.is_some();
-    let query = Query::new(ir).map_err(|e| format!("cqlrs: {e}"))?;
     if args.parse {
         // `-parse`: the query compiled; nothing is read or written.
         if !args.quiet_stderr {
@@ -244,12 +239,6 @@ fn execute(args: &Args) -> Result<i32, String> {
             eprintln!("cqlrs: {name}: the query is valid");
         }
         return Ok(EXIT_MATCH);
-    }
-    if query.sequential() {
-        // Dictionaries carried from game to game: one worker, so every game sees them as
-        // the games before it in the input left them.
-        config.threads = 1;
-        config.in_flight = 8;
     }
 
     // Nothing is opened for writing before every output is known to be no input.
@@ -669,5 +658,14 @@ mod tests {
     #[test]
     fn no_query_is_an_error() {
         assert_eq!(run(vec!["cqlrs".into(), "-i".into(), "x.pgn".into()]), EXIT_ERROR);
+    }
+}
+
+/// A compile error as the command line prints it: diagnostics with a caret under the
+/// text, other errors on one line.
+fn compile_message(err: &CompileError, name: &str, text: &str) -> String {
+    match err {
+        CompileError::Eval(e) => format!("cqlrs: {e}"),
+        other => other.render(name, text),
     }
 }

@@ -141,7 +141,7 @@ mod tests {
     }
 
     fn query(src: &str) -> Query {
-        Query::new(crate::lang::cql6::parse(src).expect("script parses")).expect("query compiles")
+        Query::compile(src, &mut crate::CompileOptions::default()).expect("query compiles")
     }
 
     fn run(q: &Query, scratch: &mut Scratch, game: &crate::pgn::Game) -> GameMatch {

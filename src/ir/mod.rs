@@ -20,6 +20,7 @@
 
 pub mod dump;
 pub mod legacy;
+pub mod loops;
 pub mod normalize;
 pub mod transform;
 

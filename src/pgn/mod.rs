@@ -7,9 +7,11 @@
 //! variations) — or a [`GameError`] saying where the game is broken.
 //! Must never: panic on bad input, print, or look at a query.
 
+mod builder;
 mod parse;
 mod position;
 
+pub use builder::GameBuilder;
 pub use parse::{decode_game, initial_ids, moved_ids, GameParser};
 pub use position::{pseudo_legal_moves, Lenient, Pos};
 

@@ -317,6 +317,33 @@ pub struct Parser<'s> {
 
 type PResult<T> = Result<T, ()>;
 
+/// One filter family's reader of its keywords (see [`Parser::parse_word`]).
+type WordParser<'s> = fn(&mut Parser<'s>, &str, Span) -> PResult<Option<FilterId>>;
+
+// The keywords of each filter family, one file each (the sections of docs/), beside this one.
+#[path = "attacks_and_geometry.rs"]
+mod attacks_and_geometry;
+#[path = "dictionaries.rs"]
+mod dictionaries;
+#[path = "game_tree.rs"]
+mod game_tree;
+#[path = "header.rs"]
+mod header;
+#[path = "iteration.rs"]
+mod iteration;
+#[path = "moves.rs"]
+mod moves;
+#[path = "numbers.rs"]
+mod numbers;
+#[path = "output.rs"]
+mod output;
+#[path = "pieces_and_sets.rs"]
+mod pieces_and_sets;
+#[path = "position_state.rs"]
+mod position_state;
+#[path = "transforms.rs"]
+mod transforms;
+
 impl<'s> Parser<'s> {
     /// A parser over the tokens of `src`.
     pub fn new(src: &'s str, toks: Vec<Token>) -> Parser<'s> {
@@ -1455,6 +1482,8 @@ impl<'s> Parser<'s> {
         Ok(self.add(f, sp))
     }
 
+    /// A word: a function, dictionary or variable the script defines, else a keyword of one
+    /// filter family, else a variable or an error.
     fn parse_word(&mut self, w: String, sp: Span) -> PResult<FilterId> {
         // Variables and function calls first: a name the script defines.
         if self.functions.contains_key(&w) {
@@ -1476,601 +1505,27 @@ impl<'s> Parser<'s> {
             return self.parse_iteration(w, false, false, sp);
         }
         self.bump();
-        let state = |f: Filter| Some(f);
-        let simple = match w.as_str() {
-            "check" => state(Filter::Check),
-            "mate" => state(Filter::Mate),
-            "stalemate" => state(Filter::Stalemate),
-            "wtm" => state(Filter::ToMove(Color::White)),
-            "btm" => state(Filter::ToMove(Color::Black)),
-            "initial" => state(Filter::Initial),
-            "terminal" => state(Filter::Terminal),
-            "true" => state(Filter::True),
-            "false" => state(Filter::False),
-            "sidetomove" => state(Filter::SideToMove),
-            "white" => state(Filter::Number(1)),
-            "black" => state(Filter::Number(-1)),
-            "mainline" => state(Filter::Mainline),
-            "variation" => state(Filter::Variation),
-            "virtualmainline" => state(Filter::VirtualMainline),
-            "puremate" => state(Filter::Finale(FinaleQuality::PureMate)),
-            "modelmate" => state(Filter::Finale(FinaleQuality::ModelMate)),
-            "idealmate" => state(Filter::Finale(FinaleQuality::IdealMate)),
-            "purestalemate" => state(Filter::Finale(FinaleQuality::PureStalemate)),
-            "modelstalemate" => state(Filter::Finale(FinaleQuality::ModelStalemate)),
-            "idealstalemate" => state(Filter::Finale(FinaleQuality::IdealStalemate)),
-            "hascomment" => state(Filter::HasComment),
-            "originalcomment" => state(Filter::OriginalComment),
-            "removecomment" => state(Filter::RemoveComment),
-            "passedpawns" => state(Filter::PawnStructure(PawnStructure::Passed)),
-            "doubledpawns" => state(Filter::PawnStructure(PawnStructure::Doubled)),
-            "isolatedpawns" => state(Filter::PawnStructure(PawnStructure::Isolated)),
-            "connectedpawns" => state(Filter::PawnStructure(PawnStructure::Connected)),
-            "parent" => state(Filter::Tree(TreeStep::Parent)),
-            "pathcount" => state(Filter::PathStatus(PathStatus::Count)),
-            "pathcountunfocused" => state(Filter::PathStatus(PathStatus::CountUnfocused)),
-            "pathstart" => state(Filter::PathStatus(PathStatus::Start)),
-            "pathlastposition" => state(Filter::PathStatus(PathStatus::LastPosition)),
-            "initialposition" => state(Filter::Tree(TreeStep::Initial)),
-            "currentposition" => state(Filter::Tree(TreeStep::Current)),
-            "lastposition" => state(Filter::Tree(TreeStep::Last)),
-            "depth" => state(Filter::Depth),
-            "positionid" => state(Filter::PositionId),
-            "site" => state(Filter::Header(HeaderField::Site)),
-            "event" => state(Filter::Header(HeaderField::Event)),
-            "date" => state(Filter::Header(HeaderField::Date)),
-            "eco" => state(Filter::Header(HeaderField::Eco)),
-            _ => None,
-        };
-        if let Some(f) = simple {
-            let id = self.add(f, sp);
-            if matches!(w.as_str(), "site" | "event" | "date" | "eco") {
-                return Ok(self.maybe_contains(id, sp));
-            }
-            return Ok(id);
-        }
-        if w == "yacpdb" {
-            return self.parse_yacpdb(sp);
-        }
-        if w == "hhdb" {
-            return self.parse_hhdb(sp);
-        }
-        if w == "fen" {
-            return self.parse_fen(sp);
-        }
-        if w == "eventdate" {
-            // CQL 6.2 reads the tag as a date: a game without one, or with something else
-            // than a `yyyy.mm.dd` date (`?` for unknown digits), has the unknown date.
-            let raw = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
-            let pattern = r"^[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}$".to_string();
-            let tag = self.add(Filter::RegexMatch { subject: raw, pattern }, sp);
-            let unknown = self.add(Filter::Str("????.??.??".into()), sp);
-            let id = self.add(Filter::Or(vec![tag, unknown]), sp);
-            return Ok(self.maybe_contains(id, sp));
-        }
-        if let Some(dirs) = directions_of(&w) {
-            let (mut min, mut max) = (1u8, 7u8);
-            if let Tok::Number(a) = self.peek().tok {
-                let first = self.span_here();
-                self.bump();
-                let mut second = None;
-                if let Tok::Number(b) = self.peek().tok {
-                    second = Some((b, self.span_here()));
-                    self.bump();
-                }
-                // A count beyond the board can never be reached: refused, not clamped.
-                for (n, s) in std::iter::once((a, first)).chain(second) {
-                    if !(0..=7).contains(&n) {
-                        self.error_hint(
-                            format!("`{w} {n}`: a direction reaches at most 7 squares"),
-                            s,
-                            Some("give a count from 0 to 7".to_string()),
-                        );
-                        return Err(());
-                    }
-                }
-                min = a as u8;
-                max = second.map_or(min, |(b, _)| b as u8);
-                if self.at_sym(Sym::Minus) && matches!(self.peek_at(1).tok, Tok::Number(_)) {
-                    let s = self.span_here();
-                    self.error_hint(
-                        "a direction range is written with a space",
-                        s,
-                        Some(format!("write `{w} {min} N`, not `{w} {min}-N`")),
-                    );
-                    return Err(());
-                }
-            }
-            let arg = self.parse_expr(BP_POSTFIX)?;
-            let s = Self::join(sp, self.ir.span(arg));
-            return Ok(self.add(Filter::Direction { dirs, min, max, arg }, s));
-        }
-        if let Some(kind) = transform_of(&w) {
-            return self.parse_transform(kind, sp);
-        }
-        match w.as_str() {
-            "not" => {
-                let a = self.parse_expr(BP_LOOSE)?;
-                let s = Self::join(sp, self.ir.span(a));
-                Ok(self.add(Filter::Not(a), s))
-            }
-            "ply" | "movenumber" | "year" | "gamenumber" => {
-                self.no_range_after(&w);
-                let f = match w.as_str() {
-                    "ply" => Filter::Ply,
-                    "movenumber" => Filter::MoveNumber,
-                    "year" => Filter::Year,
-                    _ => Filter::GameNumber,
-                };
-                self.simple(f, sp)
-            }
-            "player" => {
-                let hay = match self.color_word() {
-                    Some(c) => self.add(Filter::Header(HeaderField::Player(c)), sp),
-                    None => {
-                        if let Tok::Str(s) = self.peek().tok.clone() {
-                            let t = self.bump();
-                            let needle = self.add(Filter::Str(s.clone()), t.span);
-                            let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
-                            let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
-                            let cw = self.add(Filter::Contains { haystack: w, needle, ignore_case: false }, sp);
-                            let cb = self.add(Filter::Contains { haystack: b, needle, ignore_case: false }, sp);
-                            return Ok(self.add(Filter::Or(vec![cw, cb]), Self::join(sp, t.span)));
-                        }
-                        let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
-                        let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
-                        return Ok(self.add(Filter::Or(vec![w, b]), sp));
-                    }
-                };
-                Ok(self.maybe_contains(hay, sp))
-            }
-            "elo" => {
-                let c = self.color_word();
-                self.no_range_after("elo");
-                match c {
-                    Some(c) => self.simple(Filter::Header(HeaderField::Elo(c)), sp),
-                    None => {
-                        let w = self.add(Filter::Header(HeaderField::Elo(Color::White)), sp);
-                        let b = self.add(Filter::Header(HeaderField::Elo(Color::Black)), sp);
-                        self.simple(Filter::Or(vec![w, b]), sp)
-                    }
-                }
-            }
-            "result" => {
-                let t = self.bump();
-                match t.tok {
-                    Tok::ResultLit(r) => self.simple(Filter::Result(r), Self::join(sp, t.span)),
-                    Tok::Str(ref text) if result_of(text).is_some() => {
-                        let r = result_of(text).unwrap_or(GameResult::Draw);
-                        self.simple(Filter::Result(r), Self::join(sp, t.span))
-                    }
-                    _ => {
-                        self.error_hint(
-                            "`result` needs a result",
-                            t.span,
-                            Some("write `result 1-0`, `result 0-1` or `result 1/2-1/2`".into()),
-                        );
-                        Err(())
-                    }
-                }
-            }
-            "tag" => {
-                let t = self.bump();
-                let Tok::Str(name) = t.tok else {
-                    self.error("`tag` needs a tag name in quotes", t.span);
-                    return Err(());
-                };
-                let h = self.add(Filter::Header(HeaderField::Tag(name)), Self::join(sp, t.span));
-                Ok(self.maybe_contains(h, sp))
-            }
-            "power" => self.tight_arg(|a| Filter::Call(Builtin::Power, vec![a]), sp),
-            "light" => self.tight_arg(|a| Filter::Call(Builtin::Light, vec![a]), sp),
-            "dark" => self.tight_arg(|a| Filter::Call(Builtin::Dark, vec![a]), sp),
-            "file" => self.tight_arg(|a| Filter::Call(Builtin::File, vec![a]), sp),
-            "rank" => self.tight_arg(|a| Filter::Call(Builtin::Rank, vec![a]), sp),
-            "type" => self.tight_arg(|a| Filter::Call(Builtin::Type, vec![a]), sp),
-            "typename" => self.tight_arg(|a| Filter::Call(Builtin::TypeName, vec![a]), sp),
-            "piecename" => self.tight_arg(|a| Filter::Call(Builtin::PieceName, vec![a]), sp),
-            "colortype" => self.tight_arg(|a| Filter::Call(Builtin::ColorType, vec![a]), sp),
-            "pieceid" => self.tight_arg(|a| Filter::Call(Builtin::PieceId, vec![a]), sp),
-            "abs" | "sqrt" | "int" | "str" | "lowercase" | "uppercase" | "ascii" => {
-                let b = match w.as_str() {
-                    "abs" => Builtin::Abs,
-                    "sqrt" => Builtin::Sqrt,
-                    "int" => Builtin::Int,
-                    "str" => Builtin::Str,
-                    "lowercase" => Builtin::Lowercase,
-                    "uppercase" => Builtin::Uppercase,
-                    _ => Builtin::Ascii,
-                };
-                let args = if self.at_sym(Sym::LParen) {
-                    self.args_exact(&w, 1, sp)?
-                } else {
-                    vec![self.parse_expr(BP_POSTFIX)?]
-                };
-                self.simple(Filter::Call(b, args), sp)
-            }
-            "min" | "max" => {
-                let args = self.parse_args()?;
-                if args.is_empty() {
-                    self.error(format!("`{w}` needs at least one argument"), sp);
-                    return Err(());
-                }
-                self.simple(Filter::Call(if w == "min" { Builtin::Min } else { Builtin::Max }, args), sp)
-            }
-            "indexof" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                self.simple(Filter::Call(Builtin::IndexOf, a), sp)
-            }
-            "makesquare" => {
-                // `makesquare (f r)`, `makesquare ("e4")` or, like `str`, a single tight argument: `makesquare "e4"`.
-                let a = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
-                if a.is_empty() || a.len() > 2 {
-                    self.error("`makesquare` takes a string or a file and a rank", sp);
-                    return Err(());
-                }
-                self.simple(Filter::Call(Builtin::MakeSquare, a), sp)
-            }
-            "between" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                self.simple(Filter::Between(a[0], a[1]), sp)
-            }
-            "lca" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                self.simple(Filter::Lca(a[0], a[1]), sp)
-            }
-            // `ancestor(A B)`: A lies strictly before B on B's way from the start;
-            // `descendant(A B)`: A lies strictly after B (CQL 6.2 `DescendantNode`).
-            "ancestor" | "descendant" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                let rel = if w == "ancestor" { TreeRelation::Ancestor } else { TreeRelation::Descendant };
-                self.simple(Filter::TreeRelation(rel, a[0], a[1]), sp)
-            }
-            "distance" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                self.simple(Filter::Distance(a[0], a[1]), sp)
-            }
-            "consecutivemoves" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                self.simple(Filter::ConsecutiveMoves(a[0], a[1]), sp)
-            }
-            "settag" => {
-                let a = self.args_exact(&w, 2, sp)?;
-                self.simple(Filter::SetTag(a[0], a[1]), sp)
-            }
-            "position" => {
-                // `position N`: the position whose positionid is N; the argument is an
-                // arithmetic expression (`position positionid+inc`).
-                let n = self.parse_expr(BP_ADD)?;
-                self.simple(Filter::PositionById(n), sp)
-            }
-            "child" => {
-                let n = if self.at_sym(Sym::LParen) && !self.peek().space_before {
-                    self.args_exact("child", 1, sp)?[0]
-                } else {
-                    self.add(Filter::Number(0), sp)
-                };
-                self.simple(Filter::Child(n), sp)
-            }
-            "from" | "to" => {
-                // The squares of the move that led here (inside a path: the move just made).
-                let value = if w == "from" { MoveValue::From } else { MoveValue::To };
-                Ok(self.move_node(
-                    MoveFilter { source: MoveSource::Previous, value, ..MoveFilter::any(MoveSource::Next) },
-                    sp,
-                ))
-            }
-            "comment" | "message" => {
-                // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
-                // `match_node`): a comment of a string comparison comments the comparison.
-                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };
-                self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
-            }
-            "ray" | "xray" => {
-                let dirs = match &self.peek().tok {
-                    Tok::Word(d) => match directions_of(d) {
-                        Some(d) => {
-                            self.bump();
-                            d
-                        }
-                        None => Directions::ANY,
-                    },
-                    _ => Directions::ANY,
-                };
-                let sets = self.parse_args()?;
-                if sets.len() < 2 {
-                    self.error(format!("`{w}` needs at least two sets"), sp);
-                    return Err(());
-                }
-                self.simple(Filter::Ray { dirs, sets, xray: w == "xray" }, sp)
-            }
-            "pin" => {
-                let (mut from, mut through, mut to) = (None, None, None);
-                // CQL 6.2: the first parameter written chooses the value (pinned by default).
-                let mut part = None;
-                loop {
-                    let slot = if self.eat_word("from") {
-                        part.get_or_insert(PinPart::Pinners);
-                        &mut from
-                    } else if self.eat_word("through") {
-                        part.get_or_insert(PinPart::Pinned);
-                        &mut through
-                    } else if self.eat_word("to") {
-                        part.get_or_insert(PinPart::Targets);
-                        &mut to
-                    } else {
-                        break;
-                    };
-                    // `pin … to [qrnb] & ~zz`: an argument is a set expression that
-                    // may be an intersection (and anything tighter).
-                    let v = self.parse_expr(BP_INTER)?;
-                    *slot = Some(v);
-                }
-                self.simple(Filter::PinOf { from, through, to, part: part.unwrap_or(PinPart::Pinned) }, sp)
-            }
-            "if" => {
-                let cond = self.parse_expr(BP_LOOSE)?;
-                self.eat_word("then");
-                let then = self.parse_expr(BP_LOOSE)?;
-                let otherwise = if self.eat_word("else") { Some(self.parse_expr(BP_LOOSE)?) } else { None };
-                self.simple(Filter::If { cond, then, otherwise }, sp)
-            }
-            "find" => {
-                // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no effect here:
-                // `find` writes no comments of its own), `all`, `<--`, a range.
-                let mut direction = FindDirection::Forward;
-                let mut all = false;
-                let mut range = None;
-                // `find v F` with a numeric variable v: at least v positions (CQL 6.2 ranges
-                // take variables, `match_rangeconstituent`).
-                let mut at_least = None;
-                loop {
-                    let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
-                        (Tok::Word(name), next) if !all && range.is_none() && at_least.is_none() && !is_assign(next) => self
-                            .ir
-                            .find_var(name)
-                            .filter(|v| self.ir.vars[v.0 as usize].kind == VarKind::Value)
-                            .filter(|_| !matches!(next, Tok::Sym(s) if cmp_op(*s).is_some() || matches!(s, Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent))),
-                        _ => None,
-                    };
-                    if let Some(var) = numeric_var {
-                        let t = self.bump();
-                        at_least = Some(self.add(Filter::Var(var), t.span));
-                    } else if self.eat_word("quiet") {
-                    } else if self.eat_word("all") {
-                        all = true;
-                    } else if self.eat_sym(Sym::LineBackward) {
-                        direction = FindDirection::Backward;
-                    } else if let (None, Tok::Number(lo)) = (range, &self.peek().tok) {
-                        let lo = *lo;
-                        self.bump();
-                        let hi = if let Tok::Number(hi) = self.peek().tok {
-                            self.bump();
-                            hi
-                        } else {
-                            i64::MAX
-                        };
-                        range = Some((lo, hi));
-                    } else {
-                        break;
-                    }
-                }
-                // A counting `find all` / `find N M` is a number: a comparison after it
-                // compares the count (`find all check >= 30`). A plain `find` takes a
-                // comparison as its body (`find T == C`: the position where piece T
-                // stands on C), as the reference does.
-                let counting = all || range.is_some() || at_least.is_some();
-                let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
-                let s = Self::join(sp, self.ir.span(body));
-                if let Some(bound) = at_least {
-                    let found = self.add(Filter::Find { direction, all: true, range: None, body }, s);
-                    return Ok(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Ge, bound)] }, s));
-                }
-                Ok(self.add(Filter::Find { direction, all, range, body }, s))
-            }
-            "sort" => {
-                let mut min = false;
-                if self.eat_word("min") {
-                    min = true;
-                } else {
-                    self.eat_word("max");
-                }
-                let mut doc = String::new();
-                if let Tok::Str(s) = &self.peek().tok {
-                    doc = s.clone();
-                    self.bump();
-                }
-                let value = self.parse_expr(BP_LOOSE)?;
-                let s = Self::join(sp, self.ir.span(value));
-                Ok(self.add(Filter::Sort { doc, min, value }, s))
-            }
-            "count" => {
-                // `count` before a transform: `count flip F` is `flip count F`.
-                let t = self.peek().clone();
-                if let Tok::Word(tw) = &t.tok {
-                    if let Some(kind) = transform_of(tw) {
-                        self.bump();
-                        let body = self.parse_expr(BP_LOOSE)?;
-                        return self.simple(Filter::Transform { kind, range: None, count: true, body }, sp);
-                    }
-                }
-                self.error("`count` must go with a transform, as in `rotate90 count F`", sp);
-                Err(())
-            }
-            "legal" | "pseudolegal" => {
-                let source = if w == "legal" { MoveSource::Legal } else { MoveSource::Pseudolegal };
-                let m = self.parse_expr(BP_DASH)?;
-                self.retarget_move(m, sp, |mv| mv.source = source)
-            }
-            "countmoves" => {
-                let m = self.parse_expr(BP_DASH)?;
-                self.retarget_move(m, sp, |mv| mv.value = MoveValue::Count)
-            }
-            "move" => self.parse_move_keyword(sp),
-            "line" => self.parse_line(sp),
-            "path" => self.parse_path(sp),
-            "echo" => {
-                self.expect_sym(Sym::LParen, "`(` after `echo`")?;
-                let mut names = Vec::new();
-                while let Tok::Word(n) = &self.peek().tok {
-                    names.push(n.clone());
-                    self.bump();
-                }
-                self.expect_sym(Sym::RParen, "`)` after the echo variables")?;
-                if names.len() != 2 {
-                    self.error("`echo` needs two position variables: `echo (s t)`", sp);
-                    return Err(());
-                }
-                let source = self.ir.var(&names[0], VarKind::Position);
-                let target = self.ir.var(&names[1], VarKind::Position);
-                let in_all = if self.at_word("in") && matches!(&self.peek_at(1).tok, Tok::Word(a) if a == "all") {
-                    self.bump();
-                    self.bump();
-                    true
-                } else {
-                    false
-                };
-                let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::Echo { source, target, in_all, body }, sp)
-            }
-            "square" | "piece" => {
-                let forall = self.eat_word("all");
-                let t = self.bump();
-                let name = match t.tok {
-                    Tok::Word(n) => n,
-                    Tok::Pieces { .. } => {
-                        self.error_hint(
-                            "a single piece letter cannot be a variable name",
-                            t.span,
-                            Some("use a longer name".into()),
-                        );
-                        return Err(());
-                    }
-                    _ => {
-                        self.error(format!("expected a variable name after `{w}`"), t.span);
-                        return Err(());
-                    }
-                };
-                // `piece T = S`: the ASCII spelling of `◭T=S`, a piece variable given the
-                // piece standing on the one square of S.
-                if w == "piece" && !forall && self.peek().tok == Tok::Sym(Sym::Assign) {
-                    self.ir.var(&name, VarKind::Piece);
-                    return self.parse_assign(name, sp, false);
-                }
-                if !self.eat_word("in") && !self.eat_sym(Sym::Element) {
-                    let s = self.span_here();
-                    self.error(format!("expected `in` after `{w} {name}`"), s);
-                    return Err(());
-                }
-                self.parse_iteration(name, w == "piece", forall, sp)
-            }
-            "persistent" => {
-                self.eat_word("quiet");
-                if self.eat_word("dictionary") {
-                    return self.parse_dictionary_decl(false, true, sp);
-                }
-                let t = self.bump();
-                let Tok::Word(name) = t.tok else {
-                    self.error("expected a variable name after `persistent`", t.span);
-                    return Err(());
-                };
-                if !is_assign(&self.peek().tok) {
-                    self.error("expected an assignment after `persistent NAME`", t.span);
-                    return Err(());
-                }
-                self.parse_assign(name, t.span, true)
-            }
-            "dictionary" => self.parse_dictionary_decl(false, false, sp),
-            "local" | "atomic" => {
-                if w == "local" && self.eat_word("dictionary") {
-                    return self.parse_dictionary_decl(true, false, sp);
-                }
-                if w == "local" {
-                    // CQL 6.2 has `local` for dictionaries only (`local x = 1` is refused).
-                    self.error_hint(
-                        "`local` goes with a dictionary only",
-                        sp,
-                        Some("write `local dictionary D`, or `x = …` for a variable".to_string()),
-                    );
-                    return Err(());
-                }
-                let t = self.peek().clone();
-                if let Tok::Word(name) = t.tok {
-                    if is_assign(&self.peek_at(1).tok) {
-                        self.bump();
-                        return self.parse_assign(name, t.span, false);
-                    }
-                }
-                self.error(format!("expected an assignment after `{w}`"), sp);
-                Err(())
-            }
-            "isbound" | "isunbound" | "unbind" => {
-                let t = self.bump();
-                let Tok::Word(name) = t.tok else {
-                    self.error(format!("expected a variable name after `{w}`"), t.span);
-                    return Err(());
-                };
-                if let Some(dict) = self.dictionary(&name) {
-                    if w != "unbind" {
-                        // A dictionary is always bound in CQL 6.2 (empty or not).
-                        let f = if w == "isbound" { Filter::True } else { Filter::False };
-                        return self.simple(f, Self::join(sp, t.span));
-                    }
-                    let key = self.parse_dict_key()?;
-                    return self.simple(Filter::DictUnbind { dict, key }, sp);
-                }
-                let var = match self.ir.find_var(&name) {
-                    Some(v) => v,
-                    None if w != "unbind" => self.ir.var(&name, VarKind::Value),
-                    None => {
-                        self.error(format!("`unbind` of undeclared variable `{name}`"), t.span);
-                        return Err(());
-                    }
-                };
-                match w.as_str() {
-                    "isbound" => self.simple(Filter::IsBound(var), sp),
-                    "isunbound" => {
-                        let b = self.add(Filter::IsBound(var), sp);
-                        self.simple(Filter::Not(b), sp)
-                    }
-                    _ => self.simple(Filter::Unbind(var), sp),
-                }
-            }
-            "while" => {
-                self.expect_sym(Sym::LParen, "`(` after `while`")?;
-                self.pos -= 1;
-                let cond = self.parse_block(Sym::RParen)?;
-                let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::While { cond: Some(cond), body }, sp)
-            }
-            "loop" => {
-                let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::While { cond: None, body }, sp)
-            }
-            "assert" => self.parse_expr(BP_LOOSE),
-            "try" => self.simple(Filter::Try, sp),
-            _ => {
-                if let Some(v) = self.ir.find_var(&w) {
-                    return self.simple(Filter::Var(v), sp);
-                }
-                if self.declared.contains(&w)
-                    || (!KEYWORDS.contains(&w.as_str())
-                        && nearest(&w, KEYWORDS).is_none()
-                        && w.chars().next().is_some_and(|c| c.is_uppercase()))
-                {
-                    let v = self.ir.var(&w, VarKind::Value);
-                    return self.simple(Filter::Var(v), sp);
-                }
-                let hint = nearest(&w, KEYWORDS).map(|n| format!("did you mean `{n}`?"));
-                let msg = if KEYWORDS.contains(&w.as_str()) {
-                    format!("`{w}` cannot be used here")
-                } else {
-                    format!("unknown filter or variable `{w}`")
-                };
-                self.error_hint(msg, sp, hint);
-                Err(())
+        // Each family of keywords lives in its own file (the sections of docs/); the
+        // families' words are disjoint, so the order they are tried in does not matter.
+        let families: [WordParser<'s>; 11] = [
+            Self::parse_position_state_word,
+            Self::parse_header_word,
+            Self::parse_game_tree_word,
+            Self::parse_output_word,
+            Self::parse_pieces_and_sets_word,
+            Self::parse_attacks_and_geometry_word,
+            Self::parse_moves_word,
+            Self::parse_iteration_word,
+            Self::parse_dictionaries_word,
+            Self::parse_transforms_word,
+            Self::parse_numbers_word,
+        ];
+        for family in families {
+            if let Some(id) = family(self, &w, sp)? {
+                return Ok(id);
             }
         }
+        self.parse_variable_word(w, sp)
     }
 
     /// The dictionary a name stands for, if the script declared it as one.

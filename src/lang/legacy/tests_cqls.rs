@@ -27,13 +27,11 @@ fn games(pgn: &str) -> Vec<crate::pgn::Game> {
 /// The numbers of the games a legacy script matches, through the whole pipeline
 /// (transforms expanded, IR normalised), as the command line runs it.
 fn matching(src: &str, pgn: &str) -> Vec<u64> {
-    let mut ir = match parse(src) {
-        Ok(ir) => ir,
+    let options = &mut crate::CompileOptions::new(crate::lang::Syntax::Legacy);
+    let q = match crate::eval::Query::compile(src, options) {
+        Ok(q) => q,
         Err(e) => panic!("{src}\n{}", e.render("t.cql", src)),
     };
-    crate::ir::transform::expand(&mut ir).expect("transforms expand");
-    crate::ir::normalize::normalize(&mut ir);
-    let q = crate::eval::Query::new(ir).expect("query builds");
     let mut scratch = crate::eval::Scratch::default();
     games(pgn).iter().filter(|g| q.eval_game(&mut scratch, g).matched).map(|g| g.number).collect()
 }

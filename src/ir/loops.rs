@@ -1,4 +1,4 @@
-//! Compile-time checks the command line makes on a finished query.
+//! The compile-time check for loops that can never end (run by `Query::from_ir`).
 //!
 //! Takes in: the query's IR after transforms are expanded.
 //! Gives out: a diagnostic for a `loop` or `while` that can be seen never to end.
@@ -78,13 +78,10 @@ pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
+    /// The message of the compile error a query gets, if any (through the one pipeline).
     fn check(text: &str) -> Option<String> {
-        let mut ir = crate::lang::cql6::parse(text).unwrap();
-        crate::ir::transform::expand(&mut ir).unwrap();
-        crate::ir::normalize::normalize(&mut ir);
-        runaway_loop(&ir).map(|d| d.message)
+        let options = &mut crate::CompileOptions::default();
+        crate::eval::Query::compile(text, options).err().map(|e| e.to_string())
     }
 
     #[test]

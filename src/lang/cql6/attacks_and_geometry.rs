@@ -1,0 +1,112 @@
+//! Keywords of board geometry: directions, rays, pins, squares between, files and ranks.
+//!
+//! The attack arrows and `attacks`/`attackedby` are operators, read in the expression parser.
+//! Part of the CQL 6 parser ([`super`]): one file per filter family, matching the
+//! sections of `docs/attacks-and-geometry.md`; [`Parser::parse_word`] tries each family in turn.
+
+use super::*;
+
+impl Parser<'_> {
+    /// A geometric filter: a direction (`up 2 K`), `ray`, `xray`, `pin`, `between`, `file`, `makesquare`, …
+    /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
+    pub(super) fn parse_attacks_and_geometry_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
+        if let Some(dirs) = directions_of(w) {
+            let (mut min, mut max) = (1u8, 7u8);
+            if let Tok::Number(a) = self.peek().tok {
+                let first = self.span_here();
+                self.bump();
+                let mut second = None;
+                if let Tok::Number(b) = self.peek().tok {
+                    second = Some((b, self.span_here()));
+                    self.bump();
+                }
+                // A count beyond the board can never be reached: refused, not clamped.
+                for (n, s) in std::iter::once((a, first)).chain(second) {
+                    if !(0..=7).contains(&n) {
+                        self.error_hint(
+                            format!("`{w} {n}`: a direction reaches at most 7 squares"),
+                            s,
+                            Some("give a count from 0 to 7".to_string()),
+                        );
+                        return Err(());
+                    }
+                }
+                min = a as u8;
+                max = second.map_or(min, |(b, _)| b as u8);
+                if self.at_sym(Sym::Minus) && matches!(self.peek_at(1).tok, Tok::Number(_)) {
+                    let s = self.span_here();
+                    self.error_hint(
+                        "a direction range is written with a space",
+                        s,
+                        Some(format!("write `{w} {min} N`, not `{w} {min}-N`")),
+                    );
+                    return Err(());
+                }
+            }
+            let arg = self.parse_expr(BP_POSTFIX)?;
+            let s = Self::join(sp, self.ir.span(arg));
+            return Ok(Some(self.add(Filter::Direction { dirs, min, max, arg }, s)));
+        }
+        match w {
+            "file" => self.tight_arg(|a| Filter::Call(Builtin::File, vec![a]), sp),
+            "rank" => self.tight_arg(|a| Filter::Call(Builtin::Rank, vec![a]), sp),
+            "makesquare" => {
+                // `makesquare (f r)`, `makesquare ("e4")` or, like `str`, a single tight argument: `makesquare "e4"`.
+                let a = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                if a.is_empty() || a.len() > 2 {
+                    self.error("`makesquare` takes a string or a file and a rank", sp);
+                    return Err(());
+                }
+                self.simple(Filter::Call(Builtin::MakeSquare, a), sp)
+            }
+            "between" => {
+                let a = self.args_exact(w, 2, sp)?;
+                self.simple(Filter::Between(a[0], a[1]), sp)
+            }
+            "ray" | "xray" => {
+                let dirs = match &self.peek().tok {
+                    Tok::Word(d) => match directions_of(d) {
+                        Some(d) => {
+                            self.bump();
+                            d
+                        }
+                        None => Directions::ANY,
+                    },
+                    _ => Directions::ANY,
+                };
+                let sets = self.parse_args()?;
+                if sets.len() < 2 {
+                    self.error(format!("`{w}` needs at least two sets"), sp);
+                    return Err(());
+                }
+                self.simple(Filter::Ray { dirs, sets, xray: w == "xray" }, sp)
+            }
+            "pin" => {
+                let (mut from, mut through, mut to) = (None, None, None);
+                // CQL 6.2: the first parameter written chooses the value (pinned by default).
+                let mut part = None;
+                loop {
+                    let slot = if self.eat_word("from") {
+                        part.get_or_insert(PinPart::Pinners);
+                        &mut from
+                    } else if self.eat_word("through") {
+                        part.get_or_insert(PinPart::Pinned);
+                        &mut through
+                    } else if self.eat_word("to") {
+                        part.get_or_insert(PinPart::Targets);
+                        &mut to
+                    } else {
+                        break;
+                    };
+                    // `pin … to [qrnb] & ~zz`: an argument is a set expression that
+                    // may be an intersection (and anything tighter).
+                    let v = self.parse_expr(BP_INTER)?;
+                    *slot = Some(v);
+                }
+                self.simple(Filter::PinOf { from, through, to, part: part.unwrap_or(PinPart::Pinned) }, sp)
+            }
+            _ => return Ok(None),
+        }
+        .map(Some)
+    }
+}

@@ -1,0 +1,167 @@
+//! Keywords of numbers, logic, control and variables: `not`, `if`, `while`, `abs`, `min`, ….
+//!
+//! Also the variable statements (`persistent`, `local`, `atomic`, `isbound`, `unbind`) and, in
+//! [`Parser::parse_variable_word`], a word that is no keyword: a variable or an error.
+//! Part of the CQL 6 parser ([`super`]): one file per filter family, matching the
+//! sections of `docs/numbers.md`; [`Parser::parse_word`] tries each family in turn.
+
+use super::*;
+
+impl Parser<'_> {
+    /// A filter of numbers, logic, control or variables: `not`, `if`, `while`, `loop`, `abs`, `min`, `isbound`, …
+    /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
+    pub(super) fn parse_numbers_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
+        match w {
+            "not" => {
+                let a = self.parse_expr(BP_LOOSE)?;
+                let s = Self::join(sp, self.ir.span(a));
+                Ok(self.add(Filter::Not(a), s))
+            }
+            "abs" | "sqrt" | "int" | "str" | "lowercase" | "uppercase" | "ascii" => {
+                let b = match w {
+                    "abs" => Builtin::Abs,
+                    "sqrt" => Builtin::Sqrt,
+                    "int" => Builtin::Int,
+                    "str" => Builtin::Str,
+                    "lowercase" => Builtin::Lowercase,
+                    "uppercase" => Builtin::Uppercase,
+                    _ => Builtin::Ascii,
+                };
+                let args = if self.at_sym(Sym::LParen) {
+                    self.args_exact(w, 1, sp)?
+                } else {
+                    vec![self.parse_expr(BP_POSTFIX)?]
+                };
+                self.simple(Filter::Call(b, args), sp)
+            }
+            "min" | "max" => {
+                let args = self.parse_args()?;
+                if args.is_empty() {
+                    self.error(format!("`{w}` needs at least one argument"), sp);
+                    return Err(());
+                }
+                self.simple(Filter::Call(if w == "min" { Builtin::Min } else { Builtin::Max }, args), sp)
+            }
+            "indexof" => {
+                let a = self.args_exact(w, 2, sp)?;
+                self.simple(Filter::Call(Builtin::IndexOf, a), sp)
+            }
+            "if" => {
+                let cond = self.parse_expr(BP_LOOSE)?;
+                self.eat_word("then");
+                let then = self.parse_expr(BP_LOOSE)?;
+                let otherwise = if self.eat_word("else") { Some(self.parse_expr(BP_LOOSE)?) } else { None };
+                self.simple(Filter::If { cond, then, otherwise }, sp)
+            }
+            "persistent" => {
+                self.eat_word("quiet");
+                if self.eat_word("dictionary") {
+                    return self.parse_dictionary_decl(false, true, sp).map(Some);
+                }
+                let t = self.bump();
+                let Tok::Word(name) = t.tok else {
+                    self.error("expected a variable name after `persistent`", t.span);
+                    return Err(());
+                };
+                if !is_assign(&self.peek().tok) {
+                    self.error("expected an assignment after `persistent NAME`", t.span);
+                    return Err(());
+                }
+                self.parse_assign(name, t.span, true)
+            }
+            "local" | "atomic" => {
+                if w == "local" && self.eat_word("dictionary") {
+                    return self.parse_dictionary_decl(true, false, sp).map(Some);
+                }
+                if w == "local" {
+                    // CQL 6.2 has `local` for dictionaries only (`local x = 1` is refused).
+                    self.error_hint(
+                        "`local` goes with a dictionary only",
+                        sp,
+                        Some("write `local dictionary D`, or `x = …` for a variable".to_string()),
+                    );
+                    return Err(());
+                }
+                let t = self.peek().clone();
+                if let Tok::Word(name) = t.tok {
+                    if is_assign(&self.peek_at(1).tok) {
+                        self.bump();
+                        return self.parse_assign(name, t.span, false).map(Some);
+                    }
+                }
+                self.error(format!("expected an assignment after `{w}`"), sp);
+                Err(())
+            }
+            "isbound" | "isunbound" | "unbind" => {
+                let t = self.bump();
+                let Tok::Word(name) = t.tok else {
+                    self.error(format!("expected a variable name after `{w}`"), t.span);
+                    return Err(());
+                };
+                if let Some(dict) = self.dictionary(&name) {
+                    if w != "unbind" {
+                        // A dictionary is always bound in CQL 6.2 (empty or not).
+                        let f = if w == "isbound" { Filter::True } else { Filter::False };
+                        return self.simple(f, Self::join(sp, t.span)).map(Some);
+                    }
+                    let key = self.parse_dict_key()?;
+                    return self.simple(Filter::DictUnbind { dict, key }, sp).map(Some);
+                }
+                let var = match self.ir.find_var(&name) {
+                    Some(v) => v,
+                    None if w != "unbind" => self.ir.var(&name, VarKind::Value),
+                    None => {
+                        self.error(format!("`unbind` of undeclared variable `{name}`"), t.span);
+                        return Err(());
+                    }
+                };
+                match w {
+                    "isbound" => self.simple(Filter::IsBound(var), sp),
+                    "isunbound" => {
+                        let b = self.add(Filter::IsBound(var), sp);
+                        self.simple(Filter::Not(b), sp)
+                    }
+                    _ => self.simple(Filter::Unbind(var), sp),
+                }
+            }
+            "while" => {
+                self.expect_sym(Sym::LParen, "`(` after `while`")?;
+                self.pos -= 1;
+                let cond = self.parse_block(Sym::RParen)?;
+                let body = self.parse_expr(BP_LOOSE)?;
+                self.simple(Filter::While { cond: Some(cond), body }, sp)
+            }
+            "loop" => {
+                let body = self.parse_expr(BP_LOOSE)?;
+                self.simple(Filter::While { cond: None, body }, sp)
+            }
+            "assert" => self.parse_expr(BP_LOOSE),
+            _ => return Ok(None),
+        }
+        .map(Some)
+    }
+
+    /// A word that is no keyword of any family: a variable (declared, or a new name
+    /// written with a capital), else an error with a "did you mean" hint.
+    pub(super) fn parse_variable_word(&mut self, w: String, sp: Span) -> PResult<FilterId> {
+        if let Some(v) = self.ir.find_var(&w) {
+            return self.simple(Filter::Var(v), sp);
+        }
+        if self.declared.contains(&w)
+            || (!KEYWORDS.contains(&w.as_str())
+                && nearest(&w, KEYWORDS).is_none()
+                && w.chars().next().is_some_and(|c| c.is_uppercase()))
+        {
+            let v = self.ir.var(&w, VarKind::Value);
+            return self.simple(Filter::Var(v), sp);
+        }
+        let hint = nearest(&w, KEYWORDS).map(|n| format!("did you mean `{n}`?"));
+        let msg = if KEYWORDS.contains(&w.as_str()) {
+            format!("`{w}` cannot be used here")
+        } else {
+            format!("unknown filter or variable `{w}`")
+        };
+        self.error_hint(msg, sp, hint);
+        Err(())
+    }
+}

@@ -1,0 +1,47 @@
+//! Keywords that write into the output: comments, messages, tags set on a game, sorting.
+//!
+//! Also the filters on a position's existing comments (`hascomment`, `originalcomment`).
+//! Part of the CQL 6 parser ([`super`]): one file per filter family, matching the
+//! sections of `docs/output.md`; [`Parser::parse_word`] tries each family in turn.
+
+use super::*;
+
+impl Parser<'_> {
+    /// A filter that writes output or reads comments: `comment`, `message`, `sort`, `settag`, `hascomment`, …
+    /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
+    pub(super) fn parse_output_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
+        match w {
+            "hascomment" => self.simple(Filter::HasComment, sp),
+            "originalcomment" => self.simple(Filter::OriginalComment, sp),
+            "removecomment" => self.simple(Filter::RemoveComment, sp),
+            "settag" => {
+                let a = self.args_exact(w, 2, sp)?;
+                self.simple(Filter::SetTag(a[0], a[1]), sp)
+            }
+            "comment" | "message" => {
+                // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
+                // `match_node`): a comment of a string comparison comments the comparison.
+                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };
+                self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
+            }
+            "sort" => {
+                let mut min = false;
+                if self.eat_word("min") {
+                    min = true;
+                } else {
+                    self.eat_word("max");
+                }
+                let mut doc = String::new();
+                if let Tok::Str(s) = &self.peek().tok {
+                    doc = s.clone();
+                    self.bump();
+                }
+                let value = self.parse_expr(BP_LOOSE)?;
+                let s = Self::join(sp, self.ir.span(value));
+                Ok(self.add(Filter::Sort { doc, min, value }, s))
+            }
+            _ => return Ok(None),
+        }
+        .map(Some)
+    }
+}
