@@ -157,7 +157,8 @@ pub fn current_fen(game: &Game, n: NodeId) -> String {
         Some(Played::Move(Move::Normal { role: Role::Pawn, from, to, .. }))
             if (from.rank() as i32 - to.rank() as i32).abs() == 2 =>
         {
-            let mid = Square::from_coords(from.file(), shakmaty::Rank::new((from.rank() as u32 + to.rank() as u32) / 2));
+            let mid =
+                Square::from_coords(from.file(), shakmaty::Rank::new((from.rank() as u32 + to.rank() as u32) / 2));
             out.push_str(&mid.to_string());
         }
         _ => out.push('-'),

@@ -18,10 +18,8 @@ pub(super) fn fen_board(text: &str) -> Result<Vec<(char, Bitboard)>, String> {
     let mut groups: Vec<(char, Bitboard)> = Vec::new();
     let (mut file, mut rank) = (0u32, 7u32);
     let mut put = |c: char, file: u32, rank: u32| {
-        let sq = Bitboard::from_square(shakmaty::Square::from_coords(
-            shakmaty::File::new(file),
-            shakmaty::Rank::new(rank),
-        ));
+        let sq =
+            Bitboard::from_square(shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank)));
         match groups.iter_mut().find(|g| g.0 == c) {
             Some(g) => g.1 |= sq,
             None => groups.push((c, sq)),

@@ -197,10 +197,8 @@ impl Parser<'_> {
                         let main_mark = comment_has(self, "<main>");
                         let unmarked = t(self, Filter::Not(main_mark));
                         let body = t(self, Filter::And(vec![secondary, unmarked]));
-                        let found = t(
-                            self,
-                            Filter::Find { direction: FindDirection::Backward, all: false, range: None, body },
-                        );
+                        let found =
+                            t(self, Filter::Find { direction: FindDirection::Backward, all: false, range: None, body });
                         if key == "mainline" {
                             t(self, Filter::Not(found))
                         } else {
@@ -317,7 +315,11 @@ impl Parser<'_> {
         if sort {
             let hint = Some("write `hhdb sort prize`, `hhdb sort special hm`, …".to_string());
             if words.last().is_some_and(|w| w.0 == "sort") {
-                self.error_hint("`sort` cannot be the last word of `hhdb`: a `sort` filter after it would be ambiguous", span, hint);
+                self.error_hint(
+                    "`sort` cannot be the last word of `hhdb`: a `sort` filter after it would be ambiguous",
+                    span,
+                    hint,
+                );
                 return Err(());
             }
             if kind.is_none() && !special {

@@ -1765,7 +1765,26 @@ impl<'s> Parser<'s> {
 
     fn sequence_quantifier(&mut self, item: FilterId) -> PResult<FilterId> {
         let mut item = item;
+        let mut count = 0;
         loop {
+            let ahead = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
+                || self.brace_is_repetition();
+            if ahead {
+                // CQL 6.2 takes a second repetition only after `+` or `{n…}` (`k+*`,
+                // `k{3}*`), never after `*` or `?`, and never a third (`k{3}**`).
+                let after_optional = count > 0
+                    && matches!(self.ir.get(item), Filter::SeqRepeat { min: 0, max, .. } if *max == 1 || *max == u32::MAX);
+                if count >= 2 || after_optional {
+                    let s = self.span_here();
+                    self.error_hint(
+                        "one repetition too many",
+                        s,
+                        Some("a `line` constituent takes one repetition, or two when the first is `+` or `{n}`; use parentheses".into()),
+                    );
+                    return Err(());
+                }
+                count += 1;
+            }
             let (min, max) = match self.peek().tok {
                 Tok::Sym(Sym::Star) => (0, u32::MAX),
                 Tok::Sym(Sym::Plus) => (1, u32::MAX),

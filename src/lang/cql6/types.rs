@@ -1137,10 +1137,8 @@ impl Checker<'_> {
             return;
         }
         let name = self.var_name(dict).to_string();
-        let local = matches!(
-            self.ir.vars.get(dict.0 as usize).map(|i| i.kind),
-            Some(VarKind::Dictionary { local: true })
-        );
+        let local =
+            matches!(self.ir.vars.get(dict.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { local: true }));
         if k == Kind::Position && !local {
             self.error(
                 value,
