@@ -155,11 +155,14 @@ fn compat_kingless_setup_is_analysed_by_yacpdb_queries() {
 fn compat_local_and_atomic_are_plain_assignments() {
     let pgn = temp_file("local.pgn", GAME_A);
     // GAME_A ends in mate with two white knights still on the board.
-    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "local x = #N  atomic y = x + 1  mate y == 3"]);
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "atomic x = #N  atomic y = x + 1  mate y == 3"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stdout), "1\n", "{}", text(&o.stderr));
-    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "local x = #N  mate x == 3"]);
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "atomic x = #N  mate x == 3"]);
     assert_eq!(text(&o.stdout), "", "{}", text(&o.stderr));
+    // CQL 6.2 has `local` for dictionaries only.
+    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", "local x = #N  mate"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
 }
 
 /// The `cql( … )` header takes the official program's output options and ignores them.

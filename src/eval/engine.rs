@@ -888,7 +888,13 @@ impl<'a> Ctx<'a> {
             | Filter::Variation
             | Filter::VirtualMainline
             | Filter::Finale(..) => self.eval_position_state(filter, at),
-            Filter::Header(..) | Filter::Result(..) | Filter::Year | Filter::GameNumber => self.eval_header(filter),
+            Filter::Header(..)
+            | Filter::Result(..)
+            | Filter::Year
+            | Filter::GameNumber
+            | Filter::GameTextContains(..)
+            | Filter::HhdbAward { .. }
+            | Filter::CurrentFen => self.eval_header(filter, at),
             Filter::Find { .. }
             | Filter::AtPosition { .. }
             | Filter::Tree(..)

@@ -8,7 +8,7 @@ use super::*;
 impl<'a> Ctx<'a> {
     /// A fact from the game's headers: a tag, the result, the year, the game number.
     /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_header(&mut self, filter: &'a Filter) -> Eval {
+    pub(super) fn eval_header(&mut self, filter: &'a Filter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
         Ok(match filter {
             Filter::Header(field) => self.header(field),
@@ -19,6 +19,12 @@ impl<'a> Ctx<'a> {
                 year.map(Value::Number)
             }
             Filter::GameNumber => Some(Value::Number(self.game.number as i64)),
+            Filter::GameTextContains(text) => found(crate::eval::hhdb::game_text_contains(self.game, text)),
+            Filter::HhdbAward { kind, special, max } => crate::eval::hhdb::award(self.game, *kind, *special, *max),
+            Filter::CurrentFen => match at {
+                Loc::Node(n) => Some(Value::Str(crate::eval::hhdb::current_fen(self.game, n))),
+                _ => None,
+            },
             _ => return Err(internal("internal error: eval_header given a filter of another family")),
         })
     }

@@ -130,16 +130,21 @@ impl<'a> Ctx<'a> {
                 }
                 let mut frontier = states;
                 let mut k: u32 = 0;
+                // States already yielded: once the minimum is reached, a state met again (a
+                // body that can match no position, `(k*)*`) leads nowhere new, so the
+                // repetition stops at the fixpoint instead of running to the cap.
+                let mut yielded: std::collections::BTreeSet<State> = out.iter().copied().collect();
                 while k < *max && k <= cap {
                     k += 1;
                     frontier = self.seq_states(*body, frontier, params, start)?;
                     frontier.sort_unstable();
                     frontier.dedup();
+                    if k >= *min {
+                        frontier.retain(|s| yielded.insert(*s));
+                        out.extend(frontier.iter().copied());
+                    }
                     if frontier.is_empty() {
                         break;
-                    }
-                    if k >= *min {
-                        out.extend(frontier.iter().copied());
                     }
                 }
             }

@@ -11,6 +11,7 @@ mod dict;
 mod engine;
 mod files;
 pub mod finale;
+mod hhdb;
 mod legacy_facts;
 mod line;
 mod moves;

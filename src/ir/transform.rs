@@ -601,6 +601,8 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         Filter::Header(HeaderField::Elo(_)) => ValueType::Number,
         Filter::Header(_) => ValueType::String,
         Filter::Year | Filter::GameNumber => ValueType::Number,
+        Filter::HhdbAward { .. } => ValueType::Number,
+        Filter::CurrentFen => ValueType::String,
         Filter::Find { all, range, .. } => {
             if *all || range.is_some() {
                 ValueType::Number

@@ -29,6 +29,17 @@ impl Parser<'_> {
                 let id = self.add(Filter::Header(HeaderField::Eco), sp);
                 Ok(self.maybe_contains(id, sp))
             }
+            "eventdate" => {
+                // CQL 6.2 reads the tag as a date: a game without one, or with something else
+                // than a `yyyy.mm.dd` date (`?` for unknown digits), has the unknown date.
+                let raw = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
+                let pattern = r"^[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}$".to_string();
+                let tag = self.add(Filter::RegexMatch { subject: raw, pattern }, sp);
+                let unknown = self.add(Filter::Str("????.??.??".into()), sp);
+                let id = self.add(Filter::Or(vec![tag, unknown]), sp);
+                Ok(self.maybe_contains(id, sp))
+            }
+            "hhdb" => self.parse_hhdb(sp),
             "year" | "gamenumber" => {
                 self.no_range_after(w);
                 let f = if w == "year" { Filter::Year } else { Filter::GameNumber };

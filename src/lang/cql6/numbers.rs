@@ -78,6 +78,15 @@ impl Parser<'_> {
                 if w == "local" && self.eat_word("dictionary") {
                     return self.parse_dictionary_decl(true, false, sp).map(Some);
                 }
+                if w == "local" {
+                    // CQL 6.2 has `local` for dictionaries only (`local x = 1` is refused).
+                    self.error_hint(
+                        "`local` goes with a dictionary only",
+                        sp,
+                        Some("write `local dictionary D`, or `x = …` for a variable".to_string()),
+                    );
+                    return Err(());
+                }
                 let t = self.peek().clone();
                 if let Tok::Word(name) = t.tok {
                     if is_assign(&self.peek_at(1).tok) {
@@ -96,8 +105,9 @@ impl Parser<'_> {
                 };
                 if let Some(dict) = self.dictionary(&name) {
                     if w != "unbind" {
-                        self.error(format!("`{w}` needs a variable, and `{name}` is a dictionary"), t.span);
-                        return Err(());
+                        // A dictionary is always bound in CQL 6.2 (empty or not).
+                        let f = if w == "isbound" { Filter::True } else { Filter::False };
+                        return self.simple(f, Self::join(sp, t.span)).map(Some);
                     }
                     let key = self.parse_dict_key()?;
                     return self.simple(Filter::DictUnbind { dict, key }, sp).map(Some);

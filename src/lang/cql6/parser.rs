@@ -15,6 +15,10 @@ use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
 mod keywords62;
+#[path = "fen.rs"]
+mod fen;
+#[path = "hhdb.rs"]
+mod hhdb;
 
 /// Deepest nesting of filters accepted before the parser refuses the query.
 pub const MAX_DEPTH: usize = crate::NESTING_LIMIT;
@@ -223,6 +227,9 @@ pub const KEYWORDS: &[&str] = &[
     "anydirection",
     "loop",
     "yacpdb",
+    "hhdb",
+    "fen",
+    "eventdate",
 ];
 
 fn directions_of(word: &str) -> Option<Directions> {
@@ -490,7 +497,9 @@ impl<'s> Parser<'s> {
             }
         }
         let end = self.span_here();
-        if items.is_empty() && self.diags.is_empty() {
+        // A script of function definitions only has an empty body, which every position
+        // matches (CQL 6.2 accepts it); a script with nothing at all is refused.
+        if items.is_empty() && self.diags.is_empty() && self.functions.is_empty() {
             self.error_hint(
                 "the script has no filters",
                 end,
@@ -658,6 +667,15 @@ impl<'s> Parser<'s> {
         }
         self.expect_sym(Sym::RParen, "`)` closing the parameter list")?;
         let open = self.span_here();
+        if self.brace_is_repetition() && !self.peek_at(1).space_before && !self.peek_at(2).space_before {
+            // CQL 6.2 reads `{1}` / `{2,3}` as a repetition count, never as a body.
+            self.error_hint(
+                "a function body cannot be a repetition count like `{1}`",
+                open,
+                Some("write the body with spaces or another filter, e.g. `{ 1 + 0 }`".to_string()),
+            );
+            return Err(());
+        }
         self.expect_sym(Sym::LBrace, "`{` starting the function body")?;
         let start = self.pos;
         let mut level = 1usize;
@@ -1241,6 +1259,8 @@ impl<'s> Parser<'s> {
                 // `――{0,9}` in a path or line: a repetition count of the move, not its
                 // destination.
                 Tok::Sym(Sym::LBrace) if self.brace_is_repetition() => {}
+                // `――and ――`: the operator, not a destination (CQL 6.2).
+                Tok::Word(w) if w == "and" || w == "or" => {}
                 Tok::Pieces { .. }
                 | Tok::Squares(_)
                 | Tok::Word(_)
@@ -1565,6 +1585,18 @@ impl<'s> Parser<'s> {
         if persistent {
             self.ir.vars[var.0 as usize].persistent = true;
         }
+        // CQL 6.2 takes a first entry right in the declaration: `dictionary D["a"]="bc"`
+        // (`dictionary D[a5]=1` is refused there: CQL 6.2 reads `[a5]` as a designator;
+        // `D[ a5 ]` is a key).
+        let glued = {
+            let t = self.peek();
+            let b = self.src.as_bytes();
+            matches!(t.tok, Tok::Pieces { .. } | Tok::Squares(_))
+                && !b.get(t.span.start as usize + 1).is_some_and(|c| c.is_ascii_whitespace())
+        };
+        if self.at_dict_key() && !glued {
+            return self.parse_dictionary_use(var, &name, Self::join(sp, t.span));
+        }
         self.simple(Filter::True, Self::join(sp, t.span))
     }
 
@@ -1752,13 +1784,33 @@ impl<'s> Parser<'s> {
             (Tok::Number(_), Tok::Sym(Sym::RBrace), _, _) => true,
             (Tok::Number(_), Tok::Sym(Sym::Comma), Tok::Sym(Sym::RBrace), _) => true,
             (Tok::Number(_), Tok::Sym(Sym::Comma), Tok::Number(_), Tok::Sym(Sym::RBrace)) => true,
+            (Tok::Sym(Sym::Comma), Tok::Number(_), Tok::Sym(Sym::RBrace), _) => true,
             _ => false,
         }
     }
 
     fn sequence_quantifier(&mut self, item: FilterId) -> PResult<FilterId> {
         let mut item = item;
+        let mut count = 0;
         loop {
+            let ahead = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
+                || self.brace_is_repetition();
+            if ahead {
+                // CQL 6.2 takes a second repetition only after `+` or `{n…}` (`k+*`,
+                // `k{3}*`), never after `*` or `?`, and never a third (`k{3}**`).
+                let after_optional = count > 0
+                    && matches!(self.ir.get(item), Filter::SeqRepeat { min: 0, max, .. } if *max == 1 || *max == u32::MAX);
+                if count >= 2 || after_optional {
+                    let s = self.span_here();
+                    self.error_hint(
+                        "one repetition too many",
+                        s,
+                        Some("a `line` constituent takes one repetition, or two when the first is `+` or `{n}`; use parentheses".into()),
+                    );
+                    return Err(());
+                }
+                count += 1;
+            }
             let (min, max) = match self.peek().tok {
                 Tok::Sym(Sym::Star) => (0, u32::MAX),
                 Tok::Sym(Sym::Plus) => (1, u32::MAX),
@@ -1780,6 +1832,19 @@ impl<'s> Parser<'s> {
                             item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
                             continue;
                         }
+                    }
+                    // `{,n}`: at most n (CQL 6.2 reads an open start as 0).
+                    if let (Tok::Sym(Sym::Comma), Tok::Number(hi), Tok::Sym(Sym::RBrace)) =
+                        (&self.peek_at(1).tok, &self.peek_at(2).tok, &self.peek_at(3).tok)
+                    {
+                        let hi = (*hi).clamp(0, i64::from(u32::MAX)) as u32;
+                        for _ in 0..3 {
+                            self.bump();
+                        }
+                        let t = self.bump();
+                        let s = Self::join(self.ir.span(item), t.span);
+                        item = self.add(Filter::SeqRepeat { body: item, min: 0, max: hi }, s);
+                        continue;
                     }
                     // `{m,n}` / `{m,}` / `{m}`
                     let Tok::Number(lo) = self.peek_at(1).tok else { break };

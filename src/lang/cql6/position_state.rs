@@ -14,6 +14,7 @@ impl Parser<'_> {
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
     pub(super) fn parse_position_state_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
         match w {
+            "fen" => self.parse_fen(sp),
             "check" => self.simple(Filter::Check, sp),
             "mate" => self.simple(Filter::Mate, sp),
             "stalemate" => self.simple(Filter::Stalemate, sp),

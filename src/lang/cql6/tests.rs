@@ -745,8 +745,12 @@ fn dictionary_misuse_is_an_error() {
     assert!(e.diagnostics.iter().any(|d| d.message.contains("keyword")), "{e}");
     let e = err("cql() x = 1 dictionary x");
     assert!(e.diagnostics.iter().any(|d| d.message.contains("already declared")), "{e}");
-    let e = err("cql() local dictionary D isbound D");
-    assert!(e.diagnostics.iter().any(|d| d.message.contains("is a dictionary")), "{e}");
+    // A dictionary is always bound in CQL 6.2: `isbound D` is accepted (true).
+    assert!(crate::lang::cql6::parse("cql() local dictionary D isbound D").is_ok());
+    let e = err("cql() local x = 1");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("dictionary only")), "{e}");
+    let e = err("cql() dictionary D D[\"a\"] = 1 D[2] = 1");
+    assert!(e.diagnostics.iter().any(|d| d.message.contains("the keys of `D`")), "{e}");
     let e = err("cql() local dictionary D D[1");
     assert!(!e.diagnostics.is_empty());
 }

@@ -297,6 +297,7 @@ pub fn check(ir: &Ir, notes: &KindNotes, src: &str, limit: usize) -> Vec<Diagnos
         notes,
         src,
         vars: HashMap::new(),
+        dict_kinds: HashMap::new(),
         seen: HashSet::new(),
         stack: Vec::new(),
         diags: Vec::new(),
@@ -318,6 +319,8 @@ struct Checker<'a> {
 
     /// Kinds of value variables, from their first assignment in source order.
     vars: HashMap<VarId, Kind>,
+    /// Kinds of the keys and of the values of dictionaries, from their first use.
+    dict_kinds: HashMap<VarId, (Option<Kind>, Option<Kind>)>,
     seen: HashSet<FilterId>,
     /// The node being checked and its ancestors, root first.
     stack: Vec<FilterId>,
@@ -459,6 +462,9 @@ impl Checker<'_> {
             Filter::Header(HeaderField::Elo(_)) => Kind::Number,
             Filter::Header(_) => Kind::String,
             Filter::Year | Filter::GameNumber => Kind::Number,
+            Filter::HhdbAward { .. } => Kind::Number,
+            Filter::CurrentFen => Kind::String,
+            Filter::GameTextContains(_) => Kind::Logical,
             Filter::Find { all, range, .. } => {
                 if *all || range.is_some() {
                     Kind::Number
@@ -896,8 +902,7 @@ impl Checker<'_> {
                 self.want(*a, Kind::String, "the tag name of `settag`");
                 self.want(*b, Kind::String, "the value of `settag`");
             }
-            // Keys are not checked: cqlrs also takes a move (`D[×]`) as a key (docs/dictionaries.md).
-            Filter::DictSet { value, .. } => {
+            Filter::DictSet { dict, key, value, op } => {
                 let k = self.kind(*value);
                 if !k.is_valued() {
                     self.error(
@@ -905,7 +910,14 @@ impl Checker<'_> {
                         format!("cannot store {} in a dictionary", k.name()),
                         "a dictionary holds sets, numbers, strings or positions",
                     );
+                    return;
                 }
+                if self.dict_key(*dict, *key) && op.is_none() {
+                    self.dict_value(*dict, *value, k);
+                }
+            }
+            Filter::DictGet { dict, key } => {
+                self.dict_key(*dict, *key);
             }
             _ => {}
         }
@@ -1100,6 +1112,68 @@ impl Checker<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A dictionary takes keys of one kind, the kind of its first key in source order (CQL
+    /// 6.2); a filter without a value is no key, except a move (`D[×]`, which cqlrs keys by
+    /// its destination squares: docs/dictionaries.md). False when the key is refused.
+    fn dict_key(&mut self, dict: VarId, key: FilterId) -> bool {
+        let k = self.kind(key);
+        if k == Kind::Unknown {
+            return true;
+        }
+        let name = self.var_name(dict).to_string();
+        if k == Kind::Logical && !matches!(self.ir.get(key), Filter::Move(_)) {
+            self.error(
+                key,
+                format!("a filter without a value cannot be a key of `{name}`"),
+                "a key is a string, a number, a set of squares or a position",
+            );
+            return false;
+        }
+        match self.dict_kinds.get(&dict).and_then(|d| d.0) {
+            Some(old) if old != k => {
+                self.error(
+                    key,
+                    format!("the keys of `{name}` are {}, so this key cannot be {}", old.name(), k.name()),
+                    "a dictionary keeps the kind of key it was first used with",
+                );
+                false
+            }
+            Some(_) => true,
+            None => {
+                self.dict_kinds.entry(dict).or_default().0 = Some(k);
+                true
+            }
+        }
+    }
+
+    /// A dictionary holds values of one kind, the kind first stored (CQL 6.2); a dictionary
+    /// kept from game to game cannot hold positions.
+    fn dict_value(&mut self, dict: VarId, value: FilterId, k: Kind) {
+        if k == Kind::Unknown {
+            return;
+        }
+        let name = self.var_name(dict).to_string();
+        let local =
+            matches!(self.ir.vars.get(dict.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { local: true }));
+        if k == Kind::Position && !local {
+            self.error(
+                value,
+                format!("`{name}` is kept from game to game, so it cannot hold a position"),
+                "declare it `local dictionary` to store positions",
+            );
+            return;
+        }
+        match self.dict_kinds.get(&dict).and_then(|d| d.1) {
+            Some(old) if old != k => self.error(
+                value,
+                format!("`{name}` holds {}, so it cannot be given {}", old.name(), k.name()),
+                "a dictionary keeps the kind of value it was first given",
+            ),
+            Some(_) => {}
+            None => self.dict_kinds.entry(dict).or_default().1 = Some(k),
         }
     }
 
