@@ -18,6 +18,18 @@ pub enum SyntaxArg {
     Yacpdb,
 }
 
+/// When something is drawn on standard error (`--progress`, `--color`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    /// Only when standard error is a terminal (and, for colour, `NO_COLOR` is unset).
+    #[default]
+    Auto,
+    /// Always, even into a file or a pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// cqlrs — find chess games and positions matching a query (CQL 6, legacy CQL or YACPDB).
 ///
 /// CQL 6 single-dash options (`-input f.pgn`, `-gamenumber 5 9`, `-flipcolor`) are
@@ -51,6 +63,18 @@ pub struct Args {
     /// Write one JSON object per matching game
     #[arg(long = "json")]
     pub json: bool,
+    /// Write one JSON object per matching position (ply, FEN, SAN, comments; see docs/output.md)
+    #[arg(long = "positions", conflicts_with_all = ["numbers", "count", "json", "json_pgn", "epd"])]
+    pub positions: bool,
+    /// Write one EPD line per matching position (game locator in the `id` opcode)
+    #[arg(long = "epd", conflicts_with_all = ["numbers", "count", "json", "json_pgn"])]
+    pub epd: bool,
+    /// Progress bar on stderr: auto (only on a terminal), always, never
+    #[arg(long = "progress", value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub progress: When,
+    /// Colour in error messages: auto (terminal and no NO_COLOR), always, never
+    #[arg(long = "color", value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub color: When,
     /// Stop after N matching games
     #[arg(long = "limit", value_name = "N")]
     pub limit: Option<u64>,
@@ -316,6 +340,8 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("numbers", Flag("numbers")),
     ("count", Flag("count")),
     ("json", Flag("json")),
+    ("positions", Flag("positions")),
+    ("epd", Flag("epd")),
     ("matchstring", Value("matchstring")),
     ("silent", Flag("silent")),
     ("quiet", Flag("quiet")),
@@ -327,6 +353,8 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("lineincrement", Value("lineincrement")),
     ("quiet-stderr", Flag("quiet-stderr")),
     ("max-warnings", Value("max-warnings")),
+    ("progress", Value("progress")),
+    ("color", Value("color")),
     // Threads.
     ("threads", Value("threads")),
     ("s", Flag("singlethreaded")),
@@ -550,6 +578,7 @@ mod tests {
             match kind {
                 Value("syntax") => argv.push("cql6".into()),
                 Value("output-encoding") => argv.push("utf8".into()),
+                Value("progress") | Value("color") => argv.push("never".into()),
                 Value(_) | Range(_) => argv.push("3".into()),
                 Pair(_) => argv.extend(strings(&["x", "1"])),
                 Words(..) => argv.push("f.pgn".into()),

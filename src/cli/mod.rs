@@ -163,7 +163,14 @@ fn execute(args: &Args) -> Result<i32, String> {
                 .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
             crate::ir::normalize::normalize(&mut ir);
             if let (None, Some(script)) = (&ir.settings.output, &src.script) {
-                if args.output.is_none() && !args.numbers && !args.count && !args.json && !args.json_pgn {
+                if args.output.is_none()
+                    && !args.numbers
+                    && !args.count
+                    && !args.json
+                    && !args.json_pgn
+                    && !args.positions
+                    && !args.epd
+                {
                     ir.settings.output = Some(default_output(script));
                 }
             }
@@ -209,6 +216,10 @@ fn execute(args: &Args) -> Result<i32, String> {
         Format::JsonPgn(style)
     } else if args.json {
         Format::Json
+    } else if args.positions {
+        Format::Positions
+    } else if args.epd {
+        Format::Epd
     } else {
         Format::Pgn(style)
     };
