@@ -13,6 +13,8 @@
 
 pub mod args;
 mod checks;
+pub mod commands;
+pub mod console;
 mod files;
 mod scale;
 
@@ -28,9 +30,6 @@ use crate::scan::{self, ScanConfig, SortOrder};
 
 pub use args::Args;
 
-/// Inputs bigger than this (in bytes) get a progress bar when stderr is a terminal.
-const PROGRESS_MIN_BYTES: u64 = 32 << 20;
-
 /// Exit status: some game matched.
 pub const EXIT_MATCH: i32 = 0;
 /// Exit status: no game matched.
@@ -45,6 +44,9 @@ pub fn main() -> i32 {
 
 /// Run the program with these arguments (the first is the program name).
 pub fn run(argv: Vec<String>) -> i32 {
+    if let Some(code) = commands::run_subcommand(&argv) {
+        return code;
+    }
     let argv = match args::normalize(argv) {
         Ok(a) => a,
         Err(message) => {
@@ -63,6 +65,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         Ok(code) => code,
         Err(message) => {
             if !message.is_empty() {
+                let message = if console::color_wanted(args.color) { console::colorize(&message) } else { message };
                 eprint!("{message}");
                 if !message.ends_with('\n') {
                     eprintln!();
@@ -237,15 +240,6 @@ fn execute(args: &Args) -> Result<i32, String> {
     config.limit = args.limit;
     config.sort = SortOrder::of_query(&ir);
     config.gamenumber = ir.settings.gamenumber;
-    config.progress = std::io::stderr().is_terminal()
-        && !args.quiet_stderr
-        && inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>() >= PROGRESS_MIN_BYTES;
-    config.messages = scan::Messages {
-        quiet: args.quiet_stderr,
-        max_warnings: args.max_warnings,
-        show_matches: args.showmatches,
-        line_increment: args.lineincrement,
-    };
     config.keep_rejects = args.rejects.is_some();
     let query = Query::new(ir).map_err(|e| format!("cqlrs: {e}"))?;
     if args.parse {
@@ -294,7 +288,15 @@ fn execute(args: &Args) -> Result<i32, String> {
         None => None,
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
-    let outcome = scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut());
+    let size = console::InputSize::of(&plan.sources);
+    let progress = console::progress_wanted(args.progress, args.quiet_stderr, &size);
+    let mut console = console::Console::new(size, progress, args.progress == args::When::Always);
+    console.quiet = args.quiet_stderr;
+    console.max_warnings = args.max_warnings;
+    console.show_matches = args.showmatches;
+    console.line_increment = args.lineincrement;
+    let outcome =
+        scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
     if outcome.broken_pipe {
         let _ = sink.commit();
         return Ok(EXIT_MATCH);
