@@ -433,6 +433,29 @@ fn did_you_mean(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Words of a CQL query that users type as options (`-sort`): the word and what to
+/// write instead.
+const QUERY_WORDS: &[(&str, &str)] = &[
+    ("sort", "`sort` is a filter of the query, not an option: e.g. `-cql 'sort \"material\" material'`"),
+    ("matchcount", "give a range: `-matchcount N [M]`"),
+    ("mate", "`mate` is a filter of the query: `-cql mate`"),
+    ("check", "`check` is a filter of the query: `-cql check`"),
+];
+
+/// A hint for an unknown option word: the closest option, or what to write when the
+/// word is (or is close to) a filter of the query language.
+fn hint_for(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let query = QUERY_WORDS.iter().map(|(w, hint)| (distance(&lower, w), *hint)).filter(|(d, _)| *d <= 2).min();
+    let option = did_you_mean(name);
+    match (query, option) {
+        (Some((d, hint)), Some(n)) if d < distance(&lower, n) => Some(hint.to_string()),
+        (_, Some(n)) => Some(format!("did you mean `-{n}`?")),
+        (Some((_, hint)), None) => Some(hint.to_string()),
+        (None, None) => None,
+    }
+}
+
 /// Rewrite the argument list into clap's form using [`OPTIONS`]: every option word
 /// with one or two dashes becomes `--long` or `--long=VALUE`, CQL's two-number ranges
 /// become `N-M`, and values are passed on untouched (however they begin). A
@@ -462,11 +485,15 @@ pub fn normalize(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, 
             None => (word, None),
         };
         let Some(kind) = lookup(name) else {
-            if double {
+            let is_clap_option = || {
+                use clap::CommandFactory;
+                Args::command().get_arguments().any(|a| a.get_long() == Some(name))
+            };
+            if double && (is_clap_option() || hint_for(name).is_none()) {
                 out.push(arg);
                 continue;
             }
-            let hint = did_you_mean(name).map_or(String::new(), |n| format!("; did you mean `-{n}`?"));
+            let hint = hint_for(name).map_or(String::new(), |h| format!("; {h}"));
             return Err(format!("cqlrs: unknown option `{arg}`{hint} (see --help)"));
         };
         let mut next_value = |what: &str| -> Result<String, String> {
@@ -562,7 +589,13 @@ mod tests {
     #[test]
     fn cql_words_are_never_bundles_of_short_flags() {
         let err = normalize(strings(&["cqlrs", "-sort", "q.cql"])).unwrap_err();
-        assert!(err.contains("unknown option `-sort`"), "{err}");
+        assert!(err.contains("unknown option `-sort`") && err.contains("`sort` is a filter"), "{err}");
+        let err = normalize(strings(&["cqlrs", "-srot", "q.cql"])).unwrap_err();
+        assert!(err.contains("`sort` is a filter"), "{err}");
+        let err = normalize(strings(&["cqlrs", "--plyer", "Tal"])).unwrap_err();
+        assert!(err.contains("did you mean `-player`"), "{err}");
+        // Long options of clap that the table does not list pass through.
+        assert!(normalize(strings(&["cqlrs", "--shard", "1/2"])).is_ok());
         let err = normalize(strings(&["cqlrs", "-gamenumbr", "3"])).unwrap_err();
         assert!(err.contains("did you mean `-gamenumber`"), "{err}");
         let got = normalize(strings(&["cqlrs", "-showMatches", "-PARSE", "-i", "-x.pgn"])).unwrap();
