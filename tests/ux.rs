@@ -56,14 +56,14 @@ fn no_bar_off_a_terminal_unless_always() {
     let forced = cqlrs(&["-cql", "check", "-i", DATA[0], "--count", "--progress", "always"]);
     let err = String::from_utf8_lossy(&forced.stderr);
     assert!(err.contains("KiB") && err.contains("ETA"), "{err:?}");
-    assert_eq!(String::from_utf8_lossy(&forced.stdout), String::from_utf8_lossy(&cqlrs(&["-cql", "check", "-i", DATA[0], "--count"]).stdout));
+    assert_eq!(
+        String::from_utf8_lossy(&forced.stdout),
+        String::from_utf8_lossy(&cqlrs(&["-cql", "check", "-i", DATA[0], "--count"]).stdout)
+    );
     // Standard input has no size: a spinner with the bytes read so far.
     let stdin = std::fs::File::open(DATA[1]).unwrap();
-    let spun = Command::new(BIN)
-        .args(["-cql", "check", "--count", "--progress", "always"])
-        .stdin(stdin)
-        .output()
-        .unwrap();
+    let spun =
+        Command::new(BIN).args(["-cql", "check", "--count", "--progress", "always"]).stdin(stdin).output().unwrap();
     let err = String::from_utf8_lossy(&spun.stderr);
     assert!(err.contains("read,") && !err.contains("ETA"), "{err:?}");
 }

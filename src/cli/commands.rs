@@ -23,12 +23,12 @@ pub fn interface() -> Command {
         .subcommand(
             Command::new("completions")
                 .about("Print a completion script for a shell (bash, zsh, fish, powershell)")
-                .arg(
-                    Arg::new("shell")
-                        .value_name("SHELL")
-                        .required(true)
-                        .value_parser(["bash", "zsh", "fish", "powershell"]),
-                ),
+                .arg(Arg::new("shell").value_name("SHELL").required(true).value_parser([
+                    "bash",
+                    "zsh",
+                    "fish",
+                    "powershell",
+                ])),
         )
         .subcommand(Command::new("man").about("Print the manual page (roff) on standard output"))
         .after_help(

@@ -80,9 +80,7 @@ pub fn progress_wanted(when: When, quiet: bool, size: &InputSize) -> bool {
     match when {
         When::Never => false,
         When::Always => true,
-        When::Auto => {
-            !quiet && std::io::stderr().is_terminal() && size.total.is_none_or(|t| t >= PROGRESS_MIN_BYTES)
-        }
+        When::Auto => !quiet && std::io::stderr().is_terminal() && size.total.is_none_or(|t| t >= PROGRESS_MIN_BYTES),
     }
 }
 
@@ -91,9 +89,7 @@ pub fn color_wanted(when: When) -> bool {
     match when {
         When::Never => false,
         When::Always => true,
-        When::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
-        }
+        When::Auto => std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal(),
     }
 }
 
@@ -219,11 +215,9 @@ impl Console {
                 Some(total) => {
                     let bar = ProgressBar::with_draw_target(Some(total), target);
                     bar.set_style(
-                        ProgressStyle::with_template(
-                            "{spinner} [{wide_bar}] {bytes}/{total_bytes} {msg} ETA {eta}",
-                        )
-                        .unwrap_or_else(|_| ProgressStyle::default_bar())
-                        .progress_chars("=> "),
+                        ProgressStyle::with_template("{spinner} [{wide_bar}] {bytes}/{total_bytes} {msg} ETA {eta}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar())
+                            .progress_chars("=> "),
                     );
                     bar
                 }
@@ -336,7 +330,10 @@ impl ScanEvents for Console {
         }
         let n = self.suppressed();
         if n > 0 {
-            self.line(&format!("cqlrs: {n} more {} not shown (--max-warnings)", if n == 1 { "warning" } else { "warnings" }));
+            self.line(&format!(
+                "cqlrs: {n} more {} not shown (--max-warnings)",
+                if n == 1 { "warning" } else { "warnings" }
+            ));
         }
     }
 }
