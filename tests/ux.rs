@@ -174,3 +174,40 @@ fn player_options_match_substrings_case_sensitively() {
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), count, "{option} {value}");
     }
 }
+
+#[test]
+fn include_brings_in_a_library_of_functions() {
+    let dir = temp_dir("include");
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(dir.join("lib/mates.cql"), "// shared\nfunction Mated() { mate }\n").unwrap();
+    std::fs::write(
+        dir.join("lib/both.cql"),
+        "cql(include \"mates.cql\")\nfunction CheckOrMate() { check or Mated() }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("q.cql"), "cql(include \"lib/both.cql\" include \"lib/mates.cql\")\nMated()\n").unwrap();
+    let data = std::fs::canonicalize(DATA[0]).unwrap();
+    let data = data.to_str().unwrap();
+    // Run from another directory: paths resolve against the script's directory.
+    let script = dir.join("q.cql");
+    let out = cqlrs(&[script.to_str().unwrap(), "-i", data, "--count"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, cqlrs(&["-cql", "mate", "-i", data, "--count"]).stdout);
+    // A missing file and a cycle: exit 2, a caret under the name in the including file.
+    std::fs::write(dir.join("missing.cql"), "cql(include \"lib/none.cql\")\nmate\n").unwrap();
+    let out = cqlrs(&[dir.join("missing.cql").to_str().unwrap(), "-i", data]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("missing.cql:1:13: error: cannot include `lib/none.cql`") && err.contains("^^^^"), "{err}");
+    std::fs::write(dir.join("lib/loop.cql"), "cql(include \"../cycle.cql\")\nfunction L() { check }\n").unwrap();
+    std::fs::write(dir.join("cycle.cql"), "cql(include \"lib/loop.cql\")\nL()\n").unwrap();
+    let out = cqlrs(&[dir.join("cycle.cql").to_str().unwrap(), "-i", data]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("loop.cql:1:13: error: `../cycle.cql` includes itself"), "{err}");
+    // An error inside the library is shown in the library's own lines.
+    std::fs::write(dir.join("lib/broken.cql"), "function B() {\n  mtae\n}\n").unwrap();
+    std::fs::write(dir.join("usebroken.cql"), "cql(include \"lib/broken.cql\")\nB()\n").unwrap();
+    let err = String::from_utf8(cqlrs(&[dir.join("usebroken.cql").to_str().unwrap(), "-i", data]).stderr).unwrap();
+    assert!(err.contains("broken.cql:2:3: error: unknown filter or variable `mtae`"), "{err}");
+}

@@ -16,6 +16,7 @@ mod checks;
 pub mod commands;
 pub mod console;
 mod files;
+mod include;
 mod scale;
 
 use std::io::IsTerminal;
@@ -82,6 +83,29 @@ struct QuerySource {
     text: String,
     syntax: Syntax,
     script: Option<String>,
+    /// Where the parts of `text` came from, when the script includes files.
+    map: Option<include::SourceMap>,
+}
+
+impl QuerySource {
+    /// An error of the query, rendered against the file each diagnostic is in.
+    fn render(&self, error: &lang::Error) -> String {
+        match &self.map {
+            Some(map) => map.render(error),
+            None => error.render(&self.name, &self.text),
+        }
+    }
+
+    /// Take in the files the `cql( … )` header includes (CQL 6 only).
+    fn with_includes(mut self) -> Result<QuerySource, String> {
+        if self.syntax == Syntax::Cql6 {
+            if let Some((text, map)) = include::expand(&self.text, self.script.as_deref())? {
+                self.text = text;
+                self.map = Some(map);
+            }
+        }
+        Ok(self)
+    }
 }
 
 fn read_file(path: &str) -> Result<String, String> {
@@ -160,10 +184,9 @@ fn execute(args: &Args) -> Result<i32, String> {
     let source = query_source(args)?;
     let mut ir = match &source {
         Some(src) => {
-            let mut ir = lang::parse(&src.text, src.syntax).map_err(|e| e.render(&src.name, &src.text))?;
+            let mut ir = lang::parse(&src.text, src.syntax).map_err(|e| src.render(&e))?;
             apply_cli(args, &mut ir)?;
-            crate::ir::transform::expand(&mut ir)
-                .map_err(|diagnostics| lang::Error { diagnostics }.render(&src.name, &src.text))?;
+            crate::ir::transform::expand(&mut ir).map_err(|diagnostics| src.render(&lang::Error { diagnostics }))?;
             crate::ir::normalize::normalize(&mut ir);
             if let (None, Some(script)) = (&ir.settings.output, &src.script) {
                 if args.output.is_none()
@@ -189,7 +212,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         }
     };
     if let (Some(src), Some(diagnostic)) = (&source, checks::runaway_loop(&ir)) {
-        return Err(lang::Error { diagnostics: vec![diagnostic] }.render(&src.name, &src.text));
+        return Err(src.render(&lang::Error { diagnostics: vec![diagnostic] }));
     }
     if args.dump_ir {
         output::print_stdout(&crate::ir::dump::dump(&ir)).map_err(|e| format!("cqlrs: {e}"))?;
@@ -492,6 +515,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text: q.clone(),
             syntax: Syntax::Yacpdb,
             script: None,
+            map: None,
         }));
     }
     if let Some(path) = &args.script {
@@ -511,7 +535,9 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text.push_str(filter);
             text.push('\n');
         }
-        return Ok(Some(QuerySource { name: path.clone(), text, syntax, script: Some(path.clone()) }));
+        return QuerySource { name: path.clone(), text, syntax, script: Some(path.clone()), map: None }
+            .with_includes()
+            .map(Some);
     }
     if let Some(filter) = &args.cql {
         let syntax = args.syntax.map_or(Syntax::Cql6, syntax_of);
@@ -519,7 +545,9 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
         // The CQL 6 header is optional, so the user's text is parsed as typed and error
         // positions refer to it.
         let text = insert_filters(filter, &added);
-        return Ok(Some(QuerySource { name: "<command line>".into(), text, syntax, script: None }));
+        return QuerySource { name: "<command line>".into(), text, syntax, script: None, map: None }
+            .with_includes()
+            .map(Some);
     }
     if !added.is_empty() {
         return Ok(Some(QuerySource {
@@ -527,6 +555,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text: added.join(" "),
             syntax: Syntax::Cql6,
             script: None,
+            map: None,
         }));
     }
     if has_cli_filters(args) {
