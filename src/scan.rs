@@ -106,18 +106,46 @@ impl SortOrder {
     }
 }
 
-/// What the scan prints on stderr besides errors.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Messages {
-    /// Print no warnings (skipped and abandoned games, query messages stay).
-    pub quiet: bool,
-    /// Print at most this many warnings, then one line saying how many were left out.
-    pub max_warnings: Option<u64>,
-    /// Print the number of each matching game as it is found (`-showmatches`).
-    pub show_matches: bool,
-    /// Print a progress line every N games (`-lineincrement N`).
-    pub line_increment: Option<u64>,
+/// What the scan reports to its caller as it goes, instead of printing: the caller
+/// decides what reaches the terminal (the CLI prints warnings and draws a progress bar;
+/// a library user may collect or ignore them). Methods are called from the scan's
+/// reader thread ([`ScanEvents::bytes_read`], [`ScanEvents::input_error`]) and from the
+/// thread that called the scan (the rest, in input order), so implementations are `Sync`.
+/// Every method does nothing by default.
+pub trait ScanEvents: Sync {
+    /// The reader has cut games up to byte `end` of input `file` (the position in the
+    /// decompressed text for a compressed file).
+    fn bytes_read(&self, file: &str, end: u64) {
+        let _ = (file, end);
+    }
+    /// An input could not be opened or read (to its end): the message.
+    fn input_error(&self, message: &str) {
+        let _ = message;
+    }
+    /// A game was skipped (unreadable) or abandoned (the query gave up): the message.
+    fn warning(&self, message: &str) {
+        let _ = message;
+    }
+    /// A line the query printed (`message`) while evaluating a game.
+    fn query_message(&self, line: &str) {
+        let _ = line;
+    }
+    /// Game `number` matched.
+    fn matched(&self, number: u64) {
+        let _ = number;
+    }
+    /// A game has been accounted for; the running tallies of games read and matched.
+    fn game_finished(&self, read: u64, matched: u64) {
+        let _ = (read, matched);
+    }
+    /// Every game has been accounted for (before sorted output is written).
+    fn finished(&self) {}
 }
+
+/// Events nobody listens to (the default of [`run`]).
+pub struct NoEvents;
+
+impl ScanEvents for NoEvents {}
 
 /// Stack of each worker thread: deep enough for the evaluator's nesting limit of
 /// evaluations of the largest evaluator frame, in debug builds too (address space
@@ -140,10 +168,6 @@ pub struct ScanConfig {
     pub gamenumber: Option<(u64, u64)>,
     /// Batches that may exist at once (reorder-buffer bound).
     pub in_flight: usize,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
-    /// Warnings and progress lines on stderr.
-    pub messages: Messages,
     /// Keep the raw bytes of skipped games for a rejects file.
     pub keep_rejects: bool,
 }
@@ -159,8 +183,6 @@ impl ScanConfig {
             sort: None,
             gamenumber: None,
             in_flight: 4 * threads + 4,
-            progress: false,
-            messages: Messages::default(),
             keep_rejects: false,
         }
     }
@@ -187,8 +209,6 @@ pub struct ScanOutcome<S> {
     pub write_error: Option<(Option<u64>, std::io::Error)>,
     /// Writing the rejects file failed.
     pub rejects_error: Option<std::io::Error>,
-    /// Warnings left out because of [`Messages::max_warnings`].
-    pub warnings_suppressed: u64,
     /// Every worker's scratch (for persistent variables).
     pub scratches: Vec<S>,
     /// Wall-clock seconds.
@@ -232,13 +252,13 @@ pub fn run<E: Evaluator>(
     config: &ScanConfig,
     sink: &mut Sink,
 ) -> ScanOutcome<E::Scratch> {
-    run_sources(evaluator, paths.into_iter().map(Source::whole).collect(), 1, config, sink, None)
+    run_sources(evaluator, paths.into_iter().map(Source::whole).collect(), 1, config, sink, None, &NoEvents)
 }
 
 /// Run the scan over `sources` (whole files or shard byte ranges, see
 /// [`crate::input::shard`]), numbering games from `first_number`, writing to `sink`
 /// and, when `rejects` is given (set [`ScanConfig::keep_rejects`]), the raw bytes of
-/// every skipped game to `rejects`.
+/// every skipped game to `rejects`. Progress, warnings and messages go to `events`.
 pub fn run_sources<E: Evaluator>(
     evaluator: &E,
     sources: Vec<Source>,
@@ -246,6 +266,7 @@ pub fn run_sources<E: Evaluator>(
     config: &ScanConfig,
     sink: &mut Sink,
     rejects: Option<&mut Sink>,
+    events: &dyn ScanEvents,
 ) -> ScanOutcome<E::Scratch> {
     // The query decides its own order and whether its games are read one after another
     // (dictionaries carried from game to game see the games in input order).
@@ -271,7 +292,7 @@ pub fn run_sources<E: Evaluator>(
     let mut outcome = std::thread::scope(|scope| {
         let stop = &stop;
         let input_errors = &input_errors;
-        scope.spawn(move || read_batches(paths, config.gamenumber, work_tx, token_rx, stop, input_errors));
+        scope.spawn(move || read_batches(paths, config.gamenumber, work_tx, token_rx, stop, input_errors, events));
         let mut workers = Vec::new();
         for _ in 0..threads {
             let work_rx = work_rx.clone();
@@ -285,7 +306,7 @@ pub fn run_sources<E: Evaluator>(
         }
         drop(work_rx);
         drop(result_tx);
-        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, stop);
+        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, stop, events);
         for w in workers {
             match w.join() {
                 Ok(scratch) => outcome.scratches.push(scratch),
@@ -306,6 +327,7 @@ fn read_batches(
     tokens: Receiver<()>,
     stop: &AtomicBool,
     input_errors: &AtomicU64,
+    events: &dyn ScanEvents,
 ) {
     let last = gamenumber.map_or(u64::MAX, |(_, hi)| hi);
     let mut seq = 0;
@@ -324,7 +346,7 @@ fn read_batches(
             Ok(raw) => raw,
             Err(mut e) => {
                 input_errors.fetch_add(1, AtomicOrdering::Relaxed);
-                eprintln!("cqlrs: {}", printable(&e.to_string()));
+                events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
                 match e.partial.take() {
                     Some(raw) => {
                         cut.push((
@@ -345,6 +367,9 @@ fn read_batches(
         }
         games.push(raw);
         if games.len() == BATCH_SIZE {
+            if let Some(last) = games.last() {
+                events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
+            }
             let full = std::mem::replace(&mut games, Vec::with_capacity(BATCH_SIZE));
             if !send(full, std::mem::take(&mut cut), &mut seq) {
                 return;
@@ -353,6 +378,9 @@ fn read_batches(
         if stop.load(AtomicOrdering::Relaxed) {
             return;
         }
+    }
+    if let Some(last) = games.last() {
+        events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
     }
     if !games.is_empty() {
         send(games, cut, &mut seq);
@@ -476,6 +504,7 @@ fn write_in_order<S>(
     sink: &mut Sink,
     mut rejects: Option<&mut Sink>,
     stop: &AtomicBool,
+    events: &dyn ScanEvents,
 ) -> ScanOutcome<S> {
     let mut out = ScanOutcome {
         read: 0,
@@ -487,31 +516,8 @@ fn write_in_order<S>(
         broken_pipe: false,
         write_error: None,
         rejects_error: None,
-        warnings_suppressed: 0,
         scratches: Vec::new(),
         seconds: 0.0,
-    };
-    let progress = config.progress.then(|| {
-        let bar = indicatif::ProgressBar::new_spinner();
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar
-    });
-    let note = |line: &str| match &progress {
-        Some(bar) => bar.suspend(|| eprintln!("{line}")),
-        None => eprintln!("{line}"),
-    };
-    let messages = &config.messages;
-    let mut warnings = 0u64;
-    let mut warn = |line: &str, out: &mut ScanOutcome<S>| {
-        if messages.quiet {
-            return;
-        }
-        warnings += 1;
-        if messages.max_warnings.is_some_and(|max| warnings > max) {
-            out.warnings_suppressed += 1;
-        } else {
-            note(line);
-        }
     };
     let mut sorted: Vec<SortedMatch> = Vec::new();
     let mut pending: BTreeMap<u64, BatchResult> = BTreeMap::new();
@@ -537,13 +543,13 @@ fn write_in_order<S>(
             for outcome in batch.outcomes {
                 out.read += 1;
                 for m in &outcome.messages {
-                    note(m);
+                    events.query_message(m);
                 }
                 match outcome.verdict {
                     Verdict::Unmatched => out.unmatched += 1,
                     Verdict::Skipped(message, bytes) => {
                         out.skipped += 1;
-                        warn(&message, &mut out);
+                        events.warning(&message);
                         if let Some(r) = rejects.as_deref_mut() {
                             if out.rejects_error.is_none() {
                                 if let Err(e) = r.write(&bytes).and_then(|()| r.write(b"\n\n")) {
@@ -554,13 +560,11 @@ fn write_in_order<S>(
                     }
                     Verdict::Abandoned(message) => {
                         out.abandoned += 1;
-                        warn(&message, &mut out);
+                        events.warning(&message);
                     }
                     Verdict::Matched { bytes, sort } => {
                         out.matched += 1;
-                        if messages.show_matches {
-                            note(&format!("cqlrs: game {} matches", outcome.number));
-                        }
+                        events.matched(outcome.number);
                         if config.sort.is_some() {
                             sorted.push(((sort, outcome.number), bytes));
                             if let Some(limit) = config.limit {
@@ -577,18 +581,10 @@ fn write_in_order<S>(
                         }
                     }
                 }
-                if let Some(every) = messages.line_increment {
-                    if every > 0 && out.read % every == 0 {
-                        note(&format!("cqlrs: {} games read, {} matches", out.read, out.matched));
-                    }
-                }
+                events.game_finished(out.read, out.matched);
                 if done {
                     break;
                 }
-            }
-            if let Some(bar) = &progress {
-                bar.set_message(format!("{} games, {} matches", out.read, out.matched));
-                bar.tick();
             }
             if done {
                 break 'receive;
@@ -601,16 +597,7 @@ fn write_in_order<S>(
     stop.store(true, AtomicOrdering::Relaxed);
     drop(tokens);
     drop(results);
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
-    if out.warnings_suppressed > 0 {
-        eprintln!(
-            "cqlrs: {} more {} not shown (--max-warnings)",
-            out.warnings_suppressed,
-            if out.warnings_suppressed == 1 { "warning" } else { "warnings" }
-        );
-    }
+    events.finished();
     if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() {
         sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
         let keep = config.limit.map_or(sorted.len(), |l| (l as usize).min(sorted.len()));

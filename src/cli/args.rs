@@ -18,6 +18,18 @@ pub enum SyntaxArg {
     Yacpdb,
 }
 
+/// When something is drawn on standard error (`--progress`, `--color`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    /// Only when standard error is a terminal (and, for colour, `NO_COLOR` is unset).
+    #[default]
+    Auto,
+    /// Always, even into a file or a pipe.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// cqlrs — find chess games and positions matching a query (CQL 6, legacy CQL or YACPDB).
 ///
 /// CQL 6 single-dash options (`-input f.pgn`, `-gamenumber 5 9`, `-flipcolor`) are
@@ -51,6 +63,18 @@ pub struct Args {
     /// Write one JSON object per matching game
     #[arg(long = "json")]
     pub json: bool,
+    /// Write one JSON object per matching position (ply, FEN, SAN, comments; see docs/output.md)
+    #[arg(long = "positions", conflicts_with_all = ["numbers", "count", "json", "json_pgn", "epd"])]
+    pub positions: bool,
+    /// Write one EPD line per matching position (game locator in the `id` opcode)
+    #[arg(long = "epd", conflicts_with_all = ["numbers", "count", "json", "json_pgn"])]
+    pub epd: bool,
+    /// Progress bar on stderr: auto (only on a terminal), always, never
+    #[arg(long = "progress", value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub progress: When,
+    /// Colour in error messages: auto (terminal and no NO_COLOR), always, never
+    #[arg(long = "color", value_enum, value_name = "WHEN", default_value_t = When::Auto)]
+    pub color: When,
     /// Stop after N matching games
     #[arg(long = "limit", value_name = "N")]
     pub limit: Option<u64>,
@@ -316,6 +340,8 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("numbers", Flag("numbers")),
     ("count", Flag("count")),
     ("json", Flag("json")),
+    ("positions", Flag("positions")),
+    ("epd", Flag("epd")),
     ("matchstring", Value("matchstring")),
     ("silent", Flag("silent")),
     ("quiet", Flag("quiet")),
@@ -327,6 +353,8 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("lineincrement", Value("lineincrement")),
     ("quiet-stderr", Flag("quiet-stderr")),
     ("max-warnings", Value("max-warnings")),
+    ("progress", Value("progress")),
+    ("color", Value("color")),
     // Threads.
     ("threads", Value("threads")),
     ("s", Flag("singlethreaded")),
@@ -405,6 +433,29 @@ fn did_you_mean(name: &str) -> Option<&'static str> {
     }
 }
 
+/// Words of a CQL query that users type as options (`-sort`): the word and what to
+/// write instead.
+const QUERY_WORDS: &[(&str, &str)] = &[
+    ("sort", "`sort` is a filter of the query, not an option: e.g. `-cql 'sort \"material\" material'`"),
+    ("matchcount", "give a range: `-matchcount N [M]`"),
+    ("mate", "`mate` is a filter of the query: `-cql mate`"),
+    ("check", "`check` is a filter of the query: `-cql check`"),
+];
+
+/// A hint for an unknown option word: the closest option, or what to write when the
+/// word is (or is close to) a filter of the query language.
+fn hint_for(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    let query = QUERY_WORDS.iter().map(|(w, hint)| (distance(&lower, w), *hint)).filter(|(d, _)| *d <= 2).min();
+    let option = did_you_mean(name);
+    match (query, option) {
+        (Some((d, hint)), Some(n)) if d < distance(&lower, n) => Some(hint.to_string()),
+        (_, Some(n)) => Some(format!("did you mean `-{n}`?")),
+        (Some((_, hint)), None) => Some(hint.to_string()),
+        (None, None) => None,
+    }
+}
+
 /// Rewrite the argument list into clap's form using [`OPTIONS`]: every option word
 /// with one or two dashes becomes `--long` or `--long=VALUE`, CQL's two-number ranges
 /// become `N-M`, and values are passed on untouched (however they begin). A
@@ -434,11 +485,15 @@ pub fn normalize(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, 
             None => (word, None),
         };
         let Some(kind) = lookup(name) else {
-            if double {
+            let is_clap_option = || {
+                use clap::CommandFactory;
+                Args::command().get_arguments().any(|a| a.get_long() == Some(name))
+            };
+            if double && (is_clap_option() || hint_for(name).is_none()) {
                 out.push(arg);
                 continue;
             }
-            let hint = did_you_mean(name).map_or(String::new(), |n| format!("; did you mean `-{n}`?"));
+            let hint = hint_for(name).map_or(String::new(), |h| format!("; {h}"));
             return Err(format!("cqlrs: unknown option `{arg}`{hint} (see --help)"));
         };
         let mut next_value = |what: &str| -> Result<String, String> {
@@ -534,7 +589,13 @@ mod tests {
     #[test]
     fn cql_words_are_never_bundles_of_short_flags() {
         let err = normalize(strings(&["cqlrs", "-sort", "q.cql"])).unwrap_err();
-        assert!(err.contains("unknown option `-sort`"), "{err}");
+        assert!(err.contains("unknown option `-sort`") && err.contains("`sort` is a filter"), "{err}");
+        let err = normalize(strings(&["cqlrs", "-srot", "q.cql"])).unwrap_err();
+        assert!(err.contains("`sort` is a filter"), "{err}");
+        let err = normalize(strings(&["cqlrs", "--plyer", "Tal"])).unwrap_err();
+        assert!(err.contains("did you mean `-player`"), "{err}");
+        // Long options of clap that the table does not list pass through.
+        assert!(normalize(strings(&["cqlrs", "--shard", "1/2"])).is_ok());
         let err = normalize(strings(&["cqlrs", "-gamenumbr", "3"])).unwrap_err();
         assert!(err.contains("did you mean `-gamenumber`"), "{err}");
         let got = normalize(strings(&["cqlrs", "-showMatches", "-PARSE", "-i", "-x.pgn"])).unwrap();
@@ -550,6 +611,7 @@ mod tests {
             match kind {
                 Value("syntax") => argv.push("cql6".into()),
                 Value("output-encoding") => argv.push("utf8".into()),
+                Value("progress") | Value("color") => argv.push("never".into()),
                 Value(_) | Range(_) => argv.push("3".into()),
                 Pair(_) => argv.extend(strings(&["x", "1"])),
                 Words(..) => argv.push("f.pgn".into()),

@@ -12,7 +12,10 @@
 //! when the query has errors.
 
 pub mod args;
+pub mod commands;
+pub mod console;
 mod files;
+mod include;
 mod scale;
 
 use std::io::IsTerminal;
@@ -28,9 +31,6 @@ use crate::{CompileError, CompileOptions};
 
 pub use args::Args;
 
-/// Inputs bigger than this (in bytes) get a progress bar when stderr is a terminal.
-const PROGRESS_MIN_BYTES: u64 = 32 << 20;
-
 /// Exit status: some game matched.
 pub const EXIT_MATCH: i32 = 0;
 /// Exit status: no game matched.
@@ -45,6 +45,9 @@ pub fn main() -> i32 {
 
 /// Run the program with these arguments (the first is the program name).
 pub fn run(argv: Vec<String>) -> i32 {
+    if let Some(code) = commands::run_subcommand(&argv) {
+        return code;
+    }
     let argv = match args::normalize(argv) {
         Ok(a) => a,
         Err(message) => {
@@ -63,6 +66,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         Ok(code) => code,
         Err(message) => {
             if !message.is_empty() {
+                let message = if console::color_wanted(args.color) { console::colorize(&message) } else { message };
                 eprint!("{message}");
                 if !message.ends_with('\n') {
                     eprintln!();
@@ -79,6 +83,29 @@ struct QuerySource {
     text: String,
     syntax: Syntax,
     script: Option<String>,
+    /// Where the parts of `text` came from, when the script includes files.
+    map: Option<include::SourceMap>,
+}
+
+impl QuerySource {
+    /// An error of the query, rendered against the file each diagnostic is in.
+    fn render(&self, error: &lang::Error) -> String {
+        match &self.map {
+            Some(map) => map.render(error),
+            None => error.render(&self.name, &self.text),
+        }
+    }
+
+    /// Take in the files the `cql( … )` header includes (CQL 6 only).
+    fn with_includes(mut self) -> Result<QuerySource, String> {
+        if self.syntax == Syntax::Cql6 {
+            if let Some((text, map)) = include::expand(&self.text, self.script.as_deref())? {
+                self.text = text;
+                self.map = Some(map);
+            }
+        }
+        Ok(self)
+    }
 }
 
 fn read_file(path: &str) -> Result<String, String> {
@@ -160,7 +187,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     let compiled = match &source {
         Some(src) => {
             let mut options = CompileOptions::new(src.syntax).amend(|ir| apply_cli(args, ir));
-            Query::compile(&src.text, &mut options).map_err(|e| compile_message(&e, &src.name, &src.text))
+            Query::compile(&src.text, &mut options).map_err(|e| compile_message(&e, |d| src.render(d)))
         }
         None => {
             // Only CLI filters: a header query evaluated once per game.
@@ -168,7 +195,7 @@ fn execute(args: &Args) -> Result<i32, String> {
             ir.root = Some(ir.add(Filter::True, Span::default()));
             ir.settings.per_game = true;
             apply_cli(args, &mut ir)?;
-            Query::from_ir(ir).map_err(|e| compile_message(&e, "<command line>", ""))
+            Query::from_ir(ir).map_err(|e| compile_message(&e, |d| d.render("<command line>", "")))
         }
     };
     let query = compiled?;
@@ -201,6 +228,10 @@ fn execute(args: &Args) -> Result<i32, String> {
         Format::JsonPgn(style)
     } else if args.json {
         Format::Json
+    } else if args.positions {
+        Format::Positions
+    } else if args.epd {
+        Format::Epd
     } else {
         Format::Pgn(style)
     };
@@ -222,15 +253,6 @@ fn execute(args: &Args) -> Result<i32, String> {
     config.in_flight = 4 * config.threads + 4;
     config.limit = args.limit;
     config.gamenumber = ir.settings.gamenumber;
-    config.progress = std::io::stderr().is_terminal()
-        && !args.quiet_stderr
-        && inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum::<u64>() >= PROGRESS_MIN_BYTES;
-    config.messages = scan::Messages {
-        quiet: args.quiet_stderr,
-        max_warnings: args.max_warnings,
-        show_matches: args.showmatches,
-        line_increment: args.lineincrement,
-    };
     config.keep_rejects = args.rejects.is_some();
     if args.parse {
         // `-parse`: the query compiled; nothing is read or written.
@@ -275,7 +297,15 @@ fn execute(args: &Args) -> Result<i32, String> {
         None => None,
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
-    let outcome = scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut());
+    let size = console::InputSize::of(&plan.sources);
+    let progress = console::progress_wanted(args.progress, args.quiet_stderr, &size);
+    let mut console = console::Console::new(size, progress, args.progress == args::When::Always);
+    console.quiet = args.quiet_stderr;
+    console.max_warnings = args.max_warnings;
+    console.show_matches = args.showmatches;
+    console.line_increment = args.lineincrement;
+    let outcome =
+        scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
     if crate::eval::abort_requested() {
         sink.discard();
         return Err("cqlrs: the query reached `cql_abort`: the run was stopped and nothing was written".into());
@@ -475,6 +505,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text: q.clone(),
             syntax: Syntax::Yacpdb,
             script: None,
+            map: None,
         }));
     }
     if let Some(path) = &args.script {
@@ -494,7 +525,9 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text.push_str(filter);
             text.push('\n');
         }
-        return Ok(Some(QuerySource { name: path.clone(), text, syntax, script: Some(path.clone()) }));
+        return QuerySource { name: path.clone(), text, syntax, script: Some(path.clone()), map: None }
+            .with_includes()
+            .map(Some);
     }
     if let Some(filter) = &args.cql {
         let syntax = args.syntax.map_or(Syntax::Cql6, syntax_of);
@@ -502,7 +535,9 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
         // The CQL 6 header is optional, so the user's text is parsed as typed and error
         // positions refer to it.
         let text = insert_filters(filter, &added);
-        return Ok(Some(QuerySource { name: "<command line>".into(), text, syntax, script: None }));
+        return QuerySource { name: "<command line>".into(), text, syntax, script: None, map: None }
+            .with_includes()
+            .map(Some);
     }
     if !added.is_empty() {
         return Ok(Some(QuerySource {
@@ -510,6 +545,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text: added.join(" "),
             syntax: Syntax::Cql6,
             script: None,
+            map: None,
         }));
     }
     if has_cli_filters(args) {
@@ -668,11 +704,12 @@ mod tests {
     }
 }
 
-/// A compile error as the command line prints it: diagnostics with a caret under the
-/// text, other errors on one line.
-fn compile_message(err: &CompileError, name: &str, text: &str) -> String {
+/// A compile error as the command line prints it: diagnostics rendered by `render` (with
+/// a caret under the text, in the file each one is in), other errors on one line.
+fn compile_message(err: &CompileError, render: impl Fn(&lang::Error) -> String) -> String {
     match err {
+        CompileError::Query(e) => render(e),
+        CompileError::Amend(message) => message.clone(),
         CompileError::Eval(e) => format!("cqlrs: {e}"),
-        other => other.render(name, text),
     }
 }

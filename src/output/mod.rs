@@ -9,6 +9,7 @@
 //! rendered into its own buffer first, then written in one call).
 
 mod pgn;
+pub mod positions;
 
 pub use pgn::{write_game as write_pgn_game, PgnStyle};
 
@@ -32,17 +33,21 @@ pub enum Format {
     /// One JSON object per line that also holds, as `pgn`, the bytes the PGN format
     /// would write for the game (`--json-pgn`; what a merge of shards concatenates).
     JsonPgn(PgnStyle),
+    /// One JSON object per matching position (`--positions`).
+    Positions,
+    /// One EPD line per matching position (`--epd`).
+    Epd,
 }
 
 impl Format {
     /// Does rendering this format need the game's moves (its position tree)?
     pub fn needs_moves(&self) -> bool {
-        matches!(self, Format::Pgn(_) | Format::JsonPgn(_))
+        matches!(self, Format::Pgn(_) | Format::JsonPgn(_) | Format::Positions | Format::Epd)
     }
 
     /// Is this one of the JSON-lines formats?
     pub fn is_json(&self) -> bool {
-        matches!(self, Format::Json | Format::JsonPgn(_))
+        matches!(self, Format::Json | Format::JsonPgn(_) | Format::Positions)
     }
 }
 
@@ -72,6 +77,8 @@ pub fn render_game(
             out.extend_from_slice(json_line(game, m, raw, sort_key, Some(&pgn)).as_bytes());
             out.push(b'\n');
         }
+        Format::Positions => positions::write_positions(game, m, raw, out),
+        Format::Epd => positions::write_epd(game, m, raw, out),
     }
 }
 
