@@ -13,6 +13,7 @@
 /// legacy front-ends, whose levels cost more, take a fraction of it.
 pub const NESTING_LIMIT: usize = 200;
 
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compile;
 pub mod eval;

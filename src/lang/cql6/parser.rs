@@ -14,11 +14,11 @@ use super::lexer::{letter_mask, Sym, Tok, Token};
 use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
-mod keywords62;
 #[path = "fen.rs"]
 mod fen;
 #[path = "hhdb.rs"]
 mod hhdb;
+mod keywords62;
 
 /// Deepest nesting of filters accepted before the parser refuses the query.
 pub const MAX_DEPTH: usize = crate::NESTING_LIMIT;
