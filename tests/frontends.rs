@@ -179,7 +179,7 @@ const RELATION_PAIRS: &[(&str, &str, &str)] = &[
     ),
     (
         "(match (position :relation (:variations :changesidetomove :originaldifferentcount 0)))",
-        "cql()\necho (s t) in all {\n  s ≺ t\n  sidetomove != s:sidetomove\n  not (s:[Aa] & _)\n  \
+        "cql(variations)\nmainline\necho (s t) in all {\n  s ≺ t\n  sidetomove != s:sidetomove\n  not (s:[Aa] & _)\n  \
          not ([Aa] & s:_)\n  #(s:[Aa] & ~((s:K & K) | (s:Q & Q) | (s:R & R) | (s:B & B) | (s:N & N) | (s:P & P)\n  \
          | (s:k & k) | (s:q & q) | (s:r & r) | (s:b & b) | (s:n & n) | (s:p & p))) == 0\n}\n",
         "the same board recurs with the other side to move (a lost tempo), variations included",

@@ -250,6 +250,10 @@ fn execute(args: &Args) -> Result<i32, String> {
     } else if let Some(n) = args.threads {
         config.threads = n.max(1);
     }
+    if query.sequential() {
+        // The scan runs such a query on one worker whatever it is asked; say so.
+        config.threads = 1;
+    }
     config.in_flight = 4 * config.threads + 4;
     config.limit = args.limit;
     config.gamenumber = ir.settings.gamenumber;

@@ -1367,11 +1367,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn echo(&mut self, source: VarId, target: VarId, in_all: bool, body: FilterId, at: Loc) -> Eval {
+    fn echo(&mut self, source: VarId, target: VarId, scope: (bool, bool), body: FilterId, at: Loc) -> Eval {
         let Loc::Node(s) = at else { return Ok(None) };
+        let (in_all, variations) = scope;
         // Targets: every searched position (the main line, or the whole tree when variations
-        // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`).
+        // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`);
+        // the legacy `:relation (:variations)` takes in the variations in any case.
+        let searched = self.variations;
+        self.variations |= variations;
         let targets: Vec<NodeId> = self.searched_nodes().into_iter().filter(|&t| in_all || t != s).collect();
+        self.variations = searched;
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;

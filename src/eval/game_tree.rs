@@ -89,7 +89,9 @@ impl<'a> Ctx<'a> {
             Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))
             }
-            Filter::Echo { source, target, in_all, body } => return self.echo(*source, *target, *in_all, *body, at),
+            Filter::Echo { source, target, in_all, variations, body } => {
+                return self.echo(*source, *target, (*in_all, *variations), *body, at)
+            }
             Filter::ConsecutiveMoves(a, b) => {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);

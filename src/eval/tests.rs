@@ -548,7 +548,7 @@ fn echo_compares_positions_square_by_square() {
     let same = ir.add(Filter::Intersection(vec![sv, tv]), sp());
     let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
     let eq = ir.add(Filter::Compare { first: same, rest: vec![(CmpOp::Eq, all)] }, sp());
-    ir.root = Some(ir.add(Filter::Echo { source: s, target: t, in_all: false, body: eq }, sp()));
+    ir.root = Some(ir.add(Filter::Echo { source: s, target: t, in_all: false, variations: false, body: eq }, sp()));
     let m = run(ir, &game);
     // The start position and the one after 2...Ng8 are each other's echo.
     assert_eq!(m.positions, vec![NodeId::ROOT, line[3]]);
@@ -569,7 +569,7 @@ fn consecutive_moves_across_branches() {
     let two = ir.add(Filter::Number(2), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
-    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, body: ge }, sp());
+    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, body: ge }, sp());
     ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
     let m = run(ir, &b.game);
     assert_eq!(m.positions, vec![main[2]]);
@@ -602,7 +602,7 @@ fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
     let num = ir.add(Filter::Number(n), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
-    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, body: ge }, sp());
+    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, body: ge }, sp());
     ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
     run(ir, game).positions
 }
@@ -846,12 +846,13 @@ fn castling_is_a_move_of_the_rook_too() {
 }
 
 #[test]
-fn virtual_mainline_is_the_line_through_the_asked_position() {
+fn virtual_mainline_is_main_moves_and_black_alternatives() {
     // 1.f3 e5 2.g4 Nc6 (2...Qh4#), and (1...d5 2.g4) off the first move.
     let mut b = GameBuilder::new(None);
     let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]);
     let mate = b.line(main[2], &["Qh4#"]);
     let early = b.line(main[0], &["d5", "g4"]);
+    let white_alternative = b.line(main[1], &["d4"]);
     let mut game = b.game;
     game.number = 1;
     let mut ir = Ir::new();
@@ -866,20 +867,15 @@ fn virtual_mainline_is_the_line_through_the_asked_position() {
         ctx.origin = origin;
         ctx.test(vml, super::engine::Loc::Node(n)).unwrap()
     };
-    // Asked inside the mating variation: its ancestors and itself are on the line, the
-    // main-line reply 2...Nc6 and the other variation are not.
-    assert!(on(&mut ctx, mate[0], mate[0]));
-    assert!(on(&mut ctx, mate[0], main[2]));
-    assert!(on(&mut ctx, mate[0], NodeId::ROOT));
-    assert!(!on(&mut ctx, mate[0], main[3]));
-    assert!(!on(&mut ctx, mate[0], early[1]));
-    // Asked at the start: the main line is the virtual main line, variations are not.
-    assert!(on(&mut ctx, NodeId::ROOT, main[3]));
-    assert!(!on(&mut ctx, NodeId::ROOT, mate[0]));
-    // Asked at 1...d5: its continuation 2.g4 is on its line, the main line after 1.f3 is not.
-    assert!(on(&mut ctx, early[0], early[1]));
-    assert!(on(&mut ctx, early[0], main[0]));
-    assert!(!on(&mut ctx, early[0], main[1]));
+    // CQL 6.2 (`QPos::virtualmainline`): the moves from the start are main continuations or
+    // alternatives of Black's; where the position is asked from does not matter.
+    for origin in [NodeId::ROOT, mate[0], early[0]] {
+        for n in [NodeId::ROOT, main[0], main[1], main[2], main[3], mate[0], early[0], early[1]] {
+            assert!(on(&mut ctx, origin, n), "{n:?} from {origin:?}");
+        }
+        // 2.d4 is White's alternative to 2.g4: off the virtual main line.
+        assert!(!on(&mut ctx, origin, white_alternative[0]));
+    }
 }
 
 // ----- stopping early where only the answer counts ------------------------------------

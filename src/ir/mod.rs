@@ -869,8 +869,11 @@ pub enum Filter {
         source: VarId,
         /// Variable bound to each target position.
         target: VarId,
-        /// Search every position, not only descendants.
+        /// `in all`: the source position itself is a target too (CQL 6.2 `EchoNode`).
         in_all: bool,
+        /// Targets in variations too, even when the scan keeps to the main line (the legacy
+        /// `:relation (:variations)`); CQL 6 `echo` keeps to the searched positions.
+        variations: bool,
         /// Filter evaluated per pair.
         body: FilterId,
     },

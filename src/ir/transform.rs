@@ -460,8 +460,8 @@ fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result
             Filter::Path { params: *params, focus: opt(focus, &mut f)?, best: opt(best, &mut f)?, body: f(*body)? }
         }
         Filter::SeqRepeat { body, min, max } => Filter::SeqRepeat { body: f(*body)?, min: *min, max: *max },
-        Filter::Echo { source, target, in_all, body } => {
-            Filter::Echo { source: *source, target: *target, in_all: *in_all, body: f(*body)? }
+        Filter::Echo { source, target, in_all, variations, body } => {
+            Filter::Echo { source: *source, target: *target, in_all: *in_all, variations: *variations, body: f(*body)? }
         }
         Filter::ConsecutiveMoves(a, b) => Filter::ConsecutiveMoves(f(*a)?, f(*b)?),
         Filter::Assign { var, op, value } => Filter::Assign { var: *var, op: *op, value: f(*value)? },

@@ -81,10 +81,14 @@ impl Parser<'_> {
                         all = true;
                     } else if self.eat_sym(Sym::LineBackward) {
                         direction = FindDirection::Backward;
-                    } else if let (None, Tok::Number(lo)) = (range, &self.peek().tok) {
+                    } else if let (None, Tok::Number(lo), false) =
+                        (range, &self.peek().tok, self.operator_at(1))
+                    {
+                        // A number followed by an operator starts the body (`find 2 <= 8`):
+                        // CQL 6.2 `match_rangeconstituent`.
                         let lo = *lo;
                         self.bump();
-                        let hi = if let Tok::Number(hi) = self.peek().tok {
+                        let hi = if let (Tok::Number(hi), false) = (self.peek().tok.clone(), self.operator_at(1)) {
                             self.bump();
                             hi
                         } else {
@@ -132,7 +136,7 @@ impl Parser<'_> {
                     false
                 };
                 let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::Echo { source, target, in_all, body }, sp)
+                self.simple(Filter::Echo { source, target, in_all, variations: false, body }, sp)
             }
             "try" => self.simple(Filter::Try, sp),
             _ => return Ok(None),

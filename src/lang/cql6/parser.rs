@@ -1487,10 +1487,19 @@ impl<'s> Parser<'s> {
         hay
     }
 
+    /// Is the token `n` places ahead a comparison or arithmetic operator (so a number
+    /// before it is the start of an expression, not a range)?
+    fn operator_at(&self, n: usize) -> bool {
+        matches!(&self.peek_at(n).tok, Tok::Sym(s) if cmp_op(*s).is_some()
+            || matches!(s, Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent))
+    }
+
     /// Refuse a number right after `year`, `ply`, … : CQL 6.2 would read it as a filter of
     /// its own and stop at the first game. In an argument list it is the next argument.
     fn no_range_after(&mut self, word: &str) {
-        if self.in_args {
+        // In an argument list, or when an operator follows (`ply 3 != x`), the number
+        // starts the next filter.
+        if self.in_args || self.operator_at(1) {
             return;
         }
         if let Tok::Number(_) = self.peek().tok {

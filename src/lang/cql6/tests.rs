@@ -552,6 +552,13 @@ fn errors_have_positions_and_hints() {
     // In an argument list the number is the next argument (CQL 6.2 reads it so).
     assert!(crate::lang::cql6::parse("cql() x = max(ply 0) x > 4").is_ok());
     assert!(crate::lang::cql6::parse("cql() min(year 2000) < 1990").is_ok());
+    // A number followed by an operator starts a new filter, after `ply` and after `find`.
+    assert!(crate::lang::cql6::parse("cql() {max(5 8) <= ply 3 != #[pB]g8}").is_ok());
+    for text in ["cql() find 2 <= 8", "cql() find 12 > power B", "cql() find 3 5 > 2"] {
+        let ir = crate::lang::cql6::parse(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let dump = crate::ir::dump::dump(&ir);
+        assert!(dump.contains("Compare"), "{text}: {dump}");
+    }
     // `abs`, `sqrt`, `int`, `ascii` take a whole sum: `abs(0 - 4) - 12` is `abs(-16)`.
     let abs = crate::ir::dump::dump(&crate::lang::cql6::parse("cql() abs(0 - 4) - 12").unwrap());
     let tree = abs.split("tree:").nth(1).unwrap_or(&abs);

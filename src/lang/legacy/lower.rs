@@ -1731,7 +1731,10 @@ impl Lowerer {
             _ => self.add(Filter::Or(images), span),
         });
         let body = self.add(Filter::And(parts), span);
-        self.add(Filter::Echo { source: s, target: t, in_all: rel.scope != Scope::MainLine, body }, span)
+        self.add(
+            Filter::Echo { source: s, target: t, in_all: false, variations: rel.scope != Scope::MainLine, body },
+            span,
+        )
     }
 
     /// The square counts of a relation, comparing P2 (the current position) with the
