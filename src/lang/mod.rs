@@ -170,7 +170,7 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
                 continue;
             }
         }
-        let d = rows.distance(&word, &candidate);
+        let d = rows.distance(&word, &candidate, bound);
         if d < bound {
             best = Some((d, c));
         }
@@ -188,8 +188,11 @@ struct Rows {
 
 impl Rows {
     /// Optimal string alignment distance: a swap of two neighbouring letters is one edit.
-    /// Three rows of the table suffice: the current one and the two before it.
-    fn distance(&mut self, a: &[char], b: &[char]) -> usize {
+    /// Three rows of the table suffice: the current one and the two before it. A distance
+    /// of `bound` or more is given as `bound`: the search stops once every later row must
+    /// reach it (a row never drops below the smaller of the row before it and one more
+    /// than the row before that).
+    fn distance(&mut self, a: &[char], b: &[char], bound: usize) -> usize {
         let m = b.len();
         let Rows { before, previous, current } = self;
         before.clear();
@@ -198,6 +201,7 @@ impl Rows {
         previous.extend(0..=m);
         current.clear();
         current.resize(m + 1, 0);
+        let mut previous_min = 0;
         for i in 1..=a.len() {
             current[0] = i;
             for j in 1..=m {
@@ -208,10 +212,15 @@ impl Rows {
                 }
                 current[j] = v;
             }
+            let current_min = current.iter().copied().min().unwrap_or(0);
+            if current_min >= bound && previous_min + 1 >= bound {
+                return bound;
+            }
+            previous_min = current_min;
             std::mem::swap(before, previous);
             std::mem::swap(previous, current);
         }
-        previous[m]
+        previous[m].min(bound)
     }
 }
 
@@ -219,7 +228,7 @@ impl Rows {
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    Rows::default().distance(&a, &b)
+    Rows::default().distance(&a, &b, usize::MAX)
 }
 
 #[cfg(test)]

@@ -152,15 +152,14 @@ impl Parser<'_> {
         if let Some(v) = self.ir.find_var(&w) {
             return self.simple(Filter::Var(v), sp);
         }
+        let near = nearest(&w, KEYWORDS);
         if self.declared.contains(&w)
-            || (!KEYWORDS.contains(&w.as_str())
-                && nearest(&w, KEYWORDS).is_none()
-                && w.chars().next().is_some_and(|c| c.is_uppercase()))
+            || (!KEYWORDS.contains(&w.as_str()) && near.is_none() && w.chars().next().is_some_and(|c| c.is_uppercase()))
         {
             let v = self.ir.var(&w, VarKind::Value);
             return self.simple(Filter::Var(v), sp);
         }
-        let hint = nearest(&w, KEYWORDS).map(|n| format!("did you mean `{n}`?"));
+        let hint = near.map(|n| format!("did you mean `{n}`?"));
         let msg = if KEYWORDS.contains(&w.as_str()) {
             format!("`{w}` cannot be used here")
         } else {
