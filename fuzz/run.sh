@@ -12,7 +12,7 @@ set -e
 cd "$(dirname "$0")"
 limit=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-"options cql6 legacy yacpdb pgn_game splitter"}
+targets=${*:-"options cql6 cql6_respell legacy yacpdb pgn_game splitter"}
 case $limit in
     *M) stop="-runs=$(( ${limit%M} * 1000000 ))" ;;
     *r) stop="-runs=${limit%r}" ;;

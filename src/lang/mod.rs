@@ -152,6 +152,7 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     // (this is called for every unknown word, against the whole keyword list).
     let limit = candidates.iter().map(|c| (c.len() / 3).max(1)).max().unwrap_or(0);
     let word: Vec<char> = word.chars().flat_map(char::to_lowercase).collect();
+    let word_letters = letter_mask(&word);
     let mut candidate: Vec<char> = Vec::new();
     let mut rows = Rows::default();
     let mut best: Option<(usize, &str)> = None;
@@ -170,12 +171,25 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
                 continue;
             }
         }
+        // Every letter of one word missing from the other costs at least one edit.
+        let letters = letter_mask(&candidate);
+        if ((word_letters & !letters).count_ones() as usize).max((letters & !word_letters).count_ones() as usize)
+            >= bound
+        {
+            continue;
+        }
         let d = rows.distance(&word, &candidate, bound);
         if d < bound {
             best = Some((d, c));
         }
     }
     best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
+}
+
+/// The set of letters of a word, one bit per ASCII character and one bit shared by all
+/// others (sharing a bit can only make two words look closer, never further apart).
+fn letter_mask(word: &[char]) -> u128 {
+    word.iter().fold(0, |mask, &c| mask | 1 << u32::from(c).min(127))
 }
 
 /// The edit distance between two words, with the table rows kept between calls.
