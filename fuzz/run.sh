@@ -7,7 +7,7 @@
 # fuzz/logs/<target>.log. A crash leaves its input as fuzz/artifacts/<target>/crash-*
 # (or timeout-*, oom-*): minimise it with `-minimize_crash=1` and turn it into a test.
 #   usage: fuzz/run.sh [LIMIT] [TARGET…]      (LIMIT defaults to 60 seconds)
-#   env:   MAX_LEN (default 4096)  TIMEOUT per input in seconds (default 10)
+#   env:   MAX_LEN (default 4096)  TIMEOUT per input in seconds (default 10)  NICE (default 19)
 set -e
 cd "$(dirname "$0")"
 limit=${1:-60}
@@ -25,7 +25,7 @@ nice cargo +nightly build --release --bins --target x86_64-unknown-linux-gnu
 mkdir -p logs
 for t in $targets; do
     mkdir -p "artifacts/$t" "corpus/$t"
-    nice -n 19 "target/x86_64-unknown-linux-gnu/release/$t" $stop -max_len="${MAX_LEN:-4096}" \
+    nice -n "${NICE:-19}" "target/x86_64-unknown-linux-gnu/release/$t" $stop -max_len="${MAX_LEN:-4096}" \
         -timeout="${TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="artifacts/$t/" "corpus/$t" "seeds/$t" >"logs/$t.log" 2>&1 || true
     runs=$(grep -o 'number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$')

@@ -132,7 +132,7 @@ impl Parser<'_> {
             "while" => {
                 self.expect_sym(Sym::LParen, "`(` after `while`")?;
                 self.pos -= 1;
-                let cond = self.parse_block(Sym::RParen)?;
+                let cond = self.parse_block(Sym::RParen, true)?;
                 let body = self.parse_expr(BP_LOOSE)?;
                 self.simple(Filter::While { cond: Some(cond), body }, sp)
             }

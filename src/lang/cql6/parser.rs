@@ -964,8 +964,10 @@ impl<'s> Parser<'s> {
         Ok(id)
     }
 
-    /// A block `{ … }`: juxtaposed filters; an empty block is `true`.
-    fn parse_block(&mut self, close: Sym) -> PResult<FilterId> {
+    /// A block `{ … }`: juxtaposed filters; an empty block is `true`. With `one_filter`
+    /// (an expression in parentheses, a `while` condition) it must hold exactly one filter,
+    /// as in CQL 6.2; a move's target list in parentheses may hold several.
+    fn parse_block(&mut self, close: Sym, one_filter: bool) -> PResult<FilterId> {
         let open = self.bump();
         if close == Sym::RBrace {
             if let Some(d) = super::types::brace_repetition_at(self.src, open.span) {
@@ -999,6 +1001,21 @@ impl<'s> Parser<'s> {
         self.in_sequence = saved;
         result?;
         let sp = Self::join(open.span, self.toks[self.pos.saturating_sub(1)].span);
+        if one_filter && items.len() != 1 {
+            // CQL 6.2 reads one whole filter after `(` and then wants the `)`
+            // (`match_parens` in its node-parse.cpp); several filters need braces.
+            let (msg, hint) = if items.is_empty() {
+                ("empty parentheses: `(` must hold a filter", "write the filter inside, or leave the parentheses out")
+            } else {
+                (
+                    "parentheses hold exactly one filter",
+                    "use braces `{ … }` to group several filters (all of them must match)",
+                )
+            };
+            let at = if items.len() > 1 { self.ir.span(items[1]) } else { sp };
+            self.error_hint(msg, at, Some(hint.to_string()));
+            return Err(());
+        }
         Ok(match items.len() {
             0 => self.add(Filter::True, sp),
             1 => items[0],
@@ -1099,8 +1116,8 @@ impl<'s> Parser<'s> {
 
     fn parse_sym_prefix(&mut self, sym: Sym, sp: Span) -> PResult<FilterId> {
         match sym {
-            Sym::LBrace => self.parse_block(Sym::RBrace),
-            Sym::LParen => self.parse_block(Sym::RParen),
+            Sym::LBrace => self.parse_block(Sym::RBrace, false),
+            Sym::LParen => self.parse_block(Sym::RParen, true),
             // `[]`: the empty set of squares (`Seen=[]`).
             Sym::LBracket if self.peek_at(1).tok == Tok::Sym(Sym::RBracket) => {
                 self.bump();
@@ -1364,7 +1381,7 @@ impl<'s> Parser<'s> {
                     sp = Self::join(sp, close.span);
                 } else {
                     self.pos -= 1;
-                    let cond = self.parse_block(Sym::RParen)?;
+                    let cond = self.parse_block(Sym::RParen, false)?;
                     m.then = Some(match m.then {
                         Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
                         None => cond,
@@ -2353,7 +2370,7 @@ impl<'s> Parser<'s> {
         let saved_toks = std::mem::replace(&mut self.toks, body);
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         self.inline_depth += 1;
-        let r = self.parse_block(Sym::RBrace);
+        let r = self.parse_block(Sym::RBrace, false);
         self.inline_depth -= 1;
         self.toks = saved_toks;
         self.pos = saved_pos;

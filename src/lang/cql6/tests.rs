@@ -810,3 +810,20 @@ fn complement_takes_in_attack_words_but_not_set_operators() {
     assert_eq!(root_text("cql() ~a1 | a1"), root_text("cql() (~a1) | a1"));
     assert_ne!(root_text("cql() ~a1 | a1"), root_text("cql() ~(a1 | a1)"));
 }
+
+/// Parentheses hold exactly one filter, as CQL 6.2's parser demands; braces group several.
+/// A move's target list and a `while` condition keep their own rules.
+#[test]
+fn parentheses_hold_exactly_one_filter() {
+    for src in ["(Pa2 ra1)", "not (Pa2 ra1)", "()", "x=0 while (x<3 check) x+=1", "x=0 while () x+=1"] {
+        let e = err(src);
+        assert!(e.diagnostics[0].message.contains("parenthes"), "{src}: {}", e.diagnostics[0].message);
+    }
+    let e = err("(Pa2 ra1)");
+    assert_eq!(e.diagnostics[0].span.start, 5, "the caret is on the second filter");
+    for src in
+        ["(Pa2)", "not (Pa2)", "{Pa2 ra1}", "--(Rc4 o-o)", "B[x]h7(check k[x]h7(N--g5 check))", "x=0 while (x<3) x+=1"]
+    {
+        ok(src);
+    }
+}
