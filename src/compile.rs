@@ -12,9 +12,10 @@
 //! through [`Query::compile`] or [`Query::from_ir`]; no other code runs these steps in
 //! sequence.
 
+use crate::diag::Diagnostic;
 use crate::eval::Query;
 use crate::ir::Ir;
-use crate::lang::{Diagnostic, Syntax};
+use crate::lang::Syntax;
 
 /// How to compile a query: its language, and what a caller adds to it before the
 /// transforms are expanded (the command line's `-flipcolor`, `-player`, … options).
@@ -52,7 +53,7 @@ impl Default for CompileOptions<'_> {
 pub enum CompileError {
     /// The text is not a valid query, or a check on the finished query failed (e.g. a
     /// `loop` that can never end): diagnostics pointing into the text.
-    Query(crate::lang::Error),
+    Query(crate::diag::Error),
     /// What [`CompileOptions::amend`] added was refused.
     Amend(String),
     /// The query is well formed but cannot run (e.g. a regular expression that does
@@ -62,7 +63,7 @@ pub enum CompileError {
 
 impl CompileError {
     /// The error as the user sees it: for diagnostics, `file:line:column`, the source
-    /// line and a caret under the offending text (see [`crate::lang::Error::render`]).
+    /// line and a caret under the offending text (see [`crate::diag::Error::render`]).
     pub fn render(&self, file: &str, source: &str) -> String {
         match self {
             CompileError::Query(e) => e.render(file, source),
@@ -86,7 +87,7 @@ impl std::error::Error for CompileError {}
 
 impl From<Vec<Diagnostic>> for CompileError {
     fn from(diagnostics: Vec<Diagnostic>) -> Self {
-        CompileError::Query(crate::lang::Error { diagnostics })
+        CompileError::Query(crate::diag::Error { diagnostics })
     }
 }
 

@@ -16,6 +16,7 @@ pub const NESTING_LIMIT: usize = 200;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod compile;
+pub mod diag;
 pub mod eval;
 pub mod input;
 pub mod ir;

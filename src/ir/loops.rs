@@ -11,9 +11,9 @@
 //! advance (`while (x < 10) { x = x }`) are caught at run time by the per-game step
 //! budget and reported as abandoned games.
 
+use crate::diag::Diagnostic;
 use crate::ir::transform::children;
 use crate::ir::{Filter, FilterId, Ir};
-use crate::lang::Diagnostic;
 
 /// Does this filter change state that a later evaluation of its neighbours can see?
 fn writes(filter: &Filter) -> bool {

@@ -30,6 +30,9 @@ use shakmaty::{Bitboard, Color, Role};
 
 pub use legacy::{LegacyFact, PawnShare};
 
+/// Spans live in [`crate::diag`]; re-exported so `crate::ir::Span` keeps working.
+pub use crate::diag::Span;
+
 /// Index of a filter node in the [`Ir`] arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FilterId(pub u32);
@@ -37,22 +40,6 @@ pub struct FilterId(pub u32);
 /// Index of a variable in [`Ir::vars`] (square, piece, number, string, position, set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct VarId(pub u32);
-
-/// Byte range of the source text a node came from, for diagnostics.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Span {
-    /// First byte.
-    pub start: u32,
-    /// One past the last byte.
-    pub end: u32,
-}
-
-impl Span {
-    /// A span from byte offsets.
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start: start as u32, end: end as u32 }
-    }
-}
 
 /// What kind of value a filter yields when it matches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

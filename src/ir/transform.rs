@@ -36,11 +36,11 @@ use std::collections::HashMap;
 
 use shakmaty::{Bitboard, Color};
 
+use crate::diag::Diagnostic;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveFilter, MoveKind,
     PieceMask, ShiftAxes, Span, TransformKind, ValueType, VarKind,
 };
-use crate::lang::Diagnostic;
 
 /// Deepest filter nesting the expansion walks before refusing the query.
 pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;

@@ -8,7 +8,10 @@ pub mod cql6;
 pub mod legacy;
 pub mod yacpdb;
 
-use crate::ir::{Ir, Span};
+use crate::ir::Ir;
+
+/// The diagnostics moved to [`crate::diag`]; these names keep older paths working.
+pub use crate::diag::{line_col, Diagnostic, Error};
 
 /// Which query language a source text is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,95 +46,6 @@ impl Syntax {
         }
         Syntax::Cql6
     }
-}
-
-/// One problem found in a query: a message, where, and a hint for fixing it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Diagnostic {
-    /// What is wrong: lowercase, no full stop, quoting the user's text in backticks.
-    pub message: String,
-    /// The offending source text.
-    pub span: Span,
-    /// How to fix it, if we can tell.
-    pub hint: Option<String>,
-}
-
-impl Diagnostic {
-    /// A diagnostic without a hint.
-    pub fn new(message: impl Into<String>, span: Span) -> Diagnostic {
-        Diagnostic { message: message.into(), span, hint: None }
-    }
-    /// Add a hint.
-    pub fn with_hint(mut self, hint: impl Into<String>) -> Diagnostic {
-        self.hint = Some(hint.into());
-        self
-    }
-}
-
-/// The error of the `lang` layer: every diagnostic found in one source.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Error {
-    /// The diagnostics, in source order (at most 20).
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl Error {
-    /// Render every diagnostic as `file:line:column: error: message`, the source line,
-    /// a caret line under the offending text, and the hint.
-    pub fn render(&self, file: &str, source: &str) -> String {
-        let mut out = String::new();
-        for d in &self.diagnostics {
-            out.push_str(&render_one(d, file, source));
-        }
-        out
-    }
-}
-
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for d in &self.diagnostics {
-            writeln!(f, "{} (bytes {}..{})", d.message, d.span.start, d.span.end)?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for Error {}
-
-/// 1-based line and column (in characters) of a byte offset.
-pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(source.len());
-    let before = &source[..floor_char_boundary(source, offset)];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = before[line_start..].chars().count() + 1;
-    (line, col)
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
-
-fn render_one(d: &Diagnostic, file: &str, source: &str) -> String {
-    let start = floor_char_boundary(source, (d.span.start as usize).min(source.len()));
-    let end = floor_char_boundary(source, (d.span.end as usize).min(source.len())).max(start);
-    let (line, col) = line_col(source, start);
-    let line_start = source[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line_end = source[start..].find('\n').map_or(source.len(), |i| start + i);
-    let text = source[line_start..line_end].trim_end_matches('\r');
-    let width = source[start..end.min(line_end)].chars().count().max(1);
-    let gutter = line.to_string().len();
-    let mut out = format!("{file}:{line}:{col}: error: {}\n", d.message);
-    out.push_str(&format!("{:gutter$} |\n", ""));
-    out.push_str(&format!("{line} | {text}\n"));
-    out.push_str(&format!("{:gutter$} | {}{}\n", "", " ".repeat(col - 1), "^".repeat(width)));
-    if let Some(h) = &d.hint {
-        out.push_str(&format!("{:gutter$} = hint: {h}\n", ""));
-    }
-    out
 }
 
 /// Parse a query in the given syntax into IR.
@@ -248,6 +162,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diag::Span;
 
     #[test]
     fn detect_legacy_after_comments() {
