@@ -191,8 +191,14 @@ mod tests {
         // queen is still on d1 (the first five positions), her later squares add keys.
         let q = query("cql() local dictionary D D[Q]=k D[Q]==e8 D[Q]==k #D==1");
         assert_eq!(run(&q, &mut scratch, &game).positions.len(), 5);
-        // A stored empty set, like an empty set variable, does not match when read.
-        let q = query("cql() local dictionary D D[1]=[] not D[1]");
+        // A stored empty set matches as a filter: the key has an entry (CQL 6.2's
+        // `DictionaryRetrieveNode::match_position`); a key without one does not.
+        let q = query("cql() local dictionary D D[1]=[] D[1] not D[2]");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+        // Where a set is read, a missing key of a dictionary of sets is the empty set.
+        let q = query("cql() local dictionary D D[1]=k D[2] == [] not D[2]");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+        let q = query("cql() local dictionary D D[1]=k x = D[2] #x == 0");
         assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
     }
 

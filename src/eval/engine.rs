@@ -206,9 +206,10 @@ fn set_matching(f: &Filter) -> bool {
             | Filter::PinOf { .. }
             | Filter::PawnStructure(_)
             | Filter::Var(_)
-            | Filter::DictGet { .. }
             | Filter::Call(Builtin::Light | Builtin::Dark | Builtin::MakeSquare, _)
     )
+    // Not `D[k]`: as a filter it matches when the key has an entry, even an empty set
+    // (CQL 6.2, `DictionaryRetrieveNode::match_position`).
 }
 
 /// Is node `n` inside a "try": a variation that leaves the main line with a White move? Only
@@ -823,6 +824,12 @@ impl<'a> Ctx<'a> {
     }
 
     /// The dictionary named by a variable, made on first use.
+    /// Does dictionary `dict` hold sets of squares? A dictionary keeps the kind of value it
+    /// was first given, so one stored set answers for all; an empty dictionary says no.
+    fn dict_holds_sets(&self, dict: VarId) -> bool {
+        self.dicts.get(dict.0 as usize).and_then(|d| d.values().next()).is_some_and(|v| matches!(v, Value::Set(_)))
+    }
+
     fn dict_mut(&mut self, dict: VarId) -> &mut super::dict::Dict {
         let i = dict.0 as usize;
         if self.dicts.len() <= i {
@@ -915,6 +922,11 @@ impl<'a> Ctx<'a> {
             | Filter::ConsecutiveMoves(..)
             | Filter::Try
             | Filter::Yacpdb(..) => self.eval_game_tree(f, filter, at, vm),
+            // A key without an entry in a dictionary of sets is the empty set where a value is
+            // read (CQL 6.2, `DictionaryRetrieveNode::getSquares`); as a filter it fails.
+            Filter::DictGet { dict, .. } if vm => Ok(self
+                .eval_variables(filter, at)?
+                .or_else(|| self.dict_holds_sets(*dict).then_some(Value::Set(Bitboard::EMPTY)))),
             Filter::Var(..)
             | Filter::Assign { .. }
             | Filter::DictGet { .. }
