@@ -31,8 +31,12 @@ const PATH_FRAMES_LIMIT: u32 = 3_000;
 pub struct PathNow {
     /// Where the path started (`pathstart`).
     pub start: NodeId,
-    /// Position reached (`pathlastposition`).
+    /// Position reached.
     pub last: NodeId,
+    /// What `pathlastposition` names: inside the path, the end of the best complete path
+    /// found so far from this start (none before the first one, as in CQL 6.2's
+    /// `PathLastPositionNode`, which reads the path's `bestSoFar`); after it, its end.
+    pub best: Option<NodeId>,
     /// Focused moves made (`pathcount`).
     pub count: u32,
     /// Unfocused moves skipped (`pathcountunfocused`).
@@ -96,6 +100,8 @@ struct Search {
     start: NodeId,
     mark: super::engine::Mark,
     finals: Vec<Final>,
+    /// Score and end of the best complete path so far (the first of equal ones).
+    best_so_far: Option<(i64, NodeId)>,
     frames: u32,
     done: bool,
 }
@@ -130,7 +136,8 @@ impl<'a> Ctx<'a> {
         }
         let outer = self.path_now;
         let mark = self.out.mark();
-        let mut s = Search { params, focus, best, start, mark, finals: Vec::new(), frames: 0, done: false };
+        let mut s =
+            Search { params, focus, best, start, mark, finals: Vec::new(), best_so_far: None, frames: 0, done: false };
         let begin = Reach { node: start, count: 0, unfocused: 0 };
         let r = self.path_step(&mut s, body, None, begin);
         self.out.rollback(mark);
@@ -177,7 +184,13 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        self.path_now = Some(PathNow { start, last: reach.node, count: reach.count, unfocused: reach.unfocused });
+        self.path_now = Some(PathNow {
+            start,
+            last: reach.node,
+            best: Some(reach.node),
+            count: reach.count,
+            unfocused: reach.unfocused,
+        });
         if params.last_position {
             return Ok(Some(Value::Position(reach.node)));
         }
@@ -191,7 +204,7 @@ impl<'a> Ctx<'a> {
             PathStatus::Count => Value::Number(now.count as i64),
             PathStatus::CountUnfocused => Value::Number(now.unfocused as i64),
             PathStatus::Start => Value::Position(now.start),
-            PathStatus::LastPosition => Value::Position(now.last),
+            PathStatus::LastPosition => Value::Position(now.best?),
         })
     }
 
@@ -384,6 +397,19 @@ impl<'a> Ctx<'a> {
             },
         };
         let out = self.out.since(s.mark);
+        let better = match s.best_so_far {
+            None => true,
+            Some((b, _)) => {
+                if s.params.minimize {
+                    score < b
+                } else {
+                    score > b
+                }
+            }
+        };
+        if better {
+            s.best_so_far = Some((score, r.node));
+        }
         s.finals.push(Final { reach: r, score, out });
         if s.params.first_match {
             s.done = true;
@@ -392,7 +418,8 @@ impl<'a> Ctx<'a> {
     }
 
     fn now(&self, s: &Search, r: Reach) -> PathNow {
-        PathNow { start: s.start, last: r.node, count: r.count, unfocused: r.unfocused }
+        let best = s.best_so_far.map(|(_, node)| node);
+        PathNow { start: s.start, last: r.node, best, count: r.count, unfocused: r.unfocused }
     }
 
     /// The continuations a path follows from a node.

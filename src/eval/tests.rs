@@ -980,3 +980,18 @@ fn universal_iteration_over_a_move_set_that_finds_nothing_holds() {
     // Where the move set is not empty the body still decides: Nc6 is a move from b8.
     assert_eq!(matches_of("cql() square all x in move from nb8 {false}", &game).len(), all - 1);
 }
+
+/// Inside a path, `pathlastposition` is the end of the best complete path found so far from
+/// the same start, none before the first (CQL 6.2 reads the path's `bestSoFar`); after the
+/// path it is the end of the path that matched.
+#[test]
+fn pathlastposition_inside_a_path_is_the_best_path_so_far() {
+    let (game, line) = scholars_mate();
+    // Before any path is complete there is no last position: the constituent never holds.
+    assert!(run_script("cql() path -- -- pathlastposition", &game).positions.is_empty());
+    // The mating move ends at the last position, so a path ending in mate matches where it
+    // starts (two moves before the end, on the main line only).
+    assert_eq!(run_script("cql() path -- -- mate", &game).positions, vec![line[4]]);
+    // Read after the path, it is the end of the path that matched.
+    assert_eq!(run_script("cql() {path -- -- mate} pathlastposition:mate", &game).positions, vec![line[4]]);
+}
