@@ -27,6 +27,11 @@ impl<'a> Ctx<'a> {
         let Some(&(last, count, _)) = finals.iter().filter(|s| s.0.is_some()).max_by_key(|s| s.1) else {
             return Ok(None);
         };
+        // CQL 6.2 (`SequenceBase::match_position`): a line with a range fails when the
+        // length of its match lies outside it.
+        if params.range.is_some_and(|(lo, hi)| !(lo..=hi).contains(&(count as i64))) {
+            return Ok(None);
+        }
         if params.last_position {
             return Ok(Some(Value::Position(last.unwrap_or(start))));
         }

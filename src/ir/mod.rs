@@ -522,6 +522,9 @@ pub struct LineParams {
     /// conditions before it) is tested against each single continuation, and the line goes on
     /// along the continuation whose move matched, not along any other one.
     pub follow_moves: bool,
+    /// `line MIN [MAX] …`: the line matches only when the number of positions it matched
+    /// (counted in moves of one side with `singlecolor`) lies in `MIN..=MAX`.
+    pub range: Option<(i64, i64)>,
 }
 
 /// Parameters of a CQL 6.2 `path` (`⊢`) filter.

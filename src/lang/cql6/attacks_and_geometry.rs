@@ -64,16 +64,26 @@ impl Parser<'_> {
                 self.simple(Filter::Between(a[0], a[1]), sp)
             }
             "ray" | "xray" => {
-                let dirs = match &self.peek().tok {
-                    Tok::Word(d) => match directions_of(d) {
-                        Some(d) => {
-                            self.bump();
-                            d
-                        }
-                        None => Directions::ANY,
-                    },
-                    _ => Directions::ANY,
-                };
+                // Several direction words may be given (`ray diagonal vertical (Q r)`); the
+                // ray may run in any of them (CQL 6.2 joins them). None: any direction.
+                let mut dirs = Directions(0);
+                while let Tok::Word(d) = &self.peek().tok {
+                    let Some(d) = directions_of(d) else { break };
+                    let t = self.bump();
+                    if dirs.0 & d.0 != 0 {
+                        // CQL 6.2 refuses a direction named twice (`ray up vertical`).
+                        self.error_hint(
+                            format!("`{w}`: this direction was already given"),
+                            t.span,
+                            Some("name each direction once".to_string()),
+                        );
+                        return Err(());
+                    }
+                    dirs = Directions(dirs.0 | d.0);
+                }
+                if dirs.0 == 0 {
+                    dirs = Directions::ANY;
+                }
                 let sets = self.parse_args()?;
                 if sets.len() < 2 {
                     self.error(format!("`{w}` needs at least two sets"), sp);

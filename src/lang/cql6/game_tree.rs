@@ -64,6 +64,7 @@ impl Parser<'_> {
                 // `find v F` with a numeric variable v: at least v positions (CQL 6.2 ranges
                 // take variables, `match_rangeconstituent`).
                 let mut at_least = None;
+                let mut at_most = None;
                 loop {
                     let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
                         (Tok::Word(name), next) if !all && range.is_none() && at_least.is_none() && !is_assign(next) => self
@@ -95,6 +96,14 @@ impl Parser<'_> {
                             i64::MAX
                         };
                         range = Some((lo, hi));
+                        // `find 1 v F`: the upper bound is a numeric variable (CQL 6.2
+                        // `match_rangeconstituent` takes one at either end).
+                        if hi == i64::MAX {
+                            if let Some(var) = self.range_variable_here() {
+                                let t = self.bump();
+                                at_most = Some(self.add(Filter::Var(var), t.span));
+                            }
+                        }
                     } else {
                         break;
                     }
@@ -103,9 +112,22 @@ impl Parser<'_> {
                 // compares the count (`find all check >= 30`). A plain `find` takes a
                 // comparison as its body (`find T == C`: the position where piece T
                 // stands on C), as the reference does.
+                if all && (range.is_some() || at_least.is_some()) {
+                    // CQL 6.2 `match_findnode`: "use one or the other".
+                    self.error_hint(
+                        "`find` takes a range or `all`, not both",
+                        sp,
+                        Some("`find all F` counts every position; `find 2 5 F` bounds the count".to_string()),
+                    );
+                    return Err(());
+                }
                 let counting = all || range.is_some() || at_least.is_some();
                 let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
+                if let Some(bound) = at_most {
+                    let found = self.add(Filter::Find { direction, all, range, body }, s);
+                    return Ok(Some(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Le, bound)] }, s)));
+                }
                 if let Some(bound) = at_least {
                     let found = self.add(Filter::Find { direction, all: true, range: None, body }, s);
                     return Ok(Some(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Ge, bound)] }, s)));

@@ -606,6 +606,14 @@ pub fn lex(src: &str) -> Lexed {
                     Some(Tok::Sym(Sym::Forall))
                 } else if content == "x" {
                     Some(Tok::Sym(Sym::Capture))
+                } else if let Some(sym) = tree_relation_ascii(content).filter(|_| {
+                    // CQL 6.2 reads a piece designator written right before `[` as a name
+                    // being indexed (`a[<]1` is refused), so only after a space or another
+                    // token is this the relation.
+                    space || !matches!(tokens.last(), Some(Token { tok: Tok::Pieces { .. }, .. }))
+                }) {
+                    // CQL 6.2's ASCII spellings of `≺ ≻ ≼ ≽` between positions.
+                    Some(Tok::Sym(sym))
                 } else if !content.is_empty() && content.chars().all(|ch| PIECE_LETTERS.contains(ch)) {
                     let mask = content.chars().filter_map(letter_mask).fold(PieceMask(0), PieceMask::with);
                     let mut squares = None;
@@ -698,6 +706,18 @@ pub fn lex(src: &str) -> Lexed {
     }
     tokens.push(Token { tok: Tok::Eof, span: Span::new(b.len(), b.len()), space_before: true, line });
     Lexed { tokens, diagnostics }
+}
+
+/// The ASCII spelling (`[<]`, `[>]`, `[<=]`, `[>=]`, without the brackets) of a comparison
+/// of two positions in the game tree: ancestor, descendant, or either of them or equal.
+fn tree_relation_ascii(content: &str) -> Option<Sym> {
+    Some(match content {
+        "<" => Sym::Prec,
+        ">" => Sym::Succ,
+        "<=" => Sym::PrecEq,
+        ">=" => Sym::SuccEq,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,11 @@ impl Parser<'_> {
                 self.simple(Filter::SetTag(a[0], a[1]), sp)
             }
             "comment" | "message" => {
+                // `message quiet …` (CQL 6.2): the message without the game and position
+                // in front; messages here never carry them, so it is a plain message.
+                if w == "message" {
+                    self.eat_word("quiet");
+                }
                 // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
                 // `match_node`): a comment of a string comparison comments the comparison.
                 let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };

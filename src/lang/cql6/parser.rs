@@ -72,6 +72,7 @@ pub const KEYWORDS: &[&str] = &[
     "countmoves",
     "cql",
     "cql_abort",
+    "currentmove",
     "currentposition",
     "currenttransform",
     "dark",
@@ -88,6 +89,7 @@ pub const KEYWORDS: &[&str] = &[
     "elo",
     "else",
     "enpassant",
+    "enpassantsquare",
     "equal",
     "event",
     "extension",
@@ -144,6 +146,7 @@ pub const KEYWORDS: &[&str] = &[
     "northwest",
     "not",
     "notransform",
+    "nullmove",
     "null",
     "or",
     "orthogonal",
@@ -1685,9 +1688,27 @@ impl<'s> Parser<'s> {
                 v.persistent = true;
             }
         }
+        // `x =? S` (CQL 6.2 conditional assignment, sets only): binds x to S and matches
+        // when S is not empty; otherwise fails.
+        let conditional = op.is_none() && self.at_sym(Sym::Question) && !self.peek().space_before;
+        if conditional {
+            let q = self.bump();
+            if self.ir.vars.get(var.0 as usize).is_some_and(|v| v.kind == VarKind::Piece) {
+                self.error_hint(
+                    "`=?` cannot assign a piece variable",
+                    Self::join(op_tok.span, q.span),
+                    Some("`=?` takes a set of squares: write `x =? S`".to_string()),
+                );
+                return Err(());
+            }
+        }
         let value = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(value));
-        Ok(self.add(Filter::Assign { var, op, value }, s))
+        let assign = self.add(Filter::Assign { var, op, value }, s);
+        if conditional {
+            return Ok(self.conditional_assign(var, assign, s));
+        }
+        Ok(assign)
     }
 
     /// Rewrite the move filter `m` (possibly inside an `And`) with `change`.
@@ -1768,6 +1789,20 @@ impl<'s> Parser<'s> {
                 "enpassant" => {
                     self.bump();
                     m.kind = MoveKind::EnPassant;
+                }
+                // `move enpassantsquare S`: an en passant capture of a pawn standing on S
+                // (CQL 6.2 `match_move_enpassant`).
+                "enpassantsquare" => {
+                    self.bump();
+                    let v = self.parse_expr(BP_POSTFIX)?;
+                    m.kind = MoveKind::EnPassant;
+                    m.capture = Some(match m.capture {
+                        Some(c) => {
+                            let s = Self::join(self.ir.span(c), self.ir.span(v));
+                            self.add(Filter::Intersection(vec![c, v]), s)
+                        }
+                        None => v,
+                    });
                 }
                 "null" => {
                     self.bump();
@@ -1903,8 +1938,7 @@ impl<'s> Parser<'s> {
         Ok(item)
     }
 
-    fn line_params(&mut self) -> LineParams {
-        let mut p = LineParams::default();
+    fn line_params(&mut self, p: &mut LineParams) {
         while let Tok::Word(w) = &self.peek().tok {
             match w.as_str() {
                 "firstmatch" => p.first_match = true,
@@ -1918,12 +1952,34 @@ impl<'s> Parser<'s> {
             }
             self.bump();
         }
+    }
+
+    /// The range of a `line` (`line 2 5 --> …`, `line 3 --> …`): CQL 6.2 `match_range` among
+    /// the other parameters, in any order with them. A number followed by an operator is
+    /// not a range.
+    fn line_params_and_range(&mut self) -> LineParams {
+        let mut p = LineParams::default();
+        self.line_params(&mut p);
+        while p.range.is_none() {
+            let Tok::Number(lo) = self.peek().tok else { break };
+            if self.operator_at(1) {
+                break;
+            }
+            self.bump();
+            let mut hi = lo;
+            if let (Tok::Number(n), false) = (self.peek().tok.clone(), self.operator_at(1)) {
+                self.bump();
+                hi = n;
+            }
+            p.range = Some((lo, hi));
+            self.line_params(&mut p);
+        }
         p
     }
 
     /// `line [params] --> C --> C …` (or `<--`).
     fn parse_line(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut params = self.line_params();
+        let mut params = self.line_params_and_range();
         let arrow = if self.at_sym(Sym::LineForward) {
             Sym::LineForward
         } else if self.at_sym(Sym::LineBackward) {

@@ -1,23 +1,25 @@
 //! CQL 6.2 keywords read by their own small parsers: `notransform`, `currenttransform`,
 //! `similarposition`, `readfile`, `writefile`, `equal`, `extension`, `cql_abort`,
-//! `pathdebug`, `lastgamenumber` and `consecutivemoves` with its optional range.
+//! `pathdebug`, `lastgamenumber`, `consecutivemoves` with its optional range, and the
+//! filters about the move that led to the current position: `currentmove X――Y`,
+//! `nullmove`, `primary`, `secondary` and `enpassantsquare`.
 //!
 //! Each function is called by [`Parser::parse_word`] after the keyword itself was read,
 //! and lowers the construct straight to IR (see the variants' documentation in
 //! [`crate::ir::Filter`]).
 
 use super::super::lexer::Tok;
-use super::{PResult, Parser, BP_LOOSE, BP_POSTFIX};
-use crate::ir::{Filter, FilterId, Span};
+use super::{PResult, Parser, BP_DASH, BP_LOOSE, BP_POSTFIX};
+use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, Span};
+use shakmaty::{Bitboard, Color};
 
 impl Parser<'_> {
     /// One of this module's keywords (already read, at `sp`), or `None` for any other word.
     pub(super) fn parse_keywords62_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
         match w {
             "notransform" | "currenttransform" | "similarposition" | "readfile" | "writefile" | "equal"
-            | "extension" | "cql_abort" | "pathdebug" | "lastgamenumber" | "consecutivemoves" => {
-                self.parse_keyword62(w, sp).map(Some)
-            }
+            | "extension" | "cql_abort" | "pathdebug" | "lastgamenumber" | "consecutivemoves" | "currentmove"
+            | "nullmove" | "primary" | "secondary" | "enpassantsquare" => self.parse_keyword62(w, sp).map(Some),
             _ => Ok(None),
         }
     }
@@ -54,11 +56,98 @@ impl Parser<'_> {
             "pathdebug" => Ok(self.add(Filter::PathDebug, sp)),
             "lastgamenumber" => Ok(self.add(Filter::LastGameNumber, sp)),
             "consecutivemoves" => self.parse_consecutivemoves(sp),
+            "currentmove" => self.parse_currentmove(sp),
+            // The move that led here: a null move (`--` in the PGN), the main continuation
+            // of the position before (`primary`) or a variation (`secondary`). False at the
+            // start of the game (CQL 6.2 `PastMoveNode`).
+            "nullmove" => {
+                Ok(self.add(Filter::Move(Box::new(MoveFilter { kind: MoveKind::Null, ..Self::previous_move() })), sp))
+            }
+            "primary" | "secondary" => {
+                let line = if w == "primary" { LineChoice::Primary } else { LineChoice::Secondary };
+                Ok(self.add(Filter::Move(Box::new(MoveFilter { line, ..Self::previous_move() })), sp))
+            }
+            "enpassantsquare" => Ok(self.enpassantsquare(sp)),
             _ => {
                 self.error(format!("`{w}` is not a keyword of this parser"), sp);
                 Err(())
             }
         }
+    }
+
+    /// Any move that led into the current position (none at the start of the game).
+    fn previous_move() -> MoveFilter {
+        MoveFilter::any(MoveSource::Previous)
+    }
+
+    /// `currentmove X――Y`: the move filter `X――Y` (any `――` or `×` form, with its target
+    /// and promotion) tested on the move that led into the current position, in the position
+    /// before it. CQL 6.2 (`match_previousdashnode`) refuses anything but a `――`/`×` there.
+    fn parse_currentmove(&mut self, sp: Span) -> PResult<FilterId> {
+        let m = self.parse_expr(BP_DASH)?;
+        let mut mf = match self.ir.get(m) {
+            Filter::Move(mf) if mf.source == MoveSource::Next => mf.clone(),
+            _ => {
+                self.error_hint(
+                    "`currentmove` must be followed by a move filter `――` (or `×`)",
+                    self.ir.span(m),
+                    Some("write e.g. `currentmove ♘――` or `currentmove a4--a1`".to_string()),
+                );
+                return Err(());
+            }
+        };
+        mf.source = MoveSource::Previous;
+        let s = Self::join(sp, self.ir.span(m));
+        let id = self.add(Filter::Move(mf), s);
+        // CQL 6.2 gives it no value to compare or combine (`currentmove ―― == 1` and
+        // `currentmove ―― & currentmove ――` are refused).
+        self.kinds.note(id, super::super::types::Kind::Logical);
+        Ok(id)
+    }
+
+    /// `enpassantsquare` as a filter: the square of the pawn the last move captured en
+    /// passant (empty when the last move was no en passant capture). CQL 6.2 defines it as
+    /// `notransform if not enpassant [] else if btm down 1 to else up 1 to`.
+    fn enpassantsquare(&mut self, sp: Span) -> FilterId {
+        let arrival = MoveFilter { kind: MoveKind::EnPassant, ..Self::previous_move() };
+        let cond = self.add(Filter::Move(Box::new(arrival.clone())), sp);
+        let to_black = self.add(Filter::Move(Box::new(arrival.clone())), sp);
+        let to_white = self.add(Filter::Move(Box::new(arrival)), sp);
+        // After White's capture Black is to move and the taken pawn stands one rank below
+        // the arrival square; after Black's, one rank above.
+        let below = self.add(Filter::Direction { dirs: Directions::DOWN, min: 1, max: 1, arg: to_black }, sp);
+        let above = self.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 1, arg: to_white }, sp);
+        let btm = self.add(Filter::ToMove(Color::Black), sp);
+        let side = self.add(Filter::If { cond: btm, then: below, otherwise: Some(above) }, sp);
+        let none = self.add(Filter::Squares(Bitboard::EMPTY), sp);
+        let square = self.add(Filter::If { cond, then: side, otherwise: Some(none) }, sp);
+        let fixed = self.add(Filter::NoTransform(square), sp);
+        // As a filter it matches only when the set is not empty, like any set filter.
+        let board = self.add(Filter::Squares(Bitboard::FULL), sp);
+        self.add(Filter::Intersection(vec![fixed, board]), sp)
+    }
+
+    /// `x =? S` once `x = S` is built as `assign`: the assignment, then a test that the
+    /// set now in x is not empty (CQL 6.2 `AssignSquareNode` with `isConditional`; there an
+    /// empty S leaves x as it was, here x is bound to the empty set, and the filter fails
+    /// either way).
+    pub(super) fn conditional_assign(&mut self, var: crate::ir::VarId, assign: FilterId, sp: Span) -> FilterId {
+        // `~~y` is y itself, and the type check refuses it unless y holds a set, as CQL 6.2
+        // refuses `=?` with anything but a set on its right.
+        let a = self.add(Filter::Var(var), sp);
+        let outside = self.add(Filter::Complement(a), sp);
+        let now = self.add(Filter::Complement(outside), sp);
+        self.add(Filter::And(vec![assign, now]), sp)
+    }
+
+    /// A numeric variable written as a bound of a range (`find 1 v …`): a name of a value
+    /// variable not followed by an operator or an assignment (then it starts the filter).
+    pub(super) fn range_variable_here(&self) -> Option<crate::ir::VarId> {
+        let Tok::Word(name) = &self.peek().tok else { return None };
+        if self.operator_at(1) || super::is_assign(&self.peek_at(1).tok) {
+            return None;
+        }
+        self.ir.find_var(name).filter(|v| self.ir.vars[v.0 as usize].kind == crate::ir::VarKind::Value)
     }
 
     /// 1-based line and column (in characters) of the start of `sp`.
@@ -193,6 +282,78 @@ mod tests {
         let ir = parse("echo (s t) { consecutivemoves quiet 3 (s t) }");
         assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMovesIn { min: 3, max: 3, .. })));
         assert!(refused("echo (s t) { consecutivemoves 5 2 (s t) }"));
+    }
+
+    #[test]
+    fn currentmove_tests_the_move_that_led_here() {
+        use crate::ir::MoveSource;
+        let ir = parse("currentmove ♙×");
+        assert!(has(&ir, |f| matches!(f, Filter::Move(m) if m.source == MoveSource::Previous && m.capture.is_some())));
+        assert!(has(&parse("currentmove --"), |f| matches!(f, Filter::Move(m) if m.source == MoveSource::Previous)));
+        // Only a `――` may follow, and the result has no value to compare.
+        assert!(refused("currentmove check"));
+        assert!(refused("currentmove legal ♔――"));
+        assert!(refused("currentmove -- == 1"));
+    }
+
+    #[test]
+    fn past_move_words_are_filters() {
+        use crate::ir::{LineChoice, MoveKind, MoveSource};
+        let prev = |f: &Filter, pred: &dyn Fn(&crate::ir::MoveFilter) -> bool| matches!(f, Filter::Move(m) if m.source == MoveSource::Previous && pred(m));
+        assert!(has(&parse("nullmove"), |f| prev(f, &|m| m.kind == MoveKind::Null)));
+        assert!(has(&parse("primary"), |f| prev(f, &|m| m.line == LineChoice::Primary)));
+        assert!(has(&parse("secondary"), |f| prev(f, &|m| m.line == LineChoice::Secondary)));
+        let ir = parse("enpassantsquare");
+        assert!(has(&ir, |f| prev(f, &|m| m.kind == MoveKind::EnPassant)));
+        assert!(has(&ir, |f| matches!(f, Filter::NoTransform(_))));
+        let ir = parse("move enpassantsquare d5");
+        assert!(has(&ir, |f| matches!(f, Filter::Move(m) if m.kind == MoveKind::EnPassant && m.capture.is_some())));
+    }
+
+    #[test]
+    fn conditional_assignment_takes_sets_only() {
+        let ir = parse("y=?k");
+        assert!(has(&ir, |f| matches!(f, Filter::Assign { op: None, .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::Complement(_))));
+        assert!(crate::lang::cql6::parse("function x(){k} y=?x()").is_ok());
+        assert!(refused("y=?3"));
+        assert!(refused("y=?\"str\""));
+        assert!(refused("y=?currentposition"));
+        assert!(refused("function x(){k} piece y=?x()"));
+    }
+
+    #[test]
+    fn line_and_find_ranges() {
+        let ir = parse("line 1 3 --> check");
+        assert!(has(&ir, |f| matches!(f, Filter::Line { params, .. } if params.range == Some((1, 3)))));
+        let ir = parse("line quiet 2 firstmatch --> check");
+        assert!(has(
+            &ir,
+            |f| matches!(f, Filter::Line { params, .. } if params.range == Some((2, 2)) && params.quiet && params.first_match)
+        ));
+        let ir = parse("v=2 find 1 v <-- quiet check");
+        assert!(has(&ir, |f| matches!(f, Filter::Find { range: Some((1, _)), .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::Compare { .. })));
+        assert!(refused("find 1 all check"));
+    }
+
+    #[test]
+    fn ascii_tree_relations_and_rays() {
+        use crate::ir::{Directions, TreeRelation};
+        for (text, rel) in [
+            ("initialposition[<]currentposition", TreeRelation::Ancestor),
+            ("initialposition [<=] currentposition", TreeRelation::AncestorOrSelf),
+            ("initialposition[>]currentposition", TreeRelation::Descendant),
+        ] {
+            assert!(has(&parse(text), |f| matches!(f, Filter::TreeRelation(r, ..) if *r == rel)), "{text}");
+        }
+        // A piece designator right before `[` is a name being indexed in CQL 6.2.
+        assert!(refused("a[<]1"));
+        let ir = parse("ray diagonal vertical horizontal (Q r)");
+        let all = Directions(Directions::DIAGONAL.0 | Directions::VERTICAL.0 | Directions::HORIZONTAL.0);
+        assert!(has(&ir, |f| matches!(f, Filter::Ray { dirs, .. } if *dirs == all)));
+        assert!(refused("ray up vertical (Q r)"));
+        assert!(has(&parse("message quiet (\"x\")"), |f| matches!(f, Filter::Message(_))));
     }
 
     #[test]
