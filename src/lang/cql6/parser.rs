@@ -1960,11 +1960,7 @@ impl<'s> Parser<'s> {
     fn line_params_and_range(&mut self) -> LineParams {
         let mut p = LineParams::default();
         self.line_params(&mut p);
-        while p.range.is_none() {
-            let Tok::Number(lo) = self.peek().tok else { break };
-            if self.operator_at(1) {
-                break;
-            }
+        if let (Tok::Number(lo), false) = (self.peek().tok.clone(), self.operator_at(1)) {
             self.bump();
             let mut hi = lo;
             if let (Tok::Number(n), false) = (self.peek().tok.clone(), self.operator_at(1)) {
