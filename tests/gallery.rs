@@ -41,7 +41,7 @@ const EXPECTED: &[(&str, u64)] = &[
     ("knight-fork", 83),
     ("knight-promotion-check", 11),
     ("lucena", 4),
-    ("model-mate", 131),
+    ("model-mate", 136),
     ("opera-mate", 31),
     ("opposite-bishops", 3),
     ("pawn-ending-opposition", 24),

@@ -15,8 +15,8 @@ use super::value::{squares_text, Value};
 use super::{yacpdb, Error, Query, Shape};
 use crate::ir::Filter;
 use crate::ir::{
-    ArithOp, Builtin, CmpOp, FilterId, FinaleQuality, FindDirection, GameResult, HeaderField, Ir, LineChoice,
-    MoveFilter, MoveKind, MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
+    ArithOp, Builtin, CmpOp, FilterId, FindDirection, GameResult, HeaderField, Ir, LineChoice, MoveFilter, MoveKind,
+    MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
 };
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
@@ -893,8 +893,7 @@ impl<'a> Ctx<'a> {
             | Filter::MoveNumber
             | Filter::Mainline
             | Filter::Variation
-            | Filter::VirtualMainline
-            | Filter::Finale(..) => self.eval_position_state(filter, at),
+            | Filter::VirtualMainline => self.eval_position_state(filter, at),
             Filter::Header(..)
             | Filter::Result(..)
             | Filter::Year
@@ -949,8 +948,9 @@ impl<'a> Ctx<'a> {
             Filter::Move(mf) => self.eval_move(mf, at),
             Filter::Transform { .. } => Err(internal("internal error: a transform reached the evaluator unexpanded")),
             Filter::LegacyFact(fact) => Ok(super::legacy_facts::eval(self, fact, at)),
-            Filter::NoTransform(_)
-            | Filter::CurrentTransform(_)
+            // `notransform F` is F (the transform expander left F as written).
+            Filter::NoTransform(body) => self.eval(*body, at, vm),
+            Filter::CurrentTransform(_)
             | Filter::SimilarPosition { .. }
             | Filter::ReadFile(_)
             | Filter::WriteFile(..)

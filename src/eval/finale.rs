@@ -4,9 +4,9 @@
 //! Gives out: a [`Finale`] when the position is checkmate or stalemate, `None` otherwise.
 //! Must never: look at the game around the position, or panic on any legal position.
 //!
-//! This is the one implementation shared by the YACPDB `Models` predicate and the CQL 6
-//! filters `puremate`, `modelmate`, `idealmate`, `purestalemate`, … The rules follow
-//! `yacpdb-definitions.md` §11:
+//! This is the YACPDB `Models` predicate. (CQL 6's `puremate`, `idealmate`, … follow CQL
+//! 6.2's own, different definitions and are written in CQL itself: see
+//! `lang/cql6/mates.rs`.) The rules follow `yacpdb-definitions.md` §11:
 //!
 //! * the *mated side* M is the side to move, the *attacker* A the other side;
 //! * the *field* F is M's king square and its neighbours;
@@ -84,86 +84,6 @@ pub fn classify(pos: &Chess) -> Option<Finale> {
     Some(Finale { mate, pure, model, ideal, pins })
 }
 
-/// The stalemate qualities as CQL 6.2 defines them (its built-in mate functions,
-/// `cql_PureStalemate`, `cql_ModelStalemate`, `cql_IdealStalemate` in matefunction.h):
-/// `(pure, model, ideal)`, or `None` unless the side to move is stalemated.
-///
-/// * pure: every square next to the stalemated king that is empty or holds an attacking
-///   unit is attacked exactly once; a unit of the stalemated side next to its king is
-///   attacked exactly once when it is pinned, and not at all otherwise;
-/// * the attacking units that take part are those attacking a square next to the king,
-///   those pinned against their own king, and those pinning a unit against the other king;
-/// * model: pure, and every attacking officer (queen, rook, bishop, knight) takes part;
-/// * ideal: pure, and every attacking unit (king and pawns too) takes part.
-pub fn cql_stalemate(pos: &Chess) -> Option<(bool, bool, bool)> {
-    if !pos.is_stalemate() {
-        return None;
-    }
-    let board = pos.board();
-    let stalemated = pos.turn();
-    let attacker = !stalemated;
-    let king_square = board.king_of(stalemated)?;
-    let field = attacks::king_attacks(king_square);
-    let occupied = board.occupied();
-    let attackers_of = |sq: Square| board.attacks_to(sq, attacker, occupied).count();
-    let pinned_of = |color: shakmaty::Color| -> Bitboard {
-        let Some(king) = board.king_of(color) else { return Bitboard::EMPTY };
-        let enemy = board.by_color(!color);
-        let rooks = (board.rooks() | board.queens()) & enemy & attacks::rook_attacks(king, Bitboard::EMPTY);
-        let bishops = (board.bishops() | board.queens()) & enemy & attacks::bishop_attacks(king, Bitboard::EMPTY);
-        let mut pinned = Bitboard::EMPTY;
-        for snipe in rooks | bishops {
-            let between = attacks::between(king, snipe) & occupied;
-            if between.count() == 1 {
-                pinned |= between & board.by_color(color);
-            }
-        }
-        pinned
-    };
-    let pinned_here = pinned_of(stalemated);
-    let mut pure = true;
-    for sq in field {
-        let count = attackers_of(sq);
-        let own = board.by_color(stalemated).contains(sq);
-        let ok = if !own {
-            count == 1
-        } else if pinned_here.contains(sq) {
-            count == 1
-        } else {
-            count == 0
-        };
-        if !ok {
-            pure = false;
-            break;
-        }
-    }
-    // Attacking units that take part.
-    let mut takes_part = pinned_of(attacker);
-    for sq in board.by_color(attacker) {
-        let Some(piece) = board.piece_at(sq) else { continue };
-        if !(attacks::attacks(sq, piece, occupied) & field).is_empty() {
-            takes_part |= Bitboard::from_square(sq);
-        }
-        let pins = match piece.role {
-            Role::Rook => attacks::rook_attacks(sq, Bitboard::EMPTY),
-            Role::Bishop => attacks::bishop_attacks(sq, Bitboard::EMPTY),
-            Role::Queen => attacks::queen_attacks(sq, Bitboard::EMPTY),
-            _ => Bitboard::EMPTY,
-        };
-        if pins.contains(king_square) {
-            let between = attacks::between(sq, king_square) & occupied;
-            if between.count() == 1 && !(between & board.by_color(stalemated)).is_empty() {
-                takes_part |= Bitboard::from_square(sq);
-            }
-        }
-    }
-    let attackers = board.by_color(attacker);
-    let officers = attackers & !board.pawns() & !board.kings();
-    let model = pure && (officers & !takes_part).is_empty();
-    let ideal = pure && (attackers & !takes_part).is_empty();
-    Some((pure, model, ideal))
-}
-
 /// Is the unit on `pinned_sq` pinned by the single guard in `guard_set` against its king,
 /// and would it have a legal move if that guard were not there?
 fn is_pin_that_matters(pos: &Chess, guard_set: Bitboard, pinned_sq: Square, king_square: Square) -> bool {
@@ -227,16 +147,6 @@ mod tests {
         // With Kb6 as well, a7 and b7 are guarded twice.
         let f = classify(&position("k7/2Q5/1K6/8/8/8/8/8 b - - 0 1")).expect("stalemate");
         assert!(!f.mate && !f.pure, "{f:?}");
-    }
-
-    #[test]
-    fn cql_stalemates_count_pins_as_taking_part() {
-        // Qb6 alone guards a7, b7 and b8 once each: pure and model; the idle king spoils ideal.
-        assert_eq!(cql_stalemate(&position("k7/8/1Q6/8/8/8/8/7K b - - 0 1")), Some((true, true, false)));
-        // With the white king on c7 instead it guards b7 and b8 a second time: not pure.
-        assert_eq!(cql_stalemate(&position("k7/2K5/1Q6/8/8/8/8/8 b - - 0 1")).map(|q| q.0), Some(false));
-        // Not a stalemate at all.
-        assert_eq!(cql_stalemate(&Chess::default()), None);
     }
 
     #[test]

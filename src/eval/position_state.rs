@@ -33,27 +33,6 @@ impl<'a> Ctx<'a> {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 found(self.on_virtual_mainline(n))
             }
-            Filter::Finale(quality) => {
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                // A board-only position (no legal set-up) has no finale classification.
-                let Some(fin) = pos.as_chess().and_then(crate::eval::finale::classify) else { return Ok(None) };
-                let ok = match quality {
-                    FinaleQuality::PureMate => fin.mate && fin.pure,
-                    FinaleQuality::ModelMate => fin.mate && fin.model,
-                    FinaleQuality::IdealMate => fin.mate && fin.ideal,
-                    // Stalemates by CQL 6.2's own definitions (finale::cql_stalemate).
-                    FinaleQuality::PureStalemate | FinaleQuality::ModelStalemate | FinaleQuality::IdealStalemate => {
-                        let cql = pos.as_chess().and_then(crate::eval::finale::cql_stalemate);
-                        match (quality, cql) {
-                            (FinaleQuality::PureStalemate, Some(q)) => q.0,
-                            (FinaleQuality::ModelStalemate, Some(q)) => q.1,
-                            (FinaleQuality::IdealStalemate, Some(q)) => q.2,
-                            _ => false,
-                        }
-                    }
-                };
-                found(ok)
-            }
             _ => return Err(internal("internal error: eval_position_state given a filter of another family")),
         })
     }

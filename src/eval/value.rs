@@ -31,17 +31,23 @@ impl Value {
     }
 }
 
-/// Squares of a set written the CQL way: `c7`, or `a1,c7` for several, `none` when empty.
+/// Squares of a set written as CQL 6.2 writes them in comments and strings: one square
+/// bare (`c7`), any other number in brackets (`[a1,c7]`, `[]` when empty), in the order
+/// a1, b1, … h8 (`SquareMask::listString` in the reference's print.cpp).
 pub fn squares_text(set: Bitboard) -> String {
-    if set.is_empty() {
-        return "none".to_string();
-    }
+    let bracketed = set.count() != 1;
     let mut out = String::new();
+    if bracketed {
+        out.push('[');
+    }
     for (i, sq) in set.into_iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         sq.append_to_string(&mut out);
+    }
+    if bracketed {
+        out.push(']');
     }
     out
 }
@@ -53,7 +59,7 @@ mod tests {
     #[test]
     fn square_lists() {
         assert_eq!(squares_text(Bitboard::from(Square::C7)), "c7");
-        assert_eq!(squares_text(Bitboard::from(Square::A1) | Bitboard::from(Square::C7)), "a1,c7");
-        assert_eq!(squares_text(Bitboard::EMPTY), "none");
+        assert_eq!(squares_text(Bitboard::from(Square::A1) | Bitboard::from(Square::C7)), "[a1,c7]");
+        assert_eq!(squares_text(Bitboard::EMPTY), "[]");
     }
 }

@@ -277,7 +277,6 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
         }
         Filter::ToMove(c) => format!("ToMove {}", color_text(*c)),
-        Filter::Finale(q) => format!("Finale {}", lower(q)),
         Filter::Move(m) => {
             let mut text = format!(
                 "Move {}",

@@ -422,23 +422,6 @@ pub enum PawnStructure {
     Connected,
 }
 
-/// Problemist mate and stalemate qualities (CQL 6.2 `puremate` …).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FinaleQuality {
-    /// `puremate`
-    PureMate,
-    /// `modelmate`
-    ModelMate,
-    /// `idealmate`
-    IdealMate,
-    /// `purestalemate`
-    PureStalemate,
-    /// `modelstalemate`
-    ModelStalemate,
-    /// `idealstalemate`
-    IdealStalemate,
-}
-
 /// The board transforms of CQL 6 (`flip`, `shift`, …). They exist only until
 /// `ir::transform::expand` has replaced them by copies of their argument.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -753,8 +736,6 @@ pub enum Filter {
     /// A study "try": the position lies in a variation that branches directly off the main line with a
     /// white move (an alternative White move that the composer rejected). `try`.
     Try,
-    /// A problemist mate/stalemate quality.
-    Finale(FinaleQuality),
     /// A move filter (played, previous, legal, pseudo-legal moves).
     Move(Box<MoveFilter>),
     /// Does the position have a comment? `hascomment`.

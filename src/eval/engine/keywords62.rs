@@ -31,7 +31,6 @@ impl<'a> Ctx<'a> {
     pub(super) fn eval_keyword62(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
         let _ = f;
         Ok(match filter {
-            Filter::NoTransform(body) => return self.eval(*body, at, true),
             Filter::CurrentTransform(names) => Some(Value::Str(format!("<{names}>"))),
             Filter::SimilarPosition { file, transform, game_number } => {
                 let db = similar::db(file, *transform).map_err(|message| Error { message })?;

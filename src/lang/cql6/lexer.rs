@@ -156,6 +156,10 @@ pub struct Token {
     pub space_before: bool,
     /// 1-based line of its first byte.
     pub line: u32,
+    /// A blank line (a line holding only whitespace or a comment's end) separates it from
+    /// the previous token: in CQL 6.2 that ends every `path` it is at the top level of
+    /// (`Lexer::match_whitespacetoken`, `Lexer::fixPath`).
+    pub blank_before: bool,
 }
 
 const PIECE_LETTERS: &str = "KQRBNPkqrbnpAa_";
@@ -297,6 +301,11 @@ pub fn lex(src: &str) -> Lexed {
     let mut i = 0usize;
     let mut line = 1u32;
     let mut space = true;
+    // Blank-line tracking as CQL 6.2 does it: a newline after a newline (with only spaces,
+    // or the end of a `//` comment, between) makes a blank line; a comment's text or a
+    // `/* */` in between does not.
+    let mut line_empty = false;
+    let mut blank = false;
     // Skip a byte-order mark.
     if src.starts_with('\u{feff}') {
         i = 3;
@@ -307,6 +316,8 @@ pub fn lex(src: &str) -> Lexed {
         if c == b'\n' {
             line += 1;
             space = true;
+            blank |= line_empty;
+            line_empty = true;
             i += 1;
             continue;
         }
@@ -323,6 +334,7 @@ pub fn lex(src: &str) -> Lexed {
                 i += 1;
             }
             space = true;
+            line_empty = false;
             continue;
         }
         if src[i..].starts_with("/*") {
@@ -340,13 +352,16 @@ pub fn lex(src: &str) -> Lexed {
                 }
             }
             space = true;
+            line_empty = false;
             continue;
         }
         let start = i;
         let tok_line = line;
         let space_before = space;
+        let blank_before = std::mem::take(&mut blank);
+        line_empty = false;
         let push = |tok: Tok, end: usize, tokens: &mut Vec<Token>| {
-            tokens.push(Token { tok, span: Span::new(start, end), space_before, line: tok_line });
+            tokens.push(Token { tok, span: Span::new(start, end), space_before, line: tok_line, blank_before });
         };
         let rest = &src[i..];
         // Multi-byte Unicode symbols.
@@ -704,7 +719,13 @@ pub fn lex(src: &str) -> Lexed {
         i += 1;
         space = true;
     }
-    tokens.push(Token { tok: Tok::Eof, span: Span::new(b.len(), b.len()), space_before: true, line });
+    tokens.push(Token {
+        tok: Tok::Eof,
+        span: Span::new(b.len(), b.len()),
+        space_before: true,
+        line,
+        blank_before: blank,
+    });
     Lexed { tokens, diagnostics }
 }
 

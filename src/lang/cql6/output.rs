@@ -31,17 +31,40 @@ impl Parser<'_> {
             }
             "sort" => {
                 let mut min = false;
-                if self.eat_word("min") {
+                let explicit = self.peek().span;
+                // CQL 6.2 sorts `sort max` in the same direction as `sort min`, smallest
+                // first (`Tokens::match_sortnode` sets the upward direction for both); only a
+                // sort without `min`/`max` puts the largest first (docs/compat.md).
+                let direction = self.eat_word("min") || self.eat_word("max");
+                if direction {
                     min = true;
-                } else {
-                    self.eat_word("max");
                 }
                 let mut doc = String::new();
                 if let Tok::Str(s) = &self.peek().tok {
                     doc = s.clone();
                     self.bump();
                 }
+                // CQL 6.2 (`Tokens::match_sortnode`) wants a name for a sort whose
+                // direction is written, and refuses a bare number to sort by.
+                if direction && doc.is_empty() {
+                    self.error_hint(
+                        "`sort min` and `sort max` need a nonempty name after them",
+                        explicit,
+                        Some("name what is sorted: `sort min \"pieces left\" #[Aa]`".into()),
+                    );
+                    return Err(());
+                }
                 let value = self.parse_expr(BP_LOOSE)?;
+                if let Filter::Number(n) = self.ir.get(value) {
+                    let n = *n;
+                    let at = self.ir.span(value);
+                    self.error_hint(
+                        format!("`sort` by the number {n}: a constant does not sort anything"),
+                        at,
+                        Some("sort by a numeric filter (`sort #[Aa]`); `sort` takes no range".into()),
+                    );
+                    return Err(());
+                }
                 let s = Self::join(sp, self.ir.span(value));
                 Ok(self.add(Filter::Sort { doc, min, value }, s))
             }

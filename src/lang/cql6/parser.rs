@@ -329,8 +329,10 @@ pub struct Parser<'s> {
     /// Parsing the arguments of `(…)` (`max(ply 0)`): a number after a numeric filter is
     /// the next argument there, not a range.
     in_args: bool,
-    /// Column of the `⊢` of the path being parsed (see [`Parser::path_stops`]).
-    path_column: usize,
+    /// Parsing the constituents of a path directly (not inside braces or arguments): there
+    /// the parentheses after a move hold one filter, as everywhere else in CQL 6.2 (its
+    /// path reads them as a parenthesised filter, `Tokens::match_dashcon_target`).
+    path_top: bool,
     /// CQL 6.2 kinds of nodes whose IR form does not tell them (see [`super::types`]).
     pub kinds: super::types::KindNotes,
 }
@@ -351,6 +353,8 @@ mod game_tree;
 mod header;
 #[path = "iteration.rs"]
 mod iteration;
+#[path = "mates.rs"]
+mod mates;
 #[path = "moves.rs"]
 mod moves;
 #[path = "numbers.rs"]
@@ -381,7 +385,7 @@ impl<'s> Parser<'s> {
             declared,
             in_sequence: false,
             in_args: false,
-            path_column: 0,
+            path_top: false,
             kinds: Default::default(),
         }
     }
@@ -979,6 +983,7 @@ impl<'s> Parser<'s> {
             }
         }
         let saved = std::mem::replace(&mut self.in_sequence, false);
+        let saved_top = std::mem::replace(&mut self.path_top, false);
         let mut items = Vec::new();
         let result = loop {
             if self.eat_sym(close) {
@@ -1002,6 +1007,7 @@ impl<'s> Parser<'s> {
             }
         };
         self.in_sequence = saved;
+        self.path_top = saved_top;
         result?;
         let sp = Self::join(open.span, self.toks[self.pos.saturating_sub(1)].span);
         if one_filter && items.len() != 1 {
@@ -1384,7 +1390,7 @@ impl<'s> Parser<'s> {
                     sp = Self::join(sp, close.span);
                 } else {
                     self.pos -= 1;
-                    let cond = self.parse_block(Sym::RParen, false)?;
+                    let cond = self.parse_block(Sym::RParen, self.path_top)?;
                     m.then = Some(match m.then {
                         Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
                         None => cond,
@@ -1428,6 +1434,16 @@ impl<'s> Parser<'s> {
     }
 
     fn parse_transform(&mut self, kind: TransformKind, sp: Span) -> PResult<FilterId> {
+        if kind == TransformKind::ReverseColor && self.peek().tok == Tok::Word("count".into()) {
+            // `reversecolor` makes one copy: CQL 6.2 reads a filter right after it.
+            let at = self.peek().span;
+            self.error_hint(
+                "`reversecolor` takes no `count`",
+                at,
+                Some("it has a single copy; count with `flipcolor count` instead".into()),
+            );
+            return Err(());
+        }
         let count = self.eat_word("count");
         let mut range = None;
         if let Tok::Number(lo) = self.peek().tok {
@@ -1450,6 +1466,7 @@ impl<'s> Parser<'s> {
     fn parse_args(&mut self) -> PResult<Vec<FilterId>> {
         self.expect_sym(Sym::LParen, "`(`")?;
         let saved = std::mem::replace(&mut self.in_sequence, false);
+        let saved_top = std::mem::replace(&mut self.path_top, false);
         let saved_args = std::mem::replace(&mut self.in_args, true);
         let mut args = Vec::new();
         let r = loop {
@@ -1468,6 +1485,7 @@ impl<'s> Parser<'s> {
             }
         };
         self.in_sequence = saved;
+        self.path_top = saved_top;
         self.in_args = saved_args;
         r.map(|_| args)
     }
@@ -1851,11 +1869,27 @@ impl<'s> Parser<'s> {
     }
 
     fn sequence_quantifier(&mut self, item: FilterId) -> PResult<FilterId> {
+        self.repetitions(item, false)
+    }
+
+    /// The repetitions after a constituent of a `line` (`one_only == false`: one, or two
+    /// when the first is `+` or `{n}`) or of a `path` (`one_only`: CQL 6.2's
+    /// `Tokens::add_wildcard` refuses two consecutive wildcards).
+    fn repetitions(&mut self, item: FilterId, one_only: bool) -> PResult<FilterId> {
         let mut item = item;
         let mut count = 0;
         loop {
             let ahead = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
                 || self.brace_is_repetition();
+            if ahead && one_only && count == 1 {
+                let s = self.span_here();
+                self.error_hint(
+                    "two repetitions in a row",
+                    s,
+                    Some("a path move or chain takes one repetition; put the repeated part in parentheses".into()),
+                );
+                return Err(());
+            }
             if ahead {
                 // CQL 6.2 takes a second repetition only after `+` or `{n…}` (`k+*`,
                 // `k{3}*`), never after `*` or `?`, and never a third (`k{3}**`).
@@ -2144,136 +2178,176 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn path_stops(&self) -> bool {
-        match &self.peek().tok {
-            Tok::Eof
-            | Tok::Sym(Sym::RBrace)
-            | Tok::Sym(Sym::RParen)
-            | Tok::Sym(Sym::Path)
-            | Tok::Sym(Sym::LineForward) => true,
-            Tok::Word(w) => {
-                // An assignment, `find`, `echo` or `sort` that starts a new line no further right than
-                // the `⊢` ends the path (`if ⊢ … \n N+=1`; `⊢◎T1 ―― x=to …` then `find{…}`
-                // searches from the path's start); one on the line of a move, or indented
-                // under the path, belongs to it (`♘――□ S=to`, `⊢ ♛―― \n    pinned=pin …`).
-                let new_line = self.pos == 0 || self.toks[self.pos - 1].line != self.peek().line;
-                let outdented = self.column(self.peek().span) <= self.path_column;
-                // So does `X:` evaluating at another position (`source: ⊢ …` after a path in an
-                // echo) and a dictionary entry (`D[k]=…`).
-                let top_level = is_assign(&self.peek_at(1).tok)
-                    || self.peek_at(1).tok == Tok::Sym(Sym::Colon)
-                    || self.dictionary(w).is_some()
-                    || matches!(w.as_str(), "find" | "echo" | "sort");
-                (top_level && new_line && outdented) || matches!(w.as_str(), "function" | "then" | "else" | "path")
-            }
+    /// Where the constituents of a path end (CQL 6.2 `Tokens::match_pathcons`): at a closing
+    /// delimiter or the end of the text, at a word no filter starts with, and at a blank
+    /// line unless it is inside a parenthesised chain (`Lexer::fixPath` turns a blank line at
+    /// the path's top level into the path's end).
+    fn path_ends(&self, in_chain: bool) -> bool {
+        let t = self.peek();
+        if t.blank_before && !in_chain {
+            return true;
+        }
+        match &t.tok {
+            Tok::Eof | Tok::Sym(Sym::RBrace) | Tok::Sym(Sym::RParen) | Tok::Sym(Sym::LineForward) => true,
+            Tok::Word(w) => matches!(w.as_str(), "function" | "then" | "else"),
             _ => false,
         }
     }
 
-    /// The constituents of a path, grouped into move units (see [`Parser::parse_path`]).
-    fn parse_path_items(&mut self) -> PResult<Vec<FilterId>> {
+    /// A repetition (`*`, `+`, `?`, `{n,m}`, `{*}`…) comes next.
+    fn at_path_wildcard(&self) -> bool {
+        matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question)) || self.brace_is_repetition()
+    }
+
+    /// The constituents of a path (CQL 6.2 `Tokens::match_pathcon`), each one of:
+    /// - a chain `( constituents )`, which may take a repetition;
+    /// - a move (`――`, `×`, `X――Y`, `――=♕`…) with the filters written after it as its
+    ///   targets, tested at the position the move reaches (`Tokens::match_dashcon_target`
+    ///   takes every following filter that is not itself a move), which may take a
+    ///   repetition as a whole: `―― check*` repeats "a move, then check";
+    /// - any other filter, tested where the path stands without consuming a move; it takes
+    ///   no repetition, and a bare number or arithmetic is refused as CQL 6.2 refuses it.
+    ///
+    /// A filter in braces is one filter, even when it holds a move: `―― {―― ¬check}*` is a
+    /// move whose target is the block, repeated.
+    fn parse_path_items(&mut self, in_chain: bool) -> PResult<Vec<FilterId>> {
         let mut units: Vec<FilterId> = Vec::new();
-        let mut pending: Vec<FilterId> = Vec::new();
-        while !self.path_stops() && !self.fatal {
-            let item = if self.at_sym(Sym::LParen) {
-                let open = self.bump();
-                let inner = self.parse_path_items()?;
-                self.expect_sym(Sym::RParen, "`)` closing the path group")?;
-                let end = self.toks[self.pos - 1].span;
-                self.add(Filter::SeqConcat(inner), Self::join(open.span, end))
-            } else {
-                let f = self.parse_expr(BP_OR)?;
-                self.maybe_triple_slash(f)?
-            };
-            let mut item = item;
-            while let Tok::Word(w) = &self.peek().tok {
-                let choice = match w.as_str() {
-                    "primary" => LineChoice::Primary,
-                    "secondary" => LineChoice::Secondary,
-                    _ => break,
-                };
-                self.bump();
-                if self.is_move(item) {
-                    item = self.set_line_choice(item, choice);
-                } else if let Some(last) = units.pop() {
-                    let l = self.set_line_choice(last, choice);
-                    units.push(l);
-                }
+        // A move read while collecting the targets of the one before (`P――e4` starts with a
+        // set, so it is known for a move only once read).
+        let mut next_move: Option<FilterId> = None;
+        loop {
+            if self.fatal {
+                return Err(());
             }
-            let item = self.fold_move_intersection(item);
-            let item = self.maybe_triple_slash(item)?;
-            let quantified = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
-                || (self.at_sym(Sym::LBrace) && matches!(self.peek_at(1).tok, Tok::Number(_)));
-            let chain = |p: &Self, x: FilterId| matches!(p.ir.get(x), Filter::SeqConcat(_) | Filter::SeqAlt(_));
-            if chain(self, item) {
-                // A parenthesised chain is a constituent of its own: filters written before it
-                // are tested where it starts (`path k(―― ――)`).
-                if !pending.is_empty() {
-                    let sp = self.ir.span(pending[0]);
-                    let before = self.add(Filter::And(std::mem::take(&mut pending)), sp);
-                    units.push(before);
+            let unit = if let Some(m) = next_move.take() {
+                self.path_move_targets(m, in_chain, &mut next_move)?
+            } else {
+                if self.path_ends(in_chain) {
+                    break;
                 }
-                units.push(self.sequence_quantifier(item)?);
-            } else if self.is_move(item) {
-                let mut unit = item;
-                if !pending.is_empty() {
-                    pending.push(unit);
-                    let sp = self.ir.span(unit);
-                    unit = self.add(Filter::And(std::mem::take(&mut pending)), sp);
-                }
-                units.push(self.sequence_quantifier(unit)?);
-            } else if let Some(last) = units.pop_if(|l| !chain(self, *l)) {
-                // (A filter after a chain stays a constituent of its own, tested where the
-                // chain ends: `path (―― ――) k`.)
-                let merged = if let Filter::SeqRepeat { body, min, max } = self.ir.get(last).clone() {
-                    if quantified {
-                        // the quantifier applies to the already quantified unit: keep it simple
-                        let b = self.attach_then(body, item);
-                        let sp = self.ir.span(b);
-                        self.add(Filter::SeqRepeat { body: b, min, max }, sp)
-                    } else {
-                        units.push(last);
-                        pending.push(item);
-                        continue;
+                if self.at_sym(Sym::LParen) {
+                    let open = self.bump();
+                    let inner = self.parse_path_items(true)?;
+                    self.expect_sym(Sym::RParen, "`)` closing the path chain")?;
+                    if inner.is_empty() {
+                        self.error("a parenthesised chain in a path needs at least one constituent", open.span);
+                        return Err(());
                     }
+                    let end = self.toks[self.pos - 1].span;
+                    let chain = self.add(Filter::SeqConcat(inner), Self::join(open.span, end));
+                    self.path_wildcards(chain)?
                 } else {
-                    self.attach_then(last, item)
-                };
-                units.push(self.sequence_quantifier(merged)?);
-            } else {
-                let q = self.sequence_quantifier(item)?;
-                pending.push(q);
-            }
-        }
-        if !pending.is_empty() {
-            let sp = self.ir.span(pending[0]);
-            let rest = self.add(Filter::And(pending), sp);
-            units.push(rest);
+                    let starts_with_dash = matches!(self.peek().tok, Tok::Sym(Sym::Dash | Sym::Capture));
+                    let item = self.path_item()?;
+                    if starts_with_dash || matches!(self.ir.get(item), Filter::Move(_)) {
+                        self.path_move_targets(item, in_chain, &mut next_move)?
+                    } else {
+                        self.path_holder(item)?
+                    }
+                }
+            };
+            units.push(unit);
         }
         Ok(units)
     }
 
-    /// The column where a span starts (tabs stop every 8 columns).
-    fn column(&self, sp: Span) -> usize {
-        let Some(before) = self.src.get(..sp.start as usize) else { return 0 };
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let text = before.get(line_start..).unwrap_or("");
-        text.chars().fold(0, |col, c| if c == '\t' { (col / 8 + 1) * 8 } else { col + 1 })
+    /// One filter of a path as written, with a `///` comment and `primary`/`secondary` after it.
+    fn path_item(&mut self) -> PResult<FilterId> {
+        let f = self.parse_expr(BP_OR)?;
+        let mut item = self.maybe_triple_slash(f)?;
+        while let Tok::Word(w) = &self.peek().tok {
+            let choice = match w.as_str() {
+                "primary" => LineChoice::Primary,
+                "secondary" => LineChoice::Secondary,
+                _ => break,
+            };
+            if !self.is_move(item) {
+                break;
+            }
+            self.bump();
+            item = self.set_line_choice(item, choice);
+        }
+        let item = self.fold_move_intersection(item);
+        self.maybe_triple_slash(item)
     }
 
-    /// `⊢ [params] constituents…` (CQL 6.2 path). Each move constituent (with the plain
-    /// filters written after it, which are tested at the position the move reaches) consumes
-    /// one move of the focused pieces; plain filters before the first move are tested at the
-    /// starting position.
+    /// The targets of the path move `mv` (every following filter that is not a move, up to a
+    /// repetition, a chain or the path's end), then its repetition. A move met among them is
+    /// left in `next_move` as the next constituent.
+    fn path_move_targets(
+        &mut self,
+        mv: FilterId,
+        in_chain: bool,
+        next_move: &mut Option<FilterId>,
+    ) -> PResult<FilterId> {
+        let mut unit = mv;
+        loop {
+            if self.fatal {
+                return Err(());
+            }
+            if self.path_ends(in_chain)
+                || self.at_path_wildcard()
+                || matches!(self.peek().tok, Tok::Sym(Sym::Dash | Sym::Capture))
+            {
+                break;
+            }
+            let item = self.path_item()?;
+            if matches!(self.ir.get(item), Filter::Move(_)) {
+                *next_move = Some(item);
+                return Ok(unit);
+            }
+            self.refuse_number_constituent(item)?;
+            unit = self.attach_then(unit, item);
+        }
+        self.path_wildcards(unit)
+    }
+
+    /// A filter standing alone in a path: tested where the path stands.
+    fn path_holder(&mut self, item: FilterId) -> PResult<FilterId> {
+        self.refuse_number_constituent(item)?;
+        if self.at_path_wildcard() {
+            let s = self.span_here();
+            self.error_hint(
+                "a repetition in a path applies to a move or to a parenthesised chain, not to a filter",
+                s,
+                Some("write the filter after a move (`―― check*`) or put a chain in parentheses".into()),
+            );
+            return Err(());
+        }
+        Ok(item)
+    }
+
+    /// CQL 6.2 refuses a path constituent that is a bare number or arithmetic
+    /// (`Tokens::match_holdercon`): it is most likely a repetition or an operator misread.
+    fn refuse_number_constituent(&mut self, item: FilterId) -> PResult<()> {
+        let what = match self.ir.get(item) {
+            Filter::Number(_) => "a single number",
+            Filter::Arith(..) => "arithmetic",
+            _ => return Ok(()),
+        };
+        let sp = self.ir.span(item);
+        self.error_hint(
+            format!("{what} cannot be a path constituent"),
+            sp,
+            Some("in a path `*` and `+` are repetitions; put the filter in braces: `{x * 2}`".into()),
+        );
+        Err(())
+    }
+
+    /// The repetition after a move or chain of a path, if any; two in a row are refused as in
+    /// CQL 6.2 (`Tokens::add_wildcard`).
+    fn path_wildcards(&mut self, unit: FilterId) -> PResult<FilterId> {
+        if !self.at_path_wildcard() {
+            return Ok(unit);
+        }
+        self.repetitions(unit, true)
+    }
+
+    /// `⊢ [params] constituents…` (CQL 6.2 path): see [`Parser::parse_path_items`] for
+    /// the constituents. A move constituent consumes one move of the focused pieces; its
+    /// targets are tested at the position the move reaches; a filter standing alone is
+    /// tested where the path stands.
     fn parse_path(&mut self, sp: Span) -> PResult<FilterId> {
-        let column = self.column(sp);
-        let saved_column = std::mem::replace(&mut self.path_column, column);
-        let r = self.parse_path_inner(sp);
-        self.path_column = saved_column;
-        r
-    }
-
-    fn parse_path_inner(&mut self, sp: Span) -> PResult<FilterId> {
         let mut params = PathParams::default();
         let mut focus = None;
         let mut best = None;
@@ -2321,8 +2395,10 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let saved = std::mem::replace(&mut self.in_sequence, true);
-        let items = self.parse_path_items();
+        let saved_top = std::mem::replace(&mut self.path_top, true);
+        let items = self.parse_path_items(false);
         self.in_sequence = saved;
+        self.path_top = saved_top;
         let items = items?;
         if items.is_empty() {
             self.error("a path needs at least one constituent", sp);
@@ -2387,11 +2463,12 @@ impl<'s> Parser<'s> {
             let var = self.ir.var(&fresh, kind);
             let span = self.ir.span(*arg);
             bindings.push(self.add(Filter::Assign { var, op: None, value: *arg }, span));
-            args[i] = vec![Token { tok: Tok::Word(fresh), span, space_before: true, line: 0 }];
+            args[i] = vec![Token { tok: Tok::Word(fresh), span, space_before: true, line: 0, blank_before: false }];
         }
-        let open = Token { tok: Tok::Sym(Sym::LParen), span: sp, space_before: true, line: 0 };
-        let close = Token { tok: Tok::Sym(Sym::RParen), span: sp, space_before: false, line: 0 };
-        let mut body = vec![Token { tok: Tok::Sym(Sym::LBrace), span: sp, space_before: true, line: 0 }];
+        let open = Token { tok: Tok::Sym(Sym::LParen), span: sp, space_before: true, line: 0, blank_before: false };
+        let close = Token { tok: Tok::Sym(Sym::RParen), span: sp, space_before: false, line: 0, blank_before: false };
+        let mut body =
+            vec![Token { tok: Tok::Sym(Sym::LBrace), span: sp, space_before: true, line: 0, blank_before: false }];
         for t in &func.body {
             let param = match &t.tok {
                 Tok::Word(w) => func.params.iter().position(|p| p == w),
@@ -2417,8 +2494,8 @@ impl<'s> Parser<'s> {
                 None => body.push(t.clone()),
             }
         }
-        body.push(Token { tok: Tok::Sym(Sym::RBrace), span: sp, space_before: true, line: 0 });
-        body.push(Token { tok: Tok::Eof, span: sp, space_before: true, line: 0 });
+        body.push(Token { tok: Tok::Sym(Sym::RBrace), span: sp, space_before: true, line: 0, blank_before: false });
+        body.push(Token { tok: Tok::Eof, span: sp, space_before: true, line: 0, blank_before: false });
         let saved_toks = std::mem::replace(&mut self.toks, body);
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         self.inline_depth += 1;

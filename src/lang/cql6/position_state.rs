@@ -13,6 +13,9 @@ impl Parser<'_> {
     /// A filter on the state of the position: `check`, `mate`, `wtm`, `true`, `puremate`, `ply`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
     pub(super) fn parse_position_state_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
+        if let Some(mate) = self.parse_mate_word(w, sp)? {
+            return Ok(Some(mate));
+        }
         match w {
             "fen" => self.parse_fen(sp),
             "check" => self.simple(Filter::Check, sp),
@@ -29,12 +32,6 @@ impl Parser<'_> {
             "black" => self.simple(Filter::Number(-1), sp),
             "mainline" => self.simple(Filter::Mainline, sp),
             "variation" => self.simple(Filter::Variation, sp),
-            "puremate" => self.simple(Filter::Finale(FinaleQuality::PureMate), sp),
-            "modelmate" => self.simple(Filter::Finale(FinaleQuality::ModelMate), sp),
-            "idealmate" => self.simple(Filter::Finale(FinaleQuality::IdealMate), sp),
-            "purestalemate" => self.simple(Filter::Finale(FinaleQuality::PureStalemate), sp),
-            "modelstalemate" => self.simple(Filter::Finale(FinaleQuality::ModelStalemate), sp),
-            "idealstalemate" => self.simple(Filter::Finale(FinaleQuality::IdealStalemate), sp),
             "ply" | "movenumber" => {
                 self.no_range_after(w);
                 let f = if w == "ply" { Filter::Ply } else { Filter::MoveNumber };

@@ -688,15 +688,33 @@ fn path_parameters_and_where_a_path_ends() {
     assert!(text.contains("PathStatus countunfocused"), "{text}");
     // `piecepath` needs a focus.
     assert!(crate::lang::cql6::parse("cql() ⊢ piecepath ――").is_err());
-    // An assignment, `find` or `echo` on a new line no further right than `⊢` ends the path;
-    // an indented one belongs to it.
-    let ir = ok("cql()\n⊢ ――\nCount=1");
+    // A blank line at the path's top level ends it (CQL 6.2 `Lexer::fixPath`); without one,
+    // every filter after a move is a target of that move, whatever the layout.
+    let ir = ok("cql()\n⊢ ――\n\nCount=1");
     assert!(matches!(ir.get(top(&ir)[0]), Filter::Path { .. }));
     assert!(matches!(ir.get(top(&ir)[1]), Filter::Assign { .. }));
-    let indented = crate::ir::dump::dump(&ok("cql()\n⊢ ――\n\tCount=1"));
-    assert!(indented.contains("then: Assign"), "{indented}");
-    let ir = ok("cql()\n⊢ ――\nfind check");
+    let ir = ok("cql()\n⊢ ――  // a comment\n   \nfind check");
     assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { .. }));
+    for joined in ["cql()\n⊢ ――\nCount=1", "cql()\n⊢ ――\n// a comment\nCount=1", "cql()\n⊢ (――\n\nCount=1)"]
+    {
+        let text = crate::ir::dump::dump(&ok(joined));
+        assert!(text.contains("then: Assign"), "{joined}: {text}");
+    }
+    // A block is one filter even when it holds a move: here the target of the path's move,
+    // repeated with it.
+    let text = crate::ir::dump::dump(&ok("cql() ⊢ ―― {―― not check}* check"));
+    assert!(text.contains("SeqRepeat"), "{text}");
+    // A repetition applies to a move or a chain only; a bare number is no constituent; a
+    // chain cannot follow a move's targets (the parentheses are then one filter's).
+    for refused in [
+        "cql() ⊢ check* ―― mate",
+        "cql() ⊢ {―― not check}* check",
+        "cql() ⊢ ―― x=1 * 2",
+        "cql() ⊢ ―― check (―― ――)* mate",
+        "cql() ⊢ ――**",
+    ] {
+        assert!(crate::lang::cql6::parse(refused).is_err(), "{refused}");
+    }
 }
 
 #[test]
@@ -825,5 +843,24 @@ fn parentheses_hold_exactly_one_filter() {
         ["(Pa2)", "not (Pa2)", "{Pa2 ra1}", "--(Rc4 o-o)", "B[x]h7(check k[x]h7(N--g5 check))", "x=0 while (x<3) x+=1"]
     {
         ok(src);
+    }
+}
+
+#[test]
+fn sort_directions_and_refusals() {
+    let sort_of = |text: &str| {
+        let ir = ok(text);
+        let t = top(&ir);
+        match ir.get(t[0]) {
+            Filter::Sort { min, doc, .. } => (*min, doc.clone()),
+            other => panic!("{text}: {other:?}"),
+        }
+    };
+    // A plain sort puts the largest first; `min` and, as in CQL 6.2, `max` the smallest.
+    assert_eq!(sort_of("cql() sort \"n\" #A"), (false, "n".to_string()));
+    assert_eq!(sort_of("cql() sort min \"n\" #A"), (true, "n".to_string()));
+    assert_eq!(sort_of("cql() sort max \"n\" #A"), (true, "n".to_string()));
+    for refused in ["cql() sort 1", "cql() sort \"n\" 1", "cql() sort max #A", "cql() sort min \"\" #A"] {
+        assert!(crate::lang::cql6::parse(refused).is_err(), "{refused}");
     }
 }

@@ -18,7 +18,7 @@ impl Parser<'_> {
                 // `count` before a transform: `count flip F` is `flip count F`.
                 let t = self.peek().clone();
                 if let Tok::Word(tw) = &t.tok {
-                    if let Some(kind) = transform_of(tw) {
+                    if let Some(kind) = transform_of(tw).filter(|k| *k != TransformKind::ReverseColor) {
                         self.bump();
                         let body = self.parse_expr(BP_LOOSE)?;
                         return self.simple(Filter::Transform { kind, range: None, count: true, body }, sp).map(Some);

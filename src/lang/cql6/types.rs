@@ -450,7 +450,6 @@ impl Checker<'_> {
             | Filter::Variation
             | Filter::VirtualMainline
             | Filter::Try
-            | Filter::Finale(_)
             | Filter::Result(_)
             | Filter::RemoveComment => Kind::Logical,
             Filter::Move(m) => match m.value {
