@@ -1318,6 +1318,26 @@ impl<'s> Parser<'s> {
                 let p = self.bump();
                 let roles = match &p.tok {
                     Tok::Pieces { mask, squares: None } => promote_roles(*mask),
+                    Tok::Word(name)
+                        if self.ir.find_var(name).is_some_and(|v| {
+                            matches!(
+                                self.ir.vars[v.0 as usize].kind,
+                                VarKind::Square | VarKind::Piece | VarKind::Position | VarKind::Dictionary { .. }
+                            )
+                        }) =>
+                    {
+                        // CQL 6.2 takes a piece designator or a string here; a set (a
+                        // function parameter given `Q` holds the squares of the queen), a
+                        // piece or a position is none.
+                        // (A parameter's stand-in is named "T of F #n": show T.)
+                        let shown = name.split(' ').next().unwrap_or(name);
+                        self.error_hint(
+                            format!("`{shown}` is not a piece designator or a string, so it cannot name a promotion"),
+                            p.span,
+                            Some("write the piece (`――=♕`, `--=Q`) or a string variable holding its letter".into()),
+                        );
+                        return Err(());
+                    }
                     Tok::Word(name) if self.ir.find_var(name).is_some() || self.declared.contains(name) => {
                         // `――=T` with T a variable holding a piece letter or type name:
                         // any promotion whose new piece matches T afterwards.

@@ -606,8 +606,16 @@ impl Checker<'_> {
             }
             // A prefix filter on the left takes the operator into its argument in CQL 6.2:
             // `#k | q` is `#(k | q)`, `find all k in k` is `find all (k in k)`.
-            if !self.op_ok(filter, lk) && self.absorbed(l, filter) {
-                return;
+            if !self.op_ok(filter, lk) {
+                if let Some(inner) = self.absorbed(l, filter) {
+                    // The operator applies to `inner`; its other operands are still checked
+                    // (`piecename d4 & piecename d5` is `piecename (d4 & piecename d5)`, whose
+                    // right side is a string).
+                    if let Some(regrouped) = with_left_operand(filter, inner) {
+                        self.check_node(id, &regrouped);
+                    }
+                    return;
+                }
             }
         }
         self.check_node(id, filter);
@@ -641,7 +649,7 @@ impl Checker<'_> {
 
     /// Is `l` (the left operand of the operator node `filter`) a prefix filter whose last
     /// argument, or the last argument of that, would accept the operator?
-    fn absorbed(&self, l: FilterId, filter: &Filter) -> bool {
+    fn absorbed(&self, l: FilterId, filter: &Filter) -> Option<FilterId> {
         let mut cur = l;
         for _ in 0..4 {
             let prefix = matches!(
@@ -659,17 +667,15 @@ impl Checker<'_> {
                     | Filter::If { .. }
             );
             if !prefix {
-                return false;
+                return None;
             }
-            let Some(last) = crate::ir::transform::children(self.ir.get(cur)).last().copied() else {
-                return false;
-            };
+            let last = crate::ir::transform::children(self.ir.get(cur)).last().copied()?;
             if self.op_ok(filter, self.kind(last)) {
-                return true;
+                return Some(last);
             }
             cur = last;
         }
-        false
+        None
     }
 
     /// Is there a transform or an iteration around the node being checked? CQL 6.2 parses
@@ -849,7 +855,7 @@ impl Checker<'_> {
                 self.want(*b, Kind::Position, "each argument");
             }
             Filter::Move(m) => {
-                if let Some(f) = m.from.filter(|&f| !self.in_loose_body() && !self.absorbed(f, filter)) {
+                if let Some(f) = m.from.filter(|&f| !self.in_loose_body() && self.absorbed(f, filter).is_none()) {
                     if self.notes.is_dash(f) && !self.bracketed(f) {
                         self.error(
                             f,
@@ -917,6 +923,20 @@ impl Checker<'_> {
             }
             Filter::DictGet { dict, key } => {
                 self.dict_key(*dict, *key);
+            }
+            Filter::DictUnbind { dict, key: Some(key) } => {
+                // CQL 6.2 (`match_dictionary_unbind`) wants the kind of key known from an
+                // earlier entry: there is nothing to remove from a dictionary never filled.
+                if self.dict_kinds.get(dict).and_then(|d| d.0).is_none() && self.kind(*key) != Kind::Unknown {
+                    let name = self.var_name(*dict).to_string();
+                    self.error(
+                        *key,
+                        format!("`unbind {name}[…]` comes before any entry of `{name}` is stored"),
+                        "store an entry first (`D[k] = v`); the key must be of the same kind",
+                    );
+                } else {
+                    self.dict_key(*dict, *key);
+                }
             }
             _ => {}
         }
@@ -1128,6 +1148,18 @@ impl Checker<'_> {
                 key,
                 format!("a filter without a value cannot be a key of `{name}`"),
                 "a key is a string, a number, a set of squares or a position",
+            );
+            return false;
+        }
+        let local =
+            matches!(self.ir.vars.get(dict.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { local: true }));
+        if k == Kind::Position && !local {
+            // CQL 6.2 (`match_dictionaryretrieveorassign`): a position stands for a place in
+            // the current game only.
+            self.error(
+                key,
+                format!("a position cannot be a key of `{name}`, which is not a local dictionary"),
+                "declare it `local dictionary` to key it by positions",
             );
             return false;
         }
@@ -1386,4 +1418,24 @@ mod tests {
             assert!(!is_brace_repetition(t), "{t}");
         }
     }
+}
+
+/// `filter` with the operand written on its left replaced by `left`, for the operators whose
+/// other operands the type check looks at again after a regrouping (sets, comparisons,
+/// arithmetic); `None` for any other node.
+fn with_left_operand(filter: &Filter, left: FilterId) -> Option<Filter> {
+    Some(match filter {
+        Filter::Union(v) | Filter::Intersection(v) if !v.is_empty() => {
+            let mut v = v.clone();
+            v[0] = left;
+            if matches!(filter, Filter::Union(_)) {
+                Filter::Union(v)
+            } else {
+                Filter::Intersection(v)
+            }
+        }
+        Filter::Compare { rest, .. } => Filter::Compare { first: left, rest: rest.clone() },
+        Filter::Arith(op, _, b) => Filter::Arith(*op, left, *b),
+        _ => return None,
+    })
 }
