@@ -136,7 +136,7 @@ pub struct GameMatch {
 /// Deepest IR nesting the static analyses look into.
 const ANALYSIS_DEPTH: u32 = 200;
 
-use crate::ir::transform::children as children_of;
+use crate::ir::visit::children as children_of;
 
 /// Does this filter always give a set of squares when it matches (never a position, number
 /// or piece), whatever its parts are?

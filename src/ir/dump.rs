@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 
 use shakmaty::{Bitboard, Color};
 
-use super::transform::{children, MAX_DEPTH};
+use super::transform::MAX_DEPTH;
+use super::visit::children;
 use super::{
     ArithOp, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, MoveSource, MoveValue,
     PieceMask, Settings, VarId, VarKind,

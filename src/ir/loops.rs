@@ -12,7 +12,7 @@
 //! budget and reported as abandoned games.
 
 use crate::diag::Diagnostic;
-use crate::ir::transform::children;
+use crate::ir::visit::children;
 use crate::ir::{Filter, FilterId, Ir};
 
 /// Does this filter change state that a later evaluation of its neighbours can see?
@@ -66,8 +66,11 @@ pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
                     Some(_) => ("`while`", "the body must change something the condition reads"),
                 };
                 return Some(
-                    Diagnostic::new(format!("this {what} never ends once started: nothing in it changes"), ir.span(f))
-                        .with_hint(hint),
+                    Diagnostic::new(
+                        format!("this {what} never ends once started: nothing in it changes"),
+                        ir.first_span(f),
+                    )
+                    .with_hint(hint),
                 );
             }
         }

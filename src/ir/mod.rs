@@ -23,6 +23,7 @@ pub mod legacy;
 pub mod loops;
 pub mod normalize;
 pub mod transform;
+pub mod visit;
 
 use std::collections::HashMap;
 
@@ -1188,11 +1189,21 @@ impl Default for Settings {
     }
 }
 
+/// How many places beyond the first are recorded for one node (for diagnostics only).
+const MAX_OCCURRENCES: usize = 64;
+
 /// A whole query in IR form: the arena, its variables, the root filter and settings.
 #[derive(Clone, Debug, Default)]
 pub struct Ir {
     nodes: Vec<Filter>,
+    /// The span each node was first added with.
     spans: Vec<Span>,
+    /// The span each node was last added with (see [`Ir::span`]).
+    latest: Vec<Span>,
+    /// The further distinct spans a node was added with, in the order they came (at most
+    /// [`MAX_OCCURRENCES`] per node): equal nodes written in several places share one id,
+    /// and these let a diagnostic point at the place it is about.
+    occurrences: HashMap<FilterId, Vec<Span>>,
     dedup: HashMap<Filter, FilterId>,
     /// Variables, indexed by [`VarId`].
     pub vars: Vec<VarInfo>,
@@ -1209,15 +1220,53 @@ impl Ir {
     }
 
     /// Add a node (or find the equal one already there) and return its id.
+    ///
+    /// Equal nodes are one node: adding a node that is already there records `span` as
+    /// one more place it is written (see [`Ir::span`], [`Ir::span_within`]).
     pub fn add(&mut self, filter: Filter, span: Span) -> FilterId {
         if let Some(&id) = self.dedup.get(&filter) {
+            self.note_occurrence(id, span);
             return id;
         }
         let id = FilterId(self.nodes.len() as u32);
         self.nodes.push(filter.clone());
         self.spans.push(span);
+        self.latest.push(span);
         self.dedup.insert(filter, id);
         id
+    }
+
+    /// Add a node made from `original` (its image under a transform, or its rebuilt form
+    /// after a child changed): the new node is written wherever the original is, so it
+    /// gets every span of the original, the first one first.
+    pub fn add_copy(&mut self, filter: Filter, original: FilterId) -> FilterId {
+        let id = self.add(filter, self.first_span(original));
+        if id != original {
+            let more = self.occurrences.get(&original).cloned().unwrap_or_default();
+            for span in more {
+                self.note_occurrence(id, span);
+            }
+            let latest = self.span(original);
+            self.note_occurrence(id, latest);
+        }
+        id
+    }
+
+    /// Record that node `id` is also written at `span`. A span without text (the
+    /// default, for nodes a caller made up) is not a place.
+    fn note_occurrence(&mut self, id: FilterId, span: Span) {
+        let i = id.0 as usize;
+        if span == Span::default() || self.latest[i] == span {
+            return;
+        }
+        self.latest[i] = span;
+        if self.spans[i] == span {
+            return;
+        }
+        let more = self.occurrences.entry(id).or_default();
+        if more.len() < MAX_OCCURRENCES && !more.contains(&span) {
+            more.push(span);
+        }
     }
 
     /// The node behind an id.
@@ -1225,9 +1274,47 @@ impl Ir {
         &self.nodes[id.0 as usize]
     }
 
-    /// Source span of a node.
+    /// Source span of a node: the place it was last added for. While a front-end builds
+    /// the tree bottom-up, that is the text just parsed, so a parent's span, joined from
+    /// its children's, covers the children as written inside it (not an equal filter
+    /// written earlier). A diagnostic after parsing should name the place it is about
+    /// with [`Ir::span_within`] or [`Ir::span_along`].
     pub fn span(&self, id: FilterId) -> Span {
+        self.latest[id.0 as usize]
+    }
+
+    /// The span a node was first added with: its first place in the text.
+    pub fn first_span(&self, id: FilterId) -> Span {
         self.spans[id.0 as usize]
+    }
+
+    /// Every place node `id` is written (as far as recorded), first one first.
+    pub fn spans_of(&self, id: FilterId) -> impl Iterator<Item = Span> + '_ {
+        let more = self.occurrences.get(&id).map_or(&[][..], |v| v.as_slice());
+        std::iter::once(self.first_span(id)).chain(more.iter().copied())
+    }
+
+    /// The place node `id` is written inside `outer` (the text of an enclosing filter):
+    /// its earliest such span, or its first span if none lies inside.
+    pub fn span_within(&self, id: FilterId, outer: Span) -> Span {
+        self.spans_of(id)
+            .filter(|s| outer.start <= s.start && s.end <= outer.end)
+            .min_by_key(|s| (s.start, std::cmp::Reverse(s.end)))
+            .unwrap_or_else(|| self.first_span(id))
+    }
+
+    /// The place of the last node of `path` (a chain of nodes from an ancestor down to
+    /// it, each the child of the one before): each node is placed inside the place of its
+    /// parent, the first at its first span.
+    pub fn span_along(&self, path: &[FilterId]) -> Span {
+        let mut place: Option<Span> = None;
+        for &id in path {
+            place = Some(match place {
+                None => self.first_span(id),
+                Some(outer) => self.span_within(id, outer),
+            });
+        }
+        place.unwrap_or_default()
     }
 
     /// Number of nodes in the arena.
@@ -1265,14 +1352,14 @@ impl Ir {
             let filter = other.get(node);
             if !expanded {
                 stack.push((node, true));
-                for child in transform::children(filter) {
+                for child in visit::children(filter) {
                     if !memo.contains_key(&child) {
                         stack.push((child, false));
                     }
                 }
                 continue;
             }
-            let copied = transform::map_children::<()>(filter, |c| Ok(memo[&c])).unwrap_or_else(|_| filter.clone());
+            let copied = visit::map_children::<()>(filter, |c| Ok(memo[&c])).unwrap_or_else(|_| filter.clone());
             let new_id = self.add(copied, span);
             memo.insert(node, new_id);
         }
@@ -1282,5 +1369,67 @@ impl Ir {
     /// Look a variable up by name.
     pub fn find_var(&self, name: &str) -> Option<VarId> {
         self.vars.iter().position(|v| v.name == name).map(|i| VarId(i as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_filters_written_twice_keep_both_places() {
+        let mut ir = Ir::new();
+        let first = ir.add(Filter::Check, Span::new(6, 11));
+        let again = ir.add(Filter::Check, Span::new(20, 25));
+        assert_eq!(first, again);
+        assert_eq!(ir.first_span(first), Span::new(6, 11));
+        // The place last added: what a parent built right now is made of.
+        assert_eq!(ir.span(first), Span::new(20, 25));
+        assert_eq!(ir.spans_of(first).collect::<Vec<_>>(), vec![Span::new(6, 11), Span::new(20, 25)]);
+        assert_eq!(ir.span_within(first, Span::new(15, 30)), Span::new(20, 25));
+        assert_eq!(ir.span_within(first, Span::new(0, 30)), Span::new(6, 11));
+        // Nowhere inside: the first place.
+        assert_eq!(ir.span_within(first, Span::new(40, 50)), Span::new(6, 11));
+        // A made-up node (no text) is not a place.
+        ir.add(Filter::Check, Span::default());
+        assert_eq!(ir.spans_of(first).count(), 2);
+    }
+
+    #[test]
+    fn a_path_places_each_node_inside_its_parent() {
+        let mut ir = Ir::new();
+        let check_alone = ir.add(Filter::Check, Span::new(6, 11));
+        let check = ir.add(Filter::Check, Span::new(20, 25));
+        let not = ir.add(Filter::Not(check), Span::new(16, 25));
+        let root = ir.add(Filter::And(vec![check_alone, not]), Span::new(0, 26));
+        assert_eq!(ir.span_along(&[root, not, check]), Span::new(20, 25));
+        assert_eq!(ir.span_along(&[root, check_alone]), Span::new(6, 11));
+        assert_eq!(ir.span_along(&[]), Span::default());
+    }
+
+    #[test]
+    fn a_copy_is_written_wherever_its_original_is() {
+        let mut ir = Ir::new();
+        let a1 = ir.add(Filter::Squares(Bitboard::from_square(shakmaty::Square::A1)), Span::new(2, 4));
+        ir.add(Filter::Squares(Bitboard::from_square(shakmaty::Square::A1)), Span::new(10, 12));
+        let h1 = ir.add_copy(Filter::Squares(Bitboard::from_square(shakmaty::Square::H1)), a1);
+        assert_ne!(h1, a1);
+        assert_eq!(ir.spans_of(h1).collect::<Vec<_>>(), vec![Span::new(2, 4), Span::new(10, 12)]);
+        assert_eq!(ir.span(h1), Span::new(10, 12));
+        // Copying a node onto itself changes nothing.
+        assert_eq!(ir.add_copy(ir.get(a1).clone(), a1), a1);
+        assert_eq!(ir.spans_of(a1).count(), 2);
+    }
+
+    #[test]
+    fn places_per_node_are_bounded() {
+        let mut ir = Ir::new();
+        let id = ir.add(Filter::Mate, Span::new(0, 1));
+        for i in 1..1000 {
+            ir.add(Filter::Mate, Span::new(i * 2, i * 2 + 1));
+        }
+        assert_eq!(ir.spans_of(id).count(), MAX_OCCURRENCES + 1);
+        // The latest place is still known exactly.
+        assert_eq!(ir.span(id), Span::new(1998, 1999));
     }
 }

@@ -37,7 +37,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use super::transform::{children, is_set_expression, map_children, value_type, MAX_DEPTH};
+use super::transform::{is_set_expression, value_type, MAX_DEPTH};
+use super::visit::{children, map_children, skeleton};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{Builtin, CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, Span, ValueType, VarId, VarKind};
@@ -52,7 +53,7 @@ pub fn normalize(ir: &mut Ir) {
     if ir.settings.per_game && default_count && !n.contains_yacpdb(ir, root) {
         // Evaluating once at the root is evaluating at every position and requiring
         // the initial one: only that position can match, and one match is enough.
-        let span = ir.span(root);
+        let span = ir.first_span(root);
         let initial = ir.add(Filter::Initial, span);
         root = ir.add(Filter::And(vec![initial, root]), span);
         ir.settings.per_game = false;
@@ -156,7 +157,7 @@ impl Normalizer {
         if let Some(&done) = self.done.get(&(id, used)) {
             return done;
         }
-        let span = ir.span(id);
+        let span = ir.first_span(id);
         let node = ir.get(id).clone();
         let out = match node {
             Filter::And(parts) => self.and(ir, parts, used, span, depth),
@@ -234,7 +235,7 @@ impl Normalizer {
                 if rebuilt == other {
                     id
                 } else {
-                    ir.add(rebuilt, span)
+                    ir.add_copy(rebuilt, id)
                 }
             }
         };
@@ -450,7 +451,7 @@ impl Normalizer {
             }
         }
         kept.extend(body);
-        let span = ir.span(root);
+        let span = ir.first_span(root);
         Some(ir.add(Filter::And(kept), span))
     }
 
@@ -469,7 +470,7 @@ impl Normalizer {
         {
             return None;
         }
-        let span = ir.span(root);
+        let span = ir.first_span(root);
         let mut out = Vec::new();
         for p in parts {
             out.push(self.identity_chain(ir, p, &mut Vec::new(), 0));
@@ -492,7 +493,7 @@ impl Normalizer {
         pending: &mut Vec<FilterId>,
         depth: usize,
     ) -> FilterId {
-        let span = ir.span(id);
+        let span = ir.first_span(id);
         let Filter::IdentityIter { var, mask, body } = ir.get(id).clone() else {
             if pending.is_empty() {
                 return id;
@@ -559,8 +560,7 @@ impl Normalizer {
         }
         let node = ir.get(id);
         let mut hasher = DefaultHasher::new();
-        let skeleton = map_children::<()>(node, |_| Ok(FilterId(0))).unwrap_or_else(|()| node.clone());
-        skeleton.hash(&mut hasher);
+        skeleton(node).hash(&mut hasher);
         if depth <= MAX_DEPTH {
             for c in children(node) {
                 self.hash(ir, c, depth + 1).hash(&mut hasher);

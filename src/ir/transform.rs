@@ -38,8 +38,8 @@ use shakmaty::{Bitboard, Color};
 
 use crate::diag::Diagnostic;
 use crate::ir::{
-    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveFilter, MoveKind,
-    PieceMask, ShiftAxes, Span, TransformKind, ValueType, VarKind,
+    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, PieceMask, ShiftAxes,
+    Span, TransformKind, ValueType, VarKind,
 };
 
 /// Deepest filter nesting the expansion walks before refusing the query.
@@ -369,141 +369,8 @@ fn shifts(dxs: std::ops::RangeInclusive<i8>, dys: std::ops::RangeInclusive<i8>) 
     out
 }
 
-/// Rebuild a filter with each direct child replaced by `f(child)`, in field order.
-/// Leaves come back unchanged. The first error of `f` is returned.
-pub fn map_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result<FilterId, E>) -> Result<Filter, E> {
-    let mut list = |v: &Vec<FilterId>| -> Result<Vec<FilterId>, E> { v.iter().map(|&c| f(c)).collect() };
-    // `list` borrows `f`; the single-child cases below use a second closure over it.
-    let mapped = match filter {
-        Filter::Union(v) => Filter::Union(list(v)?),
-        Filter::Intersection(v) => Filter::Intersection(list(v)?),
-        Filter::Call(b, v) => Filter::Call(*b, list(v)?),
-        Filter::And(v) => Filter::And(list(v)?),
-        Filter::Or(v) => Filter::Or(list(v)?),
-        Filter::CountMatching(v) => Filter::CountMatching(list(v)?),
-        Filter::SeqConcat(v) => Filter::SeqConcat(list(v)?),
-        Filter::SeqAlt(v) => Filter::SeqAlt(list(v)?),
-        Filter::Comment(v) => Filter::Comment(list(v)?),
-        Filter::Message(v) => Filter::Message(list(v)?),
-        Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: *dirs, sets: list(sets)?, xray: *xray },
-        Filter::AttackChain { sets, value_is_last } => {
-            Filter::AttackChain { sets: list(sets)?, value_is_last: *value_is_last }
-        }
-        other => return map_single_children(other, f),
-    };
-    Ok(mapped)
-}
-
-/// The part of [`map_children`] for nodes with a fixed number of children.
-fn map_single_children<E>(filter: &Filter, mut f: impl FnMut(FilterId) -> Result<FilterId, E>) -> Result<Filter, E> {
-    let opt = |o: &Option<FilterId>,
-               f: &mut dyn FnMut(FilterId) -> Result<FilterId, E>|
-     -> Result<Option<FilterId>, E> { o.map(f).transpose() };
-    let mapped = match filter {
-        Filter::Complement(a) => Filter::Complement(f(*a)?),
-        Filter::In(a, b) => Filter::In(f(*a)?, f(*b)?),
-        Filter::Count(a) => Filter::Count(f(*a)?),
-        Filter::Direction { dirs, min, max, arg } => {
-            Filter::Direction { dirs: *dirs, min: *min, max: *max, arg: f(*arg)? }
-        }
-        Filter::Attacks { attackers, targets, value_is_targets } => {
-            Filter::Attacks { attackers: f(*attackers)?, targets: f(*targets)?, value_is_targets: *value_is_targets }
-        }
-        Filter::Between(a, b) => Filter::Between(f(*a)?, f(*b)?),
-        Filter::Pin { from, through, to } => {
-            Filter::Pin { from: opt(from, &mut f)?, through: opt(through, &mut f)?, to: opt(to, &mut f)? }
-        }
-        Filter::PinOf { from, through, to, part } => Filter::PinOf {
-            from: opt(from, &mut f)?,
-            through: opt(through, &mut f)?,
-            to: opt(to, &mut f)?,
-            part: *part,
-        },
-        Filter::Compare { first, rest } => {
-            let first = f(*first)?;
-            let mut links = Vec::with_capacity(rest.len());
-            for &(op, operand) in rest {
-                links.push((op, f(operand)?));
-            }
-            Filter::Compare { first, rest: links }
-        }
-        Filter::Arith(op, a, b) => Filter::Arith(*op, f(*a)?, f(*b)?),
-        Filter::Neg(a) => Filter::Neg(f(*a)?),
-        Filter::RegexMatch { subject, pattern } => {
-            Filter::RegexMatch { subject: f(*subject)?, pattern: pattern.clone() }
-        }
-        Filter::Contains { haystack, needle, ignore_case } => {
-            Filter::Contains { haystack: f(*haystack)?, needle: f(*needle)?, ignore_case: *ignore_case }
-        }
-        Filter::Not(a) => Filter::Not(f(*a)?),
-        Filter::If { cond, then, otherwise } => {
-            Filter::If { cond: f(*cond)?, then: f(*then)?, otherwise: opt(otherwise, &mut f)? }
-        }
-        Filter::Move(m) => {
-            let from = opt(&m.from, &mut f)?;
-            let to = opt(&m.to, &mut f)?;
-            let capture = opt(&m.capture, &mut f)?;
-            let then = opt(&m.then, &mut f)?;
-            Filter::Move(Box::new(MoveFilter { from, to, capture, then, ..(**m).clone() }))
-        }
-        Filter::Find { direction, all, range, body } => {
-            Filter::Find { direction: *direction, all: *all, range: *range, body: f(*body)? }
-        }
-        Filter::AtPosition { at, body } => Filter::AtPosition { at: f(*at)?, body: f(*body)? },
-        Filter::Child(a) => Filter::Child(f(*a)?),
-        Filter::PositionById(a) => Filter::PositionById(f(*a)?),
-        Filter::TreeRelation(r, a, b) => Filter::TreeRelation(*r, f(*a)?, f(*b)?),
-        Filter::Lca(a, b) => Filter::Lca(f(*a)?, f(*b)?),
-        Filter::Distance(a, b) => Filter::Distance(f(*a)?, f(*b)?),
-        Filter::Line { params, body } => Filter::Line { params: *params, body: f(*body)? },
-        Filter::Path { params, focus, best, body } => {
-            Filter::Path { params: *params, focus: opt(focus, &mut f)?, best: opt(best, &mut f)?, body: f(*body)? }
-        }
-        Filter::SeqRepeat { body, min, max } => Filter::SeqRepeat { body: f(*body)?, min: *min, max: *max },
-        Filter::Echo { source, target, in_all, variations, body } => {
-            Filter::Echo { source: *source, target: *target, in_all: *in_all, variations: *variations, body: f(*body)? }
-        }
-        Filter::ConsecutiveMoves(a, b) => Filter::ConsecutiveMoves(f(*a)?, f(*b)?),
-        Filter::Assign { var, op, value } => Filter::Assign { var: *var, op: *op, value: f(*value)? },
-        Filter::DictGet { dict, key } => Filter::DictGet { dict: *dict, key: f(*key)? },
-        Filter::DictSet { dict, key, op, value } => {
-            Filter::DictSet { dict: *dict, key: f(*key)?, op: *op, value: f(*value)? }
-        }
-        Filter::DictUnbind { dict, key } => Filter::DictUnbind { dict: *dict, key: opt(key, &mut f)? },
-        Filter::SquareIter { var, domain, body, forall } => {
-            Filter::SquareIter { var: *var, domain: f(*domain)?, body: f(*body)?, forall: *forall }
-        }
-        Filter::PieceIter { var, domain, body, forall } => {
-            Filter::PieceIter { var: *var, domain: f(*domain)?, body: f(*body)?, forall: *forall }
-        }
-        Filter::IdentityIter { var, mask, body } => Filter::IdentityIter { var: *var, mask: *mask, body: f(*body)? },
-        Filter::While { cond, body } => Filter::While { cond: opt(cond, &mut f)?, body: f(*body)? },
-        Filter::Sort { doc, min, value } => Filter::Sort { doc: doc.clone(), min: *min, value: f(*value)? },
-        Filter::SetTag(a, b) => Filter::SetTag(f(*a)?, f(*b)?),
-        Filter::Transform { kind, range, count, body } => {
-            Filter::Transform { kind: *kind, range: *range, count: *count, body: f(*body)? }
-        }
-        Filter::NoTransform(a) => Filter::NoTransform(f(*a)?),
-        Filter::ReadFile(a) => Filter::ReadFile(f(*a)?),
-        Filter::WriteFile(a, b) => Filter::WriteFile(f(*a)?, f(*b)?),
-        Filter::Equal(a, b) => Filter::Equal(f(*a)?, f(*b)?),
-        Filter::ConsecutiveMovesIn { x, y, min, max } => {
-            Filter::ConsecutiveMovesIn { x: f(*x)?, y: f(*y)?, min: *min, max: *max }
-        }
-        leaf => leaf.clone(),
-    };
-    Ok(mapped)
-}
-
-/// The direct children of a filter, in field order (empty for leaves).
-pub fn children(filter: &Filter) -> Vec<FilterId> {
-    let mut out = Vec::new();
-    let _ = map_children::<()>(filter, |c| {
-        out.push(c);
-        Ok(c)
-    });
-    out
-}
+/// The child traversal lives in [`crate::ir::visit`]; re-exported here for older paths.
+pub use super::visit::{children, map_children};
 
 /// Is this a pure set expression (pieces, squares, set algebra, attacks, directions …),
 /// whose transformed copies combine by union? Anything that can fail for another reason
@@ -692,7 +559,7 @@ pub fn expand(ir: &mut Ir) -> Result<(), Vec<Diagnostic>> {
         Some(Ok(result)) => result,
         Some(Err(_)) => Err(vec![Diagnostic::new(
             "internal error while expanding transforms",
-            ir.root.map_or(Span::default(), |r| ir.span(r)),
+            ir.root.map_or(Span::default(), |r| ir.first_span(r)),
         )]),
         // No thread could be started: expand on the caller's stack.
         None => expand_in_place(ir),
@@ -733,11 +600,11 @@ fn expand_node(
         return Ok(done);
     }
     if depth > MAX_DEPTH {
-        return Err(too_deep(ir.span(id)));
+        return Err(too_deep(ir.first_span(id)));
     }
     let node = ir.get(id).clone();
     let result = if let Filter::Transform { kind, range, count, body } = node {
-        let span = ir.span(id);
+        let span = ir.first_span(id);
         let bodies = inner_copies(ir, body, depth + 1, memo)?;
         let expanded = apply_transform(ir, kind, range, count, &bodies, span, depth)?;
         if ir.len() > MAX_NODES {
@@ -749,8 +616,7 @@ fn expand_node(
         if rebuilt == node {
             id
         } else {
-            let span = ir.span(id);
-            ir.add(rebuilt, span)
+            ir.add_copy(rebuilt, id)
         }
     };
     memo.insert(id, result);
@@ -771,12 +637,12 @@ fn inner_copies(
     memo: &mut HashMap<FilterId, FilterId>,
 ) -> Result<Vec<FilterId>, Vec<Diagnostic>> {
     if depth > MAX_DEPTH {
-        return Err(too_deep(ir.span(body)));
+        return Err(too_deep(ir.first_span(body)));
     }
     match ir.get(body).clone() {
         Filter::Transform { kind, range: None, count: false, body: inner } => {
             let bodies = inner_copies(ir, inner, depth + 1, memo)?;
-            transform_copies(ir, kind, &bodies, ir.span(body), depth)
+            transform_copies(ir, kind, &bodies, ir.first_span(body), depth)
         }
         _ => Ok(vec![expand_node(ir, body, depth, memo)?]),
     }
@@ -797,7 +663,7 @@ fn transform_copies(
             return Err(named
                 .into_iter()
                 .map(|sq| {
-                    Diagnostic::new("`rotate45` cannot be applied to a particular square", ir.span(sq))
+                    Diagnostic::new("`rotate45` cannot be applied to a particular square", ir.span_within(sq, span))
                         .with_hint("`rotate45` only turns directions; use `flip` or `rotate90` for squares")
                 })
                 .collect());
@@ -928,7 +794,7 @@ fn without_transform_names(ir: &mut Ir, root: FilterId, memo: &mut HashMap<Filte
     let result = match &node {
         Filter::CurrentTransform(names) if names.is_empty() => root,
         Filter::CurrentTransform(_) => {
-            let span = ir.span(root);
+            let span = ir.first_span(root);
             ir.add(Filter::CurrentTransform(String::new()), span)
         }
         other => {
@@ -937,7 +803,7 @@ fn without_transform_names(ir: &mut Ir, root: FilterId, memo: &mut HashMap<Filte
             if rebuilt == node {
                 root
             } else {
-                let span = ir.span(root);
+                let span = ir.first_span(root);
                 ir.add(rebuilt, span)
             }
         }
@@ -961,10 +827,10 @@ fn map_node(
         return (*done).map_err(|_| Stop::Dropped);
     }
     if depth > MAX_DEPTH {
-        return Err(Stop::Refused(too_deep(ir.span(id))));
+        return Err(Stop::Refused(too_deep(ir.first_span(id))));
     }
     let node = ir.get(id).clone();
-    let span = ir.span(id);
+    let span = ir.first_span(id);
     let shifting = matches!(map, BoardMap::Shift { .. } | BoardMap::EdgeShift { .. });
     let vanished = |before: Bitboard, after: Bitboard| shifting && before.any() && after.is_empty();
     let mut recurse = |ir: &mut Ir, c: FilterId| map_node(ir, map, c, depth + 1, memo);
@@ -1052,7 +918,7 @@ fn map_node(
     };
     let result = match mapped {
         Ok(filter) if filter == node => Ok(id),
-        Ok(filter) => Ok(ir.add(filter, span)),
+        Ok(filter) => Ok(ir.add_copy(filter, id)),
         Err(Stop::Dropped) => Err(Stop::Dropped),
         Err(Stop::Refused(d)) => return Err(Stop::Refused(d)),
     };

@@ -545,9 +545,20 @@ impl Checker<'_> {
         self.ir.vars.get(v.0 as usize).map_or("?", |i| i.name.as_str())
     }
 
+    /// Where node `id` is written in the filter being checked: equal filters written in
+    /// several places are one node, so the place is found inside the node's ancestors.
+    fn place(&self, id: FilterId) -> Span {
+        let outer = self.ir.span_along(&self.stack);
+        if self.stack.last() == Some(&id) {
+            outer
+        } else {
+            self.ir.span_within(id, outer)
+        }
+    }
+
     fn error(&mut self, id: FilterId, message: String, hint: &str) {
         if self.diags.len() < self.limit {
-            let span = self.ir.span(id);
+            let span = self.place(id);
             if self.diags.iter().any(|d| d.span == span) {
                 return;
             }
@@ -585,7 +596,7 @@ impl Checker<'_> {
         if let Filter::Assign { value, .. } = &filter {
             self.walk(*value, depth + 1);
         } else {
-            for c in crate::ir::transform::children(&filter) {
+            for c in crate::ir::visit::children(&filter) {
                 self.walk(c, depth + 1);
             }
         }
@@ -669,7 +680,7 @@ impl Checker<'_> {
             if !prefix {
                 return None;
             }
-            let last = crate::ir::transform::children(self.ir.get(cur)).last().copied()?;
+            let last = crate::ir::visit::children(self.ir.get(cur)).last().copied()?;
             if self.op_ok(filter, self.kind(last)) {
                 return Some(last);
             }
@@ -974,13 +985,13 @@ impl Checker<'_> {
 
     /// Is the node written inside its own braces `{…}` (the text before it ends with `{`)?
     fn braced(&self, id: FilterId) -> bool {
-        let start = self.ir.span(id).start as usize;
+        let start = self.place(id).start as usize;
         self.src.get(..start).is_some_and(|b| b.trim_end().ends_with('{'))
     }
 
     /// Is the node written inside parentheses or braces of its own?
     fn bracketed(&self, id: FilterId) -> bool {
-        let start = self.ir.span(id).start as usize;
+        let start = self.place(id).start as usize;
         self.src.get(..start).is_some_and(|b| {
             let b = b.trim_end();
             b.ends_with('{') || b.ends_with('(')

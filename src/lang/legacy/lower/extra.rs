@@ -1544,7 +1544,7 @@ fn touches_edge(ir: &crate::ir::Ir, root: FilterId) -> bool {
                 return true;
             }
         }
-        stack.extend(crate::ir::transform::children(node));
+        stack.extend(crate::ir::visit::children(node));
     }
     false
 }
