@@ -209,7 +209,7 @@ mod tests {
         let q = query("cql() local dictionary D D[1]=1 D[2]=2 unbind D[1] #D==1 not D[1] D[2]==2 unbind D #D==0");
         assert_eq!(run(&q, &mut scratch, &game).positions.len(), 8);
         // Removing a key that is not there still matches.
-        let q = query("cql() local dictionary D unbind D[7] #D==0");
+        let q = query("cql() local dictionary D D[1]=1 unbind D[7] #D==1");
         assert_eq!(run(&q, &mut scratch, &game).positions.len(), 8);
     }
 

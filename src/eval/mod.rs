@@ -320,7 +320,7 @@ impl Query {
             }
             match node {
                 Filter::RegexMatch { pattern, .. } => {
-                    let re = Regex::new(pattern)
+                    let re = crate::ir::compile_pattern(pattern)
                         .map_err(|e| Error { message: format!("invalid regular expression `{pattern}`: {e}") })?;
                     regexes.push(Some(re));
                     continue;

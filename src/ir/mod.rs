@@ -1433,3 +1433,14 @@ mod tests {
         assert_eq!(ir.span(id), Span::new(1998, 1999));
     }
 }
+
+/// The compiled size a query's regular expression may reach (`~~`, YACPDB `Stip`, …): ample
+/// for any pattern a user writes, and a quick refusal for a runaway repetition such as
+/// `a{77666}{77666}` instead of a long compile.
+pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// Compile a regular expression of a query: every front-end and the evaluator use this, so
+/// that a pattern is accepted or refused the same way everywhere.
+pub fn compile_pattern(pattern: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(pattern).size_limit(PATTERN_SIZE_LIMIT).build()
+}

@@ -937,7 +937,7 @@ fn neg_child(filter: &Filter) -> FilterId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{LineChoice, MoveSource, MoveValue};
+    use crate::ir::{LineChoice, MoveFilter, MoveSource, MoveValue};
     use proptest::prelude::*;
     use shakmaty::{Role, Square};
 

@@ -197,7 +197,9 @@ thread_local! {
 fn stip_matches(stip: &str, pattern: &str) -> bool {
     STIP_REGEXES.with(|cache| {
         let mut cache = cache.borrow_mut();
-        let re = cache.entry(pattern.to_string()).or_insert_with(|| Regex::new(&format!("^{pattern}$")).ok());
+        let re = cache
+            .entry(pattern.to_string())
+            .or_insert_with(|| crate::ir::compile_pattern(&format!("^{pattern}$")).ok());
         re.as_ref().is_some_and(|re| re.is_match(stip))
     })
 }

@@ -32,8 +32,7 @@ impl Parser<'_> {
                 // `piece T = S`: the ASCII spelling of `◭T=S`, a piece variable given the
                 // piece standing on the one square of S.
                 if w == "piece" && !forall && self.peek().tok == Tok::Sym(Sym::Assign) {
-                    self.ir.var(&name, VarKind::Piece);
-                    return self.parse_assign(name, sp, false).map(Some);
+                    return self.parse_piece_assign(name, sp).map(Some);
                 }
                 if !self.eat_word("in") && !self.eat_sym(Sym::Element) {
                     let s = self.span_here();

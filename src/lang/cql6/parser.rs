@@ -791,6 +791,17 @@ impl<'s> Parser<'s> {
                     while self.eat_sym(arrow) {
                         operands.push(self.arrow_operand()?);
                     }
+                    let other = if arrow == Sym::AttackRight { Sym::AttackLeft } else { Sym::AttackRight };
+                    if self.at_sym(other) {
+                        // CQL 6.2 ends the chain here and cannot go on (`A → P ← P`).
+                        let at = self.peek().span;
+                        self.error_hint(
+                            "attack arrows of both directions in one chain",
+                            at,
+                            Some("a chain runs one way (`♖→♞→♚`); put one part in parentheses".into()),
+                        );
+                        return Err(());
+                    }
                     let left = arrow == Sym::AttackLeft;
                     lhs = if operands.len() == 2 {
                         self.attack(left, operands[0], operands[1])
@@ -829,8 +840,12 @@ impl<'s> Parser<'s> {
                     let sp = Self::join(lspan, self.ir.span(rhs));
                     lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
                 }
+                // After a set, CQL 6.2 does not subtract: `q -2` is `q` followed by the
+                // number -2 (`(q-2)` is two filters in parentheses, refused).
                 Tok::Sym(s @ (Sym::Plus | Sym::Minus))
-                    if min_bp <= BP_ADD && !(self.in_sequence && *s == Sym::Plus) =>
+                    if min_bp <= BP_ADD
+                        && !(self.in_sequence && *s == Sym::Plus)
+                        && !(*s == Sym::Minus && self.is_written_set(lhs)) =>
                 {
                     let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
                     self.bump();
@@ -876,7 +891,7 @@ impl<'s> Parser<'s> {
                         self.error("`~~` needs a string literal pattern on its right", pt.span);
                         return Err(());
                     };
-                    if let Err(e) = regex::Regex::new(&pattern) {
+                    if let Err(e) = crate::ir::compile_pattern(&pattern) {
                         self.error(
                             format!("invalid regular expression: {}", e.to_string().lines().last().unwrap_or("")),
                             pt.span,
@@ -1088,8 +1103,7 @@ impl<'s> Parser<'s> {
                             if !next.space_before && is_assign(&self.peek_at(1).tok) {
                                 // `◭T=set`: a piece variable given a value.
                                 self.bump();
-                                self.ir.var(name, VarKind::Piece);
-                                return self.parse_assign(name.clone(), sp, false);
+                                return self.parse_piece_assign(name.clone(), sp);
                             }
                         }
                         if let Tok::Pieces { squares: None, .. } = next.tok {
@@ -1718,6 +1732,38 @@ impl<'s> Parser<'s> {
     }
 
     fn parse_assign(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
+        if self.ir.find_var(&name).is_some_and(|v| self.ir.vars[v.0 as usize].kind == VarKind::Piece) {
+            // CQL 6.2: a piece variable is given its piece only where it is declared
+            // (`◭T = S`, `piece T = S`).
+            let at = self.span_here();
+            self.error_hint(
+                format!("cannot assign to the piece variable `{name}`"),
+                Self::join(sp, at),
+                Some(format!("a piece variable follows its piece; write `piece {name} = S` to give it another")),
+            );
+            return Err(());
+        }
+        self.parse_assign_to(name, sp, persistent)
+    }
+
+    /// `◭T = S` / `piece T = S`: declare the piece variable T (a name not yet used for
+    /// another kind of variable, as CQL 6.2 demands) and give it the piece on S.
+    fn parse_piece_assign(&mut self, name: String, sp: Span) -> PResult<FilterId> {
+        if let Some(v) = self.ir.find_var(&name) {
+            if self.ir.vars[v.0 as usize].kind != VarKind::Piece {
+                self.error_hint(
+                    format!("`{name}` is already a variable of another kind, so it cannot be a piece variable"),
+                    sp,
+                    Some("use a new name for the piece variable".into()),
+                );
+                return Err(());
+            }
+        }
+        self.ir.var(&name, VarKind::Piece);
+        self.parse_assign_to(name, sp, false)
+    }
+
+    fn parse_assign_to(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
         let op_tok = self.bump();
         let op = assign_op(&op_tok.tok);
         let var = self.ir.var(&name, VarKind::Value);
@@ -1878,6 +1924,13 @@ impl<'s> Parser<'s> {
         if self.peek().tok != Tok::Sym(Sym::LBrace) {
             return false;
         }
+        // CQL 6.2's lexer reads `{2,4}` as a repetition only when written without spaces
+        // inside; `{2, }` is a block (and then an error).
+        let tight = |k: usize| (1..=k).all(|i| !self.peek_at(i).space_before);
+        let closes_at = (1..=4).find(|&i| self.peek_at(i).tok == Tok::Sym(Sym::RBrace));
+        if closes_at.is_some_and(|k| !tight(k)) {
+            return false;
+        }
         match (&self.peek_at(1).tok, &self.peek_at(2).tok, &self.peek_at(3).tok, &self.peek_at(4).tok) {
             (Tok::Sym(Sym::Star | Sym::Plus | Sym::Question), Tok::Sym(Sym::RBrace), _, _) => true,
             (Tok::Number(_), Tok::Sym(Sym::RBrace), _, _) => true,
@@ -1930,6 +1983,16 @@ impl<'s> Parser<'s> {
                 Tok::Sym(Sym::Star) => (0, u32::MAX),
                 Tok::Sym(Sym::Plus) => (1, u32::MAX),
                 Tok::Sym(Sym::Question) => (0, 1),
+                // (`{1 5}` goes on to the hint below that a range needs a comma.)
+                Tok::Sym(Sym::LBrace)
+                    if !self.brace_is_repetition()
+                        && !matches!(
+                            (&self.peek_at(1).tok, &self.peek_at(2).tok),
+                            (Tok::Number(_), Tok::Number(_))
+                        ) =>
+                {
+                    break
+                }
                 Tok::Sym(Sym::LBrace) => {
                     // `{*}` `{+}` `{?}`
                     if self.peek_at(2).tok == Tok::Sym(Sym::RBrace) {
@@ -2123,6 +2186,16 @@ impl<'s> Parser<'s> {
         }
         let sp = Self::join(self.ir.span(parts[0]), self.ir.span(*parts.last().unwrap_or(&parts[0])));
         Ok(self.add(Filter::And(parts), sp))
+    }
+
+    /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
+    fn is_written_set(&self, id: FilterId) -> bool {
+        match self.ir.get(id) {
+            Filter::Pieces { .. } | Filter::Squares(_) => true,
+            Filter::Union(v) | Filter::Intersection(v) => v.iter().all(|&x| self.is_written_set(x)),
+            Filter::Complement(x) => self.is_written_set(*x),
+            _ => false,
+        }
     }
 
     fn is_move(&self, id: FilterId) -> bool {

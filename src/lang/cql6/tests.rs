@@ -864,3 +864,41 @@ fn sort_directions_and_refusals() {
         assert!(crate::lang::cql6::parse(refused).is_err(), "{refused}");
     }
 }
+
+#[test]
+fn texts_cql_6_2_refuses_are_refused() {
+    // Each refused by the reference's parser (its message in the comment).
+    for (text, why) in [
+        ("cql() piecename d4 & piecename d5", "right side of '&' does not match left side"),
+        ("cql() typename d4 & \"Q\"", "right side of '&' does not match left side"),
+        ("cql() v=initialposition dictionary X X[v]", "position-valued key for a non-local dictionary"),
+        ("cql() dictionary v unbind v[\"key\"]", "key of invalid type (no entry yet)"),
+        ("cql() function F(T){--=T}F(Q)", "expected a piece designator or a string filter"),
+        ("cql() square x in a1 --=x", "expected a piece designator or a string filter"),
+        ("cql() piece y=q y=k", "cannot assign to piece variable"),
+        ("cql() piece y=q y=\"a\"", "cannot assign to piece variable"),
+        ("cql() y=k piece y=q", "piece variable expected"),
+        ("cql() A -> P <- P", "extra text"),
+        ("cql() A ← P → P", "extra text"),
+        ("cql() (q-2)", "a parenthesised expression holds one filter"),
+        ("cql() line --> check{2, }", "could not parse filter inside {…}"),
+        ("cql() line --> check{, 4}", "expected a filter after {"),
+        ("cql() reversecolor count btm", "expecting a filter after reversecolor"),
+        ("cql() path --(check mate)", "a parenthesised expression holds one filter"),
+    ] {
+        assert!(crate::lang::cql6::parse(text).is_err(), "{text}: {why}");
+    }
+    // Their neighbours that it accepts.
+    for text in [
+        "cql() piece y=q piece y=k",
+        "cql() x=\"Q\" --=x",
+        "cql() (#q - 2)",
+        "cql() (A -> P) <- P",
+        "cql() line --> check{2,}",
+        "cql() --(check mate)",
+        "cql() local dictionary X X[currentposition]=1",
+        "cql() dictionary v v[\"a\"]=1 unbind v[\"key\"]",
+    ] {
+        ok(text);
+    }
+}

@@ -12,8 +12,6 @@
 //! than `AND`, which binds tighter than `OR`; a comparison may follow only a predicate;
 //! arguments are quoted (`'…'`, `"…"`, no escapes) or unquoted runs; `*` is the wildcard.
 
-use regex::Regex;
-
 use crate::ir::{CmpOp, Filter, FilterId, Ir, Span, YacpdbPredicate};
 use crate::lang::{nearest, Diagnostic, Error};
 
@@ -564,7 +562,7 @@ fn validate(text: &str, span: Span, domain: ArgDomain) -> PResult<Option<String>
         },
         ArgDomain::Regex => {
             let starts_with_repeat = text.starts_with(['+', '*', '?', '{']);
-            match Regex::new(&format!("^{text}$")) {
+            match crate::ir::compile_pattern(&format!("^{text}$")) {
                 Ok(_) if !starts_with_repeat => Ok(Some(text.to_string())),
                 Ok(_) => bad(
                     "a valid regular expression",
