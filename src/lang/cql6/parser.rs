@@ -1228,6 +1228,16 @@ impl<'s> Parser<'s> {
                     Tok::Pieces { mask, squares: None } if mask == PieceMask::ANY_PIECE => {
                         let n = self.bump();
                         match n.tok {
+                            // CQL 6.2's lexer reads `◭x`/`[Aa]x` as a piece variable's
+                            // declaration only with the name written right after the sign.
+                            Tok::Word(_) if n.space_before => {
+                                self.error_hint(
+                                    "after `∀`, the piece variable is written right after `◭` (`[Aa]`)",
+                                    n.span,
+                                    Some("write `∀◭x∊S` (`[forall] [Aa]x [element] S`) without a space".into()),
+                                );
+                                Err(())
+                            }
                             Tok::Word(name) if is_element(&self.peek().tok) => {
                                 self.bump();
                                 self.parse_iteration(name, true, true, sp)

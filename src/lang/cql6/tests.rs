@@ -885,6 +885,8 @@ fn texts_cql_6_2_refuses_are_refused() {
         ("cql() line --> check{, 4}", "expected a filter after {"),
         ("cql() reversecolor count btm", "expecting a filter after reversecolor"),
         ("cql() path --(check mate)", "a parenthesised expression holds one filter"),
+        ("cql() [forall] [Aa] x [element] . k", "no piece declaration with a space"),
+        ("cql() ∀◭ x∊. k", "no piece declaration with a space"),
     ] {
         assert!(crate::lang::cql6::parse(text).is_err(), "{text}: {why}");
     }
@@ -897,6 +899,7 @@ fn texts_cql_6_2_refuses_are_refused() {
         "cql() line --> check{2,}",
         "cql() --(check mate)",
         "cql() local dictionary X X[currentposition]=1",
+        "cql() [forall] [Aa]x [element] . k",
         "cql() dictionary v v[\"a\"]=1 unbind v[\"key\"]",
     ] {
         ok(text);
