@@ -905,3 +905,21 @@ fn texts_cql_6_2_refuses_are_refused() {
         ok(text);
     }
 }
+
+#[test]
+fn a_number_matched_against_the_position_is_refused() {
+    // CQL 6.2 stops its run on such a number ("an attempt to match a position against the
+    // number"); cqlrs refuses it when it is sure to be reached.
+    for text in
+        ["cql() mate 2", "cql() not 1", "cql() find btm 1", "cql() square x in a1 {check} 1", "cql() shift {check 2}"]
+    {
+        let e = err(text);
+        assert!(e.diagnostics[0].message.contains("where a filter is matched"), "{text}: {e:?}");
+    }
+    // A number that gives a value, or one CQL 6.2 may never reach, is fine.
+    for text in
+        ["cql() x = {check 3}", "cql() sort {check 3}", "cql() check or 3", "cql() check and 2", "cql() ply > 3"]
+    {
+        ok(text);
+    }
+}
