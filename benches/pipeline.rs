@@ -16,8 +16,8 @@
 //! only the rows whose name contains one of them (for callgrind). Row (i) runs `mate`
 //! on two workers and is compared by wall time with (b) on one (target: 1.85x faster).
 //! Must never: report a time without checking the answer — match counts must be
-//! non-zero and equal across runs; every query is parsed from its source text with
-//! `lang::parse` and expanded with `ir::transform::expand`, as the command line does.
+//! non-zero and equal across runs; every query is compiled from its source text with
+//! `Query::compile`, the one compile path the command line uses too.
 
 use std::io::Read;
 use std::ops::ControlFlow;

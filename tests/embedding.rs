@@ -1,17 +1,19 @@
 //! A YACPDB query embedded in a CQL 6 script (`yacpdb "…"`) lowers into the same IR and
 //! agrees with the stand-alone YACPDB front-end.
 
-use cqlrs::ir::{dump, transform, Filter};
+use cqlrs::ir::{dump, Filter};
 use cqlrs::lang::{parse, Syntax};
+use cqlrs::{CompileOptions, Query};
 
 #[test]
 fn embedded_yacpdb_query_lowers_to_the_yacpdb_nodes() {
-    let mut embedded = parse(r#"yacpdb "ClosedWalk(wR, 4, *) > 1 AND NOT Twins > 1""#, Syntax::Cql6).unwrap();
-    transform::expand(&mut embedded).unwrap();
-    let mut alone = parse("ClosedWalk(wR, 4, *) > 1 AND NOT Twins > 1", Syntax::Yacpdb).unwrap();
-    transform::expand(&mut alone).unwrap();
-    let text = dump::dump(&embedded);
-    let tree_alone = dump::dump(&alone);
+    // Both go through the one compile path (parse, expand, normalize, check).
+    let compile = |text: &str, syntax| Query::compile(text, &mut CompileOptions::new(syntax)).unwrap();
+    let embedded_query = compile(r#"yacpdb "ClosedWalk(wR, 4, *) > 1 AND NOT Twins > 1""#, Syntax::Cql6);
+    let alone_query = compile("ClosedWalk(wR, 4, *) > 1 AND NOT Twins > 1", Syntax::Yacpdb);
+    let (embedded, alone) = (embedded_query.ir(), alone_query.ir());
+    let text = dump::dump(embedded);
+    let tree_alone = dump::dump(alone);
     let tree_alone = tree_alone.split("tree:").nth(1).unwrap();
     // The CQL 6 root is a conjunction holding the YACPDB tree.
     for line in tree_alone.lines().filter(|l| !l.trim().is_empty()) {

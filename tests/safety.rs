@@ -376,3 +376,27 @@ fn a_query_at_the_nesting_limit_evaluates_and_one_beyond_is_refused() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("nested too deeply"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_closed_stderr_ends_the_run_without_a_panic() {
+    // Many warnings (a number matched against every game's position abandons each game)
+    // into a stderr whose reader has gone, as in `cqlrs … 2>&1 | head -1`.
+    let dir = temp_dir("closed-stderr");
+    let mut games = Vec::new();
+    for i in 0..2000 {
+        games.extend_from_slice(format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n").as_bytes());
+    }
+    let pgn = write(&dir, "many.pgn", &games);
+    let mut child = Command::new(BIN)
+        .args(["--input", pgn.to_str().unwrap(), "--count", "--cql", "1"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_ne!(status.code(), Some(101), "cqlrs panicked on a closed stderr");
+    assert!(status.code().is_some(), "killed by a signal: {status:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -77,12 +77,12 @@ pub fn run_subcommand(argv: &[String]) -> Option<i32> {
         Ok(bytes) => match crate::output::print_stdout(&String::from_utf8_lossy(&bytes)) {
             Ok(()) => EXIT_MATCH,
             Err(e) => {
-                eprintln!("cqlrs: {e}");
+                say!("cqlrs: {e}");
                 EXIT_ERROR
             }
         },
         Err(message) => {
-            eprintln!("{message}");
+            say!("{message}");
             EXIT_ERROR
         }
     })

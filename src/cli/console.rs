@@ -258,8 +258,8 @@ impl Console {
     pub fn line(&self, text: &str) {
         let _guard = self.lock.lock();
         match &self.bar {
-            Some(bar) => bar.suspend(|| eprintln!("{text}")),
-            None => eprintln!("{text}"),
+            Some(bar) => bar.suspend(|| say!("{text}")),
+            None => say!("{text}"),
         }
     }
 

@@ -11,6 +11,23 @@
 //! Must never: write to stdout itself (the `output` module does), or start scanning
 //! when the query has errors.
 
+/// `eprintln!` for the command line: a closed or failing stderr (`cqlrs … 2>&1 | head`)
+/// must not turn a message into a panic, so write errors are ignored.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
+/// `eprint!` without the newline, with the same rule as [`say!`].
+macro_rules! say_inline {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod args;
 pub mod commands;
 pub mod console;
@@ -51,7 +68,7 @@ pub fn run(argv: Vec<String>) -> i32 {
     let argv = match args::normalize(argv) {
         Ok(a) => a,
         Err(message) => {
-            eprintln!("{message}");
+            say!("{message}");
             return EXIT_ERROR;
         }
     };
@@ -67,9 +84,9 @@ pub fn run(argv: Vec<String>) -> i32 {
         Err(message) => {
             if !message.is_empty() {
                 let message = if console::color_wanted(args.color) { console::colorize(&message) } else { message };
-                eprint!("{message}");
+                say_inline!("{message}");
                 if !message.ends_with('\n') {
-                    eprintln!();
+                    say!();
                 }
             }
             EXIT_ERROR
@@ -262,7 +279,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         // `-parse`: the query compiled; nothing is read or written.
         if !args.quiet_stderr {
             let name = source.as_ref().map_or("<command line>", |s| s.name.as_str());
-            eprintln!("cqlrs: {name}: the query is valid");
+            say!("cqlrs: {name}: the query is valid");
         }
         return Ok(EXIT_MATCH);
     }
@@ -359,20 +376,20 @@ fn execute(args: &Args) -> Result<i32, String> {
         r.commit().map_err(|e| format!("cqlrs: {}: {e}", r.path.as_deref().unwrap_or("")))?;
     }
     match &summary_record {
-        Some(record) if !record_written => eprint!("{record}"),
+        Some(record) if !record_written => say_inline!("{record}"),
         Some(_) => {}
-        None if !args.quiet_stderr => eprintln!("{}", summary.line()),
+        None if !args.quiet_stderr => say!("{}", summary.line()),
         None => {}
     }
     for (name, value) in query.persistent_totals(&outcome.scratches) {
-        eprintln!("{name}: {value}");
+        say!("{name}: {value}");
     }
     if !complete {
         let kept = match &sink.path {
             Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
             None => String::new(),
         };
-        eprintln!(
+        say!(
             "cqlrs: the run is incomplete: {} input {} could not be read to the end{kept}",
             outcome.input_errors,
             if outcome.input_errors == 1 { "file" } else { "files" }

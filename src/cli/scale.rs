@@ -43,7 +43,7 @@ fn plan_of(args: &Args, paths: &[String]) -> Result<Option<(Vec<shard::InputFile
     let range = asked_range(args, total).unwrap_or(ByteRange { start: 0, end: total });
     let plan = shard::plan(&files, range).map_err(|e| format!("cqlrs: {e}"))?;
     for w in &plan.warnings {
-        eprintln!("cqlrs: warning: {w}");
+        say!("cqlrs: warning: {w}");
     }
     Ok(Some((files, plan)))
 }
@@ -111,7 +111,7 @@ pub(super) fn count_games(args: &Args) -> Result<i32, String> {
             match item {
                 Ok(_) => games += 1,
                 Err(e) => {
-                    eprintln!("cqlrs: {e}");
+                    say!("cqlrs: {e}");
                     failed = true;
                 }
             }

@@ -553,7 +553,16 @@ impl<'a> Ctx<'a> {
                 Some(Value::Piece(id)) => Some(Value::Piece(*id)),
                 other => other.cloned(),
             },
-            Shape::Number(n) => Some(Value::Number(n)),
+            Shape::Number(n) if value_mode => Some(Value::Number(n)),
+            // CQL 6.2 stops on a number matched against the position
+            // (`NumberNode::match_position`); here the game is abandoned with that reason.
+            Shape::Number(n) => {
+                return Err(Error {
+                    message: format!(
+                        "the number {n} was matched against a position (a number alone is no filter in CQL 6.2; compare it, e.g. `ply > {n}`)"
+                    ),
+                })
+            }
             Shape::True => Some(Value::None),
             Shape::False => None,
             Shape::DirectSet => {

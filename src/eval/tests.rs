@@ -995,3 +995,29 @@ fn pathlastposition_inside_a_path_is_the_best_path_so_far() {
     // Read after the path, it is the end of the path that matched.
     assert_eq!(run_script("cql() {path -- -- mate} pathlastposition:mate", &game).positions, vec![line[4]]);
 }
+
+#[test]
+fn a_number_matched_against_a_position_abandons_the_game() {
+    let (game, _) = scholars_mate();
+    // `1` alone: an error at the first position, as CQL 6.2 stops there.
+    let mut ir = Ir::new();
+    let one = ir.add(Filter::Number(1), sp());
+    ir.root = Some(one);
+    let m = run(ir, &game);
+    assert!(m.error.as_ref().is_some_and(|e| e.message.contains("the number 1")), "{:?}", m.error);
+    assert!(!m.matched);
+    // `true or 1`: the number is never reached.
+    let mut ir = Ir::new();
+    let t = ir.add(Filter::True, sp());
+    let one = ir.add(Filter::Number(1), sp());
+    ir.root = Some(ir.add(Filter::Or(vec![t, one]), sp()));
+    let m = run(ir, &game);
+    assert!(m.error.is_none() && m.matched, "{:?}", m.error);
+    // A number giving a value (`x = 3`) is no error.
+    let mut ir = Ir::new();
+    let x = ir.var("x", VarKind::Value);
+    let three = ir.add(Filter::Number(3), sp());
+    ir.root = Some(ir.add(Filter::Assign { var: x, op: None, value: three }, sp()));
+    let m = run(ir, &game);
+    assert!(m.error.is_none() && m.matched, "{:?}", m.error);
+}

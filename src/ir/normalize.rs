@@ -544,6 +544,11 @@ impl Normalizer {
 
     /// Evaluation cost class: header tests first, position tests, then searches.
     fn cost(&mut self, ir: &Ir, id: FilterId) -> u8 {
+        // A bare number is an error when matched (as CQL 6.2 stops on it): it keeps its place
+        // after the others, so that it is reached only where CQL 6.2 would reach it.
+        if matches!(ir.get(id), Filter::Number(_)) {
+            return 3;
+        }
         if self.is_header_only(ir, id, 0) {
             0
         } else if self.contains_search(ir, id, 0) {

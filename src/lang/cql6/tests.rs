@@ -907,18 +907,11 @@ fn texts_cql_6_2_refuses_are_refused() {
 }
 
 #[test]
-fn a_number_matched_against_the_position_is_refused() {
-    // CQL 6.2 stops its run on such a number ("an attempt to match a position against the
-    // number"); cqlrs refuses it when it is sure to be reached.
+fn a_number_in_place_of_a_filter_parses_as_in_cql_6_2() {
+    // CQL 6.2 accepts these texts and stops only when it reaches the number at run time;
+    // so does cqlrs (the game is abandoned: `eval::tests`).
     for text in
-        ["cql() mate 2", "cql() not 1", "cql() find btm 1", "cql() square x in a1 {check} 1", "cql() shift {check 2}"]
-    {
-        let e = err(text);
-        assert!(e.diagnostics[0].message.contains("where a filter is matched"), "{text}: {e:?}");
-    }
-    // A number that gives a value, or one CQL 6.2 may never reach, is fine.
-    for text in
-        ["cql() x = {check 3}", "cql() sort {check 3}", "cql() check or 3", "cql() check and 2", "cql() ply > 3"]
+        ["cql() mate 2", "cql() not 1", "cql() find btm 1", "cql() k -2", "cql() check or 3", "cql() x = {check 3}"]
     {
         ok(text);
     }

@@ -305,7 +305,6 @@ pub fn check(ir: &Ir, notes: &KindNotes, src: &str, limit: usize) -> Vec<Diagnos
     };
     if let Some(root) = ir.root {
         c.walk(root, 0);
-        c.numbers_matched(root, true, 0);
     }
     c.diags
 }
@@ -610,66 +609,6 @@ impl Checker<'_> {
     /// a transform …) at the left operand and applies the operator to that filter
     /// (`find all check + 3` is `{find all check} + 3`, `find check & parent` compares two
     /// positions).
-    /// A bare number where a filter is matched against the position (`mate 2`, `not 1`,
-    /// `find btm 1`): CQL 6.2 stops with "an attempt to match a position against the
-    /// number" as soon as it gets there (`NumberNode::match_position`), so it is refused
-    /// here. `matched` says whether `id` is matched (true) or only gives a value; the last
-    /// filter of a block gives the block's value.
-    fn numbers_matched(&mut self, id: FilterId, matched: bool, depth: usize) {
-        if depth > MAX_DEPTH || self.diags.len() >= self.limit {
-            return;
-        }
-        let filter = self.ir.get(id);
-        match filter {
-            Filter::Number(n) if matched => {
-                let n = *n;
-                self.error(
-                    id,
-                    format!("the number {n} stands where a filter is matched against the position"),
-                    "a number alone matches nothing in CQL 6.2 (it stops the run there); compare it (`ply > 3`) or drop it",
-                );
-            }
-            // The words `and` and `or` read their later operands only when the earlier ones
-            // leave the answer open, so CQL 6.2 may never reach a number there
-            // (`countmoves ―― or 3` runs): only the first operand is sure to be matched.
-            Filter::And(v) if self.notes.get(id) == Some(Kind::Logical) => {
-                for (i, &c) in v.iter().enumerate() {
-                    self.numbers_matched(c, i == 0, depth + 1);
-                }
-            }
-            Filter::Or(v) => {
-                for (i, &c) in v.iter().enumerate() {
-                    self.numbers_matched(c, i == 0, depth + 1);
-                }
-            }
-            Filter::And(v) => {
-                let last = v.len().saturating_sub(1);
-                for (i, &c) in v.iter().enumerate() {
-                    self.numbers_matched(c, matched || i < last, depth + 1);
-                }
-            }
-            Filter::Not(c) => self.numbers_matched(*c, true, depth + 1),
-            Filter::If { cond, then, otherwise } => {
-                self.numbers_matched(*cond, true, depth + 1);
-                self.numbers_matched(*then, matched, depth + 1);
-                if let Some(o) = otherwise {
-                    self.numbers_matched(*o, matched, depth + 1);
-                }
-            }
-            Filter::SquareIter { domain, body, .. } | Filter::PieceIter { domain, body, .. } => {
-                self.numbers_matched(*domain, false, depth + 1);
-                self.numbers_matched(*body, true, depth + 1);
-            }
-            Filter::Transform { body, .. } => self.numbers_matched(*body, matched, depth + 1),
-            // Everything else reads the values of its operands (or is checked elsewhere).
-            _ => {
-                for c in crate::ir::visit::children(filter) {
-                    self.numbers_matched(c, false, depth + 1);
-                }
-            }
-        }
-    }
-
     fn check_node_escaping(&mut self, id: FilterId, filter: &Filter) {
         if let Some(l) = self.left_operand(filter) {
             let lk = self.kind(l);
@@ -1419,10 +1358,8 @@ mod tests {
 
     #[test]
     fn arithmetic_needs_numbers_or_strings() {
-        accepted(&["ply + 3", "\"a\" + \"b\"", "#k * 2", "{line --> check} * 2", "find all check + 3"]);
-        // After a set, `-2` is a number of its own, which CQL 6.2 stops on when it matches
-        // it against the position: refused (see `numbers_matched`).
-        refused_at("k -2", "-2");
+        // (`k -2` is `k` and the number -2: accepted, and an error when run.)
+        accepted(&["ply + 3", "\"a\" + \"b\"", "#k * 2", "{line --> check} * 2", "find all check + 3", "k -2"]);
         refused_at("K % 3", "K");
         refused_at("\"v\" / 3", "\"v\"");
         refused_at("2 + \"a\"", "\"a\"");
@@ -1441,7 +1378,7 @@ mod tests {
 
     #[test]
     fn bare_moves_are_no_sets() {
-        accepted(&["--", "v = --(to)", "e2--e4(check)", "move to e4 | k", "(--Qa4=q) and 2"]);
+        accepted(&["--", "v = --(to)", "e2--e4(check)", "move to e4 | k", "(--Qa4=q) and 2", "--Qa4=q -2"]);
         refused_at("v = e4--e5", "e4");
         refused_at("--=q or 2", "q");
         refused_at("--(k)--", "--(k)");
