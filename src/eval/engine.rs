@@ -64,7 +64,7 @@ pub struct Out {
     /// `comment` texts per node.
     pub comments: Vec<(NodeId, String)>,
     /// `sort` entries: doc, ascending, value.
-    pub sorts: Vec<(String, bool, i64)>,
+    pub sorts: Vec<(String, bool, bool, i64)>,
     /// `settag` pairs.
     pub tags: Vec<(String, String)>,
     /// `message` lines.

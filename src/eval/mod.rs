@@ -120,6 +120,9 @@ pub struct GameMatch {
     pub comments: Vec<(NodeId, String)>,
     /// Sort keys (`sort`): documentation and value, outermost first.
     pub sort: Vec<(String, i64)>,
+    /// The documentation of the `sort quiet` keys among [`GameMatch::sort`]: they order the
+    /// games but are not written into the game's comment.
+    pub quiet_sort: Vec<String>,
     /// Tags to set in the output (`settag`).
     pub set_tags: Vec<(String, String)>,
     /// Lines for the console (`message`).
@@ -484,7 +487,10 @@ impl Query {
         result.set_tags = out.tags;
         result.messages = out.messages;
         result.removed_comments = out.removed;
-        for (doc, min, value) in out.sorts {
+        for (doc, min, quiet, value) in out.sorts {
+            if quiet && !result.quiet_sort.contains(&doc) {
+                result.quiet_sort.push(doc.clone());
+            }
             match result.sort.iter_mut().find(|(d, _)| *d == doc) {
                 Some(entry) => entry.1 = if min { entry.1.min(value) } else { entry.1.max(value) },
                 None => result.sort.push((doc, value)),

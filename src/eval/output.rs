@@ -23,14 +23,14 @@ impl<'a> Ctx<'a> {
                 self.out.messages.push(text);
                 Some(Value::None)
             }
-            Filter::Sort { doc, min, value } => match self.value(*value, at)? {
+            Filter::Sort { doc, min, quiet, value } => match self.value(*value, at)? {
                 // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches with
                 // that string as its value. The games are not ordered by it (the scan's sort
                 // keys are numbers; docs/compat.md).
                 Some(Value::Str(text)) => Some(Value::Str(text)),
                 Some(v) => {
                     let Some(n) = self.as_number(&v, at) else { return Ok(None) };
-                    self.out.sorts.push((doc.clone(), *min, n));
+                    self.out.sorts.push((doc.clone(), *min, *quiet, n));
                     Some(Value::Number(n))
                 }
                 None => None,

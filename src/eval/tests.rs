@@ -414,12 +414,12 @@ fn sort_keeps_the_best_value() {
     let mut ir = Ir::new();
     let ply = ir.add(Filter::Ply, sp());
     let check = ir.add(Filter::Check, sp());
-    let s = ir.add(Filter::Sort { doc: "ply".into(), min: false, value: ply }, sp());
+    let s = ir.add(Filter::Sort { doc: "ply".into(), min: false, quiet: false, value: ply }, sp());
     ir.root = Some(ir.add(Filter::And(vec![check, s]), sp()));
     assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 7)]);
     let mut ir = Ir::new();
     let ply = ir.add(Filter::Ply, sp());
-    ir.root = Some(ir.add(Filter::Sort { doc: "ply".into(), min: true, value: ply }, sp()));
+    ir.root = Some(ir.add(Filter::Sort { doc: "ply".into(), min: true, quiet: false, value: ply }, sp()));
     assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 0)]);
 }
 

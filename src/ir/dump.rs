@@ -407,7 +407,9 @@ fn head(ir: &Ir, filter: &Filter) -> String {
         Filter::IdentityIter { var, mask, .. } => {
             format!("IdentityIter {} {}", var_name(ir, *var), mask_text(*mask))
         }
-        Filter::Sort { doc, min, .. } => format!("Sort{} {doc:?}", if *min { " min" } else { "" }),
+        Filter::Sort { doc, min, quiet, .. } => {
+            format!("Sort{}{} {doc:?}", if *min { " min" } else { "" }, if *quiet { " quiet" } else { "" })
+        }
         Filter::PinOf { part, .. } => format!("Pin (value: {})", lower(part)),
         Filter::Yacpdb(p) => {
             let args: Vec<&str> = p.args.iter().map(|a| a.as_deref().unwrap_or("*")).collect();

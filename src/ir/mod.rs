@@ -959,6 +959,8 @@ pub enum Filter {
         doc: String,
         /// Ascending (`sort min`) instead of descending.
         min: bool,
+        /// `sort quiet`: the value is not written into the game's comment.
+        quiet: bool,
         /// The numeric filter.
         value: FilterId,
     },

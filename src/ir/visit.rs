@@ -310,9 +310,9 @@ mod tests {
 
     #[test]
     fn a_skeleton_forgets_the_children_only() {
-        let a = Filter::Sort { doc: "n".into(), min: true, value: id(5) };
-        let b = Filter::Sort { doc: "n".into(), min: true, value: id(6) };
-        let c = Filter::Sort { doc: "m".into(), min: true, value: id(5) };
+        let a = Filter::Sort { doc: "n".into(), min: true, quiet: false, value: id(5) };
+        let b = Filter::Sort { doc: "n".into(), min: true, quiet: false, value: id(6) };
+        let c = Filter::Sort { doc: "m".into(), min: true, quiet: false, value: id(5) };
         assert_eq!(skeleton(&a), skeleton(&b));
         assert_ne!(skeleton(&a), skeleton(&c));
     }

@@ -93,7 +93,7 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
     let mut w = Wrapper { out, column: 0, glue: false };
     if style.game_number_comment {
         let mut head = format!("Game number {}", game.number);
-        for (doc, value) in &m.sort {
+        for (doc, value) in m.sort.iter().filter(|(doc, _)| !m.quiet_sort.contains(doc)) {
             if doc.is_empty() {
                 head.push_str(&format!(" sort: {value}"));
             } else {

@@ -381,7 +381,7 @@ impl Parser<'_> {
         );
         let mut items = vec![present];
         for (doc, value) in [("hhdb category", cat), ("hhdb rank", best), ("hhdb worst rank", worst)] {
-            items.push(t(self, Filter::Sort { doc: doc.to_string(), min: true, value }));
+            items.push(t(self, Filter::Sort { doc: doc.to_string(), min: true, quiet: false, value }));
         }
         items.push(t(self, Filter::True));
         t(self, Filter::And(items))

@@ -31,6 +31,8 @@ impl Parser<'_> {
             }
             "sort" => {
                 let mut min = false;
+                // `quiet` comes first (CQL 6.2 `Tokens::match_sortnode`).
+                let quiet = self.eat_word("quiet");
                 let explicit = self.peek().span;
                 // CQL 6.2 sorts `sort max` in the same direction as `sort min`, smallest
                 // first (`Tokens::match_sortnode` sets the upward direction for both); only a
@@ -66,7 +68,7 @@ impl Parser<'_> {
                     return Err(());
                 }
                 let s = Self::join(sp, self.ir.span(value));
-                Ok(self.add(Filter::Sort { doc, min, value }, s))
+                Ok(self.add(Filter::Sort { doc, min, quiet, value }, s))
             }
             _ => return Ok(None),
         }

@@ -860,7 +860,16 @@ fn sort_directions_and_refusals() {
     assert_eq!(sort_of("cql() sort \"n\" #A"), (false, "n".to_string()));
     assert_eq!(sort_of("cql() sort min \"n\" #A"), (true, "n".to_string()));
     assert_eq!(sort_of("cql() sort max \"n\" #A"), (true, "n".to_string()));
-    for refused in ["cql() sort 1", "cql() sort \"n\" 1", "cql() sort max #A", "cql() sort min \"\" #A"] {
+    // `quiet` (first) keeps the value out of the game's comment.
+    let ir = ok("cql() sort quiet min \"n\" #A");
+    assert!(crate::ir::dump::dump(&ir).contains("Sort min quiet \"n\""), "{}", crate::ir::dump::dump(&ir));
+    for refused in [
+        "cql() sort 1",
+        "cql() sort \"n\" 1",
+        "cql() sort max #A",
+        "cql() sort min \"\" #A",
+        "cql() sort min quiet \"n\" #A",
+    ] {
         assert!(crate::lang::cql6::parse(refused).is_err(), "{refused}");
     }
 }

@@ -197,7 +197,8 @@ impl Parser<'_> {
             return Ok(found);
         }
         let number = self.add(Filter::SimilarPosition { file, transform, game_number: true }, s);
-        let sorted = self.add(Filter::Sort { doc: "submission game".to_string(), min: true, value: number }, s);
+        let sorted =
+            self.add(Filter::Sort { doc: "submission game".to_string(), min: true, quiet: false, value: number }, s);
         Ok(self.add(Filter::And(vec![found, sorted]), s))
     }
 
