@@ -159,8 +159,14 @@ impl Parser<'_> {
             let v = self.ir.var(&w, VarKind::Value);
             return self.simple(Filter::Var(v), sp);
         }
-        let hint = near.map(|n| format!("did you mean `{n}`?"));
-        let msg = if KEYWORDS.contains(&w.as_str()) {
+        let keyword = KEYWORDS.contains(&w.as_str());
+        let hint = if keyword {
+            // A keyword out of place: suggesting the word itself would not help.
+            Some(format!("`{w}` is a parameter of another filter or must come first in it; see its page in docs/"))
+        } else {
+            near.map(|n| format!("did you mean `{n}`?"))
+        };
+        let msg = if keyword {
             format!("`{w}` cannot be used here")
         } else {
             format!("unknown filter or variable `{w}`")
