@@ -166,11 +166,8 @@ impl Parser<'_> {
         } else {
             near.map(|n| format!("did you mean `{n}`?"))
         };
-        let msg = if keyword {
-            format!("`{w}` cannot be used here")
-        } else {
-            format!("unknown filter or variable `{w}`")
-        };
+        let msg =
+            if keyword { format!("`{w}` cannot be used here") } else { format!("unknown filter or variable `{w}`") };
         self.error_hint(msg, sp, hint);
         Err(())
     }

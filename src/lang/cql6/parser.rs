@@ -2160,6 +2160,7 @@ impl<'s> Parser<'s> {
     fn line_constituent(&mut self, arrow: Sym) -> PResult<FilterId> {
         let mut parts = Vec::new();
         loop {
+            let part_start = self.pos;
             let part = if self.at_sym(Sym::LParen) {
                 let open = self.bump();
                 let mut group = vec![self.line_constituent(arrow)?];
@@ -2183,9 +2184,16 @@ impl<'s> Parser<'s> {
                 self.diags.push(d);
                 return Err(());
             }
-            let more = !self.closes_here()
-                && !self.at_sym(arrow)
-                && !matches!(self.peek_at(1).tok, Tok::Sym(s) if is_assign(&Tok::Sym(s)))
+            // A constituent is one filter (CQL 6.2 `Tokens::match_holderconstituent`); the
+            // one exception is a `move` filter, which takes a `comment( … )` after its
+            // parameters as its own (`match_movebase`): `--> move from F comment("…") -->`.
+            let words_of_part = &self.toks[part_start..self.pos];
+            let is_move_word = matches!(words_of_part.first().map(|t| &t.tok), Some(Tok::Word(w)) if w == "move");
+            let legal =
+                words_of_part.iter().any(|t| matches!(&t.tok, Tok::Word(w) if w == "legal" || w == "pseudolegal"));
+            let more = is_move_word
+                && !legal
+                && matches!(&self.peek().tok, Tok::Word(w) if w == "comment")
                 && self.arrow_ahead(arrow);
             if !more {
                 break;

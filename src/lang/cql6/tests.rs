@@ -391,8 +391,12 @@ fn a_second_line_is_not_part_of_the_first_ones_last_constituent() {
         assert_eq!(v.len(), 1);
         assert!(!matches!(ir.get(v[0]), Filter::And(_)), "one filter per constituent");
     }
-    // juxtaposed filters between arrows of the same line still form one constituent
-    let ir = ok("cql() line --> check mate --> check");
+    // A constituent is one filter, as in CQL 6.2: juxtaposed filters end the line and leave
+    // the next arrow without a `line` ...
+    assert!(crate::lang::cql6::parse("cql() line --> check mate --> check").is_err());
+    assert!(crate::lang::cql6::parse("cql() line --> x = 1 x > 0 --> check").is_err());
+    // ... except a `move` filter's own `comment( … )` (`match_movebase`).
+    let ir = ok("cql() line --> move from k comment(\"k\") --> check");
     let Filter::Line { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
     let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
     assert_eq!(v.len(), 2);
