@@ -900,6 +900,10 @@ fn texts_cql_6_2_refuses_are_refused() {
         ("cql() path --(check mate)", "a parenthesised expression holds one filter"),
         ("cql() [forall] [Aa] x [element] . k", "no piece declaration with a space"),
         ("cql() ∀◭ x∊. k", "no piece declaration with a space"),
+        ("cql() square x in a1 {x = 4}", "type mismatch on assignment (x is a set)"),
+        ("cql() square x in a1 {k} piece x in a {k}", "piece variable expected"),
+        ("cql() piece x in a {k} square x in a1 {k}", "square variable expected"),
+        ("cql() line --> check mate --> check", "extra text (one filter per constituent)"),
     ] {
         assert!(crate::lang::cql6::parse(text).is_err(), "{text}: {why}");
     }
@@ -913,6 +917,8 @@ fn texts_cql_6_2_refuses_are_refused() {
         "cql() --(check mate)",
         "cql() local dictionary X X[currentposition]=1",
         "cql() [forall] [Aa]x [element] . k",
+        "cql() square x in a1 {x = a2}",
+        "cql() square x in a1 {square x in a2 {k}}",
         "cql() dictionary v v[\"a\"]=1 unbind v[\"key\"]",
     ] {
         ok(text);

@@ -1222,6 +1222,19 @@ impl Checker<'_> {
     fn assign(&mut self, id: FilterId, var: VarId, op: Option<ArithOp>, value: FilterId) {
         let info = self.ir.vars.get(var.0 as usize).cloned();
         let Some(info) = info else { return };
+        if info.kind == VarKind::Square {
+            // A square loop's variable holds a set (CQL 6.2: "Type mismatch on assignment").
+            let k = self.kind(value);
+            if matches!(k, Kind::Number | Kind::String | Kind::Position | Kind::Logical) {
+                let name = self.var_name(var).to_string();
+                self.error(
+                    value,
+                    format!("`{name}` runs over squares, so it cannot be given {}", k.name()),
+                    "use another variable for the value",
+                );
+            }
+            return;
+        }
         if info.kind != VarKind::Value {
             return;
         }
