@@ -263,7 +263,7 @@ impl Normalizer {
             }
             kept.push(p);
         }
-        if !used && kept.iter().all(|&p| !self.is_impure(ir, p, 0)) {
+        if !used && kept.iter().all(|&p| !self.is_impure(ir, p, 0) && !matched_number(ir, p, 0)) {
             self.sort_dedup(ir, &mut kept);
         }
         match kept.len() {
@@ -285,7 +285,7 @@ impl Normalizer {
                 _ => flat.push(p),
             }
         }
-        let pure = flat.iter().all(|&p| !self.is_impure(ir, p, 0));
+        let pure = flat.iter().all(|&p| !self.is_impure(ir, p, 0) && !matched_number(ir, p, 0));
         if !used && pure {
             self.sort_dedup(ir, &mut flat);
             if flat.len() > 1 {
@@ -544,11 +544,6 @@ impl Normalizer {
 
     /// Evaluation cost class: header tests first, position tests, then searches.
     fn cost(&mut self, ir: &Ir, id: FilterId) -> u8 {
-        // A bare number is an error when matched (as CQL 6.2 stops on it): it keeps its place
-        // after the others, so that it is reached only where CQL 6.2 would reach it.
-        if matches!(ir.get(id), Filter::Number(_)) {
-            return 3;
-        }
         if self.is_header_only(ir, id, 0) {
             0
         } else if self.contains_search(ir, id, 0) {
@@ -823,5 +818,20 @@ mod tests {
     fn yacpdb_queries_stay_per_game() {
         let (ir, _) = canonical("Phases > 1", Syntax::Yacpdb);
         assert!(ir.settings.per_game);
+    }
+}
+
+/// Is a bare number matched against the position somewhere in `id` (the node itself, or a
+/// member of its blocks, `and`, `or`, `not`)? Matching one is an error (CQL 6.2 stops on it),
+/// so its block keeps the written order: it is reached exactly where CQL 6.2 reaches it.
+fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir.get(id) {
+        Filter::Number(_) => true,
+        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
+        Filter::Not(c) => matched_number(ir, *c, depth + 1),
+        _ => false,
     }
 }
