@@ -1379,6 +1379,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_runaway_pattern_is_refused_and_an_ordinary_one_compiles() {
+        // A fuzz input whose `Stip('…{77666}…')` took seconds to compile before the limit.
+        assert!(compile_pattern("a{77666}{77666}").is_err());
+        assert!(compile_pattern("^#[2-5]$").is_ok());
+    }
+
+    #[test]
     fn equal_filters_written_twice_keep_both_places() {
         let mut ir = Ir::new();
         let first = ir.add(Filter::Check, Span::new(6, 11));
