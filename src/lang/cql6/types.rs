@@ -1148,6 +1148,11 @@ impl Checker<'_> {
     /// A dictionary takes keys of one kind, the kind of its first key in source order (CQL
     /// 6.2); a filter without a value is no key, except a move (`D[×]`, which cqlrs keys by
     /// its destination squares: docs/dictionaries.md). False when the key is refused.
+    /// Is `dict` declared `local dictionary` (emptied for every game)?
+    fn is_local_dictionary(&self, dict: VarId) -> bool {
+        matches!(self.ir.vars.get(dict.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { local: true }))
+    }
+
     fn dict_key(&mut self, dict: VarId, key: FilterId) -> bool {
         let k = self.kind(key);
         if k == Kind::Unknown {
@@ -1162,9 +1167,7 @@ impl Checker<'_> {
             );
             return false;
         }
-        let local =
-            matches!(self.ir.vars.get(dict.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { local: true }));
-        if k == Kind::Position && !local {
+        if k == Kind::Position && !self.is_local_dictionary(dict) {
             // CQL 6.2 (`match_dictionaryretrieveorassign`): a position stands for a place in
             // the current game only.
             self.error(
@@ -1198,9 +1201,7 @@ impl Checker<'_> {
             return;
         }
         let name = self.var_name(dict).to_string();
-        let local =
-            matches!(self.ir.vars.get(dict.0 as usize).map(|i| i.kind), Some(VarKind::Dictionary { local: true }));
-        if k == Kind::Position && !local {
+        if k == Kind::Position && !self.is_local_dictionary(dict) {
             self.error(
                 value,
                 format!("`{name}` is kept from game to game, so it cannot hold a position"),
