@@ -150,7 +150,7 @@ pub struct Ctx<'a> {
     /// Collected output.
     pub out: Out,
     /// Capture groups of the last successful regex match.
-    pub groups: Vec<Option<String>>,
+    pub groups: Vec<Option<(usize, String)>>,
     /// The game's YACPDB analysis, built on first use.
     pub analysis: Option<yacpdb::Analysis>,
     /// Identities held by enclosing identity iterations.
@@ -887,6 +887,7 @@ impl<'a> Ctx<'a> {
             | Filter::Call(..)
             | Filter::RegexMatch { .. }
             | Filter::RegexGroup(..)
+            | Filter::RegexGroupStart(..)
             | Filter::Contains { .. } => self.eval_numbers(f, filter, at, vm),
             Filter::And(..) | Filter::Or(..) | Filter::Not(..) | Filter::If { .. } | Filter::CountMatching(..) => {
                 self.eval_logic(filter, at, vm)
@@ -1051,7 +1052,7 @@ impl<'a> Ctx<'a> {
             }
             Builtin::Sqrt => num(0).filter(|n| *n >= 0).map(|n| Value::Number(isqrt(n))),
             Builtin::Int => string(0).and_then(|s| s.trim().parse::<i64>().ok()).map(Value::Number),
-            Builtin::Str => values.first().map(|v| Value::Str(self.text_of(v, at))),
+            Builtin::Str => Some(Value::Str(values.iter().map(|v| self.text_of(v, at)).collect())),
             Builtin::Lowercase => string(0).map(|s| Value::Str(s.to_lowercase())),
             Builtin::Uppercase => string(0).map(|s| Value::Str(s.to_uppercase())),
             Builtin::Ascii => match values.first() {
@@ -1116,17 +1117,24 @@ impl<'a> Ctx<'a> {
                 Some(v) => self.as_number(v, at).map(Value::Number),
                 None => None,
             },
+            // `s[i]` and `s[i:j]` as CQL 6.2 reads them (`BracketRange::getBounds`): a
+            // negative bound counts from the end; one index outside the string fails, a
+            // slice is clamped to the string.
             Builtin::Substring => {
                 let Some(s) = string(0) else { return Ok(None) };
                 let chars: Vec<char> = s.chars().collect();
-                let Some(i) = num(1) else { return Ok(None) };
-                let j = if values.len() > 2 { num(2) } else { Some(i + 1) };
-                let Some(j) = j else { return Ok(None) };
                 let len = chars.len() as i64;
-                if i < 0 || i > len {
+                let from_end = |n: i64| if n < 0 { n.saturating_add(len) } else { n };
+                let Some(i) = num(1).map(from_end) else { return Ok(None) };
+                let (i, j) = if values.len() > 2 {
+                    let Some(j) = num(2).map(from_end) else { return Ok(None) };
+                    let i = i.clamp(0, len);
+                    (i, j.clamp(i, len))
+                } else if (0..len).contains(&i) {
+                    (i, i + 1)
+                } else {
                     return Ok(None);
-                }
-                let j = j.clamp(i, len);
+                };
                 Some(Value::Str(chars[i as usize..j as usize].iter().collect()))
             }
             Builtin::PieceId => match values.first() {

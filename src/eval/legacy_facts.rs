@@ -46,6 +46,10 @@ pub(super) fn eval(ctx: &Ctx, fact: &LegacyFact, at: Loc) -> Option<Value> {
             let n = node_at(at)?;
             yes(!ctx.game.node(n).nags.is_empty())
         }
+        LegacyFact::Nag(nag) => {
+            let n = node_at(at)?;
+            yes(ctx.game.node(n).nags.contains(nag))
+        }
         LegacyFact::AnyTag(needle) => {
             let needle = needle.as_ref().map(|n| n.to_lowercase());
             yes(ctx.game.tags.iter().any(|t| match &needle {

@@ -248,6 +248,7 @@ fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
         | Contains { .. }
         | RegexMatch { .. }
         | RegexGroup(_)
+        | RegexGroupStart(_)
         | And(_)
         | Or(_)
         | Not(_)

@@ -55,13 +55,20 @@ impl<'a> Ctx<'a> {
                 };
                 match re.captures(&text) {
                     Some(caps) => {
-                        self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                        self.groups = caps.iter().map(|m| m.map(|m| (m.start(), m.as_str().to_string()))).collect();
                         caps.get(0).map(|m| Value::Str(m.as_str().to_string()))
                     }
-                    None => None,
+                    // A failed search leaves no groups (CQL 6.2 `clearRegexHistory`).
+                    None => {
+                        self.groups.clear();
+                        None
+                    }
                 }
             }
-            Filter::RegexGroup(n) => self.groups.get(*n as usize).cloned().flatten().map(Value::Str),
+            Filter::RegexGroup(n) => self.groups.get(*n as usize).cloned().flatten().map(|(_, text)| Value::Str(text)),
+            Filter::RegexGroupStart(n) => {
+                self.groups.get(*n as usize).cloned().flatten().map(|(start, _)| Value::Number(start as i64))
+            }
             Filter::Contains { haystack, needle, ignore_case } => {
                 let (Some(h), Some(n)) = (self.string_value(*haystack, at)?, self.string_value(*needle, at)?) else {
                     return Ok(None);

@@ -199,7 +199,7 @@ impl<'a> Ctx<'a> {
                     if n as u64 >= WHILE_LIMIT {
                         return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
                     }
-                    self.groups = caps.iter().map(|m| m.map(|m| m.as_str().to_string())).collect();
+                    self.groups = caps.iter().map(|m| m.map(|m| (m.start(), m.as_str().to_string()))).collect();
                     self.test(*body, at)?;
                 }
                 Some(Value::None)

@@ -270,6 +270,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
         Filter::Call(builtin, _) => format!("Call {}", lower(builtin)),
         Filter::RegexMatch { pattern, .. } => format!("RegexMatch {pattern:?}"),
         Filter::RegexGroup(n) => format!("RegexGroup \\{n}"),
+        Filter::RegexGroupStart(n) => format!("RegexGroupStart \\-{n}"),
         Filter::Contains { ignore_case, .. } => {
             if *ignore_case {
                 "Contains (ignoring case)".into()

@@ -199,6 +199,9 @@ pub enum LegacyFact {
     Chess960Number,
     /// The move into this position carries a numeric annotation glyph (`:hasannotation`).
     HasNag,
+    /// The move that led here carries this NAG (`$N`). CQL 6: `hascomment "!"`,
+    /// `hascomment "$14"`.
+    Nag(u8),
     /// The game carries one of these markers (bits of [`marker`]) in its `Markers` tag
     /// (`:hasmarker`, `:hasspecialmarker`).
     Markers(u32),
@@ -236,6 +239,7 @@ impl LegacyFact {
             | LegacyFact::TimeMode(_)
             | LegacyFact::ShuffleStart { .. }
             | LegacyFact::HasNag
+            | LegacyFact::Nag(_)
             | LegacyFact::Markers(_)
             | LegacyFact::KingLeftInCheck
             | LegacyFact::BreaksSetupRules

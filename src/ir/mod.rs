@@ -673,8 +673,12 @@ pub enum Filter {
         /// The pattern source (compiled once per query by `eval`).
         pattern: String,
     },
-    /// `\N` — group N of the last successful `~~` match.
+    /// `\N` — the text of group N of the last successful `~~` match.
     RegexGroup(u8),
+    /// `\-N` — where group N of the last successful `~~` match starts in the matched
+    /// string (a byte offset from 0); no match when the group took no part (CQL 6.2
+    /// `GroupNumberNode` with its index flag).
+    RegexGroupStart(u8),
     /// Substring test `a` contains `b` (CQL 6 implicit search: `event "ch"`).
     Contains {
         /// The haystack.
@@ -1043,8 +1047,9 @@ pub enum Filter {
     /// `equal (A B)`: A and B have the same value here, of the same kind (a filter that
     /// does not match has the value "false"; two such are equal).
     Equal(FilterId, FilterId),
-    /// `cql_abort`: stops the whole run with an error naming the place in the query
-    /// (line and column in the string).
+    /// `cql_abort`, or an `assert` that failed: stops the whole run with an error naming
+    /// the place in the query (line and column in the string, then what stopped there
+    /// when it was not `cql_abort`).
     Abort(String),
     /// `pathdebug`: inside a `path`, writes the path's state (start, length so far) to
     /// the console as a message; always matches.

@@ -594,6 +594,7 @@ impl Normalizer {
                     | Filter::RemoveComment
                     | Filter::RegexMatch { .. }
                     | Filter::RegexGroup(_)
+                    | Filter::RegexGroupStart(_)
                     | Filter::While { .. }
                     | Filter::Line { .. }
                     | Filter::Path { .. }

@@ -447,6 +447,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
             _ => ValueType::Number,
         },
         Filter::RegexMatch { .. } | Filter::RegexGroup(_) => ValueType::String,
+        Filter::RegexGroupStart(_) => ValueType::Number,
         Filter::Contains { .. } => ValueType::None,
         Filter::And(v) => v.last().map_or(ValueType::None, |&c| sub(c)),
         Filter::Or(v) => {

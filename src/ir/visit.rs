@@ -27,6 +27,7 @@ macro_rules! each_child {
             | Filter::Pieces { .. }
             | Filter::PawnStructure(_)
             | Filter::RegexGroup(_)
+            | Filter::RegexGroupStart(_)
             | Filter::Check
             | Filter::Mate
             | Filter::Stalemate

@@ -72,7 +72,8 @@ impl<'a> Ctx<'a> {
             }
             Filter::Abort(place) => {
                 ABORTED.store(true, Ordering::Relaxed);
-                return Err(Error { message: format!("cql_abort reached at {place}") });
+                let what = if place.contains("assert") { "the run stopped" } else { "cql_abort reached" };
+                return Err(Error { message: format!("{what} at {place}") });
             }
             Filter::PathDebug => {
                 let text = match self.path_now {

@@ -51,8 +51,9 @@ impl Parser<'_> {
             "file" => self.tight_arg(|a| Filter::Call(Builtin::File, vec![a]), sp),
             "rank" => self.tight_arg(|a| Filter::Call(Builtin::Rank, vec![a]), sp),
             "makesquare" => {
-                // `makesquare (f r)`, `makesquare ("e4")` or, like `str`, a single tight argument: `makesquare "e4"`.
-                let a = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_POSTFIX)?] };
+                // `makesquare (f r)`, `makesquare ("e4")` or a single string, read as a whole
+                // sum as CQL 6.2 does: `makesquare "a" + "2"` is the square a2.
+                let a = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_ADD)?] };
                 if a.is_empty() || a.len() > 2 {
                     self.error("`makesquare` takes a string or a file and a rank", sp);
                     return Err(());

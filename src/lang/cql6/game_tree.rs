@@ -67,7 +67,7 @@ impl Parser<'_> {
                 let mut at_most = None;
                 loop {
                     let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
-                        (Tok::Word(name), next) if !all && range.is_none() && at_least.is_none() && !is_assign(next) => self
+                        (Tok::Word(name), next) if range.is_none() && at_least.is_none() && !is_assign(next) => self
                             .ir
                             .find_var(name)
                             .filter(|v| self.ir.vars[v.0 as usize].kind == VarKind::Value)
@@ -137,6 +137,9 @@ impl Parser<'_> {
             "line" => self.parse_line(sp),
             "path" => self.parse_path(sp),
             "echo" => {
+                // `echo quiet (s t)`: `quiet` silences the comments CQL 6.2's `echo` writes on
+                // the two positions; cqlrs's `echo` writes none (docs/compat.md).
+                self.eat_word("quiet");
                 self.expect_sym(Sym::LParen, "`(` after `echo`")?;
                 let mut names = Vec::new();
                 while let Tok::Word(n) = &self.peek().tok {

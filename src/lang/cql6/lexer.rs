@@ -120,7 +120,7 @@ pub enum Tok {
     Word(String),
     /// An integer literal.
     Number(i64),
-    /// A string literal, escapes resolved.
+    /// A string literal: a quoted string as written, or a special character (`\n`).
     Str(String),
     /// A piece designator: the piece kinds and, if written, the squares (`♖`, `Kg1`, `[RQ]a-h7`, `_d4`).
     Pieces {
@@ -133,8 +133,10 @@ pub enum Tok {
     Squares(Bitboard),
     /// A file-only range such as `c-f` (not CQL 6 syntax; reported by the parser).
     FileOnly,
-    /// `\N`: a regex capture group.
+    /// `\N`: the text of a regex capture group.
     RegexGroup(u8),
+    /// `\-N`: where a regex capture group starts in the matched string.
+    RegexGroupStart(u8),
     /// A game result literal after `result`.
     ResultLit(GameResult),
     /// `o-o` (true) or `o-o-o` (false).
@@ -451,46 +453,75 @@ pub fn lex(src: &str) -> Lexed {
             space = false;
             continue;
         }
-        // Strings.
+        // Strings. CQL 6.2 reads a quoted string exactly as written, up to the next `"` on
+        // the same line: a backslash inside quotes is an ordinary character, and a line break
+        // is an error (`Lexer::match_quotedstringtoken`). Special characters are written
+        // outside the quotes (`\n`, `\t`, `\"` …, below).
         if c == b'"' {
-            let mut s = String::new();
-            let mut j = i + 1;
-            let mut closed = false;
-            while j < b.len() {
-                let ch = src[j..].chars().next().unwrap_or('"');
-                if ch == '"' {
-                    closed = true;
-                    j += 1;
-                    break;
+            let body = i + 1;
+            let end = b[body..].iter().position(|&x| x == b'"' || x == b'\n').map(|k| body + k);
+            let (text_end, next) = match end {
+                Some(e) if b[e] == b'"' => (e, e + 1),
+                Some(e) => {
+                    diagnostics.push(
+                        Diagnostic::new("a quoted string cannot run past the end of its line", Span::new(i, e))
+                            .with_hint("close it with `\"` on the same line; a line break is written `\\n` outside the quotes, as in `\"a\" + \\n + \"b\"`"),
+                    );
+                    (e, e)
                 }
-                if ch == '\n' {
-                    line += 1;
+                None => {
+                    diagnostics.push(
+                        Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"),
+                    );
+                    (b.len(), b.len())
                 }
-                if ch == '\\' && j + 1 < b.len() {
-                    let e = src[j + 1..].chars().next().unwrap_or('\\');
-                    match e {
-                        'n' => s.push('\n'),
-                        't' => s.push('\t'),
-                        '"' => s.push('"'),
-                        '\\' => s.push('\\'),
-                        other => {
-                            s.push('\\');
-                            s.push(other);
-                        }
-                    }
-                    j += 1 + e.len_utf8();
-                    continue;
+            };
+            push(Tok::Str(src[body..text_end].to_string()), next, &mut tokens);
+            i = next;
+            space = false;
+            continue;
+        }
+        // A backslash outside quotes (`Lexer::match_special_string`, `match_groupnumber`):
+        // `\"`, `\\`, `\n`, `\r`, `\t` are one-character strings; `\N` (one or two digits)
+        // is the text of capture group N of the last `~~` match and `\-N` where it starts.
+        if c == b'\\' {
+            let special = match b.get(i + 1) {
+                Some(b'"') => Some(("\"", 2)),
+                Some(b'\\') => Some(("\\", 2)),
+                Some(&l @ (b'n' | b'r' | b't')) if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => {
+                    Some((if l == b'n' { "\n" } else if l == b'r' { "\r" } else { "\t" }, 2))
                 }
-                s.push(ch);
-                j += ch.len_utf8();
+                _ => None,
+            };
+            if let Some((text, len)) = special {
+                push(Tok::Str(text.to_string()), i + len, &mut tokens);
+                i += len;
+                space = false;
+                continue;
             }
-            if !closed {
+            let index = b.get(i + 1) == Some(&b'-');
+            let digits_at = i + 1 + usize::from(index);
+            let digits = b[digits_at.min(b.len())..].iter().take_while(|d| d.is_ascii_digit()).count();
+            if digits == 0 {
                 diagnostics.push(
-                    Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"),
+                    Diagnostic::new("unexpected character `\\`", Span::new(i, i + 1)).with_hint(
+                        "outside quotes a backslash starts `\\n`, `\\r`, `\\t`, `\\\"`, `\\\\`, a capture group `\\1` or its start `\\-1`",
+                    ),
+                );
+                i += 1;
+                space = true;
+                continue;
+            }
+            let end = digits_at + digits;
+            if digits > 2 {
+                diagnostics.push(
+                    Diagnostic::new("a capture group number has at most two digits", Span::new(i, end))
+                        .with_hint("groups are numbered 0 to 99"),
                 );
             }
-            push(Tok::Str(s), j, &mut tokens);
-            i = j;
+            let group = src[digits_at..digits_at + digits.min(2)].parse::<u8>().unwrap_or(0);
+            push(if index { Tok::RegexGroupStart(group) } else { Tok::RegexGroup(group) }, end, &mut tokens);
+            i = end;
             space = false;
             continue;
         }
@@ -518,12 +549,6 @@ pub fn lex(src: &str) -> Lexed {
                 }
             }
             i = j;
-            space = false;
-            continue;
-        }
-        if c == b'\\' && b.get(i + 1).is_some_and(|d| d.is_ascii_digit()) {
-            push(Tok::RegexGroup(b[i + 1] - b'0'), i + 2, &mut tokens);
-            i += 2;
             space = false;
             continue;
         }

@@ -30,11 +30,19 @@ impl Parser<'_> {
                 // CQL 6.2 reads the argument of `abs`, `sqrt`, `int` and `ascii` as a whole
                 // sum (`abs(0 - 4) - 12` is `abs((0 - 4) - 12)`, 16), and that of
                 // `lowercase`/`uppercase` as a product (no `+` concatenation); `str` takes
-                // its argument in brackets.
+                // one filter, or a list in brackets whose texts it joins, as `comment` does
+                // (`Tokens::match_stringconverter`).
                 let args = match w {
                     "abs" | "sqrt" | "int" | "ascii" => vec![self.parse_expr(BP_ADD)?],
                     "lowercase" | "uppercase" => vec![self.parse_expr(BP_MUL)?],
-                    _ if self.at_sym(Sym::LParen) => self.args_exact(w, 1, sp)?,
+                    _ if self.at_sym(Sym::LParen) => {
+                        let args = self.parse_args()?;
+                        if args.is_empty() {
+                            self.error_hint("`str()` needs something to convert", sp, Some("write e.g. `str(\"move \" movenumber)`".into()));
+                            return Err(());
+                        }
+                        args
+                    }
                     _ => vec![self.parse_expr(BP_POSTFIX)?],
                 };
                 self.simple(Filter::Call(b, args), sp)
@@ -140,7 +148,24 @@ impl Parser<'_> {
                 let body = self.parse_expr(BP_LOOSE)?;
                 self.simple(Filter::While { cond: None, body }, sp)
             }
-            "assert" => self.parse_expr(BP_LOOSE),
+            // `assert F` (CQL 6.2 `AssertNode`): F must match here (a variable: must be bound),
+            // else the whole run stops with an error naming the assert. It has no value.
+            "assert" => {
+                let body = self.parse_expr(BP_LOOSE)?;
+                let checked = match self.ir.get(body) {
+                    Filter::Var(v) => {
+                        let v = *v;
+                        self.add(Filter::IsBound(v), self.ir.span(body))
+                    }
+                    _ => body,
+                };
+                let (line, column) = self.line_column(sp);
+                let stop = self.add(Filter::Abort(format!("line {line}, column {column}: assert failed")), sp);
+                let s = Self::join(sp, self.ir.span(body));
+                let id = self.add(Filter::Or(vec![checked, stop]), s);
+                self.kinds.note(id, crate::lang::cql6::types::Kind::Logical);
+                Ok(id)
+            }
             _ => return Ok(None),
         }
         .map(Some)

@@ -11,8 +11,10 @@ impl Parser<'_> {
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
     pub(super) fn parse_output_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
         match w {
-            "hascomment" => self.simple(Filter::HasComment, sp),
-            "originalcomment" => self.simple(Filter::OriginalComment, sp),
+            // CQL 6.2 reads both words as one filter (`Tokens::match_hascommentnode`): the
+            // comment the position has in the input, as a string. A string after it is a NAG
+            // (`"!"`, `"?!"`, `"$14"`, …) to look for, or else text the comment must contain.
+            "hascomment" | "originalcomment" => self.parse_original_comment(sp),
             "removecomment" => self.simple(Filter::RemoveComment, sp),
             "settag" => {
                 let a = self.args_exact(w, 2, sp)?;
@@ -74,4 +76,60 @@ impl Parser<'_> {
         }
         .map(Some)
     }
+
+    /// The rest of `hascomment` / `originalcomment` (the word read, at `sp`).
+    fn parse_original_comment(&mut self, sp: Span) -> PResult<FilterId> {
+        let comment = self.add(Filter::OriginalComment, sp);
+        let Tok::Str(text) = self.peek().tok.clone() else { return Ok(comment) };
+        if text.is_empty() {
+            return Ok(comment);
+        }
+        let t = self.bump();
+        let whole = Self::join(sp, t.span);
+        match nag_number(&text) {
+            Some(0) => {
+                self.error_hint("`$0` is no annotation glyph", t.span, Some("NAGs are numbered from 1 to 255".into()));
+                Err(())
+            }
+            Some(nag) if nag > 255 => {
+                self.error_hint(format!("`{text}`: NAGs go up to 255"), t.span, Some("NAGs are numbered from 1 to 255".into()));
+                Err(())
+            }
+            Some(nag) => Ok(self.add(Filter::LegacyFact(crate::ir::LegacyFact::Nag(nag as u8)), whole)),
+            None => {
+                let needle = self.add(Filter::Str(text), t.span);
+                Ok(self.add(Filter::Contains { haystack: comment, needle, ignore_case: false }, whole))
+            }
+        }
+    }
+}
+
+/// The annotation glyph a string names, as CQL 6.2 reads the string after `hascomment`
+/// (`HasCommentNode::nag_from_string`): the move symbols `!` `?` `!!` `??` `!?` `?!`, the
+/// position symbols `=` `+/=` `=/+` `+/-` `-/+` `+-` `-+`, or `$N`. `None` for any other text.
+fn nag_number(text: &str) -> Option<u32> {
+    let symbol = match text {
+        "!" => 1,
+        "?" => 2,
+        "!!" => 3,
+        "??" => 4,
+        "!?" => 5,
+        "?!" => 6,
+        "=" => 10,
+        "+/=" => 14,
+        "=/+" => 15,
+        "+/-" => 16,
+        "-/+" => 17,
+        "+-" => 18,
+        "-+" => 19,
+        _ => 0,
+    };
+    if symbol > 0 {
+        return Some(symbol);
+    }
+    let digits = text.strip_prefix('$')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.parse::<u32>().unwrap_or(u32::MAX))
 }

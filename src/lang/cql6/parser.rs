@@ -333,11 +333,38 @@ pub struct Parser<'s> {
     /// the parentheses after a move hold one filter, as everywhere else in CQL 6.2 (its
     /// path reads them as a parenthesised filter, `Tokens::match_dashcon_target`).
     path_top: bool,
+    /// Parsing a bound of a string subscript `s[i:j]`: there a `:` after a number ends the
+    /// bound (CQL 6.2 `Tokens::match_bracketrange`) instead of asking for a position.
+    in_subscript: bool,
     /// CQL 6.2 kinds of nodes whose IR form does not tell them (see [`super::types`]).
     pub kinds: super::types::KindNotes,
 }
 
 type PResult<T> = Result<T, ()>;
+
+/// A repetition written after a `line` constituent.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Suffix {
+    /// `*` or `{*}`
+    Star,
+    /// `+` or `{+}`
+    Plus,
+    /// `?` or `{?}`
+    Optional,
+    /// `{m}`, `{m,n}`, `{m,}`, `{,n}`
+    Range,
+}
+
+impl Suffix {
+    /// The wildcard with these bounds (`*` 0.., `+` 1.., `?` 0..1).
+    fn wildcard(min: u32, max: u32) -> Suffix {
+        match (min, max) {
+            (1, _) => Suffix::Plus,
+            (0, 1) => Suffix::Optional,
+            _ => Suffix::Star,
+        }
+    }
+}
 
 /// One filter family's reader of its keywords (see [`Parser::parse_word`]).
 type WordParser<'s> = fn(&mut Parser<'s>, &str, Span) -> PResult<Option<FilterId>>;
@@ -381,6 +408,7 @@ impl<'s> Parser<'s> {
             depth: 0,
             inline_depth: 0,
             fatal: false,
+            in_subscript: false,
             functions: HashMap::new(),
             declared,
             in_sequence: false,
@@ -644,13 +672,28 @@ impl<'s> Parser<'s> {
             return Ok(f);
         }
         let t = self.bump();
-        let mut args = Vec::new();
-        while self.peek().line == t.line && !self.at_eof() && !self.closes_here() {
-            args.push(self.parse_expr(BP_UNION)?);
-        }
+        let args = self.triple_slash_items(t.line, t.span)?;
         let c = self.add(Filter::Comment(args), t.span);
         let sp = Self::join(self.ir.span(f), t.span);
         Ok(self.add(Filter::And(vec![f, c]), sp))
+    }
+
+    /// The items of a `///` comment (read): the filters on the rest of its line. CQL 6.2
+    /// wants at least one ("empty list of items followed … '///'").
+    fn triple_slash_items(&mut self, line: u32, sp: Span) -> PResult<Vec<FilterId>> {
+        let mut args = Vec::new();
+        while self.peek().line == line && !self.at_eof() && !self.closes_here() {
+            args.push(self.parse_expr(BP_UNION)?);
+        }
+        if args.is_empty() {
+            self.error_hint(
+                "`///` needs something to write on the rest of its line",
+                sp,
+                Some("write e.g. `/// \"pin\" ply`; a plain remark is `//`".to_string()),
+            );
+            return Err(());
+        }
+        Ok(args)
     }
 
     fn closes_here(&self) -> bool {
@@ -745,6 +788,7 @@ impl<'s> Parser<'s> {
                 break;
             }
             match &t.tok {
+                Tok::Sym(Sym::Colon) if self.in_subscript && !self.may_be_position(lhs) => break,
                 Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
                     if matches!(
                         self.ir.get(lhs),
@@ -771,13 +815,7 @@ impl<'s> Parser<'s> {
                 }
                 Tok::Sym(Sym::LBracket) if !t.space_before && min_bp <= BP_POSTFIX => {
                     self.bump();
-                    let i = self.parse_expr(BP_OR)?;
-                    let mut args = vec![lhs, i];
-                    if self.eat_sym(Sym::Colon) {
-                        args.push(self.parse_expr(BP_OR)?);
-                    }
-                    self.expect_sym(Sym::RBracket, "`]`")?;
-                    lhs = self.add(Filter::Call(Builtin::Substring, args), lspan);
+                    lhs = self.parse_subscript(lhs, lspan)?;
                 }
                 Tok::Sym(Sym::Dash) | Tok::Sym(Sym::Capture) if !t.space_before && min_bp <= BP_DASH => {
                     lhs = self.parse_move_after(Some(lhs))?;
@@ -1025,6 +1063,11 @@ impl<'s> Parser<'s> {
         self.path_top = saved_top;
         result?;
         let sp = Self::join(open.span, self.toks[self.pos.saturating_sub(1)].span);
+        if items.is_empty() && close == Sym::RBrace {
+            // CQL 6.2 wants a filter after `{` ("syntax error following a '{'").
+            self.error_hint("empty braces: `{` must hold a filter", sp, Some("write `true` for a filter that always matches".to_string()));
+            return Err(());
+        }
         if one_filter && items.len() != 1 {
             // CQL 6.2 reads one whole filter after `(` and then wants the `)`
             // (`match_parens` in its node-parse.cpp); several filters need braces.
@@ -1067,6 +1110,10 @@ impl<'s> Parser<'s> {
                 self.bump();
                 Ok(self.add(Filter::RegexGroup(*g), sp))
             }
+            Tok::RegexGroupStart(g) => {
+                self.bump();
+                Ok(self.add(Filter::RegexGroupStart(*g), sp))
+            }
             Tok::Squares(bb) => {
                 self.bump();
                 Ok(self.add(Filter::Squares(*bb), sp))
@@ -1081,10 +1128,12 @@ impl<'s> Parser<'s> {
                 self.error("a game result can only follow `result`", sp);
                 Err(())
             }
+            // `o-o` / `o-o-o` standing alone: the move that led here was that castling (CQL 6.2
+            // `match_pastmovenode`); inside `move` they describe the move tested instead.
             Tok::Castle(king) => {
                 self.bump();
                 let kind = if *king { MoveKind::CastleKingside } else { MoveKind::CastleQueenside };
-                Ok(self.move_node(MoveFilter { kind, ..MoveFilter::any(MoveSource::Next) }, sp))
+                Ok(self.move_node(MoveFilter { kind, ..Self::previous_move() }, sp))
             }
             Tok::Pieces { mask, squares } => {
                 self.bump();
@@ -1194,10 +1243,7 @@ impl<'s> Parser<'s> {
             Sym::TripleSlash => {
                 // A stand-alone `///` comment: the rest of the line are its arguments.
                 let t = self.bump();
-                let mut args = Vec::new();
-                while self.peek().line == t.line && !self.at_eof() && !self.closes_here() {
-                    args.push(self.parse_expr(BP_UNION)?);
-                }
+                let args = self.triple_slash_items(t.line, t.span)?;
                 Ok(self.add(Filter::Comment(args), sp))
             }
             Sym::Current => {
@@ -1719,6 +1765,47 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// A string subscript after `s[` (already read): `s[i]` is one character, `s[i:j]`,
+    /// `s[i:]` and `s[:j]` a slice (CQL 6.2 `Tokens::match_bracketrange`; a missing start is
+    /// 0, a missing end the end of the string, which `Builtin::Substring` reads from
+    /// `i64::MAX`).
+    fn parse_subscript(&mut self, target: FilterId, sp: Span) -> PResult<FilterId> {
+        let outer = std::mem::replace(&mut self.in_subscript, true);
+        let parsed = self.parse_subscript_bounds(sp);
+        self.in_subscript = outer;
+        let bounds = parsed?;
+        self.expect_sym(Sym::RBracket, "`]` closing the subscript")?;
+        let mut args = vec![target];
+        args.extend(bounds);
+        Ok(self.add(Filter::Call(Builtin::Substring, args), sp))
+    }
+
+    /// The bounds of a subscript: one index, or the start and end of a slice.
+    fn parse_subscript_bounds(&mut self, sp: Span) -> PResult<Vec<FilterId>> {
+        let start = if self.at_sym(Sym::Colon) {
+            self.add(Filter::Number(0), sp)
+        } else {
+            let index = self.parse_expr(BP_OR)?;
+            if !self.at_sym(Sym::Colon) {
+                return Ok(vec![index]);
+            }
+            index
+        };
+        self.bump();
+        let end = if self.at_sym(Sym::RBracket) { self.add(Filter::Number(i64::MAX), sp) } else { self.parse_expr(BP_OR)? };
+        Ok(vec![start, end])
+    }
+
+    /// Could filter `f` stand for a position (the left side of `:`)? False for what is
+    /// plainly a number, string, set or move.
+    fn may_be_position(&self, f: FilterId) -> bool {
+        match self.ir.get(f) {
+            Filter::Var(v) => self.ir.vars.get(v.0 as usize).is_some_and(|i| i.kind == VarKind::Position),
+            Filter::PositionById(_) | Filter::Child(_) | Filter::Tree(_) | Filter::Lca(..) => true,
+            _ => false,
+        }
+    }
+
     /// The key `[k]` after a dictionary name, if one follows.
     fn parse_dict_key(&mut self) -> PResult<Option<FilterId>> {
         if !self.at_dict_key() {
@@ -1791,6 +1878,17 @@ impl<'s> Parser<'s> {
     fn parse_assign_to(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
         let op_tok = self.bump();
         let op = assign_op(&op_tok.tok);
+        let declared_before = self.ir.find_var(&name).and_then(|v| self.ir.vars.get(v.0 as usize)).map(|v| v.persistent);
+        if persistent && declared_before == Some(false) {
+            // CQL 6.2: "Assignment specifies persistent variable but variable is already
+            // declared not persistent".
+            self.error_hint(
+                format!("`{name}` was first assigned without `persistent`"),
+                sp,
+                Some(format!("write `persistent` at the first assignment of `{name}`")),
+            );
+            return Err(());
+        }
         let var = self.ir.var(&name, VarKind::Value);
         if persistent {
             if let Some(v) = self.ir.vars.get_mut(var.0 as usize) {
@@ -1976,6 +2074,7 @@ impl<'s> Parser<'s> {
     fn repetitions(&mut self, item: FilterId, one_only: bool) -> PResult<FilterId> {
         let mut item = item;
         let mut count = 0;
+        let mut last_plus = false;
         loop {
             let ahead = matches!(self.peek().tok, Tok::Sym(Sym::Star | Sym::Plus | Sym::Question))
                 || self.brace_is_repetition();
@@ -1989,19 +2088,6 @@ impl<'s> Parser<'s> {
                 return Err(());
             }
             if ahead {
-                // CQL 6.2 takes a second repetition only after `+` or `{n…}` (`k+*`,
-                // `k{3}*`), never after `*` or `?`, and never a third (`k{3}**`).
-                let after_optional = count > 0
-                    && matches!(self.ir.get(item), Filter::SeqRepeat { min: 0, max, .. } if *max == 1 || *max == u32::MAX);
-                if count >= 2 || after_optional {
-                    let s = self.span_here();
-                    self.error_hint(
-                        "one repetition too many",
-                        s,
-                        Some("a `line` constituent takes one repetition, or two when the first is `+` or `{n}`; use parentheses".into()),
-                    );
-                    return Err(());
-                }
                 count += 1;
             }
             let (min, max) = match self.peek().tok {
@@ -2028,6 +2114,10 @@ impl<'s> Parser<'s> {
                             _ => None,
                         };
                         if let Some((min, max)) = q {
+                            if !one_only {
+                                self.line_suffix_allowed(item, last_plus, Suffix::wildcard(min, max))?;
+                                last_plus = min == 1;
+                            }
                             self.bump();
                             self.bump();
                             let t = self.bump();
@@ -2041,6 +2131,10 @@ impl<'s> Parser<'s> {
                         (&self.peek_at(1).tok, &self.peek_at(2).tok, &self.peek_at(3).tok)
                     {
                         let hi = (*hi).clamp(0, i64::from(u32::MAX)) as u32;
+                        if !one_only {
+                            self.line_suffix_allowed(item, last_plus, Suffix::Range)?;
+                            last_plus = false;
+                        }
                         for _ in 0..3 {
                             self.bump();
                         }
@@ -2073,11 +2167,54 @@ impl<'s> Parser<'s> {
                 }
                 _ => break,
             };
+            if !one_only {
+                let suffix = if matches!(self.peek().tok, Tok::Sym(Sym::RBrace)) { Suffix::Range } else { Suffix::wildcard(min, max) };
+                self.line_suffix_allowed(item, last_plus, suffix)?;
+                last_plus = suffix == Suffix::Plus;
+            }
             let t = self.bump();
             let s = Self::join(self.ir.span(item), t.span);
             item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
         }
         Ok(item)
+    }
+
+    /// May this repetition follow a `line` constituent `item`? CQL 6.2
+    /// (`Tokens::match_seqsuffix`) takes any number of them, but none after a constituent
+    /// that can match no position at all (`k*`, `k?`), and neither `+` nor `{m,n}` right
+    /// after a `+` (`last_plus`).
+    fn line_suffix_allowed(&mut self, item: FilterId, last_plus: bool, suffix: Suffix) -> PResult<()> {
+        let problem = if self.matches_empty_sequence(item, 0) {
+            Some("it repeats a part that can match no position at all")
+        } else if last_plus && matches!(suffix, Suffix::Plus | Suffix::Range) {
+            Some("`+` and `{m,n}` cannot follow a `+`")
+        } else {
+            None
+        };
+        if let Some(why) = problem {
+            let s = self.span_here();
+            self.error_hint(
+                format!("one repetition too many: {why}"),
+                s,
+                Some("a `line` constituent takes repetitions one after another only when each still needs a position (`k{3}+*`); use parentheses".into()),
+            );
+            return Err(());
+        }
+        Ok(())
+    }
+
+    /// Can this `line` constituent match an empty run of positions (CQL 6.2 `matchesNull`)?
+    fn matches_empty_sequence(&self, item: FilterId, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        match self.ir.get(item) {
+            Filter::SeqRepeat { min: 0, .. } => true,
+            Filter::SeqRepeat { body, .. } => self.matches_empty_sequence(*body, depth + 1),
+            Filter::SeqConcat(items) => items.iter().all(|&i| self.matches_empty_sequence(i, depth + 1)),
+            Filter::SeqAlt(items) => items.iter().any(|&i| self.matches_empty_sequence(i, depth + 1)),
+            _ => false,
+        }
     }
 
     fn line_params(&mut self, p: &mut LineParams) {

@@ -413,6 +413,7 @@ impl Checker<'_> {
                 _ => Kind::Number,
             },
             Filter::RegexMatch { .. } | Filter::RegexGroup(_) => Kind::String,
+            Filter::RegexGroupStart(_) => Kind::Number,
             // `{a b}` has the value of its last filter (`a and b`, noted by the parser, has none).
             Filter::And(v) => v.last().map_or(Kind::Logical, |&c| sub(c)),
             // The word `or` is noted by the parser (no value); an `Or` the parser made for
@@ -832,7 +833,7 @@ impl Checker<'_> {
                     self.want(s, Kind::Set, "each argument of `ray`");
                 }
             }
-            Filter::Pin { from, through, to } => {
+            Filter::Pin { from, through, to } | Filter::PinOf { from, through, to, .. } => {
                 for s in [from, through, to].into_iter().flatten() {
                     self.want(*s, Kind::Set, "each part of `pin`");
                 }
@@ -974,7 +975,8 @@ impl Checker<'_> {
                 "a `line` constituent cannot be a number or arithmetic".into(),
                 "a `+` or `*` meant as repetition must be followed by an arrow or a closing bracket; put a filter in braces",
             ),
-            Filter::Var(v) if self.var_kind(*v) == Kind::Number => self.error(
+            // `{v}` is a compound filter there, not the variable (`match_holderconstituent`).
+            Filter::Var(v) if self.var_kind(*v) == Kind::Number && !self.braced(id) => self.error(
                 id,
                 "a `line` constituent cannot be a numeric variable".into(),
                 "put the filter in braces, e.g. `{x > 2}`",
@@ -1431,8 +1433,8 @@ mod tests {
         refused_at("settag(\"MyTag\" 1)", "1");
         refused_at("move count", "move");
         refused_at("x = 1 square x in R btm", "square");
-        // Deliberately accepted (docs/compat.md): an empty block is `true`.
-        accepted(&["flipcolor {}"]);
+        // CQL 6.2 wants a filter after `{` ("syntax error following a '{'").
+        refused_at("flipcolor {}", "{");
     }
 
     #[test]

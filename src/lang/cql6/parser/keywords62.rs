@@ -2,7 +2,8 @@
 //! `similarposition`, `readfile`, `writefile`, `equal`, `extension`, `cql_abort`,
 //! `pathdebug`, `lastgamenumber`, `consecutivemoves` with its optional range, and the
 //! filters about the move that led to the current position: `currentmove X――Y`,
-//! `nullmove`, `primary`, `secondary` and `enpassantsquare`.
+//! `nullmove`, `primary`, `secondary`, `enpassantsquare`, and `castle` and `enpassant`
+//! standing alone.
 //!
 //! Each function is called by [`Parser::parse_word`] after the keyword itself was read,
 //! and lowers the construct straight to IR (see the variants' documentation in
@@ -10,7 +11,7 @@
 
 use super::super::lexer::Tok;
 use super::{PResult, Parser, BP_DASH, BP_LOOSE, BP_POSTFIX};
-use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, Span};
+use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, Span, VarKind};
 use shakmaty::{Bitboard, Color};
 
 impl Parser<'_> {
@@ -19,7 +20,9 @@ impl Parser<'_> {
         match w {
             "notransform" | "currenttransform" | "similarposition" | "readfile" | "writefile" | "equal"
             | "extension" | "cql_abort" | "pathdebug" | "lastgamenumber" | "consecutivemoves" | "currentmove"
-            | "nullmove" | "primary" | "secondary" | "enpassantsquare" => self.parse_keyword62(w, sp).map(Some),
+            | "nullmove" | "primary" | "secondary" | "enpassantsquare" | "castle" | "enpassant" => {
+                self.parse_keyword62(w, sp).map(Some)
+            }
             _ => Ok(None),
         }
     }
@@ -68,6 +71,13 @@ impl Parser<'_> {
                 Ok(self.add(Filter::Move(Box::new(MoveFilter { line, ..Self::previous_move() })), sp))
             }
             "enpassantsquare" => Ok(self.enpassantsquare(sp)),
+            // Standing alone, `castle` and `enpassant` (like `o-o` and `o-o-o`) ask about the
+            // move that led here: a castling of either side, an en passant capture (CQL 6.2
+            // `match_pastmovenode`). Inside `move` they describe the move tested instead.
+            "castle" | "enpassant" => {
+                let kind = if w == "castle" { MoveKind::Castle } else { MoveKind::EnPassant };
+                Ok(self.add(Filter::Move(Box::new(MoveFilter { kind, ..Self::previous_move() })), sp))
+            }
             _ => {
                 self.error(format!("`{w}` is not a keyword of this parser"), sp);
                 Err(())
@@ -76,7 +86,7 @@ impl Parser<'_> {
     }
 
     /// Any move that led into the current position (none at the start of the game).
-    fn previous_move() -> MoveFilter {
+    pub(super) fn previous_move() -> MoveFilter {
         MoveFilter::any(MoveSource::Previous)
     }
 
@@ -151,7 +161,7 @@ impl Parser<'_> {
     }
 
     /// 1-based line and column (in characters) of the start of `sp`.
-    fn line_column(&self, sp: Span) -> (usize, usize) {
+    pub(super) fn line_column(&self, sp: Span) -> (usize, usize) {
         let before = self.src.get(..sp.start as usize).unwrap_or("");
         let line = before.matches('\n').count() + 1;
         let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
@@ -206,21 +216,48 @@ impl Parser<'_> {
     /// move or more matches.
     fn parse_consecutivemoves(&mut self, sp: Span) -> PResult<FilterId> {
         self.eat_word("quiet");
-        let mut bounds = Vec::new();
-        while let Tok::Number(n) = self.peek().tok {
-            if bounds.len() == 2 {
+        // The range (CQL 6.2 `match_range`): one or two bounds, each a number or a numeric
+        // variable read when the filter runs (`consecutivemoves 1 v (x y)`).
+        let mut bounds: Vec<RangeBound> = Vec::new();
+        while bounds.len() < 2 {
+            if let Tok::Number(n) = self.peek().tok {
+                bounds.push(RangeBound::Number(n));
+                self.bump();
+            } else if let Some(var) = self.range_variable_here() {
+                let t = self.bump();
+                bounds.push(RangeBound::Variable(self.add(Filter::Var(var), t.span)));
+            } else {
                 break;
             }
-            bounds.push(n);
-            self.bump();
         }
         self.eat_word("quiet");
         let a = self.args_exact("consecutivemoves", 2, sp)?;
-        if bounds.is_empty() {
-            return Ok(self.add(Filter::ConsecutiveMoves(a[0], a[1]), sp));
+        // CQL 6.2 takes position variables only (`match_positionvariable`).
+        for &arg in &a {
+            let is_position_variable = matches!(self.ir.get(arg), Filter::Var(v)
+                if self.ir.vars.get(v.0 as usize).is_some_and(|i| matches!(i.kind, VarKind::Position | VarKind::Value)));
+            if !is_position_variable {
+                self.error_hint(
+                    "`consecutivemoves` takes two position variables",
+                    self.ir.span(arg),
+                    Some("set them first, e.g. `x = position 0 y = position 2 consecutivemoves (x y)`".to_string()),
+                );
+                return Err(());
+            }
         }
-        let min = bounds[0];
-        let max = bounds.get(1).copied().unwrap_or(min);
+        let (low, high) = match bounds.as_slice() {
+            [] => return Ok(self.add(Filter::ConsecutiveMoves(a[0], a[1]), sp)),
+            [only] => (*only, *only),
+            [low, high, ..] => (*low, *high),
+        };
+        let min = match low {
+            RangeBound::Number(n) => n,
+            RangeBound::Variable(_) => 1,
+        };
+        let max = match high {
+            RangeBound::Number(n) => n,
+            RangeBound::Variable(_) => i64::MAX,
+        };
         if min > max {
             self.error_hint(
                 format!("`consecutivemoves {min} {max}`: the range is empty"),
@@ -229,8 +266,23 @@ impl Parser<'_> {
             );
             return Err(());
         }
-        Ok(self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min, max }, sp))
+        let mut run = self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min, max }, sp);
+        // A variable bound compares the run's length with the variable's value; the
+        // comparison keeps the length as its value.
+        for (bound, op) in [(low, crate::ir::CmpOp::Ge), (high, crate::ir::CmpOp::Le)] {
+            if let RangeBound::Variable(var) = bound {
+                run = self.add(Filter::Compare { first: run, rest: vec![(op, var)] }, sp);
+            }
+        }
+        Ok(run)
     }
+}
+
+/// One end of a CQL 6.2 range: a number, or a numeric variable read at run time.
+#[derive(Clone, Copy)]
+enum RangeBound {
+    Number(i64),
+    Variable(FilterId),
 }
 
 #[cfg(test)]
