@@ -15,12 +15,17 @@ const GAMES: &str = "[Event \"castling\"]\n[Result \"*\"]\n\n\
 [Event \"annotated\"]\n[Result \"*\"]\n\n\
 1. d4 d5 2. c4! {a good move} e6 3. Nc3 Nf6 $14 *\n\n";
 
+/// The games, written once per test run (the tests run in parallel and all read it).
 fn games_file() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-cql62-forms-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("games.pgn");
-    std::fs::write(&path, GAMES).unwrap();
-    path
+    static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("cqlrs-cql62-forms-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("games.pgn");
+        std::fs::write(&path, GAMES).unwrap();
+        path
+    })
+    .clone()
 }
 
 fn run(query: &str) -> Output {
@@ -160,4 +165,18 @@ fn capture_groups_belong_to_the_last_search_only() {
     // stop the run with an error; docs/compat.md).
     assert_eq!(numbers(r#"initial "ab" ~~ "(a)" not "ab" ~~ "(z)" \1"#), Vec::<u32>::new());
     assert_eq!(numbers(r#"initial "ab" ~~ "(a)" \1 == "a""#), vec![1, 2]);
+}
+
+#[test]
+fn a_minus_after_a_move_or_a_position_starts_a_number() {
+    // `check-2` is `check` and then the number -2, matched against the position: the game
+    // with a check (5. Bb5+) is abandoned there, as CQL 6.2 stops there; the other game has
+    // no check, so the number is never reached.
+    let o = run("check-2");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.stdout.is_empty(), "{err}");
+    assert!(err.contains("the number -2 was matched against a position"), "{err}");
+    assert!(err.contains("1 abandoned"), "{err}");
+    // A move count is a number: there the minus subtracts.
+    assert_eq!(numbers("initial countmoves legal ―― - 20 == 0"), vec![1, 2]);
 }

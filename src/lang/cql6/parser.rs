@@ -878,12 +878,13 @@ impl<'s> Parser<'s> {
                     let sp = Self::join(lspan, self.ir.span(rhs));
                     lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
                 }
-                // After a set, CQL 6.2 does not subtract: `q -2` is `q` followed by the
-                // number -2 (`(q-2)` is two filters in parentheses, refused).
+                // After a set, a move or a position, CQL 6.2 does not subtract: `q -2` is `q`
+                // followed by the number -2 (`(q-2)` is two filters in parentheses, refused),
+                // and so is `――=q-2` (its arithmetic wants a number on the left).
                 Tok::Sym(s @ (Sym::Plus | Sym::Minus))
                     if min_bp <= BP_ADD
                         && !(self.in_sequence && *s == Sym::Plus)
-                        && !(*s == Sym::Minus && self.is_written_set(lhs)) =>
+                        && !(*s == Sym::Minus && (self.is_written_set(lhs) || self.is_plainly_not_a_number(lhs))) =>
                 {
                     let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
                     self.bump();
@@ -2364,6 +2365,30 @@ impl<'s> Parser<'s> {
             Filter::Pieces { .. } | Filter::Squares(_) => true,
             Filter::Union(v) | Filter::Intersection(v) => v.iter().all(|&x| self.is_written_set(x)),
             Filter::Complement(x) => self.is_written_set(*x),
+            _ => false,
+        }
+    }
+
+    /// Is filter `id`, as written, one that has no numeric value: a move (but not a move
+    /// count), `true`/`false`, a fact about the position, or a position?
+    fn is_plainly_not_a_number(&self, id: FilterId) -> bool {
+        match self.ir.get(id) {
+            Filter::Move(m) => m.value != MoveValue::Count,
+            Filter::True
+            | Filter::False
+            | Filter::Check
+            | Filter::Mate
+            | Filter::Stalemate
+            | Filter::ToMove(_)
+            | Filter::Initial
+            | Filter::Terminal
+            | Filter::Mainline
+            | Filter::Variation
+            | Filter::VirtualMainline
+            | Filter::Tree(_)
+            | Filter::PositionById(_)
+            | Filter::Child(_)
+            | Filter::Lca(..) => true,
             _ => false,
         }
     }
