@@ -655,3 +655,193 @@ fn builtin_value_type(builtin: Builtin, first_argument: impl FnOnce() -> Option<
         | Builtin::PieceId => ValueType::Number,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CompileOptions, Query};
+
+    /// The IR of a CQL 6 query after the library's one compile pipeline (transforms
+    /// expanded, normalized).
+    fn compiled(text: &str) -> Ir {
+        Query::compile(text, &mut CompileOptions::default()).expect("query compiles").ir().clone()
+    }
+
+    /// The root filter of a compiled query.
+    fn root_of(text: &str) -> (Ir, FilterId) {
+        let ir = compiled(text);
+        let root = ir.root.expect("a query has a root");
+        (ir, root)
+    }
+
+    /// The first filter reachable from the root (depth first, parents before children)
+    /// that `pick` accepts.
+    fn first_node(ir: &Ir, pick: impl Fn(&Filter) -> bool) -> FilterId {
+        let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+        while let Some(id) = todo.pop() {
+            if pick(ir.get(id)) {
+                return id;
+            }
+            todo.extend(children(ir.get(id)).into_iter().rev());
+        }
+        panic!("no such filter in the query")
+    }
+
+    /// The one dictionary of a compiled query (the normalizer renames variables).
+    fn dictionary_of(ir: &Ir) -> VarId {
+        let i = ir.vars.iter().position(|v| matches!(v.kind, VarKind::Dictionary { .. })).expect("a dictionary");
+        VarId(i as u32)
+    }
+
+    #[test]
+    fn value_types_of_numbers_strings_sets_and_positions() {
+        for (text, want) in [
+            ("cql() #P == 3", ValueType::Number),
+            ("cql() ply", ValueType::Number),
+            ("cql() check", ValueType::None),
+            ("cql() player white", ValueType::String),
+            ("cql() R attacks k", ValueType::Set),
+            ("cql() find check", ValueType::Position),
+            // Where only matching counts, the normalizer turns `find all` into `find`.
+            ("cql() Checks = find all check", ValueType::Number),
+        ] {
+            let (ir, root) = root_of(text);
+            assert_eq!(value_type(&ir, root), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_compound_has_the_value_of_its_last_filter() {
+        let mut ir = Ir::new();
+        let span = crate::ir::Span::default();
+        let pawn = ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1), squares: shakmaty::Bitboard::FULL }, span);
+        let check = ir.add(Filter::Check, span);
+        let ends_with_the_pawn = ir.add(Filter::And(vec![check, pawn]), span);
+        let ends_with_check = ir.add(Filter::And(vec![pawn, check]), span);
+        assert_eq!(value_type(&ir, pawn), ValueType::Set);
+        assert_eq!(value_type(&ir, ends_with_the_pawn), ValueType::Set);
+        assert_eq!(value_type(&ir, ends_with_check), ValueType::None);
+    }
+
+    #[test]
+    fn attacks_are_a_set_but_not_computed_from_parts() {
+        let (ir, root) = root_of("cql() R attacks k");
+        assert!(is_always_set(&ir, root));
+        assert!(is_set_expression(&ir, root));
+        assert!(fails_on_empty_set(&ir, root));
+        assert!(!is_direct_set(&ir, root));
+    }
+
+    #[test]
+    fn between_is_computed_from_its_parts() {
+        let (ir, root) = root_of("cql() between(a1 h8)");
+        assert!(matches!(ir.get(root), Filter::Between(..)));
+        assert!(is_direct_set(&ir, root));
+    }
+
+    #[test]
+    fn an_intersection_of_positions_is_no_direct_set() {
+        let mut ir = Ir::new();
+        let span = crate::ir::Span::default();
+        let source = ir.var("source", VarKind::Position);
+        let target = ir.var("target", VarKind::Position);
+        let source = ir.add(Filter::Var(source), span);
+        let target = ir.add(Filter::Var(target), span);
+        let same_content = ir.add(Filter::Intersection(vec![source, target]), span);
+        assert!(is_always_set(&ir, same_content));
+        assert!(!is_direct_set(&ir, same_content));
+        let rooks = ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1 << 3), squares: shakmaty::Bitboard::FULL }, span);
+        let rank = ir.add(Filter::Squares(shakmaty::Bitboard::from_rank(shakmaty::Rank::First)), span);
+        let rooks_on_the_rank = ir.add(Filter::Intersection(vec![rooks, rank]), span);
+        assert!(is_direct_set(&ir, rooks_on_the_rank));
+    }
+
+    #[test]
+    fn only_an_existential_iteration_is_a_set_expression() {
+        let (ir, root) = root_of("cql() square x in R check");
+        assert!(is_set_expression(&ir, root));
+        assert!(!is_always_set(&ir, root));
+        let (ir, root) = root_of("cql() square all x in R check");
+        assert!(!is_set_expression(&ir, root));
+    }
+
+    #[test]
+    fn effects_order_and_searches() {
+        let (ir, root) = root_of("cql() check");
+        assert!(is_pure(&ir, root, &mut Memo::default()));
+        assert!(!depends_on_evaluation_order(&ir, root, &mut Memo::default()));
+        assert!(!searches_other_positions(&ir, root, &mut Memo::default()));
+
+        // An iteration restores its variable: still effect-free, but it searches squares.
+        let (ir, root) = root_of("cql() square x in N check");
+        assert!(is_pure(&ir, root, &mut Memo::default()));
+        assert!(searches_other_positions(&ir, root, &mut Memo::default()));
+
+        let (ir, root) = root_of("cql() find check");
+        assert!(!is_pure(&ir, root, &mut Memo::default()));
+        assert!(searches_other_positions(&ir, root, &mut Memo::default()));
+
+        for text in ["cql() x = 1", r#"cql() check comment("here")"#] {
+            let (ir, root) = root_of(text);
+            assert!(!is_pure(&ir, root, &mut Memo::default()), "{text}");
+            assert!(depends_on_evaluation_order(&ir, root, &mut Memo::default()), "{text}");
+        }
+    }
+
+    #[test]
+    fn tag_tests_are_header_only() {
+        let (ir, root) = root_of(r#"cql() player white "Kasparov" result 1-0"#);
+        assert!(is_header_only_before_replay(&ir, root));
+        assert!(is_header_only_when_normalizing(&ir, root, &mut Memo::default()));
+
+        let (ir, root) = root_of("cql() check result 1-0");
+        assert!(!is_header_only_before_replay(&ir, root));
+        let result = first_node(&ir, |f| matches!(f, Filter::Result(_)));
+        assert!(is_header_only_before_replay(&ir, result));
+    }
+
+    #[test]
+    fn the_two_header_only_questions_differ_on_regular_expressions() {
+        // The evaluator runs a regular expression on the tags; the normalizer keeps it in
+        // place, because a match sets the groups that `\1` reads.
+        let (ir, root) = root_of(r#"cql() player white ~~ "Kas.*""#);
+        assert!(is_header_only_before_replay(&ir, root));
+        assert!(!is_header_only_when_normalizing(&ir, root, &mut Memo::default()));
+        assert!(depends_on_evaluation_order(&ir, root, &mut Memo::default()));
+    }
+
+    #[test]
+    fn persistent_variables_and_shared_dictionaries_write_across_games() {
+        for (text, writes) in [
+            ("cql() persistent Mates += 1", true),
+            (r#"cql() dictionary D D["a"] = 1"#, true),
+            (r#"cql() local dictionary D D["a"] = 1"#, false),
+            ("cql() x = 1", false),
+        ] {
+            let (ir, root) = root_of(text);
+            assert_eq!(writes_across_games(&ir, root), writes, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_set_assigned_to_a_variable_is_found() {
+        let (ir, root) = root_of("cql() x = R attacks k");
+        let value = set_assigned_value(&ir, root).expect("a set is assigned");
+        assert!(matches!(ir.get(value), Filter::Attacks { .. }));
+        let (ir, root) = root_of("cql() x = 1");
+        assert_eq!(set_assigned_value(&ir, root), None);
+    }
+
+    #[test]
+    fn what_a_dictionary_holds() {
+        for (text, want) in [
+            (r#"cql() dictionary D D["a"] = a1"#, DictionaryContents::Sets),
+            (r#"cql() dictionary D D["a"] += 1"#, DictionaryContents::NoSets),
+            (r#"cql() dictionary D x = a1 D["a"] = x"#, DictionaryContents::DecidedByEntries),
+            (r#"cql() dictionary D D["a"] = a1 D["b"] += 1"#, DictionaryContents::DecidedByEntries),
+        ] {
+            let ir = compiled(text);
+            assert_eq!(dictionary_contents(&ir)[dictionary_of(&ir).0 as usize], want, "{text}");
+        }
+    }
+}
