@@ -390,7 +390,8 @@ impl Normalizer {
         span: Span,
         depth: usize,
     ) -> FilterId {
-        let operands_pure = !self.is_order_sensitive(ir, first) && rest.iter().all(|&(_, x)| !self.is_order_sensitive(ir, x));
+        let operands_pure =
+            !self.is_order_sensitive(ir, first) && rest.iter().all(|&(_, x)| !self.is_order_sensitive(ir, x));
         if used || !operands_pure || rest.is_empty() {
             return ir.add(Filter::Compare { first, rest }, span);
         }

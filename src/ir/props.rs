@@ -1,6 +1,7 @@
 //! Facts about IR nodes, in one place: what value a filter gives, whether its value is a
 //! set of squares, whether evaluating it has effects, whether the game's tags alone decide
-//! it, whether it writes state that later games see, and what a dictionary holds.
+//! it, whether it depends on evaluation order or searches other positions, whether it
+//! changes state that a loop's next round or a later game sees, and what a dictionary holds.
 //!
 //! Takes in: an [`Ir`] and one of its nodes (or variables). Gives out: yes/no answers and
 //! [`ValueType`]s decided from the tree alone, before any game is read.
@@ -10,8 +11,8 @@
 //! Every variant of [`Filter`] is named in `own_facts` and in `value_type_at`, and every
 //! [`Builtin`] in `builtin_facts` and `builtin_value_type`, with no catch-all, so a new
 //! variant does not compile until someone decides its facts. The transform expander, the
-//! normalizer and the evaluator all ask here; the CQL 6 type checker (`lang::cql6::types`)
-//! keeps its own kinds, which also know the kinds of variables.
+//! normalizer, the loop check and the evaluator all ask here; the CQL 6 type checker
+//! (`lang::cql6::types`) keeps its own kinds, which also know the kinds of variables.
 
 use std::collections::HashMap;
 
@@ -52,6 +53,8 @@ struct OwnFacts {
     order_sensitive: bool,
     /// Looks at other positions than the current one ([`searches_other_positions`]).
     searches: bool,
+    /// Changes state the next round of a loop sees ([`changes_state_for_a_loop`]).
+    changes_state: bool,
     /// The variable or dictionary it writes ([`writes_across_games`]).
     writes: Option<VarId>,
 }
@@ -68,6 +71,7 @@ impl OwnFacts {
         header_when_normalizing: false,
         order_sensitive: false,
         searches: false,
+        changes_state: false,
         writes: None,
     };
 
@@ -105,9 +109,11 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         | Filter::PawnStructure(_) => OwnFacts::SET_OF_THE_BOARD,
         // Set operations the evaluator computes from its parts' sets (an intersection only
         // when its parts are sets: see `is_direct_set`).
-        Filter::Union(_) | Filter::Intersection(_) | Filter::Complement(_) | Filter::Between(..) | Filter::Ray { .. } => {
-            OwnFacts { direct_set: true, ..OwnFacts::SET_OF_THE_BOARD }
-        }
+        Filter::Union(_)
+        | Filter::Intersection(_)
+        | Filter::Complement(_)
+        | Filter::Between(..)
+        | Filter::Ray { .. } => OwnFacts { direct_set: true, ..OwnFacts::SET_OF_THE_BOARD },
         Filter::In(..) => OwnFacts { pure: true, header_when_normalizing: true, ..OwnFacts::NONE },
         Filter::Count(_) => OwnFacts { pure: true, ..OwnFacts::NONE },
 
@@ -115,10 +121,13 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::Compare { .. } | Filter::Arith(..) | Filter::Neg(_) => OwnFacts::HEADER_OPERATOR,
         Filter::Call(builtin, _) => builtin_facts(*builtin),
         // A match sets the groups that `\1` … read.
-        Filter::RegexMatch { .. } | Filter::RegexGroup(_) => {
-            OwnFacts { header_before_replay: true, order_sensitive: true, ..OwnFacts::NONE }
+        Filter::RegexMatch { .. } => {
+            OwnFacts { header_before_replay: true, order_sensitive: true, changes_state: true, ..OwnFacts::NONE }
         }
-        Filter::Contains { .. } => OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE },
+        Filter::RegexGroup(_) => OwnFacts { header_before_replay: true, order_sensitive: true, ..OwnFacts::NONE },
+        Filter::Contains { .. } => {
+            OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
+        }
         Filter::GameTextContains(_) => OwnFacts::NONE,
 
         // Logic.
@@ -162,7 +171,9 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         | Filter::PositionById(_) => OwnFacts::NONE,
 
         // Lines and paths (`line` marks positions, `path` keeps its state).
-        Filter::Line { .. } | Filter::Path { .. } => OwnFacts { order_sensitive: true, searches: true, ..OwnFacts::NONE },
+        Filter::Line { .. } | Filter::Path { .. } => {
+            OwnFacts { order_sensitive: true, searches: true, changes_state: true, ..OwnFacts::NONE }
+        }
         Filter::PathStatus(_) => OwnFacts::ORDER_SENSITIVE,
         Filter::Echo { .. } => OwnFacts { searches: true, ..OwnFacts::NONE },
         Filter::PathDebug | Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => OwnFacts::NONE,
@@ -170,9 +181,11 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         // Variables and dictionaries.
         Filter::Var(_) => OwnFacts { pure: true, fails_on_empty_set: true, ..OwnFacts::NONE },
         Filter::IsBound(_) => OwnFacts { pure: true, order_sensitive: true, ..OwnFacts::NONE },
-        Filter::Assign { var, .. } | Filter::Unbind(var) => OwnFacts { writes: Some(*var), ..OwnFacts::ORDER_SENSITIVE },
+        Filter::Assign { var, .. } | Filter::Unbind(var) => {
+            OwnFacts { changes_state: true, writes: Some(*var), ..OwnFacts::ORDER_SENSITIVE }
+        }
         Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => {
-            OwnFacts { writes: Some(*dict), ..OwnFacts::ORDER_SENSITIVE }
+            OwnFacts { changes_state: true, writes: Some(*dict), ..OwnFacts::ORDER_SENSITIVE }
         }
         Filter::DictGet { .. } | Filter::DictCount(_) => OwnFacts::ORDER_SENSITIVE,
 
@@ -181,7 +194,7 @@ fn own_facts(filter: &Filter) -> OwnFacts {
             OwnFacts { set_expression: !*forall, pure: true, searches: true, ..OwnFacts::NONE }
         }
         Filter::IdentityIter { .. } => OwnFacts { searches: true, ..OwnFacts::NONE },
-        Filter::While { .. } => OwnFacts::ORDER_SENSITIVE,
+        Filter::While { .. } => OwnFacts { changes_state: true, ..OwnFacts::ORDER_SENSITIVE },
 
         // Output and files.
         Filter::Comment(_) | Filter::Message(_) | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
@@ -216,7 +229,9 @@ fn builtin_facts(builtin: Builtin) -> OwnFacts {
         | Builtin::Ascii
         | Builtin::IndexOf
         | Builtin::Length
-        | Builtin::Substring => OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE },
+        | Builtin::Substring => {
+            OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
+        }
         // Functions of squares and pieces (and `str`): the evaluator tests them on a
         // position, though the normalizer lets them count as header-only.
         Builtin::Str
@@ -244,11 +259,8 @@ pub fn is_always_set(ir: &Ir, id: FilterId) -> bool {
 /// all sets (an intersection of positions, `source & target` in `echo`, compares boards)?
 pub fn is_direct_set(ir: &Ir, id: FilterId) -> bool {
     let node = ir.get(id);
-    let parts_are_sets = if let Filter::Intersection(parts) = node {
-        parts.iter().all(|&p| is_always_set(ir, p))
-    } else {
-        true
-    };
+    let parts_are_sets =
+        if let Filter::Intersection(parts) = node { parts.iter().all(|&p| is_always_set(ir, p)) } else { true };
     own_facts(node).direct_set && parts_are_sets
 }
 
@@ -379,6 +391,15 @@ fn searches_other_positions_at(ir: &Ir, id: FilterId, depth: usize, memo: &mut M
         || children(node).into_iter().any(|c| searches_other_positions_at(ir, c, depth + 1, memo));
     memo.0.insert(id, searches);
     searches
+}
+
+/// Does this filter itself (its children aside) change state that the next evaluation of
+/// its neighbours sees: a variable or a dictionary entry, the groups of a regular-expression
+/// match, a nested loop, the marks of `line`, the state of a path search? A `loop` or
+/// `while` with none of these in its body and condition computes the same every time
+/// round, so once started it never ends.
+pub fn changes_state_for_a_loop(ir: &Ir, id: FilterId) -> bool {
+    own_facts(ir.get(id)).changes_state
 }
 
 /// Is this variable kept from one game to the next: a `persistent` variable, or a
@@ -566,9 +587,11 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         Filter::Line { params, .. } => number_or_position(params.last_position),
         Filter::PathStatus(PathStatus::Start | PathStatus::LastPosition) => ValueType::Position,
         Filter::PathStatus(_) => ValueType::Number,
-        Filter::PathDebug | Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) | Filter::Echo { .. } => {
-            ValueType::None
-        }
+        Filter::PathDebug
+        | Filter::SeqConcat(_)
+        | Filter::SeqRepeat { .. }
+        | Filter::SeqAlt(_)
+        | Filter::Echo { .. } => ValueType::None,
 
         // Variables and dictionaries.
         Filter::Var(v) => match ir.vars.get(v.0 as usize).map(|info| info.kind) {
@@ -750,7 +773,8 @@ mod tests {
         let same_content = ir.add(Filter::Intersection(vec![source, target]), span);
         assert!(is_always_set(&ir, same_content));
         assert!(!is_direct_set(&ir, same_content));
-        let rooks = ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1 << 3), squares: shakmaty::Bitboard::FULL }, span);
+        let rooks =
+            ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1 << 3), squares: shakmaty::Bitboard::FULL }, span);
         let rank = ir.add(Filter::Squares(shakmaty::Bitboard::from_rank(shakmaty::Rank::First)), span);
         let rooks_on_the_rank = ir.add(Filter::Intersection(vec![rooks, rank]), span);
         assert!(is_direct_set(&ir, rooks_on_the_rank));
@@ -786,6 +810,15 @@ mod tests {
             assert!(!is_pure(&ir, root, &mut Memo::default()), "{text}");
             assert!(depends_on_evaluation_order(&ir, root, &mut Memo::default()), "{text}");
         }
+    }
+
+    #[test]
+    fn a_loop_ends_only_if_something_in_it_changes_state() {
+        let ir = compiled("cql() x = 0 while (x < 3) x += 1");
+        let update = first_node(&ir, |f| matches!(f, Filter::Assign { op: Some(_), .. }));
+        assert!(changes_state_for_a_loop(&ir, update));
+        let condition = first_node(&ir, |f| matches!(f, Filter::Compare { .. }));
+        assert!(!changes_state_for_a_loop(&ir, condition));
     }
 
     #[test]
