@@ -314,7 +314,7 @@ impl<'a> Ctx<'a> {
         let ids = self.position_ids.get_or_init(|| self.walk_position_ids());
         let index = ids.iter().position(|&i| i == want)?;
         let node = self.game.nodes.get(index)?;
-        (self.variations || node.depth == 0).then(|| NodeId(index as u32))
+        (self.variations || node.depth == 0).then_some(NodeId(index as u32))
     }
 
     // ----- location helpers ------------------------------------------------
@@ -489,7 +489,7 @@ impl<'a> Ctx<'a> {
                 Some(node) if node.parent.is_some() => {
                     let parent_pos = self.game.nodes.get(node.parent.map_or(0, |p| p.index())).map(|p| &p.pos);
                     let number = parent_pos.map_or(0, |p| p.fullmoves().get());
-                    let dots = if parent_pos.map_or(true, |p| p.turn().is_white()) { "." } else { "..." };
+                    let dots = if parent_pos.is_none_or(|p| p.turn().is_white()) { "." } else { "..." };
                     format!("{number}{dots}{}", node.san)
                 }
                 _ => "initial position".to_string(),
@@ -1192,7 +1192,7 @@ impl<'a> Ctx<'a> {
                     };
                     let Some(played) = played else { return Ok(None) };
                     let main = match at {
-                        Loc::Node(n) => game.node(n).parent.map_or(true, |p| game.node(p).children.first() == Some(&n)),
+                        Loc::Node(n) => game.node(n).parent.is_none_or(|p| game.node(p).children.first() == Some(&n)),
                         _ => false,
                     };
                     previous = Some((at, played, main));
@@ -1279,7 +1279,6 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        drop(record);
         if mf.value == MoveValue::Count {
             return Ok(Some(Value::Number(count)));
         }

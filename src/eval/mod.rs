@@ -167,9 +167,9 @@ impl Query {
                 todo.extend(children_of(ir.get(f)));
             }
         }
-        for i in 0..ir.len() {
+        for (i, &runs) in reachable.iter().enumerate() {
             let node = ir.get(FilterId(i as u32));
-            if !reachable[i] {
+            if !runs {
                 regexes.push(None);
                 continue;
             }

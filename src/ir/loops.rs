@@ -44,7 +44,7 @@ pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
         }
         let filter = ir.get(f);
         if let Filter::While { cond, body } = filter {
-            let still = !subtree_writes(ir, *body) && cond.map_or(true, |c| !subtree_writes(ir, c));
+            let still = !subtree_writes(ir, *body) && cond.is_none_or(|c| !subtree_writes(ir, c));
             if still {
                 let (what, hint) = match cond {
                     None => ("`loop`", "the body must change a variable so that it can fail"),

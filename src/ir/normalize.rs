@@ -601,6 +601,21 @@ impl Normalizer {
     }
 }
 
+/// Is a bare number matched against the position somewhere in `id` (the node itself, or a
+/// member of its blocks, `and`, `or`, `not`)? Matching one is an error (CQL 6.2 stops on it),
+/// so its block keeps the written order: it is reached exactly where CQL 6.2 reaches it.
+fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir.get(id) {
+        Filter::Number(_) => true,
+        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
+        Filter::Not(c) => matched_number(ir, *c, depth + 1),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -739,20 +754,5 @@ mod tests {
     fn yacpdb_queries_stay_per_game() {
         let (ir, _) = canonical("Phases > 1", Syntax::Yacpdb);
         assert!(ir.settings.per_game);
-    }
-}
-
-/// Is a bare number matched against the position somewhere in `id` (the node itself, or a
-/// member of its blocks, `and`, `or`, `not`)? Matching one is an error (CQL 6.2 stops on it),
-/// so its block keeps the written order: it is reached exactly where CQL 6.2 reaches it.
-fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    match ir.get(id) {
-        Filter::Number(_) => true,
-        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
-        Filter::Not(c) => matched_number(ir, *c, depth + 1),
-        _ => false,
     }
 }
