@@ -14,8 +14,6 @@
 //! normalizer, the loop check and the evaluator all ask here; the CQL 6 type checker
 //! (`lang::cql6::types`) keeps its own kinds, which also know the kinds of variables.
 
-use std::collections::HashMap;
-
 use super::transform::MAX_DEPTH;
 use super::visit::children;
 use super::{ArithOp, Builtin, Filter, FilterId, HeaderField, Ir, MoveValue, PathStatus, ValueType, VarId, VarKind};
@@ -28,7 +26,24 @@ const ANALYSIS_DEPTH: usize = 200;
 /// Answers to one question already found, by node. A node never changes once it is in the
 /// arena, so an answer stays right while the arena grows.
 #[derive(Clone, Debug, Default)]
-pub struct Memo(HashMap<FilterId, bool>);
+pub struct Memo(Vec<Option<bool>>);
+
+impl Memo {
+    /// The answer found for node `id`, if any.
+    fn get(&self, id: FilterId) -> Option<bool> {
+        self.0.get(id.0 as usize).copied().flatten()
+    }
+
+    /// Keep the answer for node `id`.
+    fn remember(&mut self, id: FilterId, answer: bool) -> bool {
+        let i = id.0 as usize;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, None);
+        }
+        self.0[i] = Some(answer);
+        answer
+    }
+}
 
 /// One node's own part of each yes/no fact, its children aside. The facts that look into
 /// children hold for a filter when its own part holds and its children have the fact too
@@ -296,7 +311,7 @@ pub fn is_pure(ir: &Ir, id: FilterId, memo: &mut Memo) -> bool {
 }
 
 fn is_pure_at(ir: &Ir, id: FilterId, depth: usize, memo: &mut Memo) -> bool {
-    if let Some(&known) = memo.0.get(&id) {
+    if let Some(known) = memo.get(id) {
         return known;
     }
     if depth > ANALYSIS_DEPTH {
@@ -304,8 +319,7 @@ fn is_pure_at(ir: &Ir, id: FilterId, depth: usize, memo: &mut Memo) -> bool {
     }
     let node = ir.get(id);
     let pure = own_facts(node).pure && children(node).into_iter().all(|c| is_pure_at(ir, c, depth + 1, memo));
-    memo.0.insert(id, pure);
-    pure
+    memo.remember(id, pure)
 }
 
 /// Can the evaluator decide this filter from the game's tags alone, before any move is
@@ -341,15 +355,14 @@ pub fn is_header_only_when_normalizing(ir: &Ir, id: FilterId, memo: &mut Memo) -
 }
 
 fn is_header_only_when_normalizing_at(ir: &Ir, id: FilterId, depth: usize, memo: &mut Memo) -> bool {
-    if let Some(&known) = memo.0.get(&id) {
+    if let Some(known) = memo.get(id) {
         return known;
     }
     let node = ir.get(id);
     let header_only = own_facts(node).header_when_normalizing
         && depth <= MAX_DEPTH
         && children(node).into_iter().all(|c| is_header_only_when_normalizing_at(ir, c, depth + 1, memo));
-    memo.0.insert(id, header_only);
-    header_only
+    memo.remember(id, header_only)
 }
 
 /// Does this filter change state, or read state that a sibling may have set (assignments,
@@ -362,15 +375,14 @@ pub fn depends_on_evaluation_order(ir: &Ir, id: FilterId, memo: &mut Memo) -> bo
 }
 
 fn depends_on_evaluation_order_at(ir: &Ir, id: FilterId, depth: usize, memo: &mut Memo) -> bool {
-    if let Some(&known) = memo.0.get(&id) {
+    if let Some(known) = memo.get(id) {
         return known;
     }
     let node = ir.get(id);
     let sensitive = depth > MAX_DEPTH
         || own_facts(node).order_sensitive
         || children(node).into_iter().any(|c| depends_on_evaluation_order_at(ir, c, depth + 1, memo));
-    memo.0.insert(id, sensitive);
-    sensitive
+    memo.remember(id, sensitive)
 }
 
 /// Does this filter look at other positions than the one it is evaluated at (`find`,
@@ -382,15 +394,14 @@ pub fn searches_other_positions(ir: &Ir, id: FilterId, memo: &mut Memo) -> bool 
 }
 
 fn searches_other_positions_at(ir: &Ir, id: FilterId, depth: usize, memo: &mut Memo) -> bool {
-    if let Some(&known) = memo.0.get(&id) {
+    if let Some(known) = memo.get(id) {
         return known;
     }
     let node = ir.get(id);
     let searches = depth > MAX_DEPTH
         || own_facts(node).searches
         || children(node).into_iter().any(|c| searches_other_positions_at(ir, c, depth + 1, memo));
-    memo.0.insert(id, searches);
-    searches
+    memo.remember(id, searches)
 }
 
 /// Does this filter itself (its children aside) change state that the next evaluation of
