@@ -203,6 +203,20 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_key_is_the_empty_set_once_the_dictionary_holds_a_set() {
+        let (game, line) = scholars_mate();
+        let mut scratch = Scratch::default();
+        // The text tells that `D` holds sets (`k` is a set by its form), but while it is
+        // still empty a missing key reads as nothing: here `D[2]` is read before anything
+        // is stored, at every position.
+        let q = query("cql() local dictionary D D[2] == [] D[1]=k");
+        assert!(!run(&q, &mut scratch, &game).matched);
+        // The text does not tell (a variable is stored): the stored entry does.
+        let q = query("cql() local dictionary D S = k D[1] = S D[2] == []");
+        assert_eq!(run(&q, &mut scratch, &game).positions.len(), line.len() + 1);
+    }
+
+    #[test]
     fn unbind_removes_one_entry_or_all() {
         let (game, _) = scholars_mate();
         let mut scratch = Scratch::default();

@@ -188,30 +188,6 @@ fn internal(msg: impl Into<String>) -> Error {
     Error { message: msg.into() }
 }
 
-/// Filters that match only when their set value is non-empty (outside value mode).
-fn set_matching(f: &Filter) -> bool {
-    matches!(
-        f,
-        Filter::Squares(_)
-            | Filter::Pieces { .. }
-            | Filter::Union(_)
-            | Filter::Intersection(_)
-            | Filter::Complement(_)
-            | Filter::Direction { .. }
-            | Filter::Attacks { .. }
-            | Filter::AttackChain { .. }
-            | Filter::Between(..)
-            | Filter::Ray { .. }
-            | Filter::Pin { .. }
-            | Filter::PinOf { .. }
-            | Filter::PawnStructure(_)
-            | Filter::Var(_)
-            | Filter::Call(Builtin::Light | Builtin::Dark | Builtin::MakeSquare, _)
-    )
-    // Not `D[k]`: as a filter it matches when the key has an entry, even an empty set
-    // (CQL 6.2, `DictionaryRetrieveNode::match_position`).
-}
-
 /// Is node `n` inside a "try": a variation that leaves the main line with a White move? Only
 /// variations hanging directly off the main line count; a line nested deeper is a sub-variation of
 /// some other line, not itself a try.
@@ -338,7 +314,7 @@ impl<'a> Ctx<'a> {
         let ids = self.position_ids.get_or_init(|| self.walk_position_ids());
         let index = ids.iter().position(|&i| i == want)?;
         let node = self.game.nodes.get(index)?;
-        (self.variations || node.depth == 0).then(|| NodeId(index as u32))
+        (self.variations || node.depth == 0).then_some(NodeId(index as u32))
     }
 
     // ----- location helpers ------------------------------------------------
@@ -513,7 +489,7 @@ impl<'a> Ctx<'a> {
                 Some(node) if node.parent.is_some() => {
                     let parent_pos = self.game.nodes.get(node.parent.map_or(0, |p| p.index())).map(|p| &p.pos);
                     let number = parent_pos.map_or(0, |p| p.fullmoves().get());
-                    let dots = if parent_pos.map_or(true, |p| p.turn().is_white()) { "." } else { "..." };
+                    let dots = if parent_pos.is_none_or(|p| p.turn().is_white()) { "." } else { "..." };
                     format!("{number}{dots}{}", node.san)
                 }
                 _ => "initial position".to_string(),
@@ -659,7 +635,7 @@ impl<'a> Ctx<'a> {
             return result;
         }
         let fails = match &result {
-            Some(Value::Set(b)) => b.is_empty() && set_matching(self.ir.get(f)),
+            Some(Value::Set(b)) => b.is_empty() && crate::ir::props::fails_on_empty_set(self.ir, f),
             Some(Value::Piece(id)) => self.square_of(*id, at).is_none(),
             _ => false,
         };
@@ -832,13 +808,23 @@ impl<'a> Ctx<'a> {
         self.vars.get(var.0 as usize).and_then(|v| v.as_ref())
     }
 
-    /// The dictionary named by a variable, made on first use.
-    /// Does dictionary `dict` hold sets of squares? A dictionary keeps the kind of value it
-    /// was first given, so one stored set answers for all; an empty dictionary says no.
+    /// Does dictionary `dict` hold sets of squares now? The query's text often tells (see
+    /// [`crate::ir::props::dictionary_contents`]); otherwise the entries do: a dictionary
+    /// keeps the kind of value it was first given, so one stored set answers for all. An
+    /// empty dictionary says no.
     fn dict_holds_sets(&self, dict: VarId) -> bool {
-        self.dicts.get(dict.0 as usize).and_then(|d| d.values().next()).is_some_and(|v| matches!(v, Value::Set(_)))
+        use crate::ir::props::DictionaryContents;
+        let entries = self.dicts.get(dict.0 as usize);
+        match self.q.dictionary_contents(dict) {
+            DictionaryContents::Sets => entries.is_some_and(|d| !d.is_empty()),
+            DictionaryContents::NoSets => false,
+            DictionaryContents::DecidedByEntries => {
+                entries.and_then(|d| d.values().next()).is_some_and(|v| matches!(v, Value::Set(_)))
+            }
+        }
     }
 
+    /// The dictionary named by a variable, made on first use.
     fn dict_mut(&mut self, dict: VarId) -> &mut super::dict::Dict {
         let i = dict.0 as usize;
         if self.dicts.len() <= i {
@@ -1214,7 +1200,7 @@ impl<'a> Ctx<'a> {
                     };
                     let Some(played) = played else { return Ok(None) };
                     let main = match at {
-                        Loc::Node(n) => game.node(n).parent.map_or(true, |p| game.node(p).children.first() == Some(&n)),
+                        Loc::Node(n) => game.node(n).parent.is_none_or(|p| game.node(p).children.first() == Some(&n)),
                         _ => false,
                     };
                     previous = Some((at, played, main));
@@ -1301,7 +1287,6 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        drop(record);
         if mf.value == MoveValue::Count {
             return Ok(Some(Value::Number(count)));
         }

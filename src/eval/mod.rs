@@ -27,7 +27,7 @@ mod testutil;
 
 use regex::Regex;
 
-use crate::ir::{Builtin, Filter, FilterId, Ir, VarKind};
+use crate::ir::{Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
 pub use engine::abort_requested;
@@ -63,7 +63,7 @@ pub struct Query {
     header_only: bool,
     /// The query has YACPDB predicates (build the game analysis).
     has_yacpdb: bool,
-    /// Per filter: evaluating it changes nothing but its own result (see [`is_pure`]), so an
+    /// Per filter: evaluating it changes nothing but its own result (see [`props::is_pure`]), so an
     /// iteration over it that only asks "does any square match?" may stop at the first match.
     pure: Vec<bool>,
     /// Per filter: how the evaluator runs it (see [`Shape`]).
@@ -72,6 +72,8 @@ pub struct Query {
     /// set. CQL 6.2 binds such a variable even where the set filter does not match (to the
     /// empty set), so the assignment itself always matches (`v = e4――(to)`).
     set_assigned: Vec<bool>,
+    /// Per variable: what it holds as a dictionary, as far as the query's text tells.
+    dictionaries: Vec<DictionaryContents>,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -93,7 +95,7 @@ pub(crate) enum Shape {
     /// An effect-free set operation (`between`, `ray`, `∪`, `∩` of sets, `~`) computed
     /// straight from the set values of its parts.
     DirectSet,
-    /// Any other effect-free filter (see [`is_pure`]): nothing to roll back when it fails.
+    /// Any other effect-free filter (see [`props::is_pure`]): nothing to roll back when it fails.
     Pure,
     /// A filter that may write variables, output or other state.
     Other,
@@ -136,162 +138,11 @@ pub struct GameMatch {
     pub error: Option<Error>,
 }
 
-/// Deepest IR nesting the static analyses look into.
-const ANALYSIS_DEPTH: u32 = 200;
-
+use crate::ir::props::{self, DictionaryContents};
 use crate::ir::visit::children as children_of;
 
-/// Does this filter always give a set of squares when it matches (never a position, number
-/// or piece), whatever its parts are?
-fn always_set(ir: &Ir, f: FilterId) -> bool {
-    use Filter::*;
-    matches!(
-        ir.get(f),
-        Squares(_)
-            | Pieces { .. }
-            | Union(_)
-            | Intersection(_)
-            | Complement(_)
-            | Direction { .. }
-            | Attacks { .. }
-            | AttackChain { .. }
-            | Between(..)
-            | Ray { .. }
-            | Pin { .. }
-            | PinOf { .. }
-            | PawnStructure(_)
-    )
-}
-
-/// Is this a set operation that [`engine::Ctx`] can compute from the set values of its parts:
-/// `between`, `ray`/`xray`, union, complement, and an intersection of parts that are all sets
-/// (an intersection of positions compares boards instead)?
-fn is_direct_set(ir: &Ir, f: FilterId) -> bool {
-    match ir.get(f) {
-        Filter::Between(..) | Filter::Ray { .. } | Filter::Union(_) | Filter::Complement(_) => true,
-        Filter::Intersection(items) => items.iter().all(|&i| always_set(ir, i)),
-        _ => false,
-    }
-}
-
-/// Does evaluating this filter leave everything as it was: no variable or dictionary written
-/// (an iteration restores its own variable), no output, no regex groups, no move or path
-/// state, no temporary positions? Then whether it matches depends only on the position and
-/// the variables, and skipping an evaluation of it is unobservable. Unknown kinds count as
-/// impure. `memo` holds the answers found so far, indexed by filter.
-fn is_pure(ir: &Ir, f: FilterId, depth: u32, memo: &mut Vec<Option<bool>>) -> bool {
-    if let Some(Some(known)) = memo.get(f.0 as usize) {
-        return *known;
-    }
-    if depth > ANALYSIS_DEPTH {
-        return false;
-    }
-    use Filter::*;
-    let own = always_set(ir, f)
-        || matches!(
-            ir.get(f),
-            True | False
-                | Number(_)
-                | Str(_)
-                | In(..)
-                | Count(_)
-                | Compare { .. }
-                | Arith(..)
-                | Neg(_)
-                | And(_)
-                | Or(_)
-                | Not(_)
-                | If { .. }
-                | CountMatching(_)
-                | Check
-                | Mate
-                | Stalemate
-                | ToMove(_)
-                | SideToMove
-                | Initial
-                | Terminal
-                | Ply
-                | MoveNumber
-                | Mainline
-                | Variation
-                | Var(_)
-                | IsBound(_)
-                | SquareIter { .. }
-                | PieceIter { .. }
-        );
-    let pure = own && children_of(ir.get(f)).into_iter().all(|c| is_pure(ir, c, depth + 1, memo));
-    if let Some(slot) = memo.get_mut(f.0 as usize) {
-        *slot = Some(pure);
-    }
-    pure
-}
-
-/// Does this filter need nothing but the game's tags (no position, no variable, no output)?
-fn is_header_only(ir: &Ir, f: FilterId, depth: u32) -> bool {
-    if depth > ANALYSIS_DEPTH {
-        return false;
-    }
-    use Filter::*;
-    let node = ir.get(f);
-    let own = match node {
-        True
-        | False
-        | Number(_)
-        | Str(_)
-        | Header(_)
-        | Result(_)
-        | Year
-        | GameNumber
-        | Compare { .. }
-        | Arith(..)
-        | Neg(_)
-        | Contains { .. }
-        | RegexMatch { .. }
-        | RegexGroup(_)
-        | RegexGroupStart(_)
-        | And(_)
-        | Or(_)
-        | Not(_)
-        | If { .. } => true,
-        Call(b, _) => matches!(
-            b,
-            Builtin::Abs
-                | Builtin::Min
-                | Builtin::Max
-                | Builtin::Sqrt
-                | Builtin::Int
-                | Builtin::Lowercase
-                | Builtin::Uppercase
-                | Builtin::Ascii
-                | Builtin::IndexOf
-                | Builtin::Length
-                | Builtin::Substring
-        ),
-        _ => false,
-    };
-    own && children_of(node).into_iter().all(|c| is_header_only(ir, c, depth + 1))
-}
-
-/// Does this filter change state that later games see: a persistent variable, or a
-/// dictionary that is not `local`?
-fn writes_across_games(ir: &Ir, f: FilterId, depth: u32) -> bool {
-    if depth > ANALYSIS_DEPTH {
-        return true;
-    }
-    let kept = |v: &crate::ir::VarId| {
-        ir.vars.get(v.0 as usize).is_some_and(|i| i.persistent || i.kind == VarKind::Dictionary { local: false })
-    };
-    let node = ir.get(f);
-    let own = match node {
-        Filter::Assign { var, .. } | Filter::Unbind(var) => kept(var),
-        Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => kept(dict),
-        _ => false,
-    };
-    own || children_of(node).into_iter().any(|c| writes_across_games(ir, c, depth + 1))
-}
-
 impl Query {
-    /// Is evaluating filter `f` free of effects beyond its result (see [`is_pure`])?
+    /// Is evaluating filter `f` free of effects beyond its result (see [`props::is_pure`])?
     pub(crate) fn is_pure(&self, f: FilterId) -> bool {
         self.pure.get(f.0 as usize).copied().unwrap_or(false)
     }
@@ -316,9 +167,9 @@ impl Query {
                 todo.extend(children_of(ir.get(f)));
             }
         }
-        for i in 0..ir.len() {
+        for (i, &runs) in reachable.iter().enumerate() {
             let node = ir.get(FilterId(i as u32));
-            if !reachable[i] {
+            if !runs {
                 regexes.push(None);
                 continue;
             }
@@ -344,21 +195,21 @@ impl Query {
         let mut header_conjuncts = Vec::new();
         let mut header_only = false;
         if let Some(root) = ir.root {
-            header_only = is_header_only(&ir, root, 0);
+            header_only = props::is_header_only_before_replay(&ir, root);
             let mut todo = vec![root];
             while let Some(f) = todo.pop() {
                 match ir.get(f) {
                     Filter::And(items) => todo.extend(items.iter().rev()),
-                    _ if is_header_only(&ir, f, 0) => header_conjuncts.push(f),
+                    _ if props::is_header_only_before_replay(&ir, f) => header_conjuncts.push(f),
                     // A game skipped on its tags never runs this conjunct: tags tested after
                     // something that changes what later games see must not skip the game.
-                    _ if writes_across_games(&ir, f, 0) => break,
+                    _ if props::writes_across_games(&ir, f) => break,
                     _ => {}
                 }
             }
         }
-        let mut memo = vec![None; ir.len()];
-        let pure: Vec<bool> = (0..ir.len()).map(|i| is_pure(&ir, FilterId(i as u32), 0, &mut memo)).collect();
+        let mut memo = props::Memo::default();
+        let pure: Vec<bool> = (0..ir.len()).map(|i| props::is_pure(&ir, FilterId(i as u32), &mut memo)).collect();
         let shapes = (0..ir.len())
             .map(|i| {
                 let f = FilterId(i as u32);
@@ -369,7 +220,7 @@ impl Query {
                     Filter::Number(n) => Shape::Number(*n),
                     Filter::True => Shape::True,
                     Filter::False => Shape::False,
-                    _ if pure[i] && is_direct_set(&ir, f) => Shape::DirectSet,
+                    _ if pure[i] && props::is_direct_set(&ir, f) => Shape::DirectSet,
                     _ if pure[i] => Shape::Pure,
                     _ => Shape::Other,
                 }
@@ -377,19 +228,23 @@ impl Query {
             .collect();
         let mut set_assigned = vec![false; ir.len()];
         for i in 0..ir.len() {
-            if let Filter::Assign { var, op: None, value } = ir.get(FilterId(i as u32)) {
-                let piece_var = ir.vars.get(var.0 as usize).is_some_and(|v| v.kind == VarKind::Piece);
-                if !piece_var && crate::ir::transform::value_type(&ir, *value) == crate::ir::ValueType::Set {
-                    set_assigned[value.0 as usize] = true;
-                }
+            if let Some(value) = props::set_assigned_value(&ir, FilterId(i as u32)) {
+                set_assigned[value.0 as usize] = true;
             }
         }
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes, set_assigned })
+        let dictionaries = props::dictionary_contents(&ir);
+        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes, set_assigned, dictionaries })
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
     pub(crate) fn is_set_assigned(&self, f: FilterId) -> bool {
         self.set_assigned.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// What dictionary `dict` holds, as far as the query's text tells (see
+    /// [`props::dictionary_contents`]).
+    pub(crate) fn dictionary_contents(&self, dict: crate::ir::VarId) -> DictionaryContents {
+        self.dictionaries.get(dict.0 as usize).copied().unwrap_or(DictionaryContents::DecidedByEntries)
     }
 
     /// The IR this query runs.

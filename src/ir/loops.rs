@@ -12,23 +12,9 @@
 //! budget and reported as abandoned games.
 
 use crate::diag::Diagnostic;
+use crate::ir::props::changes_state_for_a_loop;
 use crate::ir::visit::children;
 use crate::ir::{Filter, FilterId, Ir};
-
-/// Does this filter change state that a later evaluation of its neighbours can see?
-fn writes(filter: &Filter) -> bool {
-    matches!(
-        filter,
-        Filter::Assign { .. }
-            | Filter::Unbind(_)
-            | Filter::DictSet { .. }
-            | Filter::DictUnbind { .. }
-            | Filter::RegexMatch { .. }
-            | Filter::While { .. }
-            | Filter::Line { .. }
-            | Filter::Path { .. }
-    )
-}
 
 /// Does the sub-tree at `id` contain a write? Iterative (queries may nest deeply).
 fn subtree_writes(ir: &Ir, id: FilterId) -> bool {
@@ -38,11 +24,10 @@ fn subtree_writes(ir: &Ir, id: FilterId) -> bool {
         if !seen.insert(f) {
             continue;
         }
-        let filter = ir.get(f);
-        if writes(filter) {
+        if changes_state_for_a_loop(ir, f) {
             return true;
         }
-        stack.extend(children(filter));
+        stack.extend(children(ir.get(f)));
     }
     false
 }
@@ -59,7 +44,7 @@ pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
         }
         let filter = ir.get(f);
         if let Filter::While { cond, body } = filter {
-            let still = !subtree_writes(ir, *body) && cond.map_or(true, |c| !subtree_writes(ir, c));
+            let still = !subtree_writes(ir, *body) && cond.is_none_or(|c| !subtree_writes(ir, c));
             if still {
                 let (what, hint) = match cond {
                     None => ("`loop`", "the body must change a variable so that it can fail"),

@@ -22,6 +22,7 @@ pub mod dump;
 pub mod legacy;
 pub mod loops;
 pub mod normalize;
+pub mod props;
 pub mod transform;
 pub mod visit;
 

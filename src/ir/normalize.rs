@@ -37,7 +37,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 
-use super::transform::{is_set_expression, value_type, MAX_DEPTH};
+use super::props::{self, is_set_expression, value_type, Memo};
+use super::transform::MAX_DEPTH;
 use super::visit::{children, map_children, skeleton};
 use shakmaty::{Bitboard, Color, Role};
 
@@ -109,14 +110,14 @@ fn could_become(mask: PieceMask) -> PieceMask {
 struct Normalizer {
     /// Canonical node of (node, value used).
     done: HashMap<(FilterId, bool), FilterId>,
-    /// Does a sub-tree have side effects (or read state set by side effects)?
-    impure: HashMap<FilterId, bool>,
-    /// Does a sub-tree read only the game header (no position)?
-    header_only: HashMap<FilterId, bool>,
+    /// Does a sub-tree depend on evaluation order ([`props::depends_on_evaluation_order`])?
+    order_sensitive: Memo,
+    /// Does a sub-tree read only the game header ([`props::is_header_only_when_normalizing`])?
+    header_only: Memo,
     /// Structural hash of a sub-tree.
     hashes: HashMap<FilterId, u64>,
-    /// Does a sub-tree search other positions?
-    searches: HashMap<FilterId, bool>,
+    /// Does a sub-tree search other positions ([`props::searches_other_positions`])?
+    searches: Memo,
 }
 
 /// Flip a comparison so that its operands can be swapped: `a < b` ⇔ `b > a`.
@@ -165,7 +166,7 @@ impl Normalizer {
             Filter::Not(a) => {
                 let a = self.node(ir, a, false, depth + 1);
                 match ir.get(a) {
-                    Filter::Not(inner) if !used && !self.is_impure(ir, a, 0) => *inner,
+                    Filter::Not(inner) if !used && !self.is_order_sensitive(ir, a) => *inner,
                     _ => ir.add(Filter::Not(a), span),
                 }
             }
@@ -263,7 +264,7 @@ impl Normalizer {
             }
             kept.push(p);
         }
-        if !used && kept.iter().all(|&p| !self.is_impure(ir, p, 0) && !matched_number(ir, p, 0)) {
+        if !used && kept.iter().all(|&p| !self.is_order_sensitive(ir, p) && !matched_number(ir, p, 0)) {
             self.sort_dedup(ir, &mut kept);
         }
         match kept.len() {
@@ -285,7 +286,7 @@ impl Normalizer {
                 _ => flat.push(p),
             }
         }
-        let pure = flat.iter().all(|&p| !self.is_impure(ir, p, 0) && !matched_number(ir, p, 0));
+        let pure = flat.iter().all(|&p| !self.is_order_sensitive(ir, p) && !matched_number(ir, p, 0));
         if !used && pure {
             self.sort_dedup(ir, &mut flat);
             if flat.len() > 1 {
@@ -371,7 +372,7 @@ impl Normalizer {
             // Stopping at the first match is only the same when the body has no effects
             // (`find all {Sum += …}` must visit every position).
             Some((1, i64::MAX)) | None => {
-                let all = all && self.is_impure(ir, body, 0);
+                let all = all && self.is_order_sensitive(ir, body);
                 ir.add(Filter::Find { direction, all, range: None, body }, span)
             }
             Some(r) => ir.add(Filter::Find { direction, all, range: Some(r), body }, span),
@@ -389,7 +390,8 @@ impl Normalizer {
         span: Span,
         depth: usize,
     ) -> FilterId {
-        let operands_pure = !self.is_impure(ir, first, 0) && rest.iter().all(|&(_, x)| !self.is_impure(ir, x, 0));
+        let operands_pure =
+            !self.is_order_sensitive(ir, first) && rest.iter().all(|&(_, x)| !self.is_order_sensitive(ir, x));
         if used || !operands_pure || rest.is_empty() {
             return ir.add(Filter::Compare { first, rest }, span);
         }
@@ -446,7 +448,7 @@ impl Normalizer {
                         return None;
                     }
                 }
-                _ if self.is_header_only(ir, p, 0) => kept.push(p),
+                _ if self.is_header_only(ir, p) => kept.push(p),
                 _ => return None,
             }
         }
@@ -544,9 +546,9 @@ impl Normalizer {
 
     /// Evaluation cost class: header tests first, position tests, then searches.
     fn cost(&mut self, ir: &Ir, id: FilterId) -> u8 {
-        if self.is_header_only(ir, id, 0) {
+        if self.is_header_only(ir, id) {
             0
-        } else if self.contains_search(ir, id, 0) {
+        } else if props::searches_other_positions(ir, id, &mut self.searches) {
             2
         } else {
             1
@@ -571,97 +573,15 @@ impl Normalizer {
         h
     }
 
-    /// Does the sub-tree change state or depend on state set by a sibling (assignments,
-    /// comments, regex groups, marks made by `line`)? Such nodes are never reordered.
-    fn is_impure(&mut self, ir: &Ir, id: FilterId, depth: usize) -> bool {
-        if let Some(&b) = self.impure.get(&id) {
-            return b;
-        }
-        let node = ir.get(id);
-        let b = depth > MAX_DEPTH
-            || matches!(
-                node,
-                Filter::Assign { .. }
-                    | Filter::Unbind(_)
-                    | Filter::DictGet { .. }
-                    | Filter::DictSet { .. }
-                    | Filter::DictUnbind { .. }
-                    | Filter::DictCount(_)
-                    | Filter::Comment(_)
-                    | Filter::Message(_)
-                    | Filter::Sort { .. }
-                    | Filter::SetTag(..)
-                    | Filter::RemoveComment
-                    | Filter::RegexMatch { .. }
-                    | Filter::RegexGroup(_)
-                    | Filter::RegexGroupStart(_)
-                    | Filter::While { .. }
-                    | Filter::Line { .. }
-                    | Filter::Path { .. }
-                    | Filter::PathStatus(_)
-                    | Filter::IsBound(_)
-            )
-            || children(node).into_iter().any(|c| self.is_impure(ir, c, depth + 1));
-        self.impure.insert(id, b);
-        b
+    /// Does the sub-tree change state or read state a sibling may have set? Such nodes are
+    /// never reordered ([`props::depends_on_evaluation_order`]).
+    fn is_order_sensitive(&mut self, ir: &Ir, id: FilterId) -> bool {
+        props::depends_on_evaluation_order(ir, id, &mut self.order_sensitive)
     }
 
-    /// Does the sub-tree read only the game header (never the position it is at)?
-    fn is_header_only(&mut self, ir: &Ir, id: FilterId, depth: usize) -> bool {
-        if let Some(&b) = self.header_only.get(&id) {
-            return b;
-        }
-        let node = ir.get(id);
-        let own = matches!(
-            node,
-            Filter::True
-                | Filter::False
-                | Filter::Number(_)
-                | Filter::Str(_)
-                | Filter::Header(_)
-                | Filter::Result(_)
-                | Filter::Year
-                | Filter::GameNumber
-                | Filter::Compare { .. }
-                | Filter::Arith(..)
-                | Filter::Neg(_)
-                | Filter::Contains { .. }
-                | Filter::And(_)
-                | Filter::Or(_)
-                | Filter::Not(_)
-                | Filter::If { .. }
-                | Filter::In(..)
-                | Filter::Call(..)
-        );
-        let b = own
-            && depth <= MAX_DEPTH
-            && !matches!(node, Filter::Call(super::Builtin::Power | super::Builtin::Light | super::Builtin::Dark, _))
-            && children(node).into_iter().all(|c| self.is_header_only(ir, c, depth + 1));
-        self.header_only.insert(id, b);
-        b
-    }
-
-    /// Does the sub-tree search other positions (`find`, `line`, iterations)?
-    fn contains_search(&mut self, ir: &Ir, id: FilterId, depth: usize) -> bool {
-        if let Some(&b) = self.searches.get(&id) {
-            return b;
-        }
-        let node = ir.get(id);
-        let b = depth > MAX_DEPTH
-            || matches!(
-                node,
-                Filter::Find { .. }
-                    | Filter::Line { .. }
-                    | Filter::Path { .. }
-                    | Filter::Echo { .. }
-                    | Filter::SquareIter { .. }
-                    | Filter::PieceIter { .. }
-                    | Filter::IdentityIter { .. }
-                    | Filter::Yacpdb(_)
-            )
-            || children(node).into_iter().any(|c| self.contains_search(ir, c, depth + 1));
-        self.searches.insert(id, b);
-        b
+    /// Does the sub-tree read only the game header ([`props::is_header_only_when_normalizing`])?
+    fn is_header_only(&mut self, ir: &Ir, id: FilterId) -> bool {
+        props::is_header_only_when_normalizing(ir, id, &mut self.header_only)
     }
 
     /// Does the tree use a YACPDB analysis (which is defined per game only)?
@@ -678,6 +598,21 @@ impl Normalizer {
             stack.extend(children(ir.get(id)));
         }
         false
+    }
+}
+
+/// Is a bare number matched against the position somewhere in `id` (the node itself, or a
+/// member of its blocks, `and`, `or`, `not`)? Matching one is an error (CQL 6.2 stops on it),
+/// so its block keeps the written order: it is reached exactly where CQL 6.2 reaches it.
+fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match ir.get(id) {
+        Filter::Number(_) => true,
+        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
+        Filter::Not(c) => matched_number(ir, *c, depth + 1),
+        _ => false,
     }
 }
 
@@ -819,20 +754,5 @@ mod tests {
     fn yacpdb_queries_stay_per_game() {
         let (ir, _) = canonical("Phases > 1", Syntax::Yacpdb);
         assert!(ir.settings.per_game);
-    }
-}
-
-/// Is a bare number matched against the position somewhere in `id` (the node itself, or a
-/// member of its blocks, `and`, `or`, `not`)? Matching one is an error (CQL 6.2 stops on it),
-/// so its block keeps the written order: it is reached exactly where CQL 6.2 reaches it.
-fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    match ir.get(id) {
-        Filter::Number(_) => true,
-        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
-        Filter::Not(c) => matched_number(ir, *c, depth + 1),
-        _ => false,
     }
 }

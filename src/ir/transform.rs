@@ -38,8 +38,8 @@ use shakmaty::{Bitboard, Color};
 
 use crate::diag::Diagnostic;
 use crate::ir::{
-    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, PieceMask, ShiftAxes,
-    Span, TransformKind, ValueType, VarKind,
+    Builtin, CmpOp, Directions, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, PieceMask, ShiftAxes, Span,
+    TransformKind,
 };
 
 /// Deepest filter nesting the expansion walks before refusing the query.
@@ -372,165 +372,9 @@ fn shifts(dxs: std::ops::RangeInclusive<i8>, dys: std::ops::RangeInclusive<i8>) 
 /// The child traversal lives in [`crate::ir::visit`]; re-exported here for older paths.
 pub use super::visit::{children, map_children};
 
-/// Is this a pure set expression (pieces, squares, set algebra, attacks, directions …),
-/// whose transformed copies combine by union? Anything that can fail for another reason
-/// (a comparison, a compound, a condition) combines by `or` instead: `flipcolor {N == 1 …}`
-/// must match when either colour's copy matches, whatever the copies' set values are.
-pub fn is_set_expression(ir: &Ir, id: FilterId) -> bool {
-    match ir.get(id) {
-        Filter::Squares(_)
-        | Filter::Pieces { .. }
-        | Filter::Union(_)
-        | Filter::Intersection(_)
-        | Filter::Complement(_)
-        | Filter::Direction { .. }
-        | Filter::Attacks { .. }
-        | Filter::AttackChain { .. }
-        | Filter::Between(..)
-        | Filter::Ray { .. }
-        | Filter::Pin { .. }
-        | Filter::PinOf { .. }
-        | Filter::PawnStructure(_)
-        | Filter::Call(Builtin::Light | Builtin::Dark, _) => true,
-        Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => true,
-        Filter::And(v) if v.len() == 1 => is_set_expression(ir, v[0]),
-        Filter::LegacyFact(fact) => fact.value_type() == ValueType::Set,
-        _ => false,
-    }
-}
-
-/// What kind of value a filter yields when it matches, as far as the tree alone tells
-/// (a variable of unknown type gives [`ValueType::None`]).
-pub fn value_type(ir: &Ir, id: FilterId) -> ValueType {
-    value_type_at(ir, id, 0)
-}
-
-fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
-    if depth > MAX_DEPTH {
-        return ValueType::None;
-    }
-    let sub = |c: FilterId| value_type_at(ir, c, depth + 1);
-    match ir.get(id) {
-        Filter::True | Filter::False => ValueType::None,
-        Filter::Number(_) => ValueType::Number,
-        Filter::Str(_) => ValueType::String,
-        Filter::Squares(_)
-        | Filter::Pieces { .. }
-        | Filter::Union(_)
-        | Filter::Intersection(_)
-        | Filter::Complement(_)
-        | Filter::Direction { .. }
-        | Filter::Attacks { .. }
-        | Filter::AttackChain { .. }
-        | Filter::Between(..)
-        | Filter::Ray { .. }
-        | Filter::Pin { .. }
-        | Filter::PinOf { .. }
-        | Filter::PawnStructure(_) => ValueType::Set,
-        Filter::In(..) => ValueType::None,
-        Filter::Count(_) => ValueType::Number,
-        Filter::Compare { first, .. } => sub(*first),
-        Filter::Arith(ArithOp::Add, a, _) if sub(*a) == ValueType::String => ValueType::String,
-        Filter::Arith(..) | Filter::Neg(_) => ValueType::Number,
-        Filter::Call(builtin, args) => match builtin {
-            Builtin::Str
-            | Builtin::Lowercase
-            | Builtin::Uppercase
-            | Builtin::TypeName
-            | Builtin::PieceName
-            | Builtin::Substring => ValueType::String,
-            Builtin::MakeSquare | Builtin::Light | Builtin::Dark => ValueType::Set,
-            Builtin::Ascii => match args.first() {
-                Some(&a) if sub(a) == ValueType::String => ValueType::Number,
-                _ => ValueType::String,
-            },
-            _ => ValueType::Number,
-        },
-        Filter::RegexMatch { .. } | Filter::RegexGroup(_) => ValueType::String,
-        Filter::RegexGroupStart(_) => ValueType::Number,
-        Filter::Contains { .. } => ValueType::None,
-        Filter::And(v) => v.last().map_or(ValueType::None, |&c| sub(c)),
-        Filter::Or(v) => {
-            let mut types = v.iter().map(|&c| sub(c));
-            match types.next() {
-                Some(first) if types.all(|t| t == first) => first,
-                _ => ValueType::None,
-            }
-        }
-        Filter::Not(_) => ValueType::None,
-        Filter::If { then, .. } => sub(*then),
-        Filter::CountMatching(_) => ValueType::Number,
-        Filter::SideToMove | Filter::Ply | Filter::MoveNumber => ValueType::Number,
-        Filter::Move(m) => match m.value {
-            crate::ir::MoveValue::Count => ValueType::Number,
-            _ => ValueType::Set,
-        },
-        Filter::OriginalComment => ValueType::String,
-        Filter::Header(HeaderField::Elo(_)) => ValueType::Number,
-        Filter::Header(_) => ValueType::String,
-        Filter::Year | Filter::GameNumber => ValueType::Number,
-        Filter::HhdbAward { .. } => ValueType::Number,
-        Filter::CurrentFen => ValueType::String,
-        Filter::Find { all, range, .. } => {
-            if *all || range.is_some() {
-                ValueType::Number
-            } else {
-                ValueType::Position
-            }
-        }
-        Filter::AtPosition { body, .. } => sub(*body),
-        Filter::Tree(_) | Filter::Child(_) | Filter::PositionById(_) | Filter::Lca(..) => ValueType::Position,
-        Filter::Distance(..) | Filter::Depth | Filter::PositionId => ValueType::Number,
-        Filter::Path { params, .. } => {
-            if params.last_position {
-                ValueType::Position
-            } else {
-                ValueType::Number
-            }
-        }
-        Filter::PathStatus(crate::ir::PathStatus::Start | crate::ir::PathStatus::LastPosition) => ValueType::Position,
-        Filter::PathStatus(_) => ValueType::Number,
-        Filter::Line { params, .. } => {
-            if params.last_position {
-                ValueType::Position
-            } else {
-                ValueType::Number
-            }
-        }
-        Filter::ConsecutiveMoves(..) | Filter::ConsecutiveMovesIn { .. } | Filter::LastGameNumber => ValueType::Number,
-        Filter::SimilarPosition { game_number: true, .. } => ValueType::Number,
-        Filter::CurrentTransform(_) | Filter::ReadFile(_) => ValueType::String,
-        Filter::NoTransform(body) => sub(*body),
-        Filter::Var(v) => match ir.vars.get(v.0 as usize).map(|info| info.kind) {
-            Some(VarKind::Square) => ValueType::Set,
-            Some(VarKind::Piece) => ValueType::Piece,
-            Some(VarKind::Position) => ValueType::Position,
-            _ => ValueType::None,
-        },
-        Filter::Assign { value, .. } => sub(*value),
-        Filter::DictSet { value, op: None, .. } => sub(*value),
-        Filter::DictSet { .. } | Filter::DictCount(_) => ValueType::Number,
-        Filter::DictUnbind { .. } => ValueType::None,
-        Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
-            if *forall {
-                ValueType::None
-            } else {
-                ValueType::Set
-            }
-        }
-        Filter::Sort { value, .. } => sub(*value),
-        Filter::Yacpdb(_) => ValueType::Number,
-        Filter::LegacyFact(fact) => fact.value_type(),
-        Filter::Transform { range, count, body, .. } => {
-            if *count || range.is_some() {
-                ValueType::Number
-            } else {
-                sub(*body)
-            }
-        }
-        _ => ValueType::None,
-    }
-}
+/// Node facts live in [`crate::ir::props`]; `value_type` is re-exported here for older
+/// paths (the CQL 6 parser asks for it as `ir::transform::value_type`).
+pub use super::props::value_type;
 
 /// Why mapping a body through one basic transform stopped.
 enum Stop {
@@ -710,7 +554,7 @@ fn apply_transform(
     depth: usize,
 ) -> Result<FilterId, Vec<Diagnostic>> {
     let copies = transform_copies(ir, kind, bodies, span, depth)?;
-    let is_set = bodies.first().is_some_and(|&b| is_set_expression(ir, b));
+    let is_set = bodies.first().is_some_and(|&b| super::props::is_set_expression(ir, b));
     let result = if let Some((low, high)) = range {
         let counted = ir.add(Filter::CountMatching(copies), span);
         let low_id = ir.add(Filter::Number(low), span);
@@ -938,7 +782,7 @@ fn neg_child(filter: &Filter) -> FilterId {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{LineChoice, MoveFilter, MoveSource, MoveValue};
+    use crate::ir::{LineChoice, MoveFilter, MoveSource, MoveValue, ValueType};
     use proptest::prelude::*;
     use shakmaty::{Role, Square};
 
@@ -1290,7 +1134,7 @@ mod tests {
             _ => acc,
         });
         assert_eq!(covered, Bitboard::FULL);
-        assert_eq!(value_type(&ir, root), ValueType::Number);
+        assert_eq!(crate::ir::props::value_type(&ir, root), ValueType::Number);
     }
 
     #[test]
@@ -1475,18 +1319,6 @@ mod tests {
             })
             .expect("thread starts");
         assert!(handle.join().expect("no panic"));
-    }
-
-    #[test]
-    fn value_types_pick_union_or_or() {
-        let mut ir = Ir::new();
-        let p = pieces(&mut ir, Color::White, Role::Pawn, sq("a2"));
-        let check = ir.add(Filter::Check, Span::default());
-        let and_set = ir.add(Filter::And(vec![check, p]), Span::default());
-        let and_none = ir.add(Filter::And(vec![p, check]), Span::default());
-        assert_eq!(value_type(&ir, p), ValueType::Set);
-        assert_eq!(value_type(&ir, and_set), ValueType::Set);
-        assert_eq!(value_type(&ir, and_none), ValueType::None);
     }
 
     /// Simple CQL 6 filters: piece designators on squares, attacks, counts, moves,

@@ -109,7 +109,7 @@ impl<'a> Ctx<'a> {
     /// string or position, or whether a filter without a value matched.
     fn any_value(&mut self, f: FilterId, at: Loc) -> Result<Any, Error> {
         use crate::ir::ValueType;
-        let kind = crate::ir::transform::value_type(self.ir, f);
+        let kind = crate::ir::props::value_type(self.ir, f);
         Ok(match (kind, self.eval(f, at, true)?) {
             (ValueType::None, v) => Any::Logical(v.is_some()),
             (ValueType::Set, v) => {
