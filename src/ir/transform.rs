@@ -369,12 +369,7 @@ fn shifts(dxs: std::ops::RangeInclusive<i8>, dys: std::ops::RangeInclusive<i8>) 
     out
 }
 
-/// The child traversal lives in [`crate::ir::visit`]; re-exported here for older paths.
-pub use super::visit::{children, map_children};
-
-/// Node facts live in [`crate::ir::props`]; `value_type` is re-exported here for older
-/// paths (the CQL 6 parser asks for it as `ir::transform::value_type`).
-pub use super::props::value_type;
+use super::visit::{children, map_children};
 
 /// Why mapping a body through one basic transform stopped.
 enum Stop {

@@ -2740,7 +2740,7 @@ impl<'s> Parser<'s> {
             if by_name {
                 continue;
             }
-            let kind = match crate::ir::transform::value_type(&self.ir, *arg) {
+            let kind = match crate::ir::props::value_type(&self.ir, *arg) {
                 ValueType::Set => VarKind::Square,
                 ValueType::Position => VarKind::Position,
                 ValueType::Number | ValueType::String => VarKind::Value,
