@@ -60,6 +60,8 @@ pub struct GameParser {
     scratch: Vec<u8>,
     /// File line of the `[FEN` tag, for messages.
     fen_line: u64,
+    /// The previous game's termination marker string, reused for the next one.
+    spare_termination: String,
 }
 
 /// A reading position inside one game's bytes, counting lines.
@@ -227,14 +229,22 @@ impl GameParser {
     ) -> Result<(), GameError> {
         game.number = raw.number;
         game.line = raw.line;
-        game.termination = None;
+        if let Some(text) = game.termination.take() {
+            self.spare_termination = text;
+        }
         self.recycle_nodes(game);
         let (bytes, encoding) = decode_game(&raw.bytes);
         game.encoding = encoding;
         let mut cur = Cursor { bytes: &bytes, pos: 0, line: raw.line.max(1) };
         self.fen_line = raw.line;
         self.read_tags(&mut cur, game)?;
-        game.termination = trailing_termination(&bytes[cur.pos..]).map(str::to_string);
+        // The marker's text, reusing the previous game's string.
+        game.termination = trailing_termination(&bytes[cur.pos..]).map(|t| {
+            let mut kept = std::mem::take(&mut self.spare_termination);
+            kept.clear();
+            kept.push_str(t);
+            kept
+        });
         if !want_moves(game) {
             return Ok(());
         }
@@ -764,59 +774,65 @@ fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
     found.map(|from| Move::Normal { role, from, capture: captured, to, promotion })
 }
 
-/// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone).
+/// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone). The
+/// tag must close on its own line. Plain stretches of the value are found sixteen bytes
+/// at a time and copied whole.
 fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     let open_line = cur.line;
     let unterminated = || GameError { kind: GameErrorKind::UnterminatedTag, line: open_line };
     let bytes = cur.bytes;
-    let line_end = memchr::memchr(b'\n', &bytes[cur.pos..]).map_or(bytes.len(), |p| cur.pos + p);
-    let mut i = cur.pos + 1;
-    while i < line_end && is_blank(bytes[i]) {
-        i += 1;
-    }
+    // Blanks within the line (a line feed is blank too, and ends the line).
+    let skip_blanks = |mut i: usize| {
+        while i < bytes.len() && bytes[i] != b'\n' && is_blank(bytes[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_blanks(cur.pos + 1);
     let name_start = i;
-    while i < line_end && !is_blank(bytes[i]) && bytes[i] != b'"' && bytes[i] != b']' {
+    while i < bytes.len() && !is_blank(bytes[i]) && bytes[i] != b'"' && bytes[i] != b']' {
         i += 1;
     }
+    let name = &bytes[name_start..i];
     tag.name.clear();
-    tag.name.extend(bytes[name_start..i].iter().map(|&b| b as char));
-    tag.value.clear();
-    while i < line_end && is_blank(bytes[i]) {
-        i += 1;
+    match std::str::from_utf8(name) {
+        Ok(text) if name.is_ascii() => tag.name.push_str(text),
+        _ => tag.name.extend(name.iter().map(|&b| b as char)),
     }
-    if i < line_end && bytes[i] == b']' {
+    tag.value.clear();
+    i = skip_blanks(i);
+    if i < bytes.len() && bytes[i] == b']' {
         // `[Name]` with no value.
         cur.pos = i + 1;
         return Ok(());
     }
-    if i >= line_end || bytes[i] != b'"' {
+    if i >= bytes.len() || bytes[i] != b'"' {
         return Err(unterminated());
     }
     i += 1;
     loop {
-        if i >= line_end {
-            return Err(unterminated());
-        }
-        match bytes[i] {
-            b'\\' if i + 1 < line_end && matches!(bytes[i + 1], b'"' | b'\\') => {
-                tag.value.push(bytes[i + 1]);
-                i += 2;
-            }
-            b'"' => {
-                // The closing quote is the one followed by `]`; others belong to the value.
-                let mut j = i + 1;
-                while j < line_end && is_blank(bytes[j]) {
-                    j += 1;
+        let stop = crate::input::find_byte_of(bytes, i, [b'"', b'\\', b'\n', b'\n']);
+        tag.value.extend_from_slice(&bytes[i..stop]);
+        i = stop;
+        match bytes.get(i) {
+            None | Some(b'\n') => return Err(unterminated()),
+            Some(b'\\') => {
+                if matches!(bytes.get(i + 1), Some(b'"' | b'\\')) {
+                    tag.value.push(bytes[i + 1]);
+                    i += 2;
+                } else {
+                    tag.value.push(b'\\');
+                    i += 1;
                 }
-                if j < line_end && bytes[j] == b']' {
+            }
+            _ => {
+                // The closing quote is the one followed by `]`; others belong to the value.
+                let j = skip_blanks(i + 1);
+                if j < bytes.len() && bytes[j] == b']' {
                     cur.pos = j + 1;
                     return Ok(());
                 }
                 tag.value.push(b'"');
-                i += 1;
-            }
-            b => {
-                tag.value.push(b);
                 i += 1;
             }
         }
