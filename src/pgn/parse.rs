@@ -101,6 +101,7 @@ impl Cursor<'_> {
 /// Byte classes for the tokenizer, one table lookup per byte.
 const BLANK: u8 = 1;
 const ENDS_TOKEN: u8 = 2;
+const ENDS_TAG_NAME: u8 = 4;
 
 /// The class bits of every byte value.
 static BYTE_CLASS: [u8; 256] = {
@@ -112,6 +113,9 @@ static BYTE_CLASS: [u8; 256] = {
         let punct = matches!(byte, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']');
         let class = if punct { ENDS_TOKEN } else { 0 };
         table[b] = if blank { BLANK | ENDS_TOKEN } else { class };
+        if blank || byte == b'"' || byte == b']' {
+            table[b] |= ENDS_TAG_NAME;
+        }
         b += 1;
     }
     table
@@ -790,14 +794,15 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     };
     let mut i = skip_blanks(cur.pos + 1);
     let name_start = i;
-    while i < bytes.len() && !is_blank(bytes[i]) && bytes[i] != b'"' && bytes[i] != b']' {
+    // A tag name ends at a blank, `"` or `]`.
+    while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME == 0 {
         i += 1;
     }
     let name = &bytes[name_start..i];
-    tag.name.clear();
-    match std::str::from_utf8(name) {
-        Ok(text) if name.is_ascii() => tag.name.push_str(text),
-        _ => tag.name.extend(name.iter().map(|&b| b as char)),
+    // The tag in this place of the previous game mostly had the same name.
+    if tag.name.as_bytes() != name || !name.is_ascii() {
+        tag.name.clear();
+        tag.name.extend(name.iter().map(|&b| b as char));
     }
     tag.value.clear();
     i = skip_blanks(i);
