@@ -322,8 +322,10 @@ pub struct Splitter<R: BufRead> {
     base: u64,
     /// Lines read so far.
     lines_read: u64,
-    /// Bytes read from the reader and not yet handed out.
-    buf: Vec<u8>,
+    /// Bytes read from the reader and not yet handed out: `store[..end]` (the rest of
+    /// `store` is room for the next read).
+    store: Vec<u8>,
+    end: usize,
     /// Where the current game's bytes begin in `buf` (before its first content line: the
     /// start of the next line, everything before it having been dropped).
     start: usize,
@@ -359,7 +361,8 @@ impl<R: BufRead> Splitter<R> {
             next_file_number: 1,
             base: 0,
             lines_read: 0,
-            buf: Vec::new(),
+            store: Vec::new(),
+            end: 0,
             start: 0,
             scan: 0,
             searched: 0,
@@ -372,6 +375,12 @@ impl<R: BufRead> Splitter<R> {
             eof: false,
             done: false,
         }
+    }
+
+    /// The bytes read and not yet handed out.
+    #[inline]
+    fn buf(&self) -> &[u8] {
+        &self.store[..self.end]
     }
 
     /// Bytes of text read so far.
@@ -403,24 +412,25 @@ impl<R: BufRead> Splitter<R> {
     /// sets `eof` at the end of the input.
     fn fill(&mut self) -> io::Result<()> {
         if self.start > 0 {
-            self.buf.drain(..self.start);
+            self.store.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.base += self.start as u64;
             self.scan -= self.start;
             self.searched -= self.start;
             self.start = 0;
         }
+        if self.store.len() - self.end < BUFFER_BYTES {
+            // Zeroed once; later reads overwrite it in place.
+            self.store.resize((self.end + BUFFER_BYTES).max(2 * self.store.len()), 0);
+        }
         loop {
-            let available = match self.reader.fill_buf() {
-                Ok(buf) => buf,
+            // A read as large as the reader's own buffer goes straight into ours.
+            let room = &mut self.store[self.end..self.end + BUFFER_BYTES];
+            match self.reader.read(room) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
-            };
-            let n = available.len();
-            if n == 0 {
-                self.eof = true;
-            } else {
-                self.buf.extend_from_slice(available);
-                self.reader.consume(n);
             }
             return Ok(());
         }
@@ -435,14 +445,14 @@ impl<R: BufRead> Splitter<R> {
         }
         // Trim trailing blank bytes so a game's bytes end at its last token.
         let mut end = keep_from;
-        while end > from && is_blank(self.buf[end - 1]) {
+        while end > from && is_blank(self.buf()[end - 1]) {
             end -= 1;
         }
         let game = RawGame {
             number: self.next_number,
             file: self.file.clone(),
             line: self.line,
-            bytes: self.buf[from..end].to_vec(),
+            bytes: self.buf()[from..end].to_vec(),
             offset: self.base + from as u64,
             file_number: self.next_file_number,
         };
@@ -463,22 +473,22 @@ impl<R: BufRead> Splitter<R> {
     #[inline]
     fn quick_line(&mut self) -> Option<usize> {
         let ls = self.scan;
-        let lead = *self.buf.get(ls)?;
+        let lead = *self.buf().get(ls)?;
         if self.in_comment || !self.has_content || self.prev_blank {
             return None;
         }
         if lead == b'[' && !self.has_movetext {
             // The tag pairs, then only blanks up to the line feed.
-            let mut i = skip_tag_pairs_quick(&self.buf, ls)?;
-            while i < self.buf.len() && self.buf[i] != b'\n' && is_blank(self.buf[i]) {
+            let mut i = skip_tag_pairs_quick(self.buf(), ls)?;
+            while i < self.end && self.buf()[i] != b'\n' && is_blank(self.buf()[i]) {
                 i += 1;
             }
-            return (self.buf.get(i) == Some(&b'\n')).then_some(i + 1);
+            return (self.buf().get(i) == Some(&b'\n')).then_some(i + 1);
         }
         if self.has_movetext && !is_blank(lead) && lead != b'[' && lead != b'%' {
             // Movetext up to the line feed with no comment in it.
-            let i = find_byte_of(&self.buf, ls, [b'\n', b'{', b';', b'\n']);
-            return (self.buf.get(i) == Some(&b'\n')).then_some(i + 1);
+            let i = find_byte_of(self.buf(), ls, [b'\n', b'{', b';', b'\n']);
+            return (self.buf().get(i) == Some(&b'\n')).then_some(i + 1);
         }
         None
     }
@@ -486,7 +496,7 @@ impl<R: BufRead> Splitter<R> {
     /// Look at the line `buf[ls..le]` (its line feed included); if it starts a new game,
     /// return the finished one and keep the line for the new one.
     fn feed_line(&mut self, ls: usize, le: usize, line_no: u64) -> Option<RawGame> {
-        let line = &self.buf[ls..le];
+        let line = &self.store[ls..le];
         let first = if !is_blank(line[0]) { Some(0) } else { line.iter().position(|&b| !is_blank(b)) };
         let Some(first) = first else {
             // Blank line: only kept inside a game.
@@ -520,7 +530,7 @@ impl<R: BufRead> Splitter<R> {
             && (self.has_movetext
                 || (prev_blank
                     && self.has_content
-                    && repeats_tag_name(&self.buf[self.start..ls], &self.buf[ls + first..le])))
+                    && repeats_tag_name(&self.buf()[self.start..ls], &self.buf()[ls + first..le])))
         {
             let finished = self.take_current(ls);
             self.start_line(ls, le, first, line_no);
@@ -539,7 +549,7 @@ impl<R: BufRead> Splitter<R> {
             self.has_content = true;
             self.line = line_no;
         }
-        let line = &self.buf[ls..le];
+        let line = &self.store[ls..le];
         let movetext_from = if line[first] == b'[' { skip_tag_pairs(line, first) } else { first };
         if movetext_from < line.len() && line[movetext_from..].iter().any(|&b| !is_blank(b)) {
             self.has_movetext = true;
@@ -564,19 +574,19 @@ impl<R: BufRead> Iterator for Splitter<R> {
                 continue;
             }
             let from = self.searched.max(self.scan);
-            let end = match memchr::memchr(b'\n', &self.buf[from..]) {
+            let end = match memchr::memchr(b'\n', &self.buf()[from..]) {
                 Some(i) => from + i + 1,
                 None if self.eof => {
-                    if self.scan == self.buf.len() {
+                    if self.scan == self.end {
                         self.done = true;
-                        let end = self.buf.len();
+                        let end = self.end;
                         return self.take_current(end).map(Ok);
                     }
                     // The last line, without a line feed.
-                    self.buf.len()
+                    self.end
                 }
                 None => {
-                    self.searched = self.buf.len();
+                    self.searched = self.end;
                     match self.fill() {
                         Ok(()) => continue,
                         Err(e) => {
@@ -584,9 +594,9 @@ impl<R: BufRead> Iterator for Splitter<R> {
                             // being read (with the bytes of its last, cut line) is handed
                             // out with the error, to be counted as skipped.
                             self.done = true;
-                            self.bytes_read += (self.buf.len() - self.scan) as u64;
-                            self.scan = self.buf.len();
-                            let end = self.buf.len();
+                            self.bytes_read += (self.end - self.scan) as u64;
+                            self.scan = self.end;
+                            let end = self.end;
                             let partial = self.take_current(end);
                             let offset = Offset {
                                 file_bytes: 0,
