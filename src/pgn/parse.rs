@@ -205,9 +205,20 @@ fn nag_of_symbol(sym: &[u8]) -> Option<u8> {
 /// The termination marker at the very end of a game's bytes, if the last token is one.
 /// Cheap: used before (or instead of) reading the movetext.
 fn trailing_termination(bytes: &[u8]) -> Option<&'static str> {
-    let end = bytes.iter().rposition(|&b| !is_blank(b))? + 1;
-    let start = bytes[..end].iter().rposition(|&b| ends_token(b)).map_or(0, |p| p + 1);
+    let (start, end) = last_token(bytes).0?;
     termination_of(&bytes[start..end])
+}
+
+/// The last token of `bytes` (start and end), if any, and from which index on the bytes
+/// decide it: the byte that ends the search for its start (or 0 when the search runs
+/// to the start of `bytes`).
+fn last_token(bytes: &[u8]) -> (Option<(usize, usize)>, usize) {
+    let Some(last) = bytes.iter().rposition(|&b| !is_blank(b)) else { return (None, 0) };
+    let end = last + 1;
+    match bytes[..end].iter().rposition(|&b| ends_token(b)) {
+        Some(p) => (Some((p + 1, end)), p),
+        None => (Some((0, end)), 0),
+    }
 }
 
 /// Does this Variant tag value ask for Chess960 castling?
@@ -231,12 +242,34 @@ impl GameParser {
         game: &mut Game,
         want_moves: &dyn Fn(&Game) -> bool,
     ) -> Result<(), GameError> {
+        self.parse_with(raw, game, want_moves, true)
+    }
+
+    /// [`GameParser::parse`] for a caller that says whether it looks at `game.encoding`
+    /// of a game whose moves are not read. When it does not (`need_encoding` false),
+    /// the tags and the termination marker are read straight from the raw bytes as long
+    /// as the bytes they come from are ASCII (which every encoding reads alike), and the
+    /// rest of the game is not checked as UTF-8 unless its moves are wanted:
+    /// `game.encoding` of a game whose moves are not read is then `Utf8` unchecked.
+    /// Tags, termination, moves and errors are the same as with [`GameParser::parse`].
+    pub fn parse_with(
+        &mut self,
+        raw: &RawGame,
+        game: &mut Game,
+        want_moves: &dyn Fn(&Game) -> bool,
+        need_encoding: bool,
+    ) -> Result<(), GameError> {
         game.number = raw.number;
         game.line = raw.line;
         if let Some(text) = game.termination.take() {
             self.spare_termination = text;
         }
         self.recycle_nodes(game);
+        if !need_encoding {
+            if let Some(done) = self.parse_ascii_tags(raw, game, want_moves) {
+                return done;
+            }
+        }
         let (bytes, encoding) = decode_game(&raw.bytes);
         game.encoding = encoding;
         let mut cur = Cursor { bytes: &bytes, pos: 0, line: raw.line.max(1) };
@@ -253,6 +286,45 @@ impl GameParser {
             return Ok(());
         }
         self.read_movetext(&mut cur, game)
+    }
+
+    /// The quick way of [`GameParser::parse_with`]: tags and termination marker read from
+    /// the raw bytes. `None` when the game must go the whole way instead: a tag section,
+    /// the byte after it or the end of the game that is not ASCII (decoding could change
+    /// what is read there), a broken tag (its error is reported from the decoded text),
+    /// or a game whose moves are wanted and that is not UTF-8.
+    fn parse_ascii_tags(
+        &mut self,
+        raw: &RawGame,
+        game: &mut Game,
+        want_moves: &dyn Fn(&Game) -> bool,
+    ) -> Option<Result<(), GameError>> {
+        let bytes = &raw.bytes[..];
+        let mut cur = Cursor { bytes, pos: 0, line: raw.line.max(1) };
+        self.fen_line = raw.line;
+        self.read_tags(&mut cur, game).ok()?;
+        if !bytes[..cur.pos].is_ascii() || !bytes.get(cur.pos).is_none_or(u8::is_ascii) {
+            return None;
+        }
+        let rest = &bytes[cur.pos..];
+        let (token, from) = last_token(rest);
+        if !rest[from..].is_ascii() {
+            return None;
+        }
+        game.termination = token.and_then(|(s, e)| termination_of(&rest[s..e])).map(|t| {
+            let mut kept = std::mem::take(&mut self.spare_termination);
+            kept.clear();
+            kept.push_str(t);
+            kept
+        });
+        game.encoding = TextEncoding::Utf8;
+        if !want_moves(game) {
+            return Some(Ok(()));
+        }
+        if std::str::from_utf8(bytes).is_err() {
+            return None;
+        }
+        Some(self.read_movetext(&mut cur, game))
     }
 
     /// Empty `game.nodes`, keeping the heap buffers of its nodes (children, SAN,

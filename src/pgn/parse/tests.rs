@@ -586,3 +586,41 @@ mod tag_reader {
         }
     }
 }
+
+/// The quick way (tags from the raw bytes, encoding not checked) reads the same tags,
+/// termination, moves and errors as the whole way, in UTF-8 and Windows-1252 games.
+#[test]
+fn parse_without_encoding_reads_what_parse_reads() {
+    let texts: &[&[u8]] = &[
+        b"[White \"Kasparov\"]\n[Result \"1-0\"]\n\n1. e4 {caf\xe9} e5 1-0",
+        b"[White \"M\xfcller\"]\n\n1. e4 e5 \xbd-\xbd",
+        b"[White \"M\xc3\xbcller\"]\n\n1. e4 e5 \xc2\xbd-\xc2\xbd",
+        b"[White \"x\"]\n\n1. e4 e5 \xbd-\xbd",
+        b"\xef\xbb\xbf[White \"x\"]\n\n1. e4 {\xe9} *",
+        b"\xef\xbb\xbf1. e4 *",
+        b"[White \"x\n\n1. e4 *",
+        b"[White \"x\"]\n\n1. e4 Ke7 *",
+        b"[White \"x\"]\n\n\xbb1. e4 *",
+        b"[White \"x\"]\n\n1. e4 e5 1/2\xbb",
+    ];
+    for text in texts {
+        for want in [false, true] {
+            let raw = raw(text, 4);
+            let (mut whole, mut quick) = (Game::default(), Game::default());
+            let a = GameParser::new().parse(&raw, &mut whole, &|_| want);
+            let b = GameParser::new().parse_with(&raw, &mut quick, &|_| want, false);
+            let name = String::from_utf8_lossy(text);
+            assert_eq!(a, b, "{name}");
+            if a.is_ok() {
+                assert_eq!(whole.tags, quick.tags, "{name}");
+                assert_eq!(whole.termination, quick.termination, "{name}");
+                assert_eq!(whole.nodes.len(), quick.nodes.len(), "{name}");
+                let sans = |g: &Game| g.nodes.iter().map(|n| (n.san.clone(), n.comments.clone())).collect::<Vec<_>>();
+                assert_eq!(sans(&whole), sans(&quick), "{name}");
+                if want {
+                    assert_eq!(whole.encoding, quick.encoding, "{name}");
+                }
+            }
+        }
+    }
+}
