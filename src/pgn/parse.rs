@@ -64,6 +64,17 @@ pub struct GameParser {
     spare_termination: String,
 }
 
+/// How far the quick way of reading a game's tags got.
+enum Quick {
+    /// Tags and termination are read and the moves are not wanted.
+    Done,
+    /// Tags and termination are read, the game is UTF-8 and its moves begin at byte
+    /// `pos`, on line `line`.
+    Moves { pos: usize, line: u64 },
+    /// The game must be read the whole way.
+    Whole,
+}
+
 /// A reading position inside one game's bytes, counting lines.
 struct Cursor<'a> {
     bytes: &'a [u8],
@@ -265,51 +276,61 @@ impl GameParser {
             self.spare_termination = text;
         }
         self.recycle_nodes(game);
+        // Where the moves begin when the quick way has read the tags already.
+        let mut moves_at = None;
         if !need_encoding {
-            if let Some(done) = self.parse_ascii_tags(raw, game, want_moves) {
-                return done;
+            match self.parse_ascii_tags(raw, game, want_moves) {
+                Quick::Done => return Ok(()),
+                Quick::Moves { pos, line } => moves_at = Some((pos, line)),
+                Quick::Whole => {}
             }
         }
-        let (bytes, encoding) = decode_game(&raw.bytes);
+        let (bytes, encoding) = match moves_at {
+            // The quick way found the game to be UTF-8: its text is its bytes.
+            Some(_) => (std::borrow::Cow::Borrowed(&raw.bytes[..]), TextEncoding::Utf8),
+            None => decode_game(&raw.bytes),
+        };
         game.encoding = encoding;
         let mut cur = Cursor { bytes: &bytes, pos: 0, line: raw.line.max(1) };
-        self.fen_line = raw.line;
-        self.read_tags(&mut cur, game)?;
-        // The marker's text, reusing the previous game's string.
-        game.termination = trailing_termination(&bytes[cur.pos..]).map(|t| {
-            let mut kept = std::mem::take(&mut self.spare_termination);
-            kept.clear();
-            kept.push_str(t);
-            kept
-        });
-        if !want_moves(game) {
-            return Ok(());
+        if let Some((pos, line)) = moves_at {
+            cur.pos = pos;
+            cur.line = line;
+        } else {
+            self.fen_line = raw.line;
+            self.read_tags(&mut cur, game)?;
+            // The marker's text, reusing the previous game's string.
+            game.termination = trailing_termination(&bytes[cur.pos..]).map(|t| {
+                let mut kept = std::mem::take(&mut self.spare_termination);
+                kept.clear();
+                kept.push_str(t);
+                kept
+            });
+            if !want_moves(game) {
+                return Ok(());
+            }
         }
         self.read_movetext(&mut cur, game)
     }
 
     /// The quick way of [`GameParser::parse_with`]: tags and termination marker read from
-    /// the raw bytes. `None` when the game must go the whole way instead: a tag section,
-    /// the byte after it or the end of the game that is not ASCII (decoding could change
-    /// what is read there), a broken tag (its error is reported from the decoded text),
-    /// or a game whose moves are wanted and that is not UTF-8.
-    fn parse_ascii_tags(
-        &mut self,
-        raw: &RawGame,
-        game: &mut Game,
-        want_moves: &dyn Fn(&Game) -> bool,
-    ) -> Option<Result<(), GameError>> {
+    /// the raw bytes. [`Quick::Whole`] when the game must go the whole way instead: a tag
+    /// section, the byte after it or the end of the game that is not ASCII (decoding
+    /// could change what is read there), a broken tag (its error is reported from the
+    /// decoded text), or a game whose moves are wanted and that is not UTF-8.
+    fn parse_ascii_tags(&mut self, raw: &RawGame, game: &mut Game, want_moves: &dyn Fn(&Game) -> bool) -> Quick {
         let bytes = &raw.bytes[..];
         let mut cur = Cursor { bytes, pos: 0, line: raw.line.max(1) };
         self.fen_line = raw.line;
-        self.read_tags(&mut cur, game).ok()?;
-        if !bytes[..cur.pos].is_ascii() || !bytes.get(cur.pos).is_none_or(u8::is_ascii) {
-            return None;
+        if self.read_tags(&mut cur, game).is_err()
+            || !bytes[..cur.pos].is_ascii()
+            || !bytes.get(cur.pos).is_none_or(u8::is_ascii)
+        {
+            return Quick::Whole;
         }
         let rest = &bytes[cur.pos..];
         let (token, from) = last_token(rest);
         if !rest[from..].is_ascii() {
-            return None;
+            return Quick::Whole;
         }
         game.termination = token.and_then(|(s, e)| termination_of(&rest[s..e])).map(|t| {
             let mut kept = std::mem::take(&mut self.spare_termination);
@@ -319,12 +340,12 @@ impl GameParser {
         });
         game.encoding = TextEncoding::Utf8;
         if !want_moves(game) {
-            return Some(Ok(()));
+            return Quick::Done;
         }
         if std::str::from_utf8(bytes).is_err() {
-            return None;
+            return Quick::Whole;
         }
-        Some(self.read_movetext(&mut cur, game))
+        Quick::Moves { pos: cur.pos, line: cur.line }
     }
 
     /// Empty `game.nodes`, keeping the heap buffers of its nodes (children, SAN,
