@@ -26,9 +26,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::Arc;
 
-pub mod shard;
 #[cfg(test)]
 mod reference;
+pub mod shard;
 
 /// Size of the read buffers around files and decoders.
 const BUFFER_BYTES: usize = 256 * 1024;

@@ -5,7 +5,6 @@ use super::{is_blank, looks_like_tag_pair, repeats_tag_name, scan_movetext, Erro
 use std::io::{self, BufRead};
 use std::sync::Arc;
 
-
 /// Cuts a stream of PGN bytes into games (see the module docs for the rules).
 pub(crate) struct OldSplitter<R: BufRead> {
     reader: R,

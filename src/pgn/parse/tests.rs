@@ -499,7 +499,6 @@ fn quick_san_reads_exactly_what_shakmaty_reads() {
     assert_eq!(quick_san(b"O-O"), None);
 }
 
-
 /// The tag reader as it was before it copied plain stretches whole (the reference).
 /// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone).
 fn old_read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
