@@ -419,7 +419,10 @@ fn work<E: Evaluator>(
                 outcomes.push(outcome);
                 continue;
             }
-            if let Err(e) = parser.parse(raw, &mut game, &wants_moves) {
+            // Only the JSON formats write a game's encoding; a match in a format that
+            // needs the moves is read again below, whole.
+            let need_encoding = !matches!(config.format, Format::Numbers | Format::Count);
+            if let Err(e) = parser.parse_with(raw, &mut game, &wants_moves, need_encoding) {
                 let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
                 outcome.verdict = rejected(message);
                 outcomes.push(outcome);

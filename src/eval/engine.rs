@@ -233,11 +233,12 @@ fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
 
 /// The game's result from the `[Result]` tag, else the termination marker.
 pub fn game_result(game: &Game) -> Option<GameResult> {
-    let text = game
-        .tag("Result")
-        .map(|t| t.text().trim().to_string())
-        .filter(|t| t != "*" && !t.is_empty())
-        .or_else(|| game.termination.clone())?;
+    // Borrowed, not copied: this is asked of every game a result filter reads.
+    let tag = game.tag("Result").map(|t| t.text());
+    let text = match tag.as_deref().map(str::trim).filter(|t| *t != "*" && !t.is_empty()) {
+        Some(text) => text,
+        None => game.termination.as_deref()?,
+    };
     match text.trim() {
         "1-0" => Some(GameResult::WhiteWins),
         "0-1" => Some(GameResult::BlackWins),

@@ -26,6 +26,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::sync::Arc;
 
+#[cfg(test)]
+mod reference;
 pub mod shard;
 
 /// Size of the read buffers around files and decoders.
@@ -305,6 +307,10 @@ pub(crate) fn is_blank(b: u8) -> bool {
 }
 
 /// Cuts a stream of PGN bytes into games (see the module docs for the rules).
+///
+/// Works on one block buffer: bytes are copied from the reader in whole chunks, lines are
+/// found with `memchr` and looked at where they lie, and each game is copied out once when
+/// its end is known (no per-line copy).
 pub struct Splitter<R: BufRead> {
     reader: R,
     file: Arc<str>,
@@ -312,13 +318,23 @@ pub struct Splitter<R: BufRead> {
     next_number: u64,
     /// Ordinal within the file the next game will get.
     next_file_number: u64,
-    /// Offset in the file just after the last byte read (the buffer `current.bytes` always
-    /// holds the bytes just before it).
-    read_pos: u64,
+    /// Offset in the file of `buf[0]`.
+    base: u64,
     /// Lines read so far.
     lines_read: u64,
-    /// The game being collected.
-    current: RawGame,
+    /// Bytes read from the reader and not yet handed out: `store[..end]` (the rest of
+    /// `store` is room for the next read).
+    store: Vec<u8>,
+    end: usize,
+    /// Where the current game's bytes begin in `buf` (before its first content line: the
+    /// start of the next line, everything before it having been dropped).
+    start: usize,
+    /// Start of the next line not yet looked at.
+    scan: usize,
+    /// No line feed lies in `buf[scan..searched]` (so a long line is searched once).
+    searched: usize,
+    /// Line on which the current game starts.
+    line: u64,
     /// Has the current game any tag or movetext content?
     has_content: bool,
     /// Has the current game movetext (so a tag line starts a new game)?
@@ -327,8 +343,10 @@ pub struct Splitter<R: BufRead> {
     in_comment: bool,
     /// Was the previous line blank?
     prev_blank: bool,
-    /// Bytes of text read so far.
+    /// Bytes of text read so far (whole lines looked at).
     bytes_read: u64,
+    /// The reader has reported its end.
+    eof: bool,
     done: bool,
 }
 
@@ -338,19 +356,31 @@ impl<R: BufRead> Splitter<R> {
     pub fn new(reader: R, file: Arc<str>, first_number: u64) -> Splitter<R> {
         Splitter {
             reader,
-            current: RawGame { file: file.clone(), bytes: Vec::with_capacity(4096), ..RawGame::default() },
             file,
             next_number: first_number,
             next_file_number: 1,
-            read_pos: 0,
+            base: 0,
             lines_read: 0,
+            store: Vec::new(),
+            end: 0,
+            start: 0,
+            scan: 0,
+            searched: 0,
+            line: 0,
             has_content: false,
             has_movetext: false,
             in_comment: false,
             prev_blank: true,
             bytes_read: 0,
+            eof: false,
             done: false,
         }
+    }
+
+    /// The bytes read and not yet handed out.
+    #[inline]
+    fn buf(&self) -> &[u8] {
+        &self.store[..self.end]
     }
 
     /// Bytes of text read so far.
@@ -372,51 +402,106 @@ impl<R: BufRead> Splitter<R> {
     /// after `games` games of that file (a byte range of a file, see [`shard`]). Must be
     /// called before the first game is read.
     pub fn starting_at(mut self, offset: u64, lines: u64, games: u64) -> Splitter<R> {
-        self.read_pos = offset;
+        self.base = offset;
         self.lines_read = lines;
         self.next_file_number = games + 1;
         self
     }
 
-    /// Hand out the collected game (if it has content), keeping the bytes from `keep_from`
-    /// on (the line that starts the next game) as the start of a fresh one.
+    /// Read the next chunk of the input into `buf` (first dropping what was handed out);
+    /// sets `eof` at the end of the input.
+    fn fill(&mut self) -> io::Result<()> {
+        if self.start > 0 {
+            self.store.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.base += self.start as u64;
+            self.scan -= self.start;
+            self.searched -= self.start;
+            self.start = 0;
+        }
+        if self.store.len() - self.end < BUFFER_BYTES {
+            // Zeroed once; later reads overwrite it in place.
+            self.store.resize((self.end + BUFFER_BYTES).max(2 * self.store.len()), 0);
+        }
+        loop {
+            // A read as large as the reader's own buffer goes straight into ours.
+            let room = &mut self.store[self.end..self.end + BUFFER_BYTES];
+            match self.reader.read(room) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+            return Ok(());
+        }
+    }
+
+    /// Hand out the collected game (if it has content), ending before `buf[keep_from]`
+    /// (where the next game's first line begins); the next game starts there.
     fn take_current(&mut self, keep_from: usize) -> Option<RawGame> {
+        let from = std::mem::replace(&mut self.start, keep_from);
         if !self.has_content {
-            self.current.bytes.drain(..keep_from);
             return None;
         }
-        let offset = self.read_pos - self.current.bytes.len() as u64;
-        let mut next = Vec::with_capacity(self.current.bytes.len().max(4096));
-        next.extend_from_slice(&self.current.bytes[keep_from..]);
-        self.current.bytes.truncate(keep_from);
-        let mut game = std::mem::replace(
-            &mut self.current,
-            RawGame { file: self.file.clone(), bytes: next, ..RawGame::default() },
-        );
-        game.number = self.next_number;
-        game.file_number = self.next_file_number;
-        game.offset = offset;
+        // Trim trailing blank bytes so a game's bytes end at its last token.
+        let mut end = keep_from;
+        while end > from && is_blank(self.buf()[end - 1]) {
+            end -= 1;
+        }
+        let game = RawGame {
+            number: self.next_number,
+            file: self.file.clone(),
+            line: self.line,
+            bytes: self.buf()[from..end].to_vec(),
+            offset: self.base + from as u64,
+            file_number: self.next_file_number,
+        };
         self.next_number += 1;
         self.next_file_number += 1;
         self.has_content = false;
         self.has_movetext = false;
         self.in_comment = false;
-        // Trim trailing blank bytes so a game's bytes end at its last token.
-        while game.bytes.last().is_some_and(|&b| is_blank(b)) {
-            game.bytes.pop();
-        }
         Some(game)
     }
 
-    /// Look at the line just appended to the current game (from byte `start`); if it
-    /// starts a new game, return the finished one and keep the line for the new one.
-    fn feed_line(&mut self, start: usize, line_no: u64) -> Option<RawGame> {
-        let line = &self.current.bytes[start..];
-        let first = line.iter().position(|&b| !is_blank(b));
+    /// The two commonest lines, looked at without searching for their end first: a tag
+    /// line in the middle of a tag section (`[Name "value"]` and blanks) and a movetext
+    /// line without comments. Returns the end of the line (after its line feed) when the
+    /// line at `scan` is one of them and holds nothing else (it then changes nothing but
+    /// what [`Splitter::feed_line`] would change for it), `None` when the line must take
+    /// the general way.
+    #[inline]
+    fn quick_line(&mut self) -> Option<usize> {
+        let ls = self.scan;
+        let lead = *self.buf().get(ls)?;
+        if self.in_comment || !self.has_content || self.prev_blank {
+            return None;
+        }
+        if lead == b'[' && !self.has_movetext {
+            // The tag pairs, then only blanks up to the line feed.
+            let mut i = skip_tag_pairs_quick(self.buf(), ls)?;
+            while i < self.end && self.buf()[i] != b'\n' && is_blank(self.buf()[i]) {
+                i += 1;
+            }
+            return (self.buf().get(i) == Some(&b'\n')).then_some(i + 1);
+        }
+        if self.has_movetext && !is_blank(lead) && lead != b'[' && lead != b'%' {
+            // Movetext up to the line feed with no comment in it.
+            let i = find_byte_of(self.buf(), ls, [b'\n', b'{', b';', b'\n']);
+            return (self.buf().get(i) == Some(&b'\n')).then_some(i + 1);
+        }
+        None
+    }
+
+    /// Look at the line `buf[ls..le]` (its line feed included); if it starts a new game,
+    /// return the finished one and keep the line for the new one.
+    fn feed_line(&mut self, ls: usize, le: usize, line_no: u64) -> Option<RawGame> {
+        let line = &self.store[ls..le];
+        let first = if !is_blank(line[0]) { Some(0) } else { line.iter().position(|&b| !is_blank(b)) };
         let Some(first) = first else {
             // Blank line: only kept inside a game.
             if !self.has_content {
-                self.current.bytes.truncate(start);
+                self.start = le;
             }
             self.prev_blank = true;
             return None;
@@ -426,45 +511,45 @@ impl<R: BufRead> Splitter<R> {
             if prev_blank && looks_like_tag_pair(&line[first..]) {
                 // An unterminated comment: close the damaged game here.
                 self.in_comment = false;
-                let finished = self.take_current(start);
-                self.start_line(0, first, line_no);
+                let finished = self.take_current(ls);
+                self.start_line(ls, le, first, line_no);
                 return finished;
             }
             self.in_comment = scan_movetext(line, 0, true);
             return None;
         }
-        if line[first] == b'%' && first == 0 {
+        let lead = line[first];
+        if lead == b'%' && first == 0 {
             // Escape line: kept inside a game (pgn skips it) but it is no content.
             if !self.has_content {
-                self.current.bytes.truncate(start);
+                self.start = le;
             }
             return None;
         }
-        if line[first] == b'['
+        if lead == b'['
             && (self.has_movetext
                 || (prev_blank
                     && self.has_content
-                    && repeats_tag_name(&self.current.bytes[..start], &self.current.bytes[start + first..])))
+                    && repeats_tag_name(&self.buf()[self.start..ls], &self.buf()[ls + first..le])))
         {
-            let finished = self.take_current(start);
-            self.start_line(0, first, line_no);
+            let finished = self.take_current(ls);
+            self.start_line(ls, le, first, line_no);
             return finished;
         }
-        self.start_line(start, first, line_no);
+        self.start_line(ls, le, first, line_no);
         None
     }
 
-    /// Account for a non-blank line (from byte `start`, first non-blank at `start +
-    /// first`), not inside a comment, that belongs to the current game.
-    fn start_line(&mut self, mut start: usize, first: usize, line_no: u64) {
+    /// Account for the non-blank line `buf[ls..le]` (first non-blank at `ls + first`),
+    /// not inside a comment, that belongs to the current game.
+    fn start_line(&mut self, ls: usize, le: usize, first: usize, line_no: u64) {
         if !self.has_content {
             // Only blank or escape bytes can come before the first content line.
-            self.current.bytes.drain(..start);
-            start = 0;
+            self.start = ls;
             self.has_content = true;
-            self.current.line = line_no;
+            self.line = line_no;
         }
-        let line = &self.current.bytes[start..];
+        let line = &self.store[ls..le];
         let movetext_from = if line[first] == b'[' { skip_tag_pairs(line, first) } else { first };
         if movetext_from < line.len() && line[movetext_from..].iter().any(|&b| !is_blank(b)) {
             self.has_movetext = true;
@@ -481,71 +566,134 @@ impl<R: BufRead> Iterator for Splitter<R> {
             return None;
         }
         loop {
-            let start = self.current.bytes.len();
-            match read_line(&mut self.reader, &mut self.current.bytes) {
-                Ok(0) => {
-                    self.done = true;
-                    let end = self.current.bytes.len();
-                    return self.take_current(end).map(Ok);
+            if let Some(end) = self.quick_line() {
+                let ls = self.scan;
+                self.scan = end;
+                self.bytes_read += (end - ls) as u64;
+                self.lines_read += 1;
+                continue;
+            }
+            let from = self.searched.max(self.scan);
+            let end = match memchr::memchr(b'\n', &self.buf()[from..]) {
+                Some(i) => from + i + 1,
+                None if self.eof => {
+                    if self.scan == self.end {
+                        self.done = true;
+                        let end = self.end;
+                        return self.take_current(end).map(Ok);
+                    }
+                    // The last line, without a line feed.
+                    self.end
                 }
-                Ok(n) => {
-                    self.bytes_read += n as u64;
-                    self.read_pos += n as u64;
-                    self.lines_read += 1;
-                    if let Some(game) = self.feed_line(start, self.lines_read) {
-                        return Some(Ok(game));
+                None => {
+                    self.searched = self.end;
+                    match self.fill() {
+                        Ok(()) => continue,
+                        Err(e) => {
+                            // A read or decompression error ends this input; the game
+                            // being read (with the bytes of its last, cut line) is handed
+                            // out with the error, to be counted as skipped.
+                            self.done = true;
+                            self.bytes_read += (self.end - self.scan) as u64;
+                            self.scan = self.end;
+                            let end = self.end;
+                            let partial = self.take_current(end);
+                            let offset = Offset {
+                                file_bytes: 0,
+                                text_bytes: self.bytes_read,
+                                lines: self.lines_read,
+                                compressed: false,
+                            };
+                            return Some(Err(Error {
+                                path: self.file.clone(),
+                                source: e,
+                                offset: Some(offset),
+                                partial,
+                            }));
+                        }
                     }
                 }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    // A read or decompression error ends this input; the game being
-                    // read is handed out with the error, to be counted as skipped.
-                    self.done = true;
-                    self.bytes_read += (self.current.bytes.len() - start) as u64;
-                    self.read_pos += (self.current.bytes.len() - start) as u64;
-                    let end = self.current.bytes.len();
-                    let partial = self.take_current(end);
-                    let offset = Offset {
-                        file_bytes: 0,
-                        text_bytes: self.bytes_read,
-                        lines: self.lines_read,
-                        compressed: false,
-                    };
-                    return Some(Err(Error { path: self.file.clone(), source: e, offset: Some(offset), partial }));
-                }
+            };
+            let ls = self.scan;
+            self.scan = end;
+            self.bytes_read += (end - ls) as u64;
+            self.lines_read += 1;
+            if let Some(game) = self.feed_line(ls, end, self.lines_read) {
+                return Some(Ok(game));
             }
         }
     }
 }
 
-/// Append one line (up to and including its line feed, or up to the end of the input)
-/// to `out`; the number of bytes appended, 0 at the end of the input. Like
-/// `BufRead::read_until(b'\n', …)`, but finds the line feed with the vectorised `memchr`.
-/// On an error, the bytes read before it stay appended.
-fn read_line<R: BufRead + ?Sized>(reader: &mut R, out: &mut Vec<u8>) -> io::Result<usize> {
-    let mut read = 0;
-    loop {
-        let (done, used) = {
-            let available = match reader.fill_buf() {
-                Ok(buf) => buf,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+/// Bytes that matter inside a tag pair: quote, backslash, closing bracket.
+static TAG_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// The first index from `from` on whose byte is one of `set` (`bytes.len()` if none).
+/// Sixteen bytes at a time with SSE2 on x86-64 (always present there); the ranges
+/// searched are short (a tag value, a line of moves), where `memchr`'s set-up costs
+/// more than the search.
+#[inline(always)]
+pub(crate) fn find_byte_of(bytes: &[u8], from: usize, set: [u8; 4]) -> usize {
+    let mut i = from;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+        while let Some(chunk) = bytes.get(i..i + 16) {
+            // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                let a = _mm_or_si128(
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(set[0] as i8)),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(set[1] as i8)),
+                );
+                let b = _mm_or_si128(
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(set[2] as i8)),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(set[3] as i8)),
+                );
+                _mm_movemask_epi8(_mm_or_si128(a, b)) as u32
             };
-            match memchr::memchr(b'\n', available) {
-                Some(i) => {
-                    out.extend_from_slice(&available[..=i]);
-                    (true, i + 1)
-                }
-                None => {
-                    out.extend_from_slice(available);
-                    (available.is_empty(), available.len())
-                }
+            if mask != 0 {
+                return i + mask.trailing_zeros() as usize;
             }
-        };
-        reader.consume(used);
-        read += used;
-        if done || used == 0 {
-            return Ok(read);
+            i += 16;
+        }
+    }
+    while i < bytes.len() && !set.contains(&bytes[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// [`skip_tag_pairs`] for the one tag pair that a line of `bytes` starts with at `ls`
+/// (`bytes[ls] == b'['`), where the line's end is not known yet: the index just after
+/// its closing `]`, or `None` when the tag does not close before the line feed (or the
+/// end of `bytes`), which the general way then handles.
+#[inline]
+fn skip_tag_pairs_quick(bytes: &[u8], ls: usize) -> Option<usize> {
+    let mut i = ls + 1;
+    let mut in_quote = false;
+    loop {
+        i = find_byte_of(bytes, i, [b'"', b'\\', b']', b'\n']);
+        match *bytes.get(i)? {
+            b'\n' => return None,
+            b'\\' if in_quote => {
+                if bytes.get(i + 1).is_none_or(|&b| b == b'\n') {
+                    return None;
+                }
+                i += 2;
+            }
+            b'"' => {
+                in_quote = !in_quote;
+                i += 1;
+            }
+            b']' if !in_quote => return Some(i + 1),
+            _ => i += 1,
         }
     }
 }
@@ -564,6 +712,10 @@ fn skip_tag_pairs(line: &[u8], mut i: usize) -> usize {
         i += 1;
         let mut in_quote = false;
         loop {
+            // Ordinary bytes are stepped over by one table lookup each.
+            while i < line.len() && !TAG_STOP[line[i] as usize] {
+                i += 1;
+            }
             if i >= line.len() {
                 return i;
             }

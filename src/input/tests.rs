@@ -206,3 +206,164 @@ fn a_read_error_hands_out_the_cut_game_with_the_position() {
     assert_eq!(err.offset.unwrap().text_bytes, text.len() as u64);
     assert!(err.to_string().contains("game 2 (line 5) is cut off"), "{err}");
 }
+
+/// A reader that gives its bytes in chunks of the given sizes (cycled) and, when
+/// `fail` is set, an error instead of the end of the input.
+struct Chunked {
+    bytes: Vec<u8>,
+    pos: usize,
+    sizes: Vec<usize>,
+    turn: usize,
+    fail: bool,
+}
+
+impl std::io::Read for Chunked {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.pos == self.bytes.len() {
+            return if self.fail { Err(std::io::Error::other("damaged")) } else { Ok(0) };
+        }
+        let size = self.sizes[self.turn % self.sizes.len()].max(1);
+        self.turn += 1;
+        let n = size.min(buf.len()).min(self.bytes.len() - self.pos);
+        buf[..n].copy_from_slice(&self.bytes[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// Everything a splitter hands out, with its counters after each item, as text.
+fn split_trace<I: Iterator<Item = Result<RawGame, Error>>>(
+    mut items: I,
+    counters: impl Fn(&I) -> (u64, u64, u64),
+) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(item) = items.next() {
+        let (bytes, lines, next) = counters(&items);
+        let item = match item {
+            Ok(g) => format!("{g:?}"),
+            Err(e) => format!("error {e} {:?} {:?}", e.offset, e.partial),
+        };
+        out.push(format!("{item} bytes={bytes} lines={lines} next={next}"));
+    }
+    out
+}
+
+/// The block splitter and the line-by-line reference give the same games, errors and
+/// counters for `text` read in chunks of `sizes`.
+fn assert_same_split(text: &[u8], sizes: &[usize], fail: bool, offset: u64) {
+    let reader = |cap: usize| {
+        std::io::BufReader::with_capacity(
+            cap,
+            Chunked { bytes: text.to_vec(), pos: 0, sizes: sizes.to_vec(), turn: 0, fail },
+        )
+    };
+    let cap = sizes.iter().copied().max().unwrap_or(1).max(1);
+    let new = Splitter::new(reader(cap), Arc::from("t"), 7).starting_at(offset, 3, 2);
+    let old = reference::OldSplitter::new(reader(cap), Arc::from("t"), 7).starting_at(offset, 3, 2);
+    let new_trace = split_trace(new, |s| (s.bytes_read(), s.lines_read(), s.next_number()));
+    let old_trace = split_trace(old, |s| (s.bytes_read(), s.lines_read(), s.next_number()));
+    assert_eq!(new_trace, old_trace, "input {:?} chunks {sizes:?}", String::from_utf8_lossy(text));
+}
+
+#[test]
+fn block_splitter_agrees_with_the_reference_on_tricky_inputs() {
+    let cases: &[&[u8]] = &[
+        b"[Event \"a\"]\n[Site \"x\"]\n\n1. e4 e5 1-0\n\n[Event \"b\"]\n\n1. d4 *\n",
+        b"[Event \"a\"]\n\n1. e4 {a comment\n[Event \"not a tag\"] still comment} e5 *\n[Event \"b\"]\n1. d4 *\n",
+        b"[Event \"a\"]\n\n1. e4 ; not a {comment\ne5 *\n[Event \"b\"]\n1. d4 *\n",
+        b"[Event \"a\"]\n\n1. e4 {never closed\n\n[Event \"b\"]\n\n1. d4 *\n\n[Event \"c\"]\n\n1. c4 *\n",
+        b"[Event \"a\"]\n[Site \"s\"]\n\n[Event \"b\"]\n\n[Event \"c\"]\n\n[Date \"x\"]\n1. e4 *\n",
+        b"\xef\xbb\xbf[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n\0\0\0\r\n[Event \"b\"]\r\n\r\n1. d4 *\r\n",
+        b"% a note\n[Event \"a\"]\n1. e4 *\n% trailing\n",
+        b"[Event \"a\n1. e4 *\n\n[Event \"b\"]\n1. d4 *\n",
+        b"[A \"x\\\"]\" ] [B \"y\"] 1. e4 {\n} *\n  [C \"z\"]\n\n\n1. d4",
+        b"1. e4 e5 *\n",
+        b"  \n\r\n\t\n",
+        b"",
+        b"[Event \"a\"]\n\n1. e4 *\n\n[Event \"b\"]\n\n1. d4 d5 2. c4",
+    ];
+    for text in cases {
+        for sizes in [&[1usize][..], &[2, 3], &[5], &[7, 1, 13], &[4096]] {
+            for fail in [false, true] {
+                assert_same_split(text, sizes, fail, 0);
+                assert_same_split(text, sizes, fail, 1000);
+            }
+        }
+    }
+}
+
+mod differential {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that PGN files (and damaged ones) are made of.
+    const PIECES: &[&str] = &[
+        "[Event \"a\"]",
+        "[Site \"b\"]",
+        "[Event \"x",
+        "[A \"\\\"]\"]",
+        "]",
+        "[",
+        "\"",
+        "\\",
+        "\n",
+        "\n",
+        "\n",
+        "\r\n",
+        " ",
+        "\t",
+        "1. e4 ",
+        "e5 ",
+        "{",
+        "}",
+        "{c\n",
+        ";",
+        "%",
+        "% x\n",
+        "*",
+        "1-0",
+        "\u{feff}",
+        "\0",
+        "\u{e9}",
+        "(",
+        ")",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        #[test]
+        fn block_splitter_agrees_with_the_reference(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..60),
+            sizes in proptest::collection::vec(1usize..40, 1..4),
+            fail in any::<bool>(),
+        ) {
+            let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            assert_same_split(text.as_bytes(), &sizes, fail, 0);
+        }
+    }
+}
+
+/// The block splitter agrees with the reference on every file of the shared corpora
+/// (skipped when ../shared is absent).
+#[test]
+fn block_splitter_agrees_with_the_reference_on_the_corpora() {
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/corpus"));
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if entry.file_name() != "bench" {
+                    walk(&path, out);
+                }
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e == "pgn")) {
+        let text = std::fs::read(path).unwrap();
+        assert_same_split(&text, &[65536, 1000], false, 0);
+    }
+}

@@ -60,6 +60,19 @@ pub struct GameParser {
     scratch: Vec<u8>,
     /// File line of the `[FEN` tag, for messages.
     fen_line: u64,
+    /// The previous game's termination marker string, reused for the next one.
+    spare_termination: String,
+}
+
+/// How far the quick way of reading a game's tags got.
+enum Quick {
+    /// Tags and termination are read and the moves are not wanted.
+    Done,
+    /// Tags and termination are read, the game is UTF-8 and its moves begin at byte
+    /// `pos`, on line `line`.
+    Moves { pos: usize, line: u64 },
+    /// The game must be read the whole way.
+    Whole,
 }
 
 /// A reading position inside one game's bytes, counting lines.
@@ -99,6 +112,7 @@ impl Cursor<'_> {
 /// Byte classes for the tokenizer, one table lookup per byte.
 const BLANK: u8 = 1;
 const ENDS_TOKEN: u8 = 2;
+const ENDS_TAG_NAME: u8 = 4;
 
 /// The class bits of every byte value.
 static BYTE_CLASS: [u8; 256] = {
@@ -110,6 +124,9 @@ static BYTE_CLASS: [u8; 256] = {
         let punct = matches!(byte, b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'[' | b']');
         let class = if punct { ENDS_TOKEN } else { 0 };
         table[b] = if blank { BLANK | ENDS_TOKEN } else { class };
+        if blank || byte == b'"' || byte == b']' {
+            table[b] |= ENDS_TAG_NAME;
+        }
         b += 1;
     }
     table
@@ -199,9 +216,20 @@ fn nag_of_symbol(sym: &[u8]) -> Option<u8> {
 /// The termination marker at the very end of a game's bytes, if the last token is one.
 /// Cheap: used before (or instead of) reading the movetext.
 fn trailing_termination(bytes: &[u8]) -> Option<&'static str> {
-    let end = bytes.iter().rposition(|&b| !is_blank(b))? + 1;
-    let start = bytes[..end].iter().rposition(|&b| ends_token(b)).map_or(0, |p| p + 1);
+    let (start, end) = last_token(bytes).0?;
     termination_of(&bytes[start..end])
+}
+
+/// The last token of `bytes` (start and end), if any, and from which index on the bytes
+/// decide it: the byte that ends the search for its start (or 0 when the search runs
+/// to the start of `bytes`).
+fn last_token(bytes: &[u8]) -> (Option<(usize, usize)>, usize) {
+    let Some(last) = bytes.iter().rposition(|&b| !is_blank(b)) else { return (None, 0) };
+    let end = last + 1;
+    match bytes[..end].iter().rposition(|&b| ends_token(b)) {
+        Some(p) => (Some((p + 1, end)), p),
+        None => (Some((0, end)), 0),
+    }
 }
 
 /// Does this Variant tag value ask for Chess960 castling?
@@ -225,20 +253,99 @@ impl GameParser {
         game: &mut Game,
         want_moves: &dyn Fn(&Game) -> bool,
     ) -> Result<(), GameError> {
+        self.parse_with(raw, game, want_moves, true)
+    }
+
+    /// [`GameParser::parse`] for a caller that says whether it looks at `game.encoding`
+    /// of a game whose moves are not read. When it does not (`need_encoding` false),
+    /// the tags and the termination marker are read straight from the raw bytes as long
+    /// as the bytes they come from are ASCII (which every encoding reads alike), and the
+    /// rest of the game is not checked as UTF-8 unless its moves are wanted:
+    /// `game.encoding` of a game whose moves are not read is then `Utf8` unchecked.
+    /// Tags, termination, moves and errors are the same as with [`GameParser::parse`].
+    pub fn parse_with(
+        &mut self,
+        raw: &RawGame,
+        game: &mut Game,
+        want_moves: &dyn Fn(&Game) -> bool,
+        need_encoding: bool,
+    ) -> Result<(), GameError> {
         game.number = raw.number;
         game.line = raw.line;
-        game.termination = None;
+        if let Some(text) = game.termination.take() {
+            self.spare_termination = text;
+        }
         self.recycle_nodes(game);
-        let (bytes, encoding) = decode_game(&raw.bytes);
+        // Where the moves begin when the quick way has read the tags already.
+        let mut moves_at = None;
+        if !need_encoding {
+            match self.parse_ascii_tags(raw, game, want_moves) {
+                Quick::Done => return Ok(()),
+                Quick::Moves { pos, line } => moves_at = Some((pos, line)),
+                Quick::Whole => {}
+            }
+        }
+        let (bytes, encoding) = match moves_at {
+            // The quick way found the game to be UTF-8: its text is its bytes.
+            Some(_) => (std::borrow::Cow::Borrowed(&raw.bytes[..]), TextEncoding::Utf8),
+            None => decode_game(&raw.bytes),
+        };
         game.encoding = encoding;
         let mut cur = Cursor { bytes: &bytes, pos: 0, line: raw.line.max(1) };
-        self.fen_line = raw.line;
-        self.read_tags(&mut cur, game)?;
-        game.termination = trailing_termination(&bytes[cur.pos..]).map(str::to_string);
-        if !want_moves(game) {
-            return Ok(());
+        if let Some((pos, line)) = moves_at {
+            cur.pos = pos;
+            cur.line = line;
+        } else {
+            self.fen_line = raw.line;
+            self.read_tags(&mut cur, game)?;
+            // The marker's text, reusing the previous game's string.
+            game.termination = trailing_termination(&bytes[cur.pos..]).map(|t| {
+                let mut kept = std::mem::take(&mut self.spare_termination);
+                kept.clear();
+                kept.push_str(t);
+                kept
+            });
+            if !want_moves(game) {
+                return Ok(());
+            }
         }
         self.read_movetext(&mut cur, game)
+    }
+
+    /// The quick way of [`GameParser::parse_with`]: tags and termination marker read from
+    /// the raw bytes. [`Quick::Whole`] when the game must go the whole way instead: a tag
+    /// section, the byte after it or the end of the game that is not ASCII (decoding
+    /// could change what is read there), a broken tag (its error is reported from the
+    /// decoded text), or a game whose moves are wanted and that is not UTF-8.
+    fn parse_ascii_tags(&mut self, raw: &RawGame, game: &mut Game, want_moves: &dyn Fn(&Game) -> bool) -> Quick {
+        let bytes = &raw.bytes[..];
+        let mut cur = Cursor { bytes, pos: 0, line: raw.line.max(1) };
+        self.fen_line = raw.line;
+        if self.read_tags(&mut cur, game).is_err()
+            || !bytes[..cur.pos].is_ascii()
+            || !bytes.get(cur.pos).is_none_or(u8::is_ascii)
+        {
+            return Quick::Whole;
+        }
+        let rest = &bytes[cur.pos..];
+        let (token, from) = last_token(rest);
+        if !rest[from..].is_ascii() {
+            return Quick::Whole;
+        }
+        game.termination = token.and_then(|(s, e)| termination_of(&rest[s..e])).map(|t| {
+            let mut kept = std::mem::take(&mut self.spare_termination);
+            kept.clear();
+            kept.push_str(t);
+            kept
+        });
+        game.encoding = TextEncoding::Utf8;
+        if !want_moves(game) {
+            return Quick::Done;
+        }
+        if std::str::from_utf8(bytes).is_err() {
+            return Quick::Whole;
+        }
+        Quick::Moves { pos: cur.pos, line: cur.line }
     }
 
     /// Empty `game.nodes`, keeping the heap buffers of its nodes (children, SAN,
@@ -764,59 +871,66 @@ fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
     found.map(|from| Move::Normal { role, from, capture: captured, to, promotion })
 }
 
-/// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone).
+/// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone). The
+/// tag must close on its own line. Plain stretches of the value are found sixteen bytes
+/// at a time and copied whole.
 fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     let open_line = cur.line;
     let unterminated = || GameError { kind: GameErrorKind::UnterminatedTag, line: open_line };
     let bytes = cur.bytes;
-    let line_end = memchr::memchr(b'\n', &bytes[cur.pos..]).map_or(bytes.len(), |p| cur.pos + p);
-    let mut i = cur.pos + 1;
-    while i < line_end && is_blank(bytes[i]) {
-        i += 1;
-    }
+    // Blanks within the line (a line feed is blank too, and ends the line).
+    let skip_blanks = |mut i: usize| {
+        while i < bytes.len() && bytes[i] != b'\n' && is_blank(bytes[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut i = skip_blanks(cur.pos + 1);
     let name_start = i;
-    while i < line_end && !is_blank(bytes[i]) && bytes[i] != b'"' && bytes[i] != b']' {
+    // A tag name ends at a blank, `"` or `]`.
+    while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME == 0 {
         i += 1;
     }
-    tag.name.clear();
-    tag.name.extend(bytes[name_start..i].iter().map(|&b| b as char));
+    let name = &bytes[name_start..i];
+    // The tag in this place of the previous game mostly had the same name.
+    if tag.name.as_bytes() != name || !name.is_ascii() {
+        tag.name.clear();
+        tag.name.extend(name.iter().map(|&b| b as char));
+    }
     tag.value.clear();
-    while i < line_end && is_blank(bytes[i]) {
-        i += 1;
-    }
-    if i < line_end && bytes[i] == b']' {
+    i = skip_blanks(i);
+    if i < bytes.len() && bytes[i] == b']' {
         // `[Name]` with no value.
         cur.pos = i + 1;
         return Ok(());
     }
-    if i >= line_end || bytes[i] != b'"' {
+    if i >= bytes.len() || bytes[i] != b'"' {
         return Err(unterminated());
     }
     i += 1;
     loop {
-        if i >= line_end {
-            return Err(unterminated());
-        }
-        match bytes[i] {
-            b'\\' if i + 1 < line_end && matches!(bytes[i + 1], b'"' | b'\\') => {
-                tag.value.push(bytes[i + 1]);
-                i += 2;
-            }
-            b'"' => {
-                // The closing quote is the one followed by `]`; others belong to the value.
-                let mut j = i + 1;
-                while j < line_end && is_blank(bytes[j]) {
-                    j += 1;
+        let stop = crate::input::find_byte_of(bytes, i, [b'"', b'\\', b'\n', b'\n']);
+        tag.value.extend_from_slice(&bytes[i..stop]);
+        i = stop;
+        match bytes.get(i) {
+            None | Some(b'\n') => return Err(unterminated()),
+            Some(b'\\') => {
+                if matches!(bytes.get(i + 1), Some(b'"' | b'\\')) {
+                    tag.value.push(bytes[i + 1]);
+                    i += 2;
+                } else {
+                    tag.value.push(b'\\');
+                    i += 1;
                 }
-                if j < line_end && bytes[j] == b']' {
+            }
+            _ => {
+                // The closing quote is the one followed by `]`; others belong to the value.
+                let j = skip_blanks(i + 1);
+                if j < bytes.len() && bytes[j] == b']' {
                     cur.pos = j + 1;
                     return Ok(());
                 }
                 tag.value.push(b'"');
-                i += 1;
-            }
-            b => {
-                tag.value.push(b);
                 i += 1;
             }
         }

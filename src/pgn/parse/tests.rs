@@ -498,3 +498,128 @@ fn quick_san_reads_exactly_what_shakmaty_reads() {
     assert_eq!(quick_san(b"e8=Q"), None);
     assert_eq!(quick_san(b"O-O"), None);
 }
+
+/// The tag reader as it was before it copied plain stretches whole (the reference).
+/// Read `[Name "value"]` at the cursor into `tag` (escapes `\"` and `\\` undone).
+fn old_read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
+    let open_line = cur.line;
+    let unterminated = || GameError { kind: GameErrorKind::UnterminatedTag, line: open_line };
+    let bytes = cur.bytes;
+    let line_end = memchr::memchr(b'\n', &bytes[cur.pos..]).map_or(bytes.len(), |p| cur.pos + p);
+    let mut i = cur.pos + 1;
+    while i < line_end && is_blank(bytes[i]) {
+        i += 1;
+    }
+    let name_start = i;
+    while i < line_end && !is_blank(bytes[i]) && bytes[i] != b'"' && bytes[i] != b']' {
+        i += 1;
+    }
+    tag.name.clear();
+    tag.name.extend(bytes[name_start..i].iter().map(|&b| b as char));
+    tag.value.clear();
+    while i < line_end && is_blank(bytes[i]) {
+        i += 1;
+    }
+    if i < line_end && bytes[i] == b']' {
+        // `[Name]` with no value.
+        cur.pos = i + 1;
+        return Ok(());
+    }
+    if i >= line_end || bytes[i] != b'"' {
+        return Err(unterminated());
+    }
+    i += 1;
+    loop {
+        if i >= line_end {
+            return Err(unterminated());
+        }
+        match bytes[i] {
+            b'\\' if i + 1 < line_end && matches!(bytes[i + 1], b'"' | b'\\') => {
+                tag.value.push(bytes[i + 1]);
+                i += 2;
+            }
+            b'"' => {
+                // The closing quote is the one followed by `]`; others belong to the value.
+                let mut j = i + 1;
+                while j < line_end && is_blank(bytes[j]) {
+                    j += 1;
+                }
+                if j < line_end && bytes[j] == b']' {
+                    cur.pos = j + 1;
+                    return Ok(());
+                }
+                tag.value.push(b'"');
+                i += 1;
+            }
+            b => {
+                tag.value.push(b);
+                i += 1;
+            }
+        }
+    }
+}
+
+mod tag_reader {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Pieces that tag lines (and damaged ones) are made of.
+    const PIECES: &[&str] = &["[", "]", "\"", "\\", " ", "\t", "\n", "Event", "a b", "\u{e9}", "\u{feff}", "\r", "x"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn tag_reader_agrees_with_the_reference(pieces in proptest::collection::vec(0..PIECES.len(), 0..30)) {
+            let text: String = std::iter::once("[").chain(pieces.iter().map(|&i| PIECES[i])).collect();
+            let bytes = text.as_bytes();
+            let (mut new_tag, mut old_tag) = (Tag { name: "old".into(), value: b"v".to_vec() }, Tag { name: "old".into(), value: b"v".to_vec() });
+            let mut new_cur = Cursor { bytes, pos: 0, line: 3 };
+            let mut old_cur = Cursor { bytes, pos: 0, line: 3 };
+            let new = read_one_tag(&mut new_cur, &mut new_tag);
+            let old = old_read_one_tag(&mut old_cur, &mut old_tag);
+            prop_assert_eq!(&new, &old);
+            if new.is_ok() {
+                prop_assert_eq!(new_cur.pos, old_cur.pos);
+                prop_assert_eq!(&new_tag, &old_tag);
+            }
+        }
+    }
+}
+
+/// The quick way (tags from the raw bytes, encoding not checked) reads the same tags,
+/// termination, moves and errors as the whole way, in UTF-8 and Windows-1252 games.
+#[test]
+fn parse_without_encoding_reads_what_parse_reads() {
+    let texts: &[&[u8]] = &[
+        b"[White \"Kasparov\"]\n[Result \"1-0\"]\n\n1. e4 {caf\xe9} e5 1-0",
+        b"[White \"M\xfcller\"]\n\n1. e4 e5 \xbd-\xbd",
+        b"[White \"M\xc3\xbcller\"]\n\n1. e4 e5 \xc2\xbd-\xc2\xbd",
+        b"[White \"x\"]\n\n1. e4 e5 \xbd-\xbd",
+        b"\xef\xbb\xbf[White \"x\"]\n\n1. e4 {\xe9} *",
+        b"\xef\xbb\xbf1. e4 *",
+        b"[White \"x\n\n1. e4 *",
+        b"[White \"x\"]\n\n1. e4 Ke7 *",
+        b"[White \"x\"]\n\n\xbb1. e4 *",
+        b"[White \"x\"]\n\n1. e4 e5 1/2\xbb",
+    ];
+    for text in texts {
+        for want in [false, true] {
+            let raw = raw(text, 4);
+            let (mut whole, mut quick) = (Game::default(), Game::default());
+            let a = GameParser::new().parse(&raw, &mut whole, &|_| want);
+            let b = GameParser::new().parse_with(&raw, &mut quick, &|_| want, false);
+            let name = String::from_utf8_lossy(text);
+            assert_eq!(a, b, "{name}");
+            if a.is_ok() {
+                assert_eq!(whole.tags, quick.tags, "{name}");
+                assert_eq!(whole.termination, quick.termination, "{name}");
+                assert_eq!(whole.nodes.len(), quick.nodes.len(), "{name}");
+                let sans = |g: &Game| g.nodes.iter().map(|n| (n.san.clone(), n.comments.clone())).collect::<Vec<_>>();
+                assert_eq!(sans(&whole), sans(&quick), "{name}");
+                if want {
+                    assert_eq!(whole.encoding, quick.encoding, "{name}");
+                }
+            }
+        }
+    }
+}
