@@ -180,3 +180,13 @@ fn a_minus_after_a_move_or_a_position_starts_a_number() {
     // A move count is a number: there the minus subtracts.
     assert_eq!(numbers("initial countmoves legal ―― - 20 == 0"), vec![1, 2]);
 }
+
+#[test]
+fn line_ranges_take_numeric_variables() {
+    // Game 1 has one check (5. Bb5+), one position long: a line of checks has length 1.
+    assert_eq!(numbers("v = 1 line v --> check"), vec![1]);
+    assert_eq!(numbers("v = 2 line v --> check"), Vec::<u32>::new());
+    assert_eq!(numbers("v = 3 line 1 v --> check"), vec![1]);
+    // A variable end below the start leaves no length that fits.
+    assert_eq!(numbers("v = 0 line 1 v --> check"), Vec::<u32>::new());
+}

@@ -805,7 +805,7 @@ impl<'a> Ctx<'a> {
         std::mem::replace(&mut self.vars[i], v)
     }
 
-    fn get_var(&self, var: VarId) -> Option<&Value> {
+    pub(super) fn get_var(&self, var: VarId) -> Option<&Value> {
         self.vars.get(var.0 as usize).and_then(|v| v.as_ref())
     }
 

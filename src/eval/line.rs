@@ -8,7 +8,7 @@
 use super::engine::{Ctx, Eval, Loc, DEPTH_LIMIT};
 use super::value::Value;
 use super::Error;
-use crate::ir::{Filter, FilterId, LineParams, MoveSource};
+use crate::ir::{Filter, FilterId, LineParams, MoveSource, VarId};
 use crate::pgn::NodeId;
 
 /// A partial match: the last position consumed (`None`: none yet), how many were, and
@@ -28,9 +28,23 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         };
         // CQL 6.2 (`SequenceBase::match_position`): a line with a range fails when the
-        // length of its match lies outside it.
-        if params.range.is_some_and(|(lo, hi)| !(lo..=hi).contains(&(count as i64))) {
-            return Ok(None);
+        // length of its match lies outside it. A bound written as a variable is read now; an
+        // unbound one fails the line (CQL 6.2 stops with an error there).
+        if let Some((low, high)) = params.range {
+            let bound = |var: Option<VarId>, written: i64| match var {
+                Some(v) => match self.get_var(v) {
+                    Some(Value::Number(n)) => Some(*n),
+                    _ => None,
+                },
+                None => Some(written),
+            };
+            let (Some(low), Some(high)) = (bound(params.range_variables.0, low), bound(params.range_variables.1, high))
+            else {
+                return Ok(None);
+            };
+            if !(low..=high).contains(&(count as i64)) {
+                return Ok(None);
+            }
         }
         if params.last_position {
             return Ok(Some(Value::Position(last.unwrap_or(start))));

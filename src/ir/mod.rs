@@ -510,6 +510,9 @@ pub struct LineParams {
     /// `line MIN [MAX] …`: the line matches only when the number of positions it matched
     /// (counted in moves of one side with `singlecolor`) lies in `MIN..=MAX`.
     pub range: Option<(i64, i64)>,
+    /// Numeric variables written for `MIN` / `MAX` (`line 1 v --> …`, as CQL 6.2 ranges
+    /// allow): their values, read when the line runs, stand for that end of `range`.
+    pub range_variables: (Option<VarId>, Option<VarId>),
 }
 
 /// Parameters of a CQL 6.2 `path` (`⊢`) filter.

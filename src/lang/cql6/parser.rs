@@ -342,6 +342,13 @@ pub struct Parser<'s> {
 
 type PResult<T> = Result<T, ()>;
 
+/// One end of a `line` range as written.
+#[derive(Clone, Copy)]
+enum LineBound {
+    Number(i64),
+    Variable(crate::ir::VarId),
+}
+
 /// A repetition written after a `line` constituent.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Suffix {
@@ -2240,17 +2247,27 @@ impl<'s> Parser<'s> {
     fn line_params_and_range(&mut self) -> LineParams {
         let mut p = LineParams::default();
         self.line_params(&mut p);
-        if let (Tok::Number(lo), false) = (self.peek().tok.clone(), self.operator_at(1)) {
-            self.bump();
-            let mut hi = lo;
-            if let (Tok::Number(n), false) = (self.peek().tok.clone(), self.operator_at(1)) {
-                self.bump();
-                hi = n;
-            }
-            p.range = Some((lo, hi));
+        if let Some(low) = self.line_range_bound() {
+            let high = self.line_range_bound().unwrap_or(low);
+            let number = |b: LineBound, unbounded| if let LineBound::Number(n) = b { n } else { unbounded };
+            p.range = Some((number(low, i64::MIN), number(high, i64::MAX)));
+            let variable = |b: LineBound| if let LineBound::Variable(v) = b { Some(v) } else { None };
+            p.range_variables = (variable(low), variable(high));
             self.line_params(&mut p);
         }
         p
+    }
+
+    /// One end of a `line` range, if one is written here: a number, or a numeric variable
+    /// (CQL 6.2 `match_rangeconstituent`), not followed by an operator.
+    fn line_range_bound(&mut self) -> Option<LineBound> {
+        if let (Tok::Number(n), false) = (self.peek().tok.clone(), self.operator_at(1)) {
+            self.bump();
+            return Some(LineBound::Number(n));
+        }
+        let var = self.range_variable_here()?;
+        self.bump();
+        Some(LineBound::Variable(var))
     }
 
     /// `line [params] --> C --> C …` (or `<--`).
