@@ -488,9 +488,16 @@ pub fn lex(src: &str) -> Lexed {
             let special = match b.get(i + 1) {
                 Some(b'"') => Some(("\"", 2)),
                 Some(b'\\') => Some(("\\", 2)),
-                Some(&l @ (b'n' | b'r' | b't')) if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => {
-                    Some((if l == b'n' { "\n" } else if l == b'r' { "\r" } else { "\t" }, 2))
-                }
+                Some(&l @ (b'n' | b'r' | b't')) if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => Some((
+                    if l == b'n' {
+                        "\n"
+                    } else if l == b'r' {
+                        "\r"
+                    } else {
+                        "\t"
+                    },
+                    2,
+                )),
                 _ => None,
             };
             if let Some((text, len)) = special {

@@ -38,7 +38,11 @@ impl Parser<'_> {
                     _ if self.at_sym(Sym::LParen) => {
                         let args = self.parse_args()?;
                         if args.is_empty() {
-                            self.error_hint("`str()` needs something to convert", sp, Some("write e.g. `str(\"move \" movenumber)`".into()));
+                            self.error_hint(
+                                "`str()` needs something to convert",
+                                sp,
+                                Some("write e.g. `str(\"move \" movenumber)`".into()),
+                            );
                             return Err(());
                         }
                         args

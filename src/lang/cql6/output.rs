@@ -92,7 +92,11 @@ impl Parser<'_> {
                 Err(())
             }
             Some(nag) if nag > 255 => {
-                self.error_hint(format!("`{text}`: NAGs go up to 255"), t.span, Some("NAGs are numbered from 1 to 255".into()));
+                self.error_hint(
+                    format!("`{text}`: NAGs go up to 255"),
+                    t.span,
+                    Some("NAGs are numbered from 1 to 255".into()),
+                );
                 Err(())
             }
             Some(nag) => Ok(self.add(Filter::LegacyFact(crate::ir::LegacyFact::Nag(nag as u8)), whole)),

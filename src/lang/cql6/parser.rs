@@ -1073,7 +1073,11 @@ impl<'s> Parser<'s> {
         let sp = Self::join(open.span, self.toks[self.pos.saturating_sub(1)].span);
         if items.is_empty() && close == Sym::RBrace {
             // CQL 6.2 wants a filter after `{` ("syntax error following a '{'").
-            self.error_hint("empty braces: `{` must hold a filter", sp, Some("write `true` for a filter that always matches".to_string()));
+            self.error_hint(
+                "empty braces: `{` must hold a filter",
+                sp,
+                Some("write `true` for a filter that always matches".to_string()),
+            );
             return Err(());
         }
         if one_filter && items.len() != 1 {
@@ -1800,7 +1804,8 @@ impl<'s> Parser<'s> {
             index
         };
         self.bump();
-        let end = if self.at_sym(Sym::RBracket) { self.add(Filter::Number(i64::MAX), sp) } else { self.parse_expr(BP_OR)? };
+        let end =
+            if self.at_sym(Sym::RBracket) { self.add(Filter::Number(i64::MAX), sp) } else { self.parse_expr(BP_OR)? };
         Ok(vec![start, end])
     }
 
@@ -1886,7 +1891,8 @@ impl<'s> Parser<'s> {
     fn parse_assign_to(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
         let op_tok = self.bump();
         let op = assign_op(&op_tok.tok);
-        let declared_before = self.ir.find_var(&name).and_then(|v| self.ir.vars.get(v.0 as usize)).map(|v| v.persistent);
+        let declared_before =
+            self.ir.find_var(&name).and_then(|v| self.ir.vars.get(v.0 as usize)).map(|v| v.persistent);
         if persistent && declared_before == Some(false) {
             // CQL 6.2: "Assignment specifies persistent variable but variable is already
             // declared not persistent".
@@ -2176,7 +2182,11 @@ impl<'s> Parser<'s> {
                 _ => break,
             };
             if !one_only {
-                let suffix = if matches!(self.peek().tok, Tok::Sym(Sym::RBrace)) { Suffix::Range } else { Suffix::wildcard(min, max) };
+                let suffix = if matches!(self.peek().tok, Tok::Sym(Sym::RBrace)) {
+                    Suffix::Range
+                } else {
+                    Suffix::wildcard(min, max)
+                };
                 self.line_suffix_allowed(item, last_plus, suffix)?;
                 last_plus = suffix == Suffix::Plus;
             }
