@@ -11,7 +11,7 @@
 //! (`[RQ]`, `A`, `_`), directions by their CQL names.
 //! Must never: change the IR, print anything itself, or recurse without bound.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 
 use shakmaty::{Bitboard, Color};
@@ -49,7 +49,7 @@ pub fn dump(ir: &Ir) -> String {
         None => out.push_str("tree: none\n"),
         Some(root) => {
             out.push_str("tree:\n");
-            let mut printer = Printer { ir, uses: use_counts(ir, root), labels: HashMap::new(), out };
+            let mut printer = Printer { ir, uses: use_counts(ir, root), labels: HashMap::default(), out };
             printer.node(root, "", 1);
             out = printer.out;
         }
@@ -90,9 +90,9 @@ fn settings_line(s: &Settings) -> String {
 /// How many times each node is reached as a child, counting each distinct node's
 /// children once (a shared sub-tree is printed once, so its children are too).
 fn use_counts(ir: &Ir, root: FilterId) -> HashMap<FilterId, usize> {
-    let mut uses: HashMap<FilterId, usize> = HashMap::new();
+    let mut uses: HashMap<FilterId, usize> = HashMap::default();
     uses.insert(root, 1);
-    let mut visited = std::collections::HashSet::new();
+    let mut visited = rustc_hash::FxHashSet::default();
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
         if !visited.insert(id) {

@@ -19,7 +19,7 @@ use crate::ir::{Filter, FilterId, Ir};
 /// Does the sub-tree at `id` contain a write? Iterative (queries may nest deeply).
 fn subtree_writes(ir: &Ir, id: FilterId) -> bool {
     let mut stack = vec![id];
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     while let Some(f) = stack.pop() {
         if !seen.insert(f) {
             continue;
@@ -37,7 +37,7 @@ fn subtree_writes(ir: &Ir, id: FilterId) -> bool {
 pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
     let root = ir.root?;
     let mut stack = vec![root];
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     while let Some(f) = stack.pop() {
         if !seen.insert(f) {
             continue;

@@ -26,7 +26,7 @@ pub mod props;
 pub mod transform;
 pub mod visit;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use shakmaty::{Bitboard, Color, Role};
 
@@ -1353,7 +1353,7 @@ impl Ir {
     /// `span`, since the other query's spans point into another text. The other query must
     /// have no variables.
     pub fn import(&mut self, other: &Ir, id: FilterId, span: Span) -> FilterId {
-        let mut memo: HashMap<FilterId, FilterId> = HashMap::new();
+        let mut memo: HashMap<FilterId, FilterId> = HashMap::default();
         // Children before parents, without recursion: a post-order walk.
         let mut stack = vec![(id, false)];
         while let Some((node, expanded)) = stack.pop() {

@@ -34,7 +34,7 @@
 //! - variables that are not `persistent` are named by kind and number (`piece1`).
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::hash::{Hash, Hasher};
 
 use super::props::{self, is_set_expression, value_type, Memo};
@@ -540,7 +540,7 @@ impl Normalizer {
             parts.iter().map(|&p| (self.cost(ir, p), self.hash(ir, p, 0), p)).collect();
         keyed.sort();
         keyed.dedup_by_key(|k| k.2);
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         *parts = keyed.into_iter().map(|k| k.2).filter(|p| seen.insert(*p)).collect();
     }
 
@@ -586,7 +586,7 @@ impl Normalizer {
 
     /// Does the tree use a YACPDB analysis (which is defined per game only)?
     fn contains_yacpdb(&mut self, ir: &Ir, root: FilterId) -> bool {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
             if !seen.insert(id) {

@@ -32,7 +32,7 @@
 //! * `rotate45` only turns directions; a body naming a particular square (a square set
 //!   that is not the whole board) is an error.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use shakmaty::{Bitboard, Color};
 
@@ -414,7 +414,7 @@ fn expand_in_place(ir: &mut Ir) -> Result<(), Vec<Diagnostic>> {
     let Some(root) = ir.root else {
         return Ok(());
     };
-    let mut memo = HashMap::new();
+    let mut memo = HashMap::default();
     let new_root = expand_node(ir, root, 0, &mut memo)?;
     ir.root = Some(new_root);
     Ok(())
@@ -510,12 +510,12 @@ fn transform_copies(
         }
     }
     let mut copies: Vec<FilterId> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     // Copies that differ only in the names `currenttransform` gives are one copy, as in
     // CQL 6.2 (`CurrentTransformNode::transformmemberless` orders all such nodes alike).
-    let mut names_memo = bodies.iter().any(|&b| names_transform(ir, b)).then(HashMap::new);
+    let mut names_memo = bodies.iter().any(|&b| names_transform(ir, b)).then(HashMap::default);
     for map in group(kind) {
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         for &body in bodies {
             match map_node(ir, map, body, depth, &mut memo) {
                 Ok(copy) => {
@@ -582,7 +582,7 @@ fn apply_transform(
 /// The square-set nodes under `root` that name particular squares (not the whole board,
 /// not empty), in tree order, each once.
 fn squares_named(ir: &Ir, root: FilterId) -> Vec<FilterId> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     let mut stack = vec![root];
     let mut found = Vec::new();
     while let Some(id) = stack.pop() {
@@ -609,7 +609,7 @@ fn squares_named(ir: &Ir, root: FilterId) -> Vec<FilterId> {
 
 /// Does any node under `root` name the current transform (`currenttransform`)?
 fn names_transform(ir: &Ir, root: FilterId) -> bool {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     let mut stack = vec![root];
     while let Some(id) = stack.pop() {
         if !seen.insert(id) {
@@ -816,7 +816,7 @@ mod tests {
 
     /// Every node reachable from `root`.
     fn reachable(ir: &Ir, root: FilterId) -> Vec<FilterId> {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![root];
         let mut out = Vec::new();
         while let Some(id) = stack.pop() {
@@ -1373,8 +1373,8 @@ mod tests {
             expand(&mut ir).expect("generated filters expand");
             let root = ir.root.expect("a query has a root");
             for map in INVOLUTIONS {
-                let once = map_node(&mut ir, map, root, 0, &mut HashMap::new()).ok().expect("maps");
-                let twice = map_node(&mut ir, map, once, 0, &mut HashMap::new()).ok().expect("maps back");
+                let once = map_node(&mut ir, map, root, 0, &mut HashMap::default()).ok().expect("maps");
+                let twice = map_node(&mut ir, map, once, 0, &mut HashMap::default()).ok().expect("maps back");
                 prop_assert_eq!(twice, root, "{:?} on `{}`", map, text);
             }
         }
