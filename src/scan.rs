@@ -439,9 +439,18 @@ fn work<E: Evaluator>(
                 continue;
             }
             if found.matched {
-                // A header-only match has no moves yet; the PGN output needs them.
+                // A header-only match has no moves yet; the PGN output needs them, and the
+                // positions it marks: every searched one, as CQL 6.2 evaluates the query at
+                // each (the query has no effects, so evaluating it again changes nothing).
                 if config.format.needs_moves() && game.nodes.is_empty() {
                     let _ = parser.parse(raw, &mut game, &|_| true);
+                    if !game.nodes.is_empty() {
+                        let replayed = evaluator.eval_game(&mut scratch, &game);
+                        if replayed.matched && replayed.error.is_none() {
+                            found.positions = replayed.positions;
+                            found.marked_after = replayed.marked_after;
+                        }
+                    }
                 }
                 let sort: Vec<(i64, bool)> = match &config.sort {
                     Some(order) => {

@@ -190,3 +190,194 @@ fn line_ranges_take_numeric_variables() {
     // A variable end below the start leaves no length that fits.
     assert_eq!(numbers("v = 0 line 1 v --> check"), Vec::<u32>::new());
 }
+
+/// The comments the query writes into the matching games, in order, read from `--output`
+/// PGN (the tag lines and the `Game number` comments left out).
+fn comments(query: &str) -> Vec<String> {
+    let pgn = games_file();
+    let out = pgn.with_file_name(format!("comments-{:x}.pgn", fnv(query)));
+    let o = Command::new(BIN)
+        .args(["-i", pgn.to_str().unwrap(), "-o", out.to_str().unwrap(), "-cql", query])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(matches!(o.status.code(), Some(0 | 1)), "`{query}` failed: {}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_file(&out);
+    let moves: String = text.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ");
+    moves
+        .split('{')
+        .skip(1)
+        .filter_map(|c| c.split('}').next())
+        .map(|c| c.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|c| !c.starts_with("Game number") && c != "CQL" && c != "a good move")
+        .collect()
+}
+
+fn fnv(text: &str) -> u64 {
+    text.bytes().fold(0xcbf29ce484222325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100000001b3))
+}
+
+#[test]
+fn comment_arguments_convert_as_cql_converts_them() {
+    // After 5. Bb5+ (the only check): a filter without a value is `<true>` or `<false>`,
+    // a number or position that fails is `<false>`, a set is its squares. Each expected
+    // text is what CQL 6.2 (build 9.493) writes for the same query and game.
+    assert_eq!(
+        comments(r#"check comment("c:" check " m:" mate " n:" #[Pp] " f:" find stalemate " s:" (a-h1 & K))"#),
+        vec!["c:<true> m:<false> n:14 f:<false> s:e1"]
+    );
+    // A position is `move N(wtm|btm)`, as `movenumber` and the side to move there.
+    assert_eq!(comments(r#"check comment("p:" parent)"#), vec!["p:move 5(wtm)"]);
+    // `str` always matches; a failing argument is `<false>` in its text.
+    assert_eq!(comments(r#"check x = str(mate " " ply) comment(x)"#), vec!["<false> 9"]);
+    // A value variable not yet given a value in this game is named as unbound.
+    assert_eq!(comments(r#"check if mate v = 1 comment("v=" v)"#), vec!["v=<unbound: v>"]);
+}
+
+#[test]
+fn an_implicit_search_in_comment_arguments_is_the_text_then_the_string() {
+    // `event "x"` standing as an argument is the event, then " x" as the next argument
+    // (CQL 6.2 `Tokens::match_strconstituent`); in parentheses it stays a search.
+    assert_eq!(comments(r#"initial event "castling" comment("E:" event " is" site)"#), vec!["E:castling is?"]);
+    assert_eq!(comments(r#"check comment("E:" event " end")"#), vec!["E:castling end"]);
+    assert_eq!(comments(r#"check comment((event "zz") " end")"#), vec!["<false> end"]);
+    // `fen` before a string is the current FEN; the string is the next argument.
+    assert_eq!(
+        comments(r#"check comment(str(fen " is the FEN"))"#),
+        vec!["rnbqkb1r/ppp3pp/4pn2/1B1p4/8/5N2/PPPP1PPP/RNBQK2R b KQkq - 0 1 is the FEN"]
+    );
+}
+
+#[test]
+fn player_alone_is_both_names_in_one_string() {
+    // `player` is White's name, a backslash and `n`, then Black's (`Tokens::match_player`):
+    // it equals neither name, and a search finds either.
+    let games = "[White \"Anna\"]\n[Black \"Boris\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let dir = std::env::temp_dir().join(format!("cqlrs-player-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("players.pgn");
+    std::fs::write(&pgn, games).unwrap();
+    let count = |query: &str| {
+        let o = Command::new(BIN)
+            .args(["-i", pgn.to_str().unwrap(), "--numbers", "-cql", query])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).lines().count()
+    };
+    assert_eq!(count(r#"player == "Anna""#), 0);
+    assert_eq!(count(r#"player == "Anna\nBoris""#), 1);
+    assert_eq!(count(r#"player "Boris""#), 1);
+    assert_eq!(count(r#"player "Carl""#), 0);
+    assert_eq!(count(r#"player white == "Anna""#), 1);
+}
+
+#[test]
+fn built_in_tags_read_as_cql_reads_them() {
+    // A missing Event, Site, White or Black is `?`, an empty one has no value; dates are
+    // `yyyy.mm.dd` with `?` for unknown parts; ECO codes are read from their start; a
+    // rating after a player's name is split off and is the player's Elo. Every expected
+    // text is what CQL 6.2 wrote for the same games.
+    let games = "[Result \"*\"]\n\n1. e4 *\n\n\
+        [Event \"\"]\n[White \" M \"]\n[Black \"Carlsen, M (2850)\"]\n[Date \"2020.5.4\"]\n[ECO \"b12\"]\n[Result \"*\"]\n\n1. e4 *\n\n\
+        [Site \"x\"]\n[Date \"3000.01.32\"]\n[ECO \"E100\"]\n[Result \"*\"]\n\n1. e4 *\n";
+    let dir = std::env::temp_dir().join(format!("cqlrs-tags-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("tags.pgn");
+    let out = dir.join("tags-out.pgn");
+    std::fs::write(&pgn, games).unwrap();
+    let query = r#"initial comment("E[" event "] S[" site "] W[" player white "] B[" player black "] D[" date "] ECO[" eco "] Y[" year "] BE[" elo black "]")"#;
+    let o = Command::new(BIN)
+        .args(["-i", pgn.to_str().unwrap(), "-o", out.to_str().unwrap(), "-cql", query])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let found: Vec<&str> = text.split('{').filter_map(|c| c.split('}').next()).filter(|c| c.starts_with("E[")).collect();
+    assert_eq!(
+        found,
+        vec![
+            "E[?] S[?] W[?] B[?] D[????.??.??] ECO[<false>] Y[<false>] BE[<false>]",
+            "E[<false>] S[?] W[M] B[Carlsen, M] D[2020.05.04] ECO[B12] Y[2020] BE[2850]",
+            "E[?] S[x] W[?] B[?] D[????.01.??] ECO[E10] Y[<false>] BE[<false>]",
+        ]
+    );
+}
+
+#[test]
+fn tag_names_close_to_built_in_ones_are_refused_as_cql_refuses_them() {
+    for query in [r#"tag "Round""#, r#"tag "eco""#, r#"tag "Whitey""#, r#"tag "_a""#, r#"settag("White" "x")"#, r#"settag(event "x")"#] {
+        refused(query);
+    }
+    // A built-in tag by its own name, and a string after `tag "…"` is a filter of its own.
+    assert_eq!(numbers(r#"tag "Event" == "castling""#), vec![1]);
+    assert_eq!(numbers(r#"tag "Event" "zzz""#), vec![1, 2]);
+}
+
+#[test]
+fn echo_marks_its_pairs() {
+    // In both games the position after White's first move is the source and the one two
+    // plies later the target; the expected texts are what CQL 6.2 writes for the same query.
+    let marks = comments("echo (s t) {s:ply + 2 == t:ply  t:ply == 3}");
+    assert_eq!(marks, ["s", "<--move 2(btm)", "t", "-->move 1(btm)"].repeat(2));
+    assert!(comments("echo quiet (s t) {s:ply + 2 == t:ply  t:ply == 3}").is_empty());
+}
+
+#[test]
+fn line_find_and_path_write_their_notes() {
+    // The only check is 5. Bb5+; every expected text is what CQL 6.2 writes for the query.
+    assert_eq!(
+        comments("line --> check --> not check"),
+        vec!["Start line that ends at move 6(wtm)", "End line of length 2 that starts at move 5(btm)"]
+    );
+    assert_eq!(comments("initial find check"), vec!["Found"]);
+    assert_eq!(comments("find all check"), vec!["Found 1 of 1"]);
+    assert_eq!(
+        comments(r#"path title "T" verbose ―― check"#),
+        vec!["T", "Start path that ends at move 5(btm)", "T: move 1 of 1", "End path of length 1 that starts at move 5(wtm)"]
+    );
+    // `quiet` on the filter, or as an option of the run, leaves the notes out.
+    assert!(comments("btm line quiet --> check").is_empty());
+    assert!(comments("find quiet check").is_empty());
+    assert!(comments("cql(quiet) find check").is_empty());
+}
+
+/// The movetext of the matching games the query writes, with `extra` options.
+fn written(query: &str, extra: &[&str]) -> String {
+    let pgn = games_file();
+    let o = Command::new(BIN)
+        .args(["-i", pgn.to_str().unwrap(), "-o", "-"])
+        .args(extra)
+        .args(["-cql", query])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(matches!(o.status.code(), Some(0 | 1)), "`{query}` failed: {}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn marks_quiet_silent_and_removecomment_follow_cql() {
+    // A query on the headers alone marks every searched position (12 plies and the start
+    // of game 1, whose Event is "castling").
+    assert_eq!(written(r#"event == "castling""#, &[]).matches("{CQL}").count(), 13);
+    // `quiet` drops the marks and the notes, keeps the query's comments and the game number.
+    let quiet = written(r#"check comment("chk") find check"#, &["-quiet"]);
+    assert!(!quiet.contains("{CQL}") && !quiet.contains("Found") && quiet.contains("{chk}"), "{quiet}");
+    assert!(quiet.contains("{Game number 1}"), "{quiet}");
+    // `silent` drops every comment of the run's, the game's own ones stay.
+    let silent = written(r#"cql(silent) event "annotated" comment("x")"#, &[]);
+    assert!(!silent.contains("Game number") && !silent.contains("{x}") && !silent.contains("CQL"), "{silent}");
+    assert!(silent.contains("{a good move}"), "{silent}");
+    // `removecomment` leaves the game's comment out; `-noremovecomment` keeps it.
+    let removed = r#"event "annotated" removecomment"#;
+    assert!(!written(removed, &[]).contains("a good move"));
+    assert!(written(removed, &["-noremovecomment"]).contains("{a good move}"));
+    // A sort value comes last at the start position; an unnamed one is `<sort-id-1>`.
+    let sorted = written("initial sort ply", &[]);
+    assert!(sorted.starts_with("{Game number 1} {CQL} {<sort-id-1>: 0}"), "{sorted}");
+}

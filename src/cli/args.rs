@@ -99,10 +99,10 @@ pub struct Args {
     /// Search variations too
     #[arg(long = "variations")]
     pub variations: bool,
-    /// Do not mark matching positions
+    /// Write matching games without any comment of the run's (no game number, marks or query comments)
     #[arg(long = "silent")]
     pub silent: bool,
-    /// Do not write the query's comments
+    /// Do not mark matching positions (the query's own comments are still written)
     #[arg(long = "quiet")]
     pub quiet: bool,
     /// Do not write the `{Game number N}` comment
@@ -209,6 +209,9 @@ pub struct Args {
     /// Do not apply the query's `settag` filters to the output
     #[arg(long = "nosettag")]
     pub nosettag: bool,
+    /// Keep the comments `removecomment` would delete from the written games
+    #[arg(long = "noremovecomment")]
+    pub noremovecomment: bool,
     /// Print the number of each matching game on stderr as it is found
     #[arg(long = "showmatches")]
     pub showmatches: bool,
@@ -364,7 +367,7 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("outputbuffer", NoEffect(true)),
     ("nooutputstatus", NoEffect(false)),
     ("showoutput", Fixed("--lineincrement=10000")),
-    ("noremovecomment", NoEffect(false)),
+    ("noremovecomment", Flag("noremovecomment")),
     // Other programs' jobs.
     ("a", Value("to-ascii")),
     ("u", Value("to-unicode")),

@@ -236,6 +236,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         quiet: ir.settings.quiet,
         game_number_comment: !args.noheader,
         settag: !args.nosettag,
+        remove_comments: !(args.noremovecomment || ir.settings.keep_removed_comments),
     };
     let format = if args.numbers {
         Format::Numbers

@@ -176,6 +176,9 @@ pub struct Ctx<'a> {
     /// Positions inside paths already found by a `nestban` path (keyed by the path filter
     /// and its focus): no new path of that filter starts there.
     pub path_covered: std::collections::HashSet<(FilterId, [u64; 4], NodeId)>,
+    /// The longest run each `consecutivemoves` filter that writes marks has matched in this
+    /// game, marked when the game is written.
+    pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
     /// Per piece identity, the last square lookup made at a game node: `(node + 1) << 8`
@@ -275,6 +278,7 @@ impl<'a> Ctx<'a> {
             rook_view: None,
             path_now: None,
             path_covered: Default::default(),
+            consecutive_runs: Vec::new(),
             piece_squares: [const { std::cell::Cell::new(0) }; 256],
         }
     }
@@ -480,31 +484,67 @@ impl<'a> Ctx<'a> {
     }
 
     /// A value written as text (comments, `str`).
-    pub fn text_of(&self, v: &Value, at: Loc) -> String {
+    pub fn text_of(&mut self, v: &Value, at: Loc) -> String {
         match v {
             Value::None => String::new(),
             Value::Set(b) => squares_text(*b),
             Value::Number(n) => n.to_string(),
             Value::Str(s) => s.clone(),
-            Value::Position(n) => match self.game.nodes.get(n.index()) {
-                Some(node) if node.parent.is_some() => {
-                    let parent_pos = self.game.nodes.get(node.parent.map_or(0, |p| p.index())).map(|p| &p.pos);
-                    let number = parent_pos.map_or(0, |p| p.fullmoves().get());
-                    let dots = if parent_pos.is_none_or(|p| p.turn().is_white()) { "." } else { "..." };
-                    format!("{number}{dots}{}", node.san)
-                }
-                _ => "initial position".to_string(),
-            },
+            Value::Position(n) => self.position_text(*n),
+            // A piece variable whose piece has left the board converts to nothing (CQL 6.2,
+            // `StringConverter::convertPieceIdVariable`).
             Value::Piece(id) => match (self.square_of(*id, at), self.pos(at)) {
-                (Some(sq), Some(pos)) => {
-                    let letter = pos.board().piece_at(sq).map(|p| p.char()).unwrap_or('?');
-                    let mut s = letter.to_string();
-                    sq.append_to_string(&mut s);
-                    s
-                }
-                _ => "captured".to_string(),
+                (Some(sq), Some(pos)) => match pos.board().piece_at(sq) {
+                    Some(piece) => {
+                        let mut s = piece.char().to_string();
+                        sq.append_to_string(&mut s);
+                        s
+                    }
+                    None => String::new(),
+                },
+                _ => String::new(),
             },
         }
+    }
+
+    /// How CQL 6.2 names a position in text (`QPos::idString`): `move N(wtm)` or
+    /// `move N(btm)`, N being the `movenumber` there; a position inside a variation adds its
+    /// `[positionid]`, and CQL also marks it with an `id:N` comment.
+    pub(super) fn position_text(&mut self, n: NodeId) -> String {
+        let Some(node) = self.game.nodes.get(n.index()) else { return String::new() };
+        let side = if node.pos.turn().is_white() { "wtm" } else { "btm" };
+        let mut text = format!("move {}({side})", node.pos.fullmoves().get());
+        if !node.is_mainline() {
+            let id = self.position_id(n);
+            text.push_str(&format!("[{id}]"));
+            self.out.comments.push((n, format!("id:{id}")));
+        }
+        text
+    }
+
+    /// The text of the arguments of `comment`, `message` and `str`, each converted as CQL
+    /// 6.2 converts it (`StringConverter::convertnode`): a value as its text, a filter that
+    /// has no value as `<true>` or `<false>`, a failing number, string or position as
+    /// `<false>`, a variable not yet given a value in this game as `<unbound: name>`.
+    pub(super) fn args_text(&mut self, args: &[FilterId], at: Loc) -> Result<String, Error> {
+        let mut text = String::new();
+        for &a in args {
+            match self.value(a, at)? {
+                Some(Value::None) => text.push_str("<true>"),
+                Some(v) => {
+                    let piece = self.text_of(&v, at);
+                    text.push_str(&piece);
+                }
+                None => match self.q.ir().get(a) {
+                    Filter::Var(v) if self.get_var(*v).is_none() => {
+                        let name = self.q.ir().vars.get(v.0 as usize).map_or("", |info| info.name.as_str());
+                        text.push_str(&format!("<unbound: {name}>"));
+                    }
+                    _ => text.push_str("<false>"),
+                },
+            }
+        }
+        Ok(text)
     }
 
     /// The single square of a value, if it has exactly one.
@@ -915,7 +955,6 @@ impl<'a> Ctx<'a> {
             | Filter::SeqRepeat { .. }
             | Filter::SeqAlt(..)
             | Filter::Echo { .. }
-            | Filter::ConsecutiveMoves(..)
             | Filter::Try
             | Filter::Yacpdb(..) => self.eval_game_tree(f, filter, at, vm),
             // A key without an entry in a dictionary of sets is the empty set where a value is
@@ -959,16 +998,6 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn args_text(&mut self, args: &[FilterId], at: Loc) -> Result<String, Error> {
-        let mut text = String::new();
-        for &a in args {
-            if let Some(v) = self.value(a, at)? {
-                text.push_str(&self.text_of(&v, at));
-            }
-        }
-        Ok(text)
-    }
-
     fn compare(&self, left: &Value, op: CmpOp, right: &Value, at: Loc) -> Option<bool> {
         match (left, right) {
             (Value::Str(a), Value::Str(b)) => Some(op.holds(a.as_str(), b.as_str())),
@@ -987,15 +1016,12 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// A header field's value, read as CQL 6.2 reads it ([`super::header::tag_text`]).
     fn header(&self, field: &HeaderField) -> Option<Value> {
         let name: &str = match field {
             HeaderField::Player(Color::White) => "White",
             HeaderField::Player(Color::Black) => "Black",
-            HeaderField::Elo(c) => {
-                let tag = if c.is_white() { "WhiteElo" } else { "BlackElo" };
-                let text = self.game.tag(tag)?.text().trim().to_string();
-                return text.parse::<i64>().ok().map(Value::Number);
-            }
+            HeaderField::Elo(c) => return header::elo(self.game, c.is_white()).map(Value::Number),
             HeaderField::Event => "Event",
             HeaderField::Site => "Site",
             HeaderField::Date => "Date",
@@ -1003,10 +1029,14 @@ impl<'a> Ctx<'a> {
             HeaderField::ResultText => "Result",
             HeaderField::Tag(name) => name.as_str(),
         };
-        self.game.tag(name).map(|t| Value::Str(t.text().into_owned()))
+        header::tag_text(self.game, name).map(Value::Str)
     }
 
     fn call(&mut self, builtin: Builtin, args: &[FilterId], at: Loc) -> Eval {
+        if builtin == Builtin::Str {
+            // `str` always matches: an argument that fails is written `<false>` in its text.
+            return Ok(Some(Value::Str(self.args_text(args, at)?)));
+        }
         let mut values: Vec<Value> = Vec::with_capacity(args.len());
         for &a in args {
             match self.value(a, at)? {
@@ -1039,7 +1069,7 @@ impl<'a> Ctx<'a> {
             }
             Builtin::Sqrt => num(0).filter(|n| *n >= 0).map(|n| Value::Number(isqrt(n))),
             Builtin::Int => string(0).and_then(|s| s.trim().parse::<i64>().ok()).map(Value::Number),
-            Builtin::Str => Some(Value::Str(values.iter().map(|v| self.text_of(v, at)).collect())),
+            Builtin::Str => None, // converted above, before its arguments are evaluated
             Builtin::Lowercase => string(0).map(|s| Value::Str(s.to_lowercase())),
             Builtin::Uppercase => string(0).map(|s| Value::Str(s.to_uppercase())),
             Builtin::Ascii => match values.first() {
@@ -1307,10 +1337,15 @@ impl<'a> Ctx<'a> {
 
     // ----- game tree -----------------------------------------------------
 
+    /// `find`: the first position from `at` on (or back) where `body` matches, or with
+    /// `counting` how many match, that number lying in `range`. With `notes` it writes CQL
+    /// 6.2's comments (`FindNode::match_positionvalue`, `match_count`): `Found` at the
+    /// position found, `Found i of n` at each position counted (a generated position gets
+    /// none).
     fn find(
         &mut self,
         direction: FindDirection,
-        counting: bool,
+        (counting, notes): (bool, bool),
         range: Option<(i64, i64)>,
         body: FilterId,
         at: Loc,
@@ -1337,54 +1372,48 @@ impl<'a> Ctx<'a> {
             }
             Loc::Header => return Ok(None),
         };
-        match direction {
-            FindDirection::Backward => {
-                let mut cur = Some(start);
-                while let Some(n) = cur {
-                    if self.test(body, Loc::Node(n))? {
-                        if !counting {
-                            return Ok(Some(Value::Position(n)));
-                        }
-                        count += 1;
+        // The positions counted, kept only to note them (no allocation without a match).
+        let mut counted: Vec<NodeId> = Vec::new();
+        let mut stack = vec![start];
+        while let Some(n) = stack.pop() {
+            if self.test(body, Loc::Node(n))? {
+                if !counting {
+                    if notes {
+                        self.out.comments.push((n, "Found".into()));
                     }
-                    cur = self.game.node(n).parent;
+                    return Ok(Some(Value::Position(n)));
+                }
+                count += 1;
+                if notes {
+                    counted.push(n);
                 }
             }
-            FindDirection::Forward if !self.variations => {
-                let mut cur = Some(start);
-                while let Some(n) = cur {
-                    if self.test(body, Loc::Node(n))? {
-                        if !counting {
-                            return Ok(Some(Value::Position(n)));
-                        }
-                        count += 1;
-                    }
-                    cur = self.children(n).first().copied();
-                }
-            }
-            FindDirection::Forward => {
-                let mut stack = vec![start];
-                while let Some(n) = stack.pop() {
-                    if self.test(body, Loc::Node(n))? {
-                        if !counting {
-                            return Ok(Some(Value::Position(n)));
-                        }
-                        count += 1;
-                    }
-                    stack.extend(self.children(n).iter().rev());
-                }
+            match direction {
+                FindDirection::Backward => stack.extend(self.game.node(n).parent),
+                FindDirection::Forward if !self.variations => stack.extend(self.children(n).first().copied()),
+                FindDirection::Forward => stack.extend(self.children(n).iter().rev()),
             }
         }
-        if counting && (lo..=hi).contains(&count) {
-            Ok(Some(Value::Number(count)))
-        } else {
-            Ok(None)
+        if !(counting && (lo..=hi).contains(&count)) {
+            return Ok(None);
         }
+        let total = counted.len();
+        for (i, n) in counted.into_iter().enumerate() {
+            self.out.comments.push((n, format!("Found {} of {total}", i + 1)));
+        }
+        Ok(Some(Value::Number(count)))
     }
 
-    fn echo(&mut self, source: VarId, target: VarId, scope: (bool, bool), body: FilterId, at: Loc) -> Eval {
+    /// Does the query write CQL 6.2's automatic notes (`Found`, `Start line …`, echo marks)?
+    /// Not under `quiet` or `silent`, which keep only the query's own comments, or none.
+    pub(super) fn writes_notes(&self) -> bool {
+        let settings = &self.q.ir().settings;
+        !settings.quiet && !settings.silent
+    }
+
+    fn echo(&mut self, source: VarId, target: VarId, scope: (bool, bool, bool), body: FilterId, at: Loc) -> Eval {
         let Loc::Node(s) = at else { return Ok(None) };
-        let (in_all, variations) = scope;
+        let (in_all, variations, marks) = scope;
         // Targets: every searched position (the main line, or the whole tree when variations
         // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`);
         // the legacy `:relation (:variations)` takes in the variations in any case.
@@ -1398,6 +1427,9 @@ impl<'a> Ctx<'a> {
         for t in targets {
             self.set_var(target, Some(Value::Position(t)));
             if let Some(v) = self.eval(body, Loc::Node(t), false)? {
+                if marks && self.writes_notes() {
+                    self.echo_marks(source, target, s, t);
+                }
                 best = Some(match (best, v) {
                     (Some(Value::Number(a)), Value::Number(b)) => Value::Number(a.max(b)),
                     (None, Value::Number(b)) => Value::Number(b),
@@ -1411,14 +1443,34 @@ impl<'a> Ctx<'a> {
         Ok(best)
     }
 
+    /// The comments CQL 6.2's `echo` writes for a matching pair, in its order
+    /// (`EchoNode::compute`): `LCA` on the common ancestor when it is neither position,
+    /// each position's variable name, `-->` and the source at the target, `<--` and the
+    /// target at the source.
+    fn echo_marks(&mut self, source: VarId, target: VarId, s: NodeId, t: NodeId) {
+        let name = |var: VarId| self.q.ir().vars.get(var.0 as usize).map_or(String::new(), |v| v.name.clone());
+        let (source_name, target_name) = (name(source), name(target));
+        if let Some(l) = self.lca(s, t).filter(|&l| l != s && l != t) {
+            self.out.comments.push((l, "LCA".into()));
+        }
+        self.out.comments.push((s, source_name));
+        self.out.comments.push((t, target_name));
+        let to_source = format!("-->{}", self.position_text(s));
+        self.out.comments.push((t, to_source));
+        let to_target = format!("<--{}", self.position_text(t));
+        self.out.comments.push((s, to_target));
+    }
+
     /// `consecutivemoves(x y)`: x and y on different branches; the moves from their
     /// latest common ancestor to each are lined up ply by ply from x and y backwards, and the value is the longest
-    /// run of consecutive plies where both lines play the same move (an "echo").
-    fn consecutive_moves(&self, x: NodeId, y: NodeId) -> i64 {
+    /// run of consecutive plies where both lines play the same move (an "echo"). With
+    /// `run`, also the run itself: the positions after each of its moves on x's line and on
+    /// y's, the first longest run found (CQL 6.2 `longestCommonSubstring`).
+    pub(super) fn consecutive_moves(&self, x: NodeId, y: NodeId, run: bool) -> (i64, Vec<(NodeId, NodeId)>) {
         if self.is_ancestor_or_self(x, y) || self.is_ancestor_or_self(y, x) {
-            return 0;
+            return (0, Vec::new());
         }
-        let Some(top) = self.lca(x, y) else { return 0 };
+        let Some(top) = self.lca(x, y) else { return (0, Vec::new()) };
         let path = |mut n: NodeId| {
             let mut v = Vec::new();
             while n != top {
@@ -1446,14 +1498,53 @@ impl<'a> Ctx<'a> {
         let mut prev = vec![0i64; py.len() + 1];
         let mut cur = vec![0i64; py.len() + 1];
         let mut best = 0i64;
-        for &a in &px {
+        let mut end = (0, 0);
+        for (i, &a) in px.iter().enumerate() {
             for (j, &b) in py.iter().enumerate() {
                 cur[j + 1] = if same(a, b) { prev[j] + 1 } else { 0 };
-                best = best.max(cur[j + 1]);
+                if cur[j + 1] > best {
+                    best = cur[j + 1];
+                    end = (i, j);
+                }
             }
             std::mem::swap(&mut prev, &mut cur);
         }
-        best
+        let mut pairs = Vec::new();
+        if run && best > 0 {
+            let first = (end.0 + 1 - best as usize, end.1 + 1 - best as usize);
+            pairs = (0..best as usize).map(|k| (px[first.0 + k], py[first.1 + k])).collect();
+        }
+        (best, pairs)
+    }
+
+    /// Keep `pairs` as the run `consecutivemoves` filter `f` marks at the end of the game
+    /// when it is longer than the one kept so far (CQL 6.2 `ConsecutiveMovesNode::match_count`).
+    pub(super) fn keep_consecutive_run(&mut self, f: FilterId, pairs: Vec<(NodeId, NodeId)>) {
+        match self.consecutive_runs.iter_mut().find(|(g, _)| *g == f) {
+            Some((_, kept)) if pairs.len() > kept.len() => *kept = pairs,
+            Some(_) => {}
+            None => self.consecutive_runs.push((f, pairs)),
+        }
+    }
+
+    /// The marks of the runs kept by [`Self::keep_consecutive_run`]: `x-move[i]` at the
+    /// position after the i-th move of the run on x's line, `y-move[i]` on y's
+    /// (`ConsecutiveMovesNode::makeComments`).
+    pub(super) fn consecutive_run_marks(&self) -> Vec<(NodeId, String)> {
+        let mut marks = Vec::new();
+        for (f, pairs) in &self.consecutive_runs {
+            let Filter::ConsecutiveMovesIn { x, y, .. } = self.ir.get(*f) else { continue };
+            let name = |v: FilterId| match self.ir.get(v) {
+                Filter::Var(var) => self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone()),
+                _ => String::new(),
+            };
+            let (xn, yn) = (name(*x), name(*y));
+            for (i, &(a, b)) in pairs.iter().enumerate() {
+                marks.push((a, format!("{xn}-move[{}]", i + 1)));
+                marks.push((b, format!("{yn}-move[{}]", i + 1)));
+            }
+        }
+        marks
     }
 
     fn identity_iter(&mut self, var: VarId, mask: PieceMask, body: FilterId, at: Loc) -> Eval {

@@ -11,8 +11,9 @@ impl<'a> Ctx<'a> {
     pub(super) fn eval_game_tree(&mut self, f: FilterId, filter: &'a Filter, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
         Ok(match filter {
-            Filter::Find { direction, all, range, body } => {
-                return self.find(*direction, *all || range.is_some(), *range, *body, at)
+            Filter::Find { direction, all, range, quiet, body } => {
+                let notes = !*quiet && self.writes_notes();
+                return self.find(*direction, (*all || range.is_some(), notes), *range, *body, at)
             }
             Filter::AtPosition { at: where_, body } => {
                 let Some(n) = self.position_value(*where_, at)? else { return Ok(None) };
@@ -84,21 +85,15 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             Filter::Line { params, body } => return self.line(*params, *body, at),
-            Filter::Path { params, focus, best, body } => return self.path(f, *params, *focus, *best, *body, at),
+            Filter::Path { params, focus, best, title, body } => {
+                return self.path(f, (*params, title.as_deref()), *focus, *best, *body, at)
+            }
             Filter::PathStatus(what) => self.path_status(*what),
             Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))
             }
-            Filter::Echo { source, target, in_all, variations, body } => {
-                return self.echo(*source, *target, (*in_all, *variations), *body, at)
-            }
-            Filter::ConsecutiveMoves(a, b) => {
-                let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
-                    return Ok(None);
-                };
-                // No common move: no match (CQL 6.2 `ConsecutiveMovesNode::match_count`).
-                let n = self.consecutive_moves(x, y);
-                (n > 0).then_some(Value::Number(n))
+            Filter::Echo { source, target, in_all, variations, marks, body } => {
+                return self.echo(*source, *target, (*in_all, *variations, *marks), *body, at)
             }
             Filter::Try => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };

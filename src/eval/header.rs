@@ -14,9 +14,9 @@ impl<'a> Ctx<'a> {
             Filter::Header(field) => self.header(field),
             Filter::Result(r) => found(game_result(self.game) == Some(*r)),
             Filter::Year => {
-                let date = self.game.tag("Date").map(|t| t.text().to_string()).unwrap_or_default();
-                let year = date.get(..4).and_then(|y| y.parse::<i64>().ok());
-                year.map(Value::Number)
+                let raw = self.game.tag("Date").map(|t| t.text());
+                let (year, _, _) = pgn_date(raw.as_deref().unwrap_or(""));
+                (year > 0).then_some(Value::Number(i64::from(year)))
             }
             Filter::GameNumber => Some(Value::Number(self.game.number as i64)),
             Filter::GameTextContains(text) => found(crate::eval::hhdb::game_text_contains(self.game, text)),
@@ -27,5 +27,175 @@ impl<'a> Ctx<'a> {
             },
             _ => return Err(internal("internal error: eval_header given a filter of another family")),
         })
+    }
+}
+
+/// The text of a tag as CQL 6.2 reads it (`MarkBoard::getPlayer`, `getEvent`, `getSite`,
+/// `getDate`, `getEventDate`, `getECO`, which read the values the PGN reader stored):
+///
+/// - `White`, `Black`: without a trailing rating ` (2850)`, without surrounding blanks;
+///   `?` when the tag is missing, nothing when the name is empty;
+/// - `Event`, `Site`: as written, `?` when missing, nothing when empty;
+/// - `Date`, `EventDate`: always a date `yyyy.mm.dd`, `?` for each unknown digit
+///   ([`pgn_date`]); a missing or unreadable date is `????.??.??`;
+/// - `ECO`: a code `A00`–`E99` with an optional extension (`B12a`, `C41b3`), read from
+///   its start as far as it is one ([`eco_text`]); nothing when it does not start with one;
+/// - any other tag: as written, nothing when missing.
+pub(super) fn tag_text(game: &crate::pgn::Game, name: &str) -> Option<String> {
+    let raw = game.tag(name).map(|t| t.text());
+    match name {
+        "White" | "Black" => {
+            let written = raw.as_deref().unwrap_or("?");
+            let player = without_rating(written).0.trim();
+            (!player.is_empty()).then(|| player.to_string())
+        }
+        "Event" | "Site" => {
+            let written = raw.as_deref().unwrap_or("?");
+            (!written.is_empty()).then(|| written.to_string())
+        }
+        "Date" | "EventDate" => Some(date_text(pgn_date(raw.as_deref().unwrap_or("")))),
+        "ECO" => eco_text(raw.as_deref()?),
+        _ => raw.map(|t| t.into_owned()),
+    }
+}
+
+/// A player's rating as CQL 6.2 reads it: the number a player's name ends with as in
+/// `Carlsen, M (2850)`, else the start of the `WhiteElo`/`BlackElo` tag (`2700`, `2700?`);
+/// none when neither gives a rating above 0. Ratings above 4000 count as 4000.
+pub(super) fn elo(game: &crate::pgn::Game, white: bool) -> Option<i64> {
+    let (player, elo_tag) = if white { ("White", "WhiteElo") } else { ("Black", "BlackElo") };
+    let from_name = game.tag(player).and_then(|t| without_rating(&t.text()).1);
+    let rating = from_name.or_else(|| game.tag(elo_tag).map(|t| leading_number(&t.text())))?;
+    (rating > 0).then_some(rating.min(4000) as i64)
+}
+
+/// A player name and the rating written after it as ` (dddd)` (exactly four digits in
+/// brackets after a blank, the name being at least one character).
+fn without_rating(name: &str) -> (&str, Option<u64>) {
+    let b = name.as_bytes();
+    let n = b.len();
+    if n > 7 && b[n - 1] == b')' && b[n - 6] == b'(' && b[n - 7] == b' ' && b[n - 5..n - 1].iter().all(u8::is_ascii_digit) {
+        (&name[..n - 7], Some(leading_number(&name[n - 5..n - 1])))
+    } else {
+        (name, None)
+    }
+}
+
+/// The number at the start of `text` as C's `strtoul` reads it: blanks skipped, an optional
+/// sign, then digits; 0 when there are none; a minus sign before digits gives a number too
+/// large to be a date part or a rating.
+fn leading_number(text: &str) -> u64 {
+    let t = text.trim_start();
+    let (negative, t) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let digits = t.bytes().take_while(u8::is_ascii_digit);
+    let value = digits.fold(0u64, |v, d| v.saturating_mul(10).saturating_add(u64::from(d - b'0')));
+    if negative && value > 0 {
+        u64::MAX
+    } else {
+        value
+    }
+}
+
+/// A PGN date read as CQL 6.2 reads it (`date_EncodeFromString`): year, month and day,
+/// each the number at the start of its dot-separated part, 0 for unknown. A year above
+/// 2047 is unknown; a month above 12 leaves month and day unknown, a day above 31 the day.
+pub(super) fn pgn_date(text: &str) -> (u32, u32, u32) {
+    let mut parts = text.splitn(3, '.');
+    let mut next = || parts.next().map_or(0, leading_number);
+    let year = next();
+    let year = if year > 2047 { 0 } else { year as u32 };
+    let month = next();
+    if month > 12 {
+        return (year, 0, 0);
+    }
+    let day = next();
+    if day > 31 {
+        return (year, month as u32, 0);
+    }
+    (year, month as u32, day as u32)
+}
+
+/// A date as `yyyy.mm.dd`, `????`/`??` for an unknown part.
+fn date_text((year, month, day): (u32, u32, u32)) -> String {
+    let part = |v: u32, width: usize| if v == 0 { "?".repeat(width) } else { format!("{v:0width$}") };
+    format!("{}.{}.{}", part(year, 4), part(month, 2), part(day, 2))
+}
+
+/// An ECO code as CQL 6.2 reads it (`eco_FromString`, `eco_ToString`): a letter `A`–`E`
+/// (either case), up to two digits (missing ones read as 0), then an optional extension, a
+/// lower-case letter and a digit 1–4; anything after that is ignored. Nothing when the text
+/// does not start with a letter `A`–`E` or a digit place holds something else.
+pub(super) fn eco_text(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let letter = b.first()?.to_ascii_uppercase();
+    if !(b'A'..=b'E').contains(&letter) {
+        return None;
+    }
+    let mut code = String::with_capacity(5);
+    code.push(char::from(letter));
+    for k in 1..3 {
+        match b.get(k) {
+            None => {
+                code.push_str(&"0".repeat(3 - k));
+                return Some(code);
+            }
+            Some(d) if d.is_ascii_digit() => code.push(char::from(*d)),
+            Some(_) => return None,
+        }
+    }
+    if let Some(&x) = b.get(3).filter(|x| x.is_ascii_lowercase()) {
+        code.push(char::from(x));
+        if let Some(&d) = b.get(4).filter(|d| (b'1'..=b'4').contains(*d)) {
+            code.push(char::from(d));
+        }
+    }
+    Some(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Each expected value is what CQL 6.2 (build 9.493) wrote for the same tag value.
+    #[test]
+    fn dates_read_as_cql_reads_them() {
+        let text = |t: &str| date_text(pgn_date(t));
+        assert_eq!(text("2020.5.4"), "2020.05.04");
+        assert_eq!(text("2020-05-04"), "2020.??.??");
+        assert_eq!(text("20"), "0020.??.??");
+        assert_eq!(text("3000.01.01"), "????.01.01");
+        assert_eq!(text("2020.13.01"), "2020.??.??");
+        assert_eq!(text("2020.01.32"), "2020.01.??");
+        assert_eq!(text("1999.??.05"), "1999.??.05");
+        assert_eq!(text("0999.1.1"), "0999.01.01");
+        assert_eq!(text(""), "????.??.??");
+    }
+
+    #[test]
+    fn eco_codes_read_as_cql_reads_them() {
+        assert_eq!(eco_text("b12").as_deref(), Some("B12"));
+        assert_eq!(eco_text("B12a").as_deref(), Some("B12a"));
+        assert_eq!(eco_text("C41b3x").as_deref(), Some("C41b3"));
+        assert_eq!(eco_text("E100").as_deref(), Some("E10"));
+        assert_eq!(eco_text("A0").as_deref(), Some("A00"));
+        assert_eq!(eco_text("A").as_deref(), Some("A00"));
+        assert_eq!(eco_text(" B12"), None);
+        assert_eq!(eco_text("F00"), None);
+        assert_eq!(eco_text("zz"), None);
+        assert_eq!(eco_text(""), None);
+    }
+
+    #[test]
+    fn a_rating_after_a_name_is_split_off() {
+        assert_eq!(without_rating("Carlsen, M (2850)"), ("Carlsen, M", Some(2850)));
+        assert_eq!(without_rating("Carlsen (285)"), ("Carlsen (285)", None));
+        assert_eq!(without_rating("(2850)"), ("(2850)", None));
+        assert_eq!(leading_number(" 2700?"), 2700);
+        assert_eq!(leading_number("-5"), u64::MAX);
+        assert_eq!(leading_number("x"), 0);
     }
 }

@@ -46,10 +46,33 @@ impl<'a> Ctx<'a> {
                 return Ok(None);
             }
         }
+        if let Some(finish) = last.filter(|_| !params.quiet && self.writes_notes()) {
+            self.line_notes(start, finish, &params);
+        }
         if params.last_position {
             return Ok(Some(Value::Position(last.unwrap_or(start))));
         }
         Ok(Some(Value::Number(count as i64)))
+    }
+
+    /// The comments CQL 6.2 writes for a line that matched (`SequenceBase::notate`): at its
+    /// last position `End line of length L that starts at …`, at its first `Start line that
+    /// ends at …`. L counts the positions from first to last, both included (in moves of
+    /// one side with `singlecolor`).
+    fn line_notes(&mut self, start: NodeId, finish: NodeId, params: &LineParams) {
+        let ply = |n: NodeId| i64::from(self.game.node(n).ply);
+        let mut length = ply(finish) - ply(start);
+        if params.backward {
+            length = -length;
+        }
+        length += 1;
+        if params.single_color {
+            length = (length + 1) / 2;
+        }
+        let end = format!("End line of length {length} that starts at {}", self.position_text(start));
+        self.out.comments.push((finish, end));
+        let begin = format!("Start line that ends at {}", self.position_text(finish));
+        self.out.comments.push((start, begin));
     }
 
     /// The positions a line may consume next after `state`.

@@ -120,6 +120,10 @@ pub struct GameMatch {
     pub positions: Vec<NodeId>,
     /// Comments to write after the move into a position (`comment`, `///`).
     pub comments: Vec<(NodeId, String)>,
+    /// For each of `positions`, how many of `comments` had been written when it matched:
+    /// its mark comes after those of them at that position and before the later ones, as
+    /// CQL 6.2 writes it (missing: after all of them).
+    pub marked_after: Vec<usize>,
     /// Sort keys (`sort`): documentation and value, outermost first.
     pub sort: Vec<(String, i64)>,
     /// The documentation of the `sort quiet` keys among [`GameMatch::sort`]: they order the
@@ -327,7 +331,10 @@ impl Query {
             let mark = ctx.out.mark();
             ctx.origin = n;
             match ctx.test(root, Loc::Node(n)) {
-                Ok(true) => result.positions.push(n),
+                Ok(true) => {
+                    result.positions.push(n);
+                    result.marked_after.push(ctx.out.comments.len());
+                }
                 Ok(false) => ctx.out.rollback(mark),
                 Err(e) => {
                     result.error = Some(e);
@@ -340,6 +347,7 @@ impl Query {
         result.matched = result.error.is_none() && count >= lo && count <= hi;
         let out = std::mem::take(&mut ctx.out);
         result.comments = out.comments;
+        result.comments.extend(ctx.consecutive_run_marks());
         result.set_tags = out.tags;
         result.messages = out.messages;
         result.removed_comments = out.removed;

@@ -92,6 +92,17 @@ struct Final {
     out: Out,
 }
 
+/// What the comments of a best path say (see [`Ctx::path_notes`]).
+struct PathNotes<'t> {
+    params: PathParams,
+    title: Option<&'t str>,
+    focus: Option<&'t Focus>,
+    /// The length of the best path (its focused moves).
+    count: u32,
+    /// The best path's value under `max`/`min`.
+    max: Option<i64>,
+}
+
 /// One path search from one start position.
 struct Search {
     params: PathParams,
@@ -111,7 +122,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn path(
         &mut self,
         id: FilterId,
-        params: PathParams,
+        (params, title): (PathParams, Option<&str>),
         focus: Option<FilterId>,
         best: Option<FilterId>,
         body: FilterId,
@@ -142,16 +153,13 @@ impl<'a> Ctx<'a> {
         let r = self.path_step(&mut s, body, None, begin);
         self.out.rollback(mark);
         r?;
-        let top = if params.minimize {
-            s.finals.iter().map(|f| f.score).min()
-        } else {
-            s.finals.iter().map(|f| f.score).max()
-        };
+        let top = s.finals.iter().map(|f| f.score).max();
         let Some(top) = top else {
             self.path_now = outer;
             return Ok(None);
         };
         let mut chosen: Option<Reach> = None;
+        let mut alternatives: Vec<Reach> = Vec::new();
         for f in s.finals.into_iter().filter(|f| f.score == top) {
             let first = chosen.is_none();
             if first || params.keep_all_best {
@@ -159,18 +167,20 @@ impl<'a> Ctx<'a> {
             }
             if first {
                 chosen = Some(f.reach);
+            } else {
+                alternatives.push(f.reach);
             }
             if !params.keep_all_best {
                 break;
             }
         }
         let Some(reach) = chosen else { return Ok(None) };
-        if params.piece_path && !params.quiet {
-            if let Some(focus) = focus {
-                let route = self.piece_route(start, reach.node, &focus);
-                if !route.is_empty() {
-                    self.out.comments.push((reach.node, route));
-                }
+        let notes = PathNotes { params, title, focus: focus.as_ref(), count: reach.count, max: best.map(|_| top) };
+        self.path_notes(start, reach.node, &notes);
+        for other in alternatives {
+            self.path_notes(start, other.node, &notes);
+            if self.writes_notes() {
+                self.out.comments.push((other.node, "alternative".into()));
             }
         }
         if params.nest_ban {
@@ -195,6 +205,51 @@ impl<'a> Ctx<'a> {
             return Ok(Some(Value::Position(reach.node)));
         }
         Ok(Some(Value::Number(top)))
+    }
+
+    /// The comments CQL 6.2 writes for the best path from `start` to `finish`
+    /// (`PathNode::notate`): the `title` at the start; with `piecepath`, `Focus path: …` (the
+    /// route of the focused pieces) at the start; with `verbose`, `move i of n` (after the
+    /// title) at the position after each counted move; unless `quiet`, `End path of length
+    /// n that starts at …` (with ` Max value: v` under `max`/`min`) at the end and `Start
+    /// path that ends at …` at the start.
+    fn path_notes(&mut self, start: NodeId, finish: NodeId, notes: &PathNotes<'_>) {
+        if let Some(title) = notes.title {
+            self.out.comments.push((start, title.to_string()));
+        }
+        if let (true, Some(focus)) = (notes.params.piece_path, notes.focus) {
+            let route = self.piece_route(start, finish, focus);
+            if !route.is_empty() {
+                self.out.comments.push((start, format!("Focus path: {route}")));
+            }
+        }
+        if notes.params.verbose {
+            let mut line = Vec::new();
+            let mut cur = finish;
+            while cur != start {
+                let Some(parent) = self.game.node(cur).parent else { break };
+                line.push((parent, cur));
+                cur = parent;
+            }
+            let mut i = 0;
+            for &(from, to) in line.iter().rev() {
+                if self.focused_move(from, to, notes.focus) {
+                    i += 1;
+                    let prefix = notes.title.map_or(String::new(), |t| format!("{t}: "));
+                    self.out.comments.push((to, format!("{prefix}move {i} of {}", notes.count)));
+                }
+            }
+        }
+        if notes.params.quiet || !self.writes_notes() {
+            return;
+        }
+        let mut end = format!("End path of length {} that starts at {}", notes.count, self.position_text(start));
+        if let Some(max) = notes.max {
+            end.push_str(&format!(" Max value: {max}"));
+        }
+        self.out.comments.push((finish, end));
+        let begin = format!("Start path that ends at {}", self.position_text(finish));
+        self.out.comments.push((start, begin));
     }
 
     /// Evaluate a path status filter.
@@ -400,11 +455,7 @@ impl<'a> Ctx<'a> {
         let better = match s.best_so_far {
             None => true,
             Some((b, _)) => {
-                if s.params.minimize {
-                    score < b
-                } else {
-                    score > b
-                }
+                score > b
             }
         };
         if better {

@@ -32,7 +32,7 @@ pub fn dump(ir: &Ir) -> String {
         out.push_str("variables: none\n");
     } else {
         out.push_str("variables:\n");
-        for info in &ir.vars {
+        for (i, info) in ir.vars.iter().enumerate() {
             let kind = match info.kind {
                 VarKind::Square => "square",
                 VarKind::Piece => "piece",
@@ -42,7 +42,7 @@ pub fn dump(ir: &Ir) -> String {
                 VarKind::Dictionary { local: true } => "local dictionary",
             };
             let persistent = if info.persistent { " persistent" } else { "" };
-            let _ = writeln!(out, "  {}: {kind}{persistent}", info.name);
+            let _ = writeln!(out, "  {}: {kind}{persistent}", var_name(ir, VarId(i as u32)));
         }
     }
     match ir.root {
@@ -177,8 +177,23 @@ fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
     }
 }
 
+/// A variable as the dump names it: a persistent one by the name the user wrote (it is
+/// printed by that name at the end of a run), any other by its kind and number
+/// (`piece1`, `square2` …), since its spelling is not part of the query's meaning.
 fn var_name(ir: &Ir, var: VarId) -> String {
-    ir.vars.get(var.0 as usize).map_or_else(|| format!("${}", var.0), |info| info.name.clone())
+    let Some(info) = ir.vars.get(var.0 as usize) else { return format!("${}", var.0) };
+    if info.persistent {
+        return info.name.clone();
+    }
+    let kind = match info.kind {
+        VarKind::Square => "square",
+        VarKind::Piece => "piece",
+        VarKind::Value => "value",
+        VarKind::Position => "position",
+        VarKind::Dictionary { local: false } => "dictionary",
+        VarKind::Dictionary { local: true } => "localdictionary",
+    };
+    format!("{kind}{}", var.0 + 1)
 }
 
 /// `Debug` of a plain enum, lower-cased: the stable spelling of names like `puremate`.
@@ -324,8 +339,11 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             other => format!("Header {}", lower(other)),
         },
         Filter::Result(r) => format!("Result {}", result_text(*r)),
-        Filter::Find { direction, all, range, .. } => {
+        Filter::Find { direction, all, range, quiet, .. } => {
             let mut text = format!("Find {}", lower(direction));
+            if *quiet {
+                text.push_str(" quiet");
+            }
             if *all {
                 text.push_str(" all");
             }
@@ -353,15 +371,18 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::Path { params, focus, best, .. } => {
+        Filter::Path { params, focus, best, title, .. } => {
             let mut text = String::from("Path");
+            if let Some(title) = title {
+                let _ = write!(text, " title {title:?}");
+            }
             for (on, word) in [
                 (focus.is_some(), "focus"),
                 (params.focus_capture, "capture"),
-                (best.is_some() && !params.minimize, "max"),
-                (best.is_some() && params.minimize, "min"),
+                (best.is_some(), "max"),
                 (params.keep_all_best, "keepallbest"),
                 (params.piece_path, "piecepath"),
+                (params.verbose, "verbose"),
                 (params.first_match, "firstmatch"),
                 (params.last_position, "lastposition"),
                 (params.nest_ban, "nestban"),
@@ -383,8 +404,9 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 format!("SeqRepeat {{{min},{max}}}")
             }
         }
-        Filter::Echo { source, target, in_all, .. } => format!(
-            "Echo ({} {}){}",
+        Filter::Echo { source, target, in_all, marks, .. } => format!(
+            "Echo{} ({} {}){}",
+            if *marks { "" } else { " quiet" },
             var_name(ir, *source),
             var_name(ir, *target),
             if *in_all { " in all" } else { "" }
@@ -425,6 +447,9 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 let _ = write!(text, " {}", range_text(*a, *b));
             }
             text
+        }
+        Filter::ConsecutiveMovesIn { min, max, quiet, .. } => {
+            format!("ConsecutiveMoves {}{}", range_text(*min, *max), if *quiet { " quiet" } else { "" })
         }
         // Variants whose name says everything: the Debug name up to any payload.
         other => {
@@ -642,8 +667,8 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(dump(&build(false)), a, "same input, same text");
         let expected = "settings: matchcount 1.. | variations no | silent no | quiet no | per-game no\n\
-variables:\n  x: square\n\
-tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n    Count\n      #1\n    Var x\n";
+variables:\n  square1: square\n\
+tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n    Count\n      #1\n    Var square1\n";
         assert_eq!(a, expected);
     }
 

@@ -524,8 +524,6 @@ pub struct PathParams {
     pub keep_all_best: bool,
     /// `piecepath`: comment the route of the focused piece along the best path.
     pub piece_path: bool,
-    /// `min F` instead of `max F`: the best path is the one whose `F` is smallest.
-    pub minimize: bool,
     /// `nestban`
     pub nest_ban: bool,
     /// `firstmatch`
@@ -538,6 +536,8 @@ pub struct PathParams {
     pub secondary: bool,
     /// `quiet`: no automatic comments.
     pub quiet: bool,
+    /// `verbose`: note each move of the best path (`move i of n`).
+    pub verbose: bool,
 }
 
 /// What a path status filter reports about the path being matched (inside its
@@ -774,6 +774,10 @@ pub enum Filter {
         all: bool,
         /// Bounds on the count (`find 3 5 F`).
         range: Option<(i64, i64)>,
+        /// `find quiet`, and every `find` the compiler makes itself: no comments. Otherwise
+        /// `find` writes CQL 6.2's notes: `Found` at the position it found, or
+        /// `Found i of n` at each position it counted.
+        quiet: bool,
         /// The filter looked for.
         body: FilterId,
     },
@@ -820,9 +824,12 @@ pub enum Filter {
         params: PathParams,
         /// `focus S` / `◎S`: the pieces standing on `S` at the start; `None` = every move counts.
         focus: Option<FilterId>,
-        /// `max F` / `min F`: numeric filter evaluated at the end of each candidate path;
-        /// the best path maximises (minimises) it. `None`: the longest path is best.
+        /// `max F`: numeric filter evaluated at the end of each candidate path;
+        /// the best path maximises it. `None`: the longest path is best.
         best: Option<FilterId>,
+        /// `title "…"`: a comment written at the start of the best path (and before each
+        /// move's note with `verbose`).
+        title: Option<String>,
         /// The constituents (made of `Seq*` nodes, move filters and plain filters).
         body: FilterId,
     },
@@ -854,12 +861,13 @@ pub enum Filter {
         /// Targets in variations too, even when the scan keeps to the main line (the legacy
         /// `:relation (:variations)`); CQL 6 `echo` keeps to the searched positions.
         variations: bool,
+        /// Write CQL 6.2's marks on each matching pair (CQL 6 `echo` without `quiet`): the
+        /// source's variable name and `<--` with the target, the target's name and `-->` with
+        /// the source, `LCA` on their common ancestor when it is neither.
+        marks: bool,
         /// Filter evaluated per pair.
         body: FilterId,
     },
-    /// `consecutivemoves(x y)` — the length of the longest run of identical consecutive moves
-    /// that both lines from the common ancestor down to x and to y contain (at any offset).
-    ConsecutiveMoves(FilterId, FilterId),
 
     // ----- variables and iteration -------------------------------------------
     /// The value of a variable; no match when unbound.
@@ -1061,17 +1069,22 @@ pub enum Filter {
     /// `lastgamenumber`: the number of the last game of the input (by counting games, and
     /// no larger than the upper bound of `cql(gamenumber …)`).
     LastGameNumber,
-    /// `consecutivemoves [quiet] MIN [MAX] (x y)`: as [`Filter::ConsecutiveMoves`], matching
-    /// only when the length of the longest common run lies in `min..=max`.
+    /// `consecutivemoves [quiet] [MIN [MAX]] (x y)`: the length of the longest run of
+    /// identical consecutive moves that both lines from the common ancestor down to x and
+    /// to y contain (at any offset), matching only when it lies in `min..=max` (1.. without
+    /// a range). Unless `quiet`, the longest run a matching game had is marked at the end of
+    /// the game: `x-move[i]` and `y-move[i]` after the i-th move of the run on each line.
     ConsecutiveMovesIn {
-        /// First position.
+        /// First position (a position variable).
         x: FilterId,
-        /// Second position.
+        /// Second position (a position variable).
         y: FilterId,
         /// Shortest run that matches.
         min: i64,
         /// Longest run that matches.
         max: i64,
+        /// `quiet`: no marks.
+        quiet: bool,
     },
     // ----- study databases and FEN (CQL 6.2 `hhdb`, `fen`) ------------------------
     /// Does some text of the game — a tag value or a comment anywhere in the game tree,
@@ -1168,10 +1181,12 @@ pub struct Settings {
     pub matchstring: Option<String>,
     /// Only games whose number is in this range (`gamenumber N M`).
     pub gamenumber: Option<(u64, u64)>,
-    /// `silent`: no `{CQL}` comments.
+    /// `silent`: no comments of the run's in the written games (see [`crate::output::PgnStyle`]).
     pub silent: bool,
-    /// `quiet`: no user comments.
+    /// `quiet`: no marks at matching positions; the query's own comments stay.
     pub quiet: bool,
+    /// `noremovecomment`: `removecomment` leaves the game's comments in the output.
+    pub keep_removed_comments: bool,
     /// `result R` in the header: restrict to games with this result.
     pub result: Option<GameResult>,
     /// Evaluate the body once per game at the root (YACPDB queries, legacy match
@@ -1194,6 +1209,7 @@ impl Default for Settings {
             gamenumber: None,
             silent: false,
             quiet: false,
+            keep_removed_comments: false,
             result: None,
             per_game: false,
         }

@@ -166,7 +166,9 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::VirtualMainline | Filter::Try | Filter::CurrentFen => OwnFacts::NONE,
 
         // Moves, comments of the game.
-        Filter::Move(_) | Filter::ConsecutiveMoves(..) | Filter::ConsecutiveMovesIn { .. } => OwnFacts::NONE,
+        Filter::Move(_) => OwnFacts::NONE,
+        // Its marks are written at the end of the game, from the longest run seen.
+        Filter::ConsecutiveMovesIn { quiet, .. } => OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE },
         Filter::HasComment | Filter::OriginalComment => OwnFacts::NONE,
 
         // The game header.
@@ -176,7 +178,8 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::LastGameNumber | Filter::HhdbAward { .. } => OwnFacts::NONE,
 
         // The game tree.
-        Filter::Find { .. } => OwnFacts { searches: true, ..OwnFacts::NONE },
+        // Its notes are comments, written in order.
+        Filter::Find { quiet, .. } => OwnFacts { searches: true, order_sensitive: !*quiet, ..OwnFacts::NONE },
         Filter::AtPosition { .. }
         | Filter::Tree(_)
         | Filter::Child(_)
@@ -192,7 +195,8 @@ fn own_facts(filter: &Filter) -> OwnFacts {
             OwnFacts { order_sensitive: true, searches: true, changes_state: true, ..OwnFacts::NONE }
         }
         Filter::PathStatus(_) => OwnFacts::ORDER_SENSITIVE,
-        Filter::Echo { .. } => OwnFacts { searches: true, ..OwnFacts::NONE },
+        // Its marks are comments, written in order.
+        Filter::Echo { marks, .. } => OwnFacts { searches: true, order_sensitive: *marks, ..OwnFacts::NONE },
         Filter::PathDebug | Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => OwnFacts::NONE,
 
         // Variables and dictionaries.
@@ -579,7 +583,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
             MoveValue::Count => ValueType::Number,
             MoveValue::To | MoveValue::From | MoveValue::Then => ValueType::Set,
         },
-        Filter::ConsecutiveMoves(..) | Filter::ConsecutiveMovesIn { .. } => ValueType::Number,
+        Filter::ConsecutiveMovesIn { .. } => ValueType::Number,
         Filter::OriginalComment => ValueType::String,
         Filter::HasComment => ValueType::None,
 

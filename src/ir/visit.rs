@@ -113,7 +113,6 @@ macro_rules! each_child {
             | Filter::TreeRelation(_, a, b)
             | Filter::Lca(a, b)
             | Filter::Distance(a, b)
-            | Filter::ConsecutiveMoves(a, b)
             | Filter::DictSet { key: a, value: b, .. }
             | Filter::SquareIter { domain: a, body: b, .. }
             | Filter::PieceIter { domain: a, body: b, .. }

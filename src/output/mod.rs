@@ -472,11 +472,17 @@ mod tests {
         let text = format!("{tags}\n\n{}", movetext.replacen('\n', " ", 1));
         assert_eq!(
             text,
-            "[White \"A\"]\n[Result \"1-0\"]\n\n{Game number 3 score: 12} 1. e4 $1 {best} (1. d4 d5 (1... Nf6)) 1... e5 {hello} {CQL} 2. Qh5 1-0\n\n"
+            "[White \"A\"]\n[Result \"1-0\"]\n\n{Game number 3} {score: 12} 1. e4 $1 {best} (1. d4 d5 (1... Nf6)) 1... e5 {hello} {CQL} 2. Qh5 1-0\n\n"
         );
-        let quiet = PgnStyle { silent: true, quiet: true, ..PgnStyle::default() };
+        // `quiet` (CQL 6.2): the query's comments stay, the marks go.
+        let quiet = PgnStyle { quiet: true, ..PgnStyle::default() };
         let text = render(&quiet, &g, &m);
-        assert!(!text.contains("{CQL}") && !text.contains("hello"), "{text}");
+        assert!(!text.contains("{CQL}") && text.contains("{hello}") && text.contains("Game number"), "{text}");
+        // `silent`: none of the run's comments, the game's own ones kept.
+        let silent = PgnStyle { silent: true, ..PgnStyle::default() };
+        let text = render(&silent, &g, &m);
+        assert!(!text.contains("{CQL}") && !text.contains("hello") && !text.contains("Game number"), "{text}");
+        assert!(text.contains("{best}"), "{text}");
     }
 
     #[test]

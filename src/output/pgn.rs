@@ -22,19 +22,31 @@ const WRAP_COLUMN: usize = 79;
 pub struct PgnStyle {
     /// The mark written after each matching position (`CQL` unless `matchstring`).
     pub matchstring: String,
-    /// `silent`: no marks at matching positions.
+    /// `silent`: the game is written without any comment of the run's: no `Game number`,
+    /// no marks, no comments from the query (CQL 6.2 `CommentLevel::Silent`).
     pub silent: bool,
-    /// `quiet`: no comments from the query (`comment`, `///`).
+    /// `quiet`: no marks at matching positions; the `Game number` and the query's own
+    /// comments (`comment`, `///`) are still written (CQL 6.2 `CommentLevel::Quiet`).
     pub quiet: bool,
     /// Write the leading `{Game number N}` comment (off with `-noheader`).
     pub game_number_comment: bool,
     /// Apply the query's `settag` filters to the tags (off with `-nosettag`).
     pub settag: bool,
+    /// Leave out the game's own comments where `removecomment` matched (off with
+    /// `-noremovecomment`).
+    pub remove_comments: bool,
 }
 
 impl Default for PgnStyle {
     fn default() -> Self {
-        PgnStyle { matchstring: "CQL".into(), silent: false, quiet: false, game_number_comment: true, settag: true }
+        PgnStyle {
+            matchstring: "CQL".into(),
+            silent: false,
+            quiet: false,
+            game_number_comment: true,
+            settag: true,
+            remove_comments: true,
+        }
     }
 }
 
@@ -91,40 +103,70 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
     write_tags(game, if style.settag { &m.set_tags } else { &[] }, out);
     out.push(b'\n');
     let mut w = Wrapper { out, column: 0, glue: false };
-    if style.game_number_comment {
-        let mut head = format!("Game number {}", game.number);
-        for (doc, value) in m.sort.iter().filter(|(doc, _)| !m.quiet_sort.contains(doc)) {
+    if style.game_number_comment && !style.silent {
+        w.comment(&format!("Game number {}", game.number));
+    }
+    // Each matching position's mark goes where it was made among that position's comments
+    // (`usize::MAX`: no mark).
+    let mut mark_after = vec![usize::MAX; game.nodes.len()];
+    for (k, id) in m.positions.iter().enumerate() {
+        if let Some(slot) = mark_after.get_mut(id.index()) {
+            *slot = m.marked_after.get(k).copied().unwrap_or(m.comments.len()).min(m.comments.len());
+        }
+    }
+    // A position gets each text once, in the order first written, and no empty comment
+    // (CQL 6.2 `QPos::appendCommentLocally`, unique comments being its default).
+    let mut user_comments: std::collections::BTreeMap<NodeId, Vec<(usize, &str)>> = Default::default();
+    for (k, (at, text)) in m.comments.iter().enumerate() {
+        let texts = user_comments.entry(*at).or_default();
+        if !text.is_empty() && !texts.iter().any(|(_, t)| *t == text.as_str()) {
+            texts.push((k, text));
+        }
+    }
+    // The sort values, written at the start position after everything else there
+    // (CQL 6.2 `SortNode`); a sort without a name is `<sort-id-N>`.
+    let mut unnamed = 0;
+    let sort_values: Vec<String> = m
+        .sort
+        .iter()
+        .map(|(doc, value)| {
             if doc.is_empty() {
-                head.push_str(&format!(" sort: {value}"));
+                unnamed += 1;
+                format!("<sort-id-{unnamed}>: {value}")
             } else {
-                head.push_str(&format!(" {doc}: {value}"));
+                format!("{doc}: {value}")
             }
-        }
-        w.comment(&head);
-    }
-    let mut marks = vec![false; game.nodes.len()];
-    for id in &m.positions {
-        if let Some(mark) = marks.get_mut(id.index()) {
-            *mark = true;
-        }
-    }
-    let mut user_comments: std::collections::BTreeMap<NodeId, Vec<&str>> = Default::default();
-    for (at, text) in &m.comments {
-        user_comments.entry(*at).or_default().push(text);
-    }
+        })
+        .zip(m.sort.iter())
+        .filter(|(_, (doc, _))| !m.quiet_sort.contains(doc))
+        .map(|(text, _)| text)
+        .collect();
     let annotate = |w: &mut Wrapper, id: NodeId| {
-        if let Some(node) = game.nodes.get(id.index()) {
+        let removed = style.remove_comments && m.removed_comments.contains(&id);
+        if let Some(node) = game.nodes.get(id.index()).filter(|_| !removed) {
             for c in &node.comments {
                 w.comment(c);
             }
         }
-        if !style.quiet {
-            for text in user_comments.get(&id).into_iter().flatten() {
+        let marks = !style.silent && !style.quiet;
+        let mark_at = mark_after.get(id.index()).copied().unwrap_or(usize::MAX);
+        let mut marked = false;
+        if !style.silent {
+            for &(k, text) in user_comments.get(&id).into_iter().flatten() {
+                if marks && !marked && k >= mark_at {
+                    w.comment(&style.matchstring);
+                    marked = true;
+                }
                 w.comment(text);
             }
         }
-        if !style.silent && marks.get(id.index()).copied().unwrap_or(false) {
+        if marks && !marked && mark_at != usize::MAX {
             w.comment(&style.matchstring);
+        }
+        if id == NodeId::ROOT && !style.silent {
+            for text in &sort_values {
+                w.comment(text);
+            }
         }
     };
     if !game.nodes.is_empty() {

@@ -94,12 +94,18 @@ impl<'a> Ctx<'a> {
                 let n = files::last_game_number(cap).unwrap_or(self.game.number);
                 Some(Value::Number(n as i64))
             }
-            Filter::ConsecutiveMovesIn { x, y, min, max } => {
+            Filter::ConsecutiveMovesIn { x, y, min, max, quiet } => {
                 let (Some(x), Some(y)) = (self.position_value(*x, at)?, self.position_value(*y, at)?) else {
                     return Ok(None);
                 };
-                let n = self.consecutive_moves(x, y);
-                (n > 0 && (*min..=*max).contains(&n)).then_some(Value::Number(n))
+                // No common move: no match (CQL 6.2 `ConsecutiveMovesNode::match_count`).
+                let marks = !*quiet && self.writes_notes();
+                let (n, run) = self.consecutive_moves(x, y, marks);
+                let found = n > 0 && (*min..=*max).contains(&n);
+                if found && marks {
+                    self.keep_consecutive_run(f, run);
+                }
+                found.then_some(Value::Number(n))
             }
             _ => return Err(Error { message: "internal error: not a CQL 6.2 keyword filter".into() }),
         })

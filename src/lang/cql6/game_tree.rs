@@ -56,10 +56,11 @@ impl Parser<'_> {
                 self.simple(Filter::Child(n), sp)
             }
             "find" => {
-                // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no effect here:
-                // `find` writes no comments of its own), `all`, `<--`, a range.
+                // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no `Found`
+                // notes), `all`, `<--`, a range.
                 let mut direction = FindDirection::Forward;
                 let mut all = false;
+                let mut quiet = false;
                 let mut range = None;
                 // `find v F` with a numeric variable v: at least v positions (CQL 6.2 ranges
                 // take variables, `match_rangeconstituent`).
@@ -78,6 +79,7 @@ impl Parser<'_> {
                         let t = self.bump();
                         at_least = Some(self.add(Filter::Var(var), t.span));
                     } else if self.eat_word("quiet") {
+                        quiet = true;
                     } else if self.eat_word("all") {
                         all = true;
                     } else if self.eat_sym(Sym::LineBackward) {
@@ -125,21 +127,21 @@ impl Parser<'_> {
                 let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
                 if let Some(bound) = at_most {
-                    let found = self.add(Filter::Find { direction, all, range, body }, s);
+                    let found = self.add(Filter::Find { direction, all, range, quiet, body }, s);
                     return Ok(Some(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Le, bound)] }, s)));
                 }
                 if let Some(bound) = at_least {
-                    let found = self.add(Filter::Find { direction, all: true, range: None, body }, s);
+                    let found = self.add(Filter::Find { direction, all: true, range: None, quiet, body }, s);
                     return Ok(Some(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Ge, bound)] }, s)));
                 }
-                Ok(self.add(Filter::Find { direction, all, range, body }, s))
+                Ok(self.add(Filter::Find { direction, all, range, quiet, body }, s))
             }
             "line" => self.parse_line(sp),
             "path" => self.parse_path(sp),
             "echo" => {
-                // `echo quiet (s t)`: `quiet` silences the comments CQL 6.2's `echo` writes on
-                // the two positions; cqlrs's `echo` writes none (docs/compat.md).
-                self.eat_word("quiet");
+                // `echo quiet (s t)`: `quiet` silences the comments `echo` writes on the two
+                // positions (CQL 6.2 `EchoNode`).
+                let marks = !self.eat_word("quiet");
                 self.expect_sym(Sym::LParen, "`(` after `echo`")?;
                 let mut names = Vec::new();
                 while let Tok::Word(n) = &self.peek().tok {
@@ -161,7 +163,7 @@ impl Parser<'_> {
                     false
                 };
                 let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::Echo { source, target, in_all, variations: false, body }, sp)
+                self.simple(Filter::Echo { source, target, in_all, variations: false, marks, body }, sp)
             }
             "try" => self.simple(Filter::Try, sp),
             _ => return Ok(None),

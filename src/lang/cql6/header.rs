@@ -30,13 +30,9 @@ impl Parser<'_> {
                 Ok(self.maybe_contains(id, sp))
             }
             "eventdate" => {
-                // CQL 6.2 reads the tag as a date: a game without one, or with something else
-                // than a `yyyy.mm.dd` date (`?` for unknown digits), has the unknown date.
-                let raw = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
-                let pattern = r"^[0-9?]{4}\.[0-9?]{2}\.[0-9?]{2}$".to_string();
-                let tag = self.add(Filter::RegexMatch { subject: raw, pattern }, sp);
-                let unknown = self.add(Filter::Str("????.??.??".into()), sp);
-                let id = self.add(Filter::Or(vec![tag, unknown]), sp);
+                // Read as a date like `date`: a game without one has the unknown date
+                // `????.??.??` (`tag_text` in src/eval/header.rs).
+                let id = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
                 Ok(self.maybe_contains(id, sp))
             }
             "hhdb" => self.parse_hhdb(sp),
@@ -48,19 +44,16 @@ impl Parser<'_> {
             "player" => {
                 let hay = match self.color_word() {
                     Some(c) => self.add(Filter::Header(HeaderField::Player(c)), sp),
+                    // `player` alone is both names in one string, White's, a backslash and
+                    // an `n` (CQL strings have no escapes), then Black's, the same in every
+                    // transform (CQL 6.2 `Tokens::match_player`).
                     None => {
-                        if let Tok::Str(s) = self.peek().tok.clone() {
-                            let t = self.bump();
-                            let needle = self.add(Filter::Str(s.clone()), t.span);
-                            let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
-                            let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
-                            let cw = self.add(Filter::Contains { haystack: w, needle, ignore_case: false }, sp);
-                            let cb = self.add(Filter::Contains { haystack: b, needle, ignore_case: false }, sp);
-                            return Ok(Some(self.add(Filter::Or(vec![cw, cb]), Self::join(sp, t.span))));
-                        }
                         let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
+                        let between = self.add(Filter::Str("\\n".into()), sp);
                         let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
-                        return Ok(Some(self.add(Filter::Or(vec![w, b]), sp)));
+                        let first = self.add(Filter::Arith(ArithOp::Add, w, between), sp);
+                        let both = self.add(Filter::Arith(ArithOp::Add, first, b), sp);
+                        self.add(Filter::NoTransform(both), sp)
                     }
                 };
                 Ok(self.maybe_contains(hay, sp))
@@ -96,16 +89,65 @@ impl Parser<'_> {
                 }
             }
             "tag" => {
+                // No implicit search after it: `tag "White" "x"` is two filters
+                // (CQL 6.2 `Tokens::match_tagnode`).
                 let t = self.bump();
                 let Tok::Str(name) = t.tok else {
                     self.error("`tag` needs a tag name in quotes", t.span);
                     return Err(());
                 };
-                let h = self.add(Filter::Header(HeaderField::Tag(name)), Self::join(sp, t.span));
-                Ok(self.maybe_contains(h, sp))
+                if let Err(why) = queryable_tag(&name) {
+                    self.error_hint(why, t.span, Some(TAG_NAME_HINT.into()));
+                    return Err(());
+                }
+                Ok(self.add(Filter::Header(HeaderField::Tag(name)), Self::join(sp, t.span)))
             }
             _ => return Ok(None),
         }
         .map(Some)
     }
+}
+
+/// The tags CQL 6.2 reads itself (`TagBuiltInNode::builtInTags`): `tag` may name them.
+const BUILT_IN_TAGS: [&str; 8] = ["Black", "White", "Event", "EventDate", "Site", "Date", "ECO", "FEN"];
+
+/// Names too close to a built-in tag for `tag` and `settag` (`TagSetNode::forbiddenTags`).
+const FORBIDDEN_TAGS: [&str; 30] = [
+    "Black", "black", "BLACK", "White", "white", "WHITE", "Event", "event", "EVENT", "Site", "site", "SITE", "Date",
+    "date", "DATE", "Eco", "eco", "ECO", "Fen", "fen", "FEN", "Round", "ROUND", "Result", "result", "RESULT",
+    "EventDate", "eventdate", "eventDate", "EVENTDATE",
+];
+
+pub(super) const TAG_NAME_HINT: &str =
+    "a tag name is letters, digits and `_`, such as `Annotator` or `TimeControl`; read the built-in ones with `player white`, `event`, `site`, `date`, `eco`";
+
+/// May `settag` write a tag of this name (CQL 6.2 `TagSetNode::isSettable`)? The reason
+/// when not.
+pub(super) fn settable_tag(name: &str) -> Result<(), String> {
+    let Some(first) = name.chars().next() else { return Err("a tag name cannot be empty".into()) };
+    if !first.is_ascii_alphanumeric() {
+        return Err(format!("a tag name must start with a letter or digit: `{name}`"));
+    }
+    if let Some(c) = name.chars().find(|c| !c.is_ascii_alphanumeric() && *c != '_') {
+        return Err(format!("a tag name holds only letters, digits and `_`, not `{c}`: `{name}`"));
+    }
+    if FORBIDDEN_TAGS.contains(&name) {
+        return Err(format!("CQL 6.2 does not let `tag` or `settag` use `{name}`, a name close to a built-in tag"));
+    }
+    if name.len() > 5 && (name.starts_with("White") || name.starts_with("Black")) {
+        return Err(format!("CQL 6.2 does not let `tag` or `settag` use a name that starts with `White` or `Black`: `{name}`"));
+    }
+    if name.len() > 60 {
+        return Err(format!("a tag name has at most 60 characters; `{name}` has {}", name.len()));
+    }
+    Ok(())
+}
+
+/// May `tag` read a tag of this name (CQL 6.2 `TagNode::isQueryable`): a built-in tag, or
+/// one `settag` may write.
+fn queryable_tag(name: &str) -> Result<(), String> {
+    if BUILT_IN_TAGS.contains(&name) {
+        return Ok(());
+    }
+    settable_tag(name)
 }

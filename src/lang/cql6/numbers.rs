@@ -36,7 +36,7 @@ impl Parser<'_> {
                     "abs" | "sqrt" | "int" | "ascii" => vec![self.parse_expr(BP_ADD)?],
                     "lowercase" | "uppercase" => vec![self.parse_expr(BP_MUL)?],
                     _ if self.at_sym(Sym::LParen) => {
-                        let args = self.parse_args()?;
+                        let args = self.parse_converter_args()?;
                         if args.is_empty() {
                             self.error_hint(
                                 "`str()` needs something to convert",
@@ -47,7 +47,7 @@ impl Parser<'_> {
                         }
                         args
                     }
-                    _ => vec![self.parse_expr(BP_POSTFIX)?],
+                    _ => vec![self.parse_converter_arg(BP_POSTFIX)?],
                 };
                 self.simple(Filter::Call(b, args), sp)
             }

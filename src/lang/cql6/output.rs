@@ -18,6 +18,17 @@ impl Parser<'_> {
             "removecomment" => self.simple(Filter::RemoveComment, sp),
             "settag" => {
                 let a = self.args_exact(w, 2, sp)?;
+                // The name is a quoted string CQL 6.2 lets a query write
+                // (`Tokens::match_tagsetnode`, `TagSetNode::isSettable`).
+                let why = match self.ir.get(a[0]) {
+                    Filter::Str(name) => super::header::settable_tag(name).err(),
+                    _ => Some("`settag` takes the tag name as a quoted string first".to_string()),
+                };
+                if let Some(why) = why {
+                    let at = self.ir.span(a[0]);
+                    self.error_hint(why, at, Some(super::header::TAG_NAME_HINT.into()));
+                    return Err(());
+                }
                 self.simple(Filter::SetTag(a[0], a[1]), sp)
             }
             "comment" | "message" => {
@@ -28,7 +39,11 @@ impl Parser<'_> {
                 }
                 // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
                 // `match_node`): a comment of a string comparison comments the comparison.
-                let args = if self.at_sym(Sym::LParen) { self.parse_args()? } else { vec![self.parse_expr(BP_OR)?] };
+                let args = if self.at_sym(Sym::LParen) {
+                    self.parse_converter_args()?
+                } else {
+                    vec![self.parse_converter_arg(BP_OR)?]
+                };
                 self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
             }
             "sort" => {

@@ -329,6 +329,12 @@ pub struct Parser<'s> {
     /// Parsing the arguments of `(…)` (`max(ply 0)`): a number after a numeric filter is
     /// the next argument there, not a range.
     in_args: bool,
+    /// The last implicit search read (`event "Linares"`, `player white "Tal"`): the
+    /// search filter, the index of its quoted string among the tokens, and the filter the
+    /// string is searched in. A `comment`/`message`/`str` argument that is exactly such a
+    /// search gives the string back as an argument of its own (see
+    /// [`Parser::parse_converter_arg`]).
+    implicit_search: Option<(FilterId, usize, FilterId)>,
     /// Parsing the constituents of a path directly (not inside braces or arguments): there
     /// the parentheses after a move hold one filter, as everywhere else in CQL 6.2 (its
     /// path reads them as a parenthesised filter, `Tokens::match_dashcon_target`).
@@ -420,6 +426,7 @@ impl<'s> Parser<'s> {
             declared,
             in_sequence: false,
             in_args: false,
+            implicit_search: None,
             path_top: false,
             kinds: Default::default(),
         }
@@ -634,8 +641,8 @@ impl<'s> Parser<'s> {
                             // positions; the range that may follow bounds it as usual.
                             self.ir.settings.sort_matchcount = true;
                         }
-                        "sort" | "nosort" | "smartcomments" | "nosmartcomments" | "noremovecomment" | "showmatches" => {
-                        }
+                        "noremovecomment" => self.ir.settings.keep_removed_comments = true,
+                        "sort" | "nosort" | "smartcomments" | "nosmartcomments" | "showmatches" => {}
                         other => {
                             let words = [
                                 "input",
@@ -690,7 +697,7 @@ impl<'s> Parser<'s> {
     fn triple_slash_items(&mut self, line: u32, sp: Span) -> PResult<Vec<FilterId>> {
         let mut args = Vec::new();
         while self.peek().line == line && !self.at_eof() && !self.closes_here() {
-            args.push(self.parse_expr(BP_UNION)?);
+            args.push(self.parse_converter_arg(BP_UNION)?);
         }
         if args.is_empty() {
             self.error_hint(
@@ -1581,6 +1588,16 @@ impl<'s> Parser<'s> {
 
     /// Arguments in parentheses: `(a b …)`, each one filter.
     fn parse_args(&mut self) -> PResult<Vec<FilterId>> {
+        self.parse_arg_list(false)
+    }
+
+    /// The arguments of `comment`, `message` or `str` in parentheses, each read by
+    /// [`Parser::parse_converter_arg`].
+    pub(super) fn parse_converter_args(&mut self) -> PResult<Vec<FilterId>> {
+        self.parse_arg_list(true)
+    }
+
+    fn parse_arg_list(&mut self, converter: bool) -> PResult<Vec<FilterId>> {
         self.expect_sym(Sym::LParen, "`(`")?;
         let saved = std::mem::replace(&mut self.in_sequence, false);
         let saved_top = std::mem::replace(&mut self.path_top, false);
@@ -1596,7 +1613,8 @@ impl<'s> Parser<'s> {
                 break Err(());
             }
             self.eat_sym(Sym::Comma);
-            match self.parse_expr(BP_OR) {
+            let arg = if converter { self.parse_converter_arg(BP_OR) } else { self.parse_expr(BP_OR) };
+            match arg {
                 Ok(a) => args.push(a),
                 Err(()) => break Err(()),
             }
@@ -1634,12 +1652,42 @@ impl<'s> Parser<'s> {
 
     /// A string filter followed by a string literal is a substring search.
     fn maybe_contains(&mut self, hay: FilterId, sp: Span) -> FilterId {
+        // An empty string is not a search string (`Tokens::match_nonemptyquotedstring`).
         if let Tok::Str(s) = self.peek().tok.clone() {
-            let t = self.bump();
-            let needle = self.add(Filter::Str(s.clone()), t.span);
-            return self.add(Filter::Contains { haystack: hay, needle, ignore_case: false }, Self::join(sp, t.span));
+            if !s.is_empty() {
+                let at = self.pos;
+                let t = self.bump();
+                let needle = self.add(Filter::Str(s.clone()), t.span);
+                let search =
+                    self.add(Filter::Contains { haystack: hay, needle, ignore_case: false }, Self::join(sp, t.span));
+                self.implicit_search = Some((search, at, hay));
+                return search;
+            }
         }
         hay
+    }
+
+    /// One argument of `comment`, `message`, `str` or `///`, read as CQL 6.2 reads it
+    /// (`Tokens::match_strconstituent`): `fen` followed by a quoted string is the current
+    /// FEN, the string being the next argument; and an argument that is exactly an implicit
+    /// search (`event "x"`, `player white "x"`, not in parentheses) is the searched text,
+    /// its string again being the next argument, so `comment("Event: " event " at " site)`
+    /// writes the event and then " at ".
+    pub(super) fn parse_converter_arg(&mut self, binding: u8) -> PResult<FilterId> {
+        if self.at_word("fen") && matches!(self.peek_at(1).tok, Tok::Str(_)) {
+            let t = self.bump();
+            return Ok(self.add(Filter::CurrentFen, t.span));
+        }
+        let parenthesized = self.at_sym(Sym::LParen);
+        self.implicit_search = None;
+        let f = self.parse_expr(binding)?;
+        match self.implicit_search.take() {
+            Some((search, at, hay)) if search == f && !parenthesized && at + 1 == self.pos => {
+                self.pos = at;
+                Ok(hay)
+            }
+            _ => Ok(f),
+        }
     }
 
     /// Is the token `n` places ahead a comparison or arithmetic operator (so a number
@@ -2666,6 +2714,7 @@ impl<'s> Parser<'s> {
         let mut params = PathParams::default();
         let mut focus = None;
         let mut best = None;
+        let mut title = None;
         loop {
             if self.eat_sym(Sym::Focus) || self.eat_word("focus") {
                 if self.eat_word("capture") {
@@ -2684,19 +2733,21 @@ impl<'s> Parser<'s> {
                 "secondary" => params.secondary = true,
                 "keepallbest" => params.keep_all_best = true,
                 "piecepath" => params.piece_path = true,
-                "verbose" => {}
+                "verbose" => params.verbose = true,
                 "title" => {
                     self.bump();
-                    if !matches!(self.peek().tok, Tok::Str(_)) {
+                    let Tok::Str(text) = self.peek().tok.clone() else {
                         let s = self.span_here();
                         self.error("expected a string after `title`", s);
                         return Err(());
-                    }
+                    };
                     self.bump();
+                    title = Some(text);
                     continue;
                 }
-                "max" | "min" => {
-                    params.minimize = w == "min";
+                // Only `max`: CQL 6.2's path has no `min` (`Tokens::match_pathnode`), and
+                // `min` there starts the function `min(…)`.
+                "max" => {
                     self.bump();
                     best = Some(self.parse_expr(BP_OR)?);
                     continue;
@@ -2721,7 +2772,7 @@ impl<'s> Parser<'s> {
         }
         let end = self.toks[self.pos.saturating_sub(1)].span;
         let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
-        Ok(self.add(Filter::Path { params, focus, best, body }, Self::join(sp, end)))
+        Ok(self.add(Filter::Path { params, focus, best, title, body }, Self::join(sp, end)))
     }
 
     /// Inline a call of a user function by parsing its body with each parameter replaced.

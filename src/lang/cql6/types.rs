@@ -475,7 +475,7 @@ impl Checker<'_> {
             Filter::AtPosition { body, .. } => sub(*body),
             Filter::Tree(_) | Filter::Child(_) | Filter::PositionById(_) | Filter::Lca(..) => Kind::Position,
             Filter::TreeRelation(..) => Kind::Position,
-            Filter::Distance(..) | Filter::Depth | Filter::PositionId | Filter::ConsecutiveMoves(..) => Kind::Number,
+            Filter::Distance(..) | Filter::Depth | Filter::PositionId => Kind::Number,
             Filter::Path { params, .. } => {
                 if params.last_position {
                     Kind::Position
@@ -861,8 +861,7 @@ impl Checker<'_> {
             }
             Filter::ConsecutiveMovesIn { x: a, y: b, .. }
             | Filter::Lca(a, b)
-            | Filter::Distance(a, b)
-            | Filter::ConsecutiveMoves(a, b) => {
+            | Filter::Distance(a, b) => {
                 self.want(*a, Kind::Position, "each argument");
                 self.want(*b, Kind::Position, "each argument");
             }

@@ -751,7 +751,7 @@ impl Lowerer {
         } else {
             let any = if cuts.len() == 1 { cuts[0] } else { self.add(Filter::Or(cuts), span) };
             let earlier =
-                self.add(Filter::Find { direction: FindDirection::Backward, all: false, range: None, body: any }, span);
+                self.add(Filter::Find { direction: FindDirection::Backward, all: false, range: None, quiet: true, body: any }, span);
             let parent = self.add(Filter::Tree(TreeStep::Parent), span);
             let before = self.add(Filter::AtPosition { at: parent, body: earlier }, span);
             Some(self.add(Filter::Not(before), span))
@@ -779,7 +779,7 @@ impl Lowerer {
                             (true, Some((lo.max(0), hi)))
                         }
                     };
-                    self.add(Filter::Find { direction: FindDirection::Forward, all, range, body }, list.span)
+                    self.add(Filter::Find { direction: FindDirection::Forward, all, range, quiet: true, body }, list.span)
                 }
             };
             for &kind in &list.outer_transforms {
@@ -793,7 +793,7 @@ impl Lowerer {
         // `:exclude`: a game where an exclude condition holds anywhere does not match.
         for e in excludes {
             let anywhere =
-                self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: e }, span);
+                self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: e }, span);
             conditions.push(self.add(Filter::Not(anywhere), span));
         }
         let mut root = self.and(conditions, span);
@@ -833,11 +833,11 @@ impl Lowerer {
         }
         let start = self.add(Filter::And(parts), span);
         let some_run =
-            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body: start }, span);
+            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: start }, span);
         if lo > 0 {
             return some_run;
         }
-        let any = self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, body }, span);
+        let any = self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body }, span);
         let none = self.add(Filter::Not(any), span);
         if hi <= 0 {
             none
@@ -1732,7 +1732,14 @@ impl Lowerer {
         });
         let body = self.add(Filter::And(parts), span);
         self.add(
-            Filter::Echo { source: s, target: t, in_all: false, variations: rel.scope != Scope::MainLine, body },
+            Filter::Echo {
+                source: s,
+                target: t,
+                in_all: false,
+                variations: rel.scope != Scope::MainLine,
+                marks: false,
+                body,
+            },
             span,
         )
     }

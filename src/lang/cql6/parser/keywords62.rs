@@ -230,7 +230,7 @@ impl Parser<'_> {
                 break;
             }
         }
-        self.eat_word("quiet");
+        let quiet = self.eat_word("quiet");
         let a = self.args_exact("consecutivemoves", 2, sp)?;
         // CQL 6.2 takes position variables only (`match_positionvariable`).
         for &arg in &a {
@@ -246,7 +246,7 @@ impl Parser<'_> {
             }
         }
         let (low, high) = match bounds.as_slice() {
-            [] => return Ok(self.add(Filter::ConsecutiveMoves(a[0], a[1]), sp)),
+            [] => return Ok(self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp)),
             [only] => (*only, *only),
             [low, high, ..] => (*low, *high),
         };
@@ -266,7 +266,7 @@ impl Parser<'_> {
             );
             return Err(());
         }
-        let mut run = self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min, max }, sp);
+        let mut run = self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min, max, quiet }, sp);
         // A variable bound compares the run's length with the variable's value; the
         // comparison keeps the length as its value.
         for (bound, op) in [(low, crate::ir::CmpOp::Ge), (high, crate::ir::CmpOp::Le)] {
