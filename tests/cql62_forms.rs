@@ -357,7 +357,7 @@ fn written(query: &str, extra: &[&str]) -> String {
         .unwrap();
     assert!(matches!(o.status.code(), Some(0 | 1)), "`{query}` failed: {}", String::from_utf8_lossy(&o.stderr));
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
-    text.lines().filter(|l| !l.starts_with('[')).collect::<Vec<_>>().join(" ")
+    text.lines().filter(|l| !l.starts_with('[') && !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
 #[test]

@@ -49,7 +49,7 @@ pub fn normalize(ir: &mut Ir) {
     let Some(mut root) = ir.root else {
         return;
     };
-    let mut n = Normalizer::default();
+    let mut n = Normalizer { notes_off: ir.settings.quiet || ir.settings.silent, ..Normalizer::default() };
     let default_count = ir.settings.matchcount == (1, u64::MAX);
     if ir.settings.per_game && default_count && !n.contains_yacpdb(ir, root) {
         // Evaluating once at the root is evaluating at every position and requiring
@@ -97,6 +97,8 @@ struct Normalizer {
     hashes: HashMap<FilterId, u64>,
     /// Does a sub-tree search other positions ([`props::searches_other_positions`])?
     searches: Memo,
+    /// The run writes no notes (`quiet` or `silent`): every `find` may be read as quiet.
+    notes_off: bool,
 }
 
 /// Flip a comparison so that its operands can be swapped: `a < b` ⇔ `b > a`.
@@ -157,6 +159,7 @@ impl Normalizer {
             }
             Filter::Find { direction, all, range, quiet, body } => {
                 let body = self.node(ir, body, false, depth + 1);
+                let quiet = quiet || self.notes_off;
                 self.find(ir, (direction, all, range, quiet), body, used, span, depth)
             }
             Filter::Compare { first, rest } => {

@@ -221,7 +221,10 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::Comment(_) | Filter::Message(_) | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
             OwnFacts::ORDER_SENSITIVE
         }
-        Filter::WriteFile(..) | Filter::ReadFile(_) | Filter::Abort(_) => OwnFacts::NONE,
+        // Writing a file and stopping the run are effects: nothing may move them before
+        // or after the filters written beside them (`assert wtm` is `wtm or abort`).
+        Filter::WriteFile(..) | Filter::Abort(_) => OwnFacts::ORDER_SENSITIVE,
+        Filter::ReadFile(_) => OwnFacts::NONE,
 
         // Transforms and similar positions.
         Filter::Transform { .. }
