@@ -101,12 +101,24 @@ impl Out {
         self.removed.extend(other.removed);
     }
     /// Drop everything written since `mark`.
+    /// Each list is looked at first: mostly nothing was written.
+    #[inline]
     pub fn rollback(&mut self, mark: Mark) {
-        self.comments.truncate(mark.0[0]);
-        self.sorts.truncate(mark.0[1]);
-        self.tags.truncate(mark.0[2]);
-        self.messages.truncate(mark.0[3]);
-        self.removed.truncate(mark.0[4]);
+        if self.comments.len() > mark.0[0] {
+            self.comments.truncate(mark.0[0]);
+        }
+        if self.sorts.len() > mark.0[1] {
+            self.sorts.truncate(mark.0[1]);
+        }
+        if self.tags.len() > mark.0[2] {
+            self.tags.truncate(mark.0[2]);
+        }
+        if self.messages.len() > mark.0[3] {
+            self.messages.truncate(mark.0[3]);
+        }
+        if self.removed.len() > mark.0[4] {
+            self.removed.truncate(mark.0[4]);
+        }
     }
 }
 
@@ -329,6 +341,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Is the side to move in check at a location? (A node knows it from when it was
+    /// built.)
+    pub fn in_check(&self, at: Loc) -> Option<bool> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| node.check),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| t.pos.is_check()),
+            Loc::Header => None,
+        }
+    }
+
     /// Piece identities at a location.
     pub fn ids(&self, at: Loc) -> PieceIds {
         match at {
@@ -399,6 +421,28 @@ impl<'a> Ctx<'a> {
             Loc::Temp(_) => self.parent(at).and_then(|p| self.ply(p)).map(|p| p + 1),
             Loc::Header => None,
         }
+    }
+
+    /// The searched node after `n` in game-tree (pre-)order, the order of
+    /// [`Ctx::searched_nodes`]: the main continuation first, then the next variation of the
+    /// nearest position above that has one. Children are kept in ascending id order, so a
+    /// node's place among its siblings is found by binary search; each move is climbed at
+    /// most once in a whole walk.
+    pub fn next_searched(&self, n: NodeId) -> Option<NodeId> {
+        if let Some(&first) = self.children(n).first() {
+            return Some(first);
+        }
+        let mut cur = n;
+        while let Some(parent) = self.game.nodes.get(cur.index()).and_then(|node| node.parent) {
+            let siblings = self.children(parent);
+            if let Ok(i) = siblings.binary_search(&cur) {
+                if let Some(&next) = siblings.get(i + 1) {
+                    return Some(next);
+                }
+            }
+            cur = parent;
+        }
+        None
     }
 
     /// Searched nodes of the game in game-tree (pre-)order.
@@ -662,6 +706,11 @@ impl<'a> Ctx<'a> {
             }
             Filter::PieceIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, true, at)
+            }
+            // Yes-or-no facts of the position, without making a value.
+            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) | Filter::Initial => {
+                self.count_step()?;
+                Ok(self.position_fact(ir.get(f), at))
             }
             _ => Ok(self.eval(f, at, false)?.is_some()),
         }

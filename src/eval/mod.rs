@@ -322,8 +322,11 @@ impl Query {
             }
             return result;
         }
-        let nodes = if self.ir.settings.per_game { vec![NodeId::ROOT] } else { ctx.searched_nodes() };
-        for n in nodes {
+        // Every searched position in game-tree order (only the start with `per_game`),
+        // walked in place rather than listed first.
+        let mut next = Some(NodeId::ROOT);
+        while let Some(n) = next {
+            next = if self.ir.settings.per_game { None } else { ctx.next_searched(n) };
             let mark = ctx.out.mark();
             ctx.origin = n;
             match ctx.test(root, Loc::Node(n)) {

@@ -11,12 +11,11 @@ impl<'a> Ctx<'a> {
     pub(super) fn eval_position_state(&mut self, filter: &'a Filter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
         Ok(match filter {
-            Filter::Check => found(self.pos(at).is_some_and(|p| p.is_check())),
-            Filter::Mate => found(self.pos(at).is_some_and(|p| p.is_checkmate())),
-            Filter::Stalemate => found(self.pos(at).is_some_and(|p| p.is_stalemate())),
-            Filter::ToMove(c) => found(self.pos(at).is_some_and(|p| p.turn() == *c)),
+            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) => {
+                found(self.position_fact(filter, at))
+            }
             Filter::SideToMove => self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 })),
-            Filter::Initial => found(at == Loc::Node(NodeId::ROOT)),
+            Filter::Initial => found(self.position_fact(filter, at)),
             Filter::Terminal => match at {
                 Loc::Node(n) => found(self.children(n).is_empty()),
                 Loc::Temp(_) => Some(Value::None),
@@ -35,5 +34,19 @@ impl<'a> Ctx<'a> {
             }
             _ => return Err(internal("internal error: eval_position_state given a filter of another family")),
         })
+    }
+
+    /// The yes-or-no facts among them (`check`, `mate`, `stalemate`, `wtm`/`btm`,
+    /// `initial`), for [`Ctx::test`] as well; `false` for any other filter.
+    #[inline]
+    pub(super) fn position_fact(&self, filter: &Filter, at: Loc) -> bool {
+        match filter {
+            Filter::Check => self.in_check(at) == Some(true),
+            Filter::Mate => self.in_check(at) == Some(true) && self.pos(at).is_some_and(|p| p.is_checkmate()),
+            Filter::Stalemate => self.in_check(at) == Some(false) && self.pos(at).is_some_and(|p| p.is_stalemate()),
+            Filter::ToMove(c) => self.pos(at).is_some_and(|p| p.turn() == *c),
+            Filter::Initial => at == Loc::Node(NodeId::ROOT),
+            _ => false,
+        }
     }
 }

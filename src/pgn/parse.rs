@@ -29,29 +29,22 @@ use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Square};
 
-use super::{Game, GameError, GameErrorKind, Node, NodeId, PieceIds, Played, Pos, Tag, TextEncoding};
+use super::{Children, Game, GameError, GameErrorKind, MoveText, Node, NodeId, PieceIds, Played, Pos, Tag, TextEncoding};
 use crate::input::RawGame;
 
-/// At most this many nodes are kept for reuse between games.
+/// At most this many emptied vectors of each kind are kept for reuse between games.
 const POOL_LIMIT: usize = 1 << 16;
 /// Variations nested deeper than this are refused.
 const MAX_VARIATION_NESTING: usize = 10_000;
 
-/// The heap buffers of a finished node (emptied, capacity kept), ready for a new node.
-#[derive(Default)]
-struct NodeBuffers {
-    children: Vec<NodeId>,
-    san: String,
-    comments: Vec<String>,
-    nags: Vec<u8>,
-}
-
 /// Reads games into [`Game`]s; keep one per worker and reuse it, it keeps buffers.
 #[derive(Default)]
 pub struct GameParser {
-    /// Buffers of the previous games' nodes, so that building a node allocates nothing
-    /// once the parser has warmed up (whatever the lengths of consecutive games).
-    spare: Vec<NodeBuffers>,
+    /// Emptied vectors of the previous games' annotated nodes and branch points, so that
+    /// a comment list, a NAG list or a variation allocates nothing once the parser has
+    /// warmed up. (A node without them has no heap buffer at all: see [`Children`] and
+    /// [`MoveText`].)
+    spare: Spare,
     /// For each open variation: the node the main line resumes from after `)`.
     resume_stack: Vec<NodeId>,
     /// Comments seen after `(` but before the variation's first move.
@@ -62,6 +55,46 @@ pub struct GameParser {
     fen_line: u64,
     /// The previous game's termination marker string, reused for the next one.
     spare_termination: String,
+}
+
+/// Emptied vectors kept for the nodes of later games.
+#[derive(Default)]
+struct Spare {
+    comments: Vec<Vec<String>>,
+    nags: Vec<Vec<u8>>,
+    children: Vec<Vec<NodeId>>,
+}
+
+impl Spare {
+    /// Give `v` an emptied vector of an earlier game if it has none of its own yet.
+    fn fill<T>(pool: &mut Vec<Vec<T>>, v: &mut Vec<T>) {
+        if v.capacity() == 0 {
+            if let Some(kept) = pool.pop() {
+                *v = kept;
+            }
+        }
+    }
+
+    /// Keep `v` (emptied) if it has a buffer and the pool has room.
+    fn keep<T>(pool: &mut Vec<Vec<T>>, v: &mut Vec<T>) {
+        if v.capacity() > 0 && pool.len() < POOL_LIMIT {
+            let mut kept = std::mem::take(v);
+            kept.clear();
+            pool.push(kept);
+        }
+    }
+
+    /// Add a NAG to a node's list.
+    fn push_nag(&mut self, nags: &mut Vec<u8>, nag: u8) {
+        Spare::fill(&mut self.nags, nags);
+        nags.push(nag);
+    }
+
+    /// Add comments to a node's list.
+    fn add_comments(&mut self, comments: &mut Vec<String>, more: impl IntoIterator<Item = String>) {
+        Spare::fill(&mut self.comments, comments);
+        comments.extend(more);
+    }
 }
 
 /// How far the quick way of reading a game's tags got.
@@ -348,30 +381,24 @@ impl GameParser {
         Quick::Moves { pos: cur.pos, line: cur.line }
     }
 
-    /// Empty `game.nodes`, keeping the heap buffers of its nodes (children, SAN,
-    /// comments, NAGs) for the nodes of the next game; the node vector keeps its
-    /// capacity too, and nodes themselves are never moved (a node is a few hundred bytes).
+    /// Empty `game.nodes`, keeping the vectors of its annotated nodes and branch points
+    /// (comments, NAGs, variations) for the nodes of the next game; the node vector keeps
+    /// its capacity too. Most nodes have no heap buffer and cost only a look.
     fn recycle_nodes(&mut self, game: &mut Game) {
+        let spare = &mut self.spare;
         for node in game.nodes.iter_mut() {
-            if self.spare.len() >= POOL_LIMIT {
-                break;
+            Spare::keep(&mut spare.comments, &mut node.comments);
+            Spare::keep(&mut spare.nags, &mut node.nags);
+            if let Some(v) = node.children.take_spilled() {
+                if spare.children.len() < POOL_LIMIT {
+                    spare.children.push(v);
+                }
             }
-            let mut buffers = NodeBuffers {
-                children: std::mem::take(&mut node.children),
-                san: std::mem::take(&mut node.san),
-                comments: std::mem::take(&mut node.comments),
-                nags: std::mem::take(&mut node.nags),
-            };
-            buffers.children.clear();
-            buffers.san.clear();
-            buffers.comments.clear();
-            buffers.nags.clear();
-            self.spare.push(buffers);
         }
         game.nodes.clear();
     }
 
-    /// Append a node, reusing spare buffers from earlier games.
+    /// Append a node; its move text and a single continuation are held inline.
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn new_node(
@@ -386,14 +413,21 @@ impl GameParser {
         depth: u32,
     ) -> NodeId {
         let id = NodeId(game.nodes.len() as u32);
-        // Spare buffers are empty already.
-        let NodeBuffers { children, san: mut san_text, comments, nags } = self.spare.pop().unwrap_or_default();
-        // Each byte is one character (a move is ASCII; `from_utf8` costs more on
-        // strings this short).
-        san_text.extend(san.iter().map(|&b| b as char));
-        game.nodes.push(Node { parent, children, played, san: san_text, comments, nags, pos, ids, ply, depth });
+        game.nodes.push(Node {
+            parent,
+            children: Children::default(),
+            played,
+            san: MoveText::from_bytes(san),
+            comments: Vec::new(),
+            nags: Vec::new(),
+            check: false,
+            pos,
+            ids,
+            ply,
+            depth,
+        });
         if let Some(p) = parent {
-            game.nodes[p.index()].children.push(id);
+            game.nodes[p.index()].children.push_reusing(id, &mut self.spare.children);
         }
         id
     }
@@ -451,6 +485,7 @@ impl GameParser {
         let start = self.start_position(game)?;
         let ids = initial_ids(&start);
         let root = self.new_node(game, None, None, b"", start, ids, 0, 0);
+        game.nodes[root.index()].check = game.nodes[root.index()].pos.checkers().any();
         self.resume_stack.clear();
         self.pending_comments.clear();
         let mut at = root;
@@ -510,8 +545,8 @@ impl GameParser {
                     } else if let Some(resume) = self.resume_stack.pop() {
                         if variation_start {
                             // A variation with comments but no move: keep them on the move it branched from.
-                            let pending = std::mem::take(&mut self.pending_comments);
-                            game.nodes[resume.index()].comments.extend(pending);
+                            let pending = self.pending_comments.drain(..);
+                            self.spare.add_comments(&mut game.nodes[resume.index()].comments, pending);
                         }
                         at = resume;
                         variation_start = false;
@@ -526,7 +561,7 @@ impl GameParser {
                     let value =
                         bytes[digits_start..cur.pos].iter().fold(0u32, |v, &d| (v * 10 + (d - b'0') as u32).min(1000));
                     if skipping == 0 && !variation_start && cur.pos > digits_start && value <= 255 {
-                        game.nodes[at.index()].nags.push(value as u8);
+                        self.spare.push_nag(&mut game.nodes[at.index()].nags, value as u8);
                     }
                 }
                 b'[' => {
@@ -567,7 +602,7 @@ impl GameParser {
         if variation_start {
             self.pending_comments.push(text);
         } else {
-            game.nodes[at.index()].comments.push(text);
+            self.spare.add_comments(&mut game.nodes[at.index()].comments, [text]);
         }
     }
 
@@ -603,7 +638,7 @@ impl GameParser {
         }
         if let Some(nag) = nag_of_symbol(text) {
             if !variation_start {
-                game.nodes[at.index()].nags.push(nag);
+                self.spare.push_nag(&mut game.nodes[at.index()].nags, nag);
             }
             return Ok(None);
         }
@@ -620,7 +655,7 @@ impl GameParser {
         let (played, pos, ids) = if matches!(san, b"--" | b"Z0" | b"@@@@" | b"0000" | b"null") {
             (Played::Null, parent.pos.null_move(), parent.ids)
         } else {
-            let Some(mv) = self.resolve_move(&parent.pos, san) else {
+            let Some(mv) = self.resolve_move(&parent.pos, parent.check, san) else {
                 return Err(GameError {
                     kind: GameErrorKind::IllegalMove { san: String::from_utf8_lossy(token).into_owned(), ply },
                     line,
@@ -645,24 +680,28 @@ impl GameParser {
         Ok(Some(self.finish_node(game, node, variation_start, suffix)))
     }
 
-    /// Attach the comments held for a variation's first move and the `!`/`?` suffix NAG.
+    /// Note whether the side to move is in check in a new node's position, and attach the
+    /// comments held for a variation's first move and the `!`/`?` suffix NAG.
     fn finish_node(&mut self, game: &mut Game, node: NodeId, variation_start: bool, suffix: &[u8]) -> NodeId {
+        let new = &mut game.nodes[node.index()];
+        new.check = new.pos.checkers().any();
         if variation_start && !self.pending_comments.is_empty() {
-            let pending = std::mem::take(&mut self.pending_comments);
-            game.nodes[node.index()].comments.extend(pending);
+            let pending = self.pending_comments.drain(..);
+            self.spare.add_comments(&mut game.nodes[node.index()].comments, pending);
         }
         if let Some(nag) = (!suffix.is_empty()).then(|| nag_of_symbol(suffix)).flatten() {
-            game.nodes[node.index()].nags.push(nag);
+            self.spare.push_nag(&mut game.nodes[node.index()].nags, nag);
         }
         node
     }
 
-    /// Find the legal move a token means: exact SAN first, then lenient readings.
-    fn resolve_move(&mut self, pos: &Pos, text: &[u8]) -> Option<Move> {
+    /// Find the legal move a token means in `pos` (whose side to move is in check when
+    /// `check`): exact SAN first, then lenient readings.
+    fn resolve_move(&mut self, pos: &Pos, check: bool, text: &[u8]) -> Option<Move> {
         if let Some(san) = quick_san(text).or_else(|| San::from_ascii(text).ok()) {
             let quick = match pos {
-                Pos::Legal(chess) => quick_san_move(chess, san),
-                Pos::Lenient(_) => None,
+                Pos::Legal(chess) if !check => quick_san_move(chess, san),
+                _ => None,
             };
             if let Some(mv) = quick.or_else(|| pos.san_to_move(san)) {
                 return Some(mv);
@@ -782,7 +821,7 @@ fn quick_san(text: &[u8]) -> Option<San> {
 }
 
 /// The move a plain SAN means in the common case, without generating move lists: side
-/// to move not in check, a piece move or a pawn push/capture (no castling, no en
+/// to move not in check (the caller knows that; it is not tested again), a piece move or a pawn push/capture (no castling, no en
 /// passant) with exactly one legal origin. Returns `None` whenever the case is not
 /// that simple (check, ambiguity, illegality, a capture mark that does not fit), and
 /// the caller then asks shakmaty, so the answer is always the one `San::to_move` gives.
@@ -793,7 +832,7 @@ fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
     let us = pos.turn();
     let king = board.king_of(us)?;
     let ours = board.by_color(us);
-    if ours.contains(to) || pos.checkers().any() {
+    if ours.contains(to) {
         return None;
     }
     let captured = board.role_at(to);
