@@ -324,6 +324,8 @@ impl Query {
         }
         // Every searched position in game-tree order (only the start with `per_game`),
         // walked in place rather than listed first.
+        // A query without effects writes no output: there is nothing to roll back.
+        let writes = !self.is_pure(root);
         let mut next = Some(NodeId::ROOT);
         while let Some(n) = next {
             next = if self.ir.settings.per_game { None } else { ctx.next_searched(n) };
@@ -331,7 +333,8 @@ impl Query {
             ctx.origin = n;
             match ctx.test(root, Loc::Node(n)) {
                 Ok(true) => result.positions.push(n),
-                Ok(false) => ctx.out.rollback(mark),
+                Ok(false) if writes => ctx.out.rollback(mark),
+                Ok(false) => {}
                 Err(e) => {
                     result.error = Some(e);
                     break;
