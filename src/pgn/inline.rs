@@ -33,6 +33,7 @@ impl Children {
 
     /// [`Children::push`], taking the vector for a branch point from `spare` (emptied
     /// vectors of earlier games) when one is needed.
+    #[inline]
     pub(crate) fn push_reusing(&mut self, id: NodeId, spare: &mut Vec<Vec<NodeId>>) {
         if !self.spilled.is_empty() {
             self.spilled.push(id);
