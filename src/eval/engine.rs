@@ -699,8 +699,8 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Or(items) => self.test_parts(items, at, true),
-            Filter::And(items) => self.test_parts(items, at, false),
+            Filter::Or(items) => self.test_parts(f, items, at, true),
+            Filter::And(items) => self.test_parts(f, items, at, false),
             Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)
             }
@@ -767,9 +767,11 @@ impl<'a> Ctx<'a> {
 
     /// `or` (`any`) or `and` (not `any`) of `parts`, tested in order up to the first part that
     /// decides it; output of a compound that fails is rolled back, as [`Self::eval`] does.
-    fn test_parts(&mut self, parts: &[FilterId], at: Loc, any: bool) -> Result<bool, Error> {
+    fn test_parts(&mut self, f: FilterId, parts: &[FilterId], at: Loc, any: bool) -> Result<bool, Error> {
         self.count_step()?;
         self.depth += 1;
+        // A compound without effects writes nothing to roll back.
+        let writes = !self.q.is_pure(f);
         let mark = self.out.mark();
         let mut result = Ok(!any);
         for &part in parts {
@@ -787,7 +789,7 @@ impl<'a> Ctx<'a> {
         }
         self.depth -= 1;
         let ok = result?;
-        if !ok {
+        if !ok && writes {
             self.out.rollback(mark);
         }
         Ok(ok)
@@ -1086,14 +1088,22 @@ impl<'a> Ctx<'a> {
     }
 
     fn header(&self, field: &HeaderField) -> Option<Value> {
+        if let HeaderField::Elo(c) = field {
+            let tag = if c.is_white() { "WhiteElo" } else { "BlackElo" };
+            let text = self.game.tag(tag)?.text().trim().to_string();
+            return text.parse::<i64>().ok().map(Value::Number);
+        }
+        self.header_text(field).map(|text| Value::Str(text.into_owned()))
+    }
+
+    /// The text of a header field that is a string (every field but the Elo ratings,
+    /// `None` for those), borrowed from the game when its tag is valid UTF-8.
+    pub(super) fn header_text(&self, field: &HeaderField) -> Option<std::borrow::Cow<'a, str>> {
+        let game: &'a Game = self.game;
         let name: &str = match field {
             HeaderField::Player(Color::White) => "White",
             HeaderField::Player(Color::Black) => "Black",
-            HeaderField::Elo(c) => {
-                let tag = if c.is_white() { "WhiteElo" } else { "BlackElo" };
-                let text = self.game.tag(tag)?.text().trim().to_string();
-                return text.parse::<i64>().ok().map(Value::Number);
-            }
+            HeaderField::Elo(_) => return None,
             HeaderField::Event => "Event",
             HeaderField::Site => "Site",
             HeaderField::Date => "Date",
@@ -1101,7 +1111,7 @@ impl<'a> Ctx<'a> {
             HeaderField::ResultText => "Result",
             HeaderField::Tag(name) => name.as_str(),
         };
-        self.game.tag(name).map(|t| Value::Str(t.text().into_owned()))
+        game.tag(name).map(|t| t.text())
     }
 
     fn call(&mut self, builtin: Builtin, args: &[FilterId], at: Loc) -> Eval {

@@ -70,6 +70,17 @@ impl<'a> Ctx<'a> {
                 self.groups.get(*n as usize).cloned().flatten().map(|(start, _)| Value::Number(start as i64))
             }
             Filter::Contains { haystack, needle, ignore_case } => {
+                // A tag searched for a fixed text (`player white "Kasparov"`): read in place,
+                // counting the steps of evaluating both operands.
+                if let (false, Filter::Header(field), Filter::Str(n)) =
+                    (*ignore_case, self.ir.get(*haystack), self.ir.get(*needle))
+                {
+                    if !matches!(field, HeaderField::Elo(_)) {
+                        self.count_step()?;
+                        self.count_step()?;
+                        return Ok(found(self.header_text(field).is_some_and(|h| h.contains(n.as_str()))));
+                    }
+                }
                 let (Some(h), Some(n)) = (self.string_value(*haystack, at)?, self.string_value(*needle, at)?) else {
                     return Ok(None);
                 };

@@ -5,6 +5,24 @@
 
 use super::*;
 
+/// Is the side to move, which is in check, checkmated? A step of the king to a square
+/// that no enemy piece attacks (with the king gone from its own square) is a legal move,
+/// and settles most checks without generating every legal move.
+fn checkmated(pos: &Pos) -> bool {
+    if let Pos::Legal(chess) = pos {
+        let board = chess.board();
+        let us = chess.turn();
+        if let Some(king) = board.king_of(us) {
+            let without_king = board.occupied() ^ Bitboard::from(king);
+            let steps = shakmaty::attacks::king_attacks(king) & !board.by_color(us);
+            if steps.into_iter().any(|to| board.attacks_to(to, !us, without_king).is_empty()) {
+                return false;
+            }
+        }
+    }
+    pos.is_checkmate()
+}
+
 impl<'a> Ctx<'a> {
     /// A fact about the position: check, mate, stalemate, side to move, `initial`/`terminal`, ply, move number, main line or variation, the problemists' mates.
     /// `Ok(None)` when it does not match; a filter of another family is an internal error.
@@ -42,7 +60,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn position_fact(&self, filter: &Filter, at: Loc) -> bool {
         match filter {
             Filter::Check => self.in_check(at) == Some(true),
-            Filter::Mate => self.in_check(at) == Some(true) && self.pos(at).is_some_and(|p| p.is_checkmate()),
+            Filter::Mate => self.in_check(at) == Some(true) && self.pos(at).is_some_and(checkmated),
             Filter::Stalemate => self.in_check(at) == Some(false) && self.pos(at).is_some_and(|p| p.is_stalemate()),
             Filter::ToMove(c) => self.pos(at).is_some_and(|p| p.turn() == *c),
             Filter::Initial => at == Loc::Node(NodeId::ROOT),

@@ -738,8 +738,8 @@ impl GameParser {
     fn resolve_move(&mut self, pos: &Pos, check: bool, text: &[u8]) -> Option<Move> {
         if let Some(san) = quick_san(text).or_else(|| San::from_ascii(text).ok()) {
             let quick = match pos {
-                Pos::Legal(chess) if !check => quick_san_move(chess, san),
-                _ => None,
+                Pos::Legal(chess) => quick_san_move(chess, check, san),
+                Pos::Lenient(_) => None,
             };
             if let Some(mv) = quick.or_else(|| pos.san_to_move(san)) {
                 return Some(mv);
@@ -858,12 +858,12 @@ fn quick_san(text: &[u8]) -> Option<San> {
     Some(San::Normal { role, file: from_file, rank: from_rank, capture, to, promotion: None })
 }
 
-/// The move a plain SAN means in the common case, without generating move lists: side
-/// to move not in check (the caller knows that; it is not tested again), a piece move or a pawn push/capture (no castling, no en
+/// The move a plain SAN means in the common case, without generating move lists (`check`:
+/// the side to move is in check, which the caller knows): a piece move or a pawn push/capture (no castling, no en
 /// passant) with exactly one legal origin. Returns `None` whenever the case is not
 /// that simple (check, ambiguity, illegality, a capture mark that does not fit), and
 /// the caller then asks shakmaty, so the answer is always the one `San::to_move` gives.
-fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
+fn quick_san_move(pos: &Chess, check: bool, san: San) -> Option<Move> {
     use shakmaty::{attacks, Bitboard, EnPassantMode, Rank, Role};
     let San::Normal { role, file, rank, capture, to, promotion } = san else { return None };
     let board = pos.board();
@@ -929,15 +929,20 @@ fn quick_san_move(pos: &Chess, san: San) -> Option<Move> {
     if let Some(r) = rank {
         from &= Bitboard::from(r);
     }
-    // Not in check: a move is legal unless it uncovers a slider line onto the king.
+    // Not in check, a move is legal unless it uncovers a slider line onto the king; in
+    // check, unless any piece but the one captured attacks the king afterwards.
     let theirs = board.by_color(!us) & !Bitboard::from(to);
     let rook_likes = theirs & board.rooks_and_queens();
     let bishop_likes = theirs & board.bishops_and_queens();
     let mut found = None;
     for sq in from {
         let after = (occupied ^ Bitboard::from(sq)) | Bitboard::from(to);
-        let exposed = (attacks::rook_attacks(king, after) & rook_likes).any()
-            || (attacks::bishop_attacks(king, after) & bishop_likes).any();
+        let exposed = if check {
+            (board.attacks_to(king, !us, after) & theirs).any()
+        } else {
+            (attacks::rook_attacks(king, after) & rook_likes).any()
+                || (attacks::bishop_attacks(king, after) & bishop_likes).any()
+        };
         if !exposed {
             if found.is_some() {
                 return None;

@@ -357,8 +357,7 @@ fn quick_san_agrees_with_shakmaty() {
     let positions = sample_positions();
     assert!(positions.len() > 5000, "too few sample positions: {}", positions.len());
     let mut quick_hits = 0usize;
-    // The reader asks the quick way only when the side to move is not in check.
-    let quick_san_move = |pos: &Chess, san: San| if pos.is_check() { None } else { quick_san_move(pos, san) };
+    let quick_san_move = |pos: &Chess, san: San| quick_san_move(pos, pos.is_check(), san);
     for pos in &positions {
         // Every legal move, written as SAN: the quick reading is the move or no answer.
         for mv in pos.legal_moves() {
