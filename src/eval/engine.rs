@@ -719,7 +719,13 @@ impl<'a> Ctx<'a> {
 
     /// [`Self::test`] of a comparison (kept out of line so that `test` stays small).
     #[inline(never)]
-    fn test_comparison(&mut self, f: FilterId, first: FilterId, rest: &[(CmpOp, FilterId)], at: Loc) -> Result<bool, Error> {
+    fn test_comparison(
+        &mut self,
+        f: FilterId,
+        first: FilterId,
+        rest: &[(CmpOp, FilterId)],
+        at: Loc,
+    ) -> Result<bool, Error> {
         match *rest {
             [link] if self.is_set_comparison(f, first, link, at) => self.test_set_comparison(f, first, link, at),
             _ => Ok(self.eval(f, at, false)?.is_some()),
@@ -752,7 +758,13 @@ impl<'a> Ctx<'a> {
     /// operand one level deeper), without making values. It matches when the sets compare
     /// as asked and the first operand itself matches: a piece that is on the board, or a
     /// set that is not empty unless the comparison matches on an empty set.
-    fn test_set_comparison(&mut self, f: FilterId, first: FilterId, (op, second): (CmpOp, FilterId), at: Loc) -> Result<bool, Error> {
+    fn test_set_comparison(
+        &mut self,
+        f: FilterId,
+        first: FilterId,
+        (op, second): (CmpOp, FilterId),
+        at: Loc,
+    ) -> Result<bool, Error> {
         self.count_step()?;
         self.depth += 1;
         let sets = self.set_value(first, at).and_then(|a| Ok((a, self.set_value(second, at)?)));
@@ -761,7 +773,8 @@ impl<'a> Ctx<'a> {
         if (a == b) != (op == CmpOp::Eq) {
             return Ok(false);
         }
-        let first_is_piece = matches!(self.q.shape(first), Shape::Var(v) if matches!(self.get_var(v), Some(Value::Piece(_))));
+        let first_is_piece =
+            matches!(self.q.shape(first), Shape::Var(v) if matches!(self.get_var(v), Some(Value::Piece(_))));
         Ok(!a.is_empty() || !first_is_piece && !crate::ir::props::fails_on_empty_set(self.ir, f))
     }
 

@@ -12,7 +12,9 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Position};
 
-use super::{initial_ids, moved_ids, Children, Game, GameError, GameErrorKind, MoveText, Node, NodeId, Played, Pos, Tag};
+use super::{
+    initial_ids, moved_ids, Children, Game, GameError, GameErrorKind, MoveText, Node, NodeId, Played, Pos, Tag,
+};
 
 /// Builds a [`Game`] move by move. Moves are added after the *current* position; the
 /// first move played from a position continues its line, a later one from the same

@@ -29,7 +29,9 @@ use shakmaty::san::San;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, CastlingSide, Chess, Move, Position, Square};
 
-use super::{Children, Game, GameError, GameErrorKind, MoveText, Node, NodeId, PieceIds, Played, Pos, Tag, TextEncoding};
+use super::{
+    Children, Game, GameError, GameErrorKind, MoveText, Node, NodeId, PieceIds, Played, Pos, Tag, TextEncoding,
+};
 use crate::input::RawGame;
 
 /// At most this many emptied vectors of each kind are kept for reuse between games.
