@@ -286,26 +286,33 @@ pub fn run_sources<E: Evaluator>(
     let (work_tx, work_rx) = bounded::<Batch>(threads * 2);
     let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
     let (token_tx, token_rx) = bounded::<()>(in_flight);
+    // Batches whose games are done, back to the reader to hold later games.
+    let (recycle_tx, recycle_rx) = bounded::<Vec<RawGame>>(in_flight);
     for _ in 0..in_flight {
         let _ = token_tx.send(());
     }
     let mut outcome = std::thread::scope(|scope| {
         let stop = &stop;
         let input_errors = &input_errors;
-        scope.spawn(move || read_batches(paths, config.gamenumber, work_tx, token_rx, stop, input_errors, events));
+        scope.spawn(move || {
+            let channels = ReaderChannels { work_tx, tokens: token_rx, recycled: recycle_rx };
+            read_batches(paths, config.gamenumber, channels, stop, input_errors, events)
+        });
         let mut workers = Vec::new();
         for _ in 0..threads {
             let work_rx = work_rx.clone();
             let result_tx = result_tx.clone();
+            let recycle_tx = recycle_tx.clone();
             let worker = std::thread::Builder::new()
                 .name("cqlrs-worker".into())
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || work(evaluator, config, work_rx, result_tx, stop))
+                .spawn_scoped(scope, move || work(evaluator, config, work_rx, result_tx, recycle_tx, stop))
                 .expect("cannot start a worker thread");
             workers.push(worker);
         }
         drop(work_rx);
         drop(result_tx);
+        drop(recycle_tx);
         let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, stop, events);
         for w in workers {
             match w.join() {
@@ -320,15 +327,22 @@ pub fn run_sources<E: Evaluator>(
     outcome
 }
 
-fn read_batches(
-    paths: Games,
-    gamenumber: Option<(u64, u64)>,
+/// The reader thread's ends of the channels: batches out, tokens and done batches in.
+struct ReaderChannels {
     work_tx: Sender<Batch>,
     tokens: Receiver<()>,
+    recycled: Receiver<Vec<RawGame>>,
+}
+
+fn read_batches(
+    mut paths: Games,
+    gamenumber: Option<(u64, u64)>,
+    channels: ReaderChannels,
     stop: &AtomicBool,
     input_errors: &AtomicU64,
     events: &dyn ScanEvents,
 ) {
+    let ReaderChannels { work_tx, tokens, recycled } = channels;
     let last = gamenumber.map_or(u64::MAX, |(_, hi)| hi);
     let mut seq = 0;
     let mut games = Vec::with_capacity(BATCH_SIZE);
@@ -341,7 +355,17 @@ fn read_batches(
         *seq += 1;
         ok
     };
-    for item in paths {
+    // The vector for the next batch, from a batch the workers are done with when there is one.
+    let next_batch = |paths: &mut Games| match recycled.try_recv() {
+        Ok(mut done) => {
+            for raw in done.drain(..) {
+                paths.give_back(raw.bytes);
+            }
+            done
+        }
+        Err(_) => Vec::with_capacity(BATCH_SIZE),
+    };
+    while let Some(item) = paths.next() {
         let raw = match item {
             Ok(raw) => raw,
             Err(mut e) => {
@@ -370,7 +394,7 @@ fn read_batches(
             if let Some(last) = games.last() {
                 events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
             }
-            let full = std::mem::replace(&mut games, Vec::with_capacity(BATCH_SIZE));
+            let full = std::mem::replace(&mut games, next_batch(&mut paths));
             if !send(full, std::mem::take(&mut cut), &mut seq) {
                 return;
             }
@@ -392,6 +416,7 @@ fn work<E: Evaluator>(
     config: &ScanConfig,
     work_rx: Receiver<Batch>,
     result_tx: Sender<BatchResult>,
+    recycle_tx: Sender<Vec<RawGame>>,
     stop: &AtomicBool,
 ) -> E::Scratch {
     let mut parser = GameParser::new();
@@ -471,6 +496,8 @@ fn work<E: Evaluator>(
         if result_tx.send(BatchResult { seq: batch.seq, outcomes }).is_err() {
             break;
         }
+        // The games' buffers go back to the reader (or are dropped if it has enough).
+        let _ = recycle_tx.try_send(batch.games);
     }
     scratch
 }

@@ -101,12 +101,24 @@ impl Out {
         self.removed.extend(other.removed);
     }
     /// Drop everything written since `mark`.
+    /// Each list is looked at first: mostly nothing was written.
+    #[inline]
     pub fn rollback(&mut self, mark: Mark) {
-        self.comments.truncate(mark.0[0]);
-        self.sorts.truncate(mark.0[1]);
-        self.tags.truncate(mark.0[2]);
-        self.messages.truncate(mark.0[3]);
-        self.removed.truncate(mark.0[4]);
+        if self.comments.len() > mark.0[0] {
+            self.comments.truncate(mark.0[0]);
+        }
+        if self.sorts.len() > mark.0[1] {
+            self.sorts.truncate(mark.0[1]);
+        }
+        if self.tags.len() > mark.0[2] {
+            self.tags.truncate(mark.0[2]);
+        }
+        if self.messages.len() > mark.0[3] {
+            self.messages.truncate(mark.0[3]);
+        }
+        if self.removed.len() > mark.0[4] {
+            self.removed.truncate(mark.0[4]);
+        }
     }
 }
 
@@ -333,6 +345,16 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Is the side to move in check at a location? (A node knows it from when it was
+    /// built.)
+    pub fn in_check(&self, at: Loc) -> Option<bool> {
+        match at {
+            Loc::Node(n) => self.game.nodes.get(n.index()).map(|node| node.check),
+            Loc::Temp(i) => self.temps.get(i as usize).map(|t| t.pos.is_check()),
+            Loc::Header => None,
+        }
+    }
+
     /// Piece identities at a location.
     pub fn ids(&self, at: Loc) -> PieceIds {
         match at {
@@ -403,6 +425,28 @@ impl<'a> Ctx<'a> {
             Loc::Temp(_) => self.parent(at).and_then(|p| self.ply(p)).map(|p| p + 1),
             Loc::Header => None,
         }
+    }
+
+    /// The searched node after `n` in game-tree (pre-)order, the order of
+    /// [`Ctx::searched_nodes`]: the main continuation first, then the next variation of the
+    /// nearest position above that has one. Children are kept in ascending id order, so a
+    /// node's place among its siblings is found by binary search; each move is climbed at
+    /// most once in a whole walk.
+    pub fn next_searched(&self, n: NodeId) -> Option<NodeId> {
+        if let Some(&first) = self.children(n).first() {
+            return Some(first);
+        }
+        let mut cur = n;
+        while let Some(parent) = self.game.nodes.get(cur.index()).and_then(|node| node.parent) {
+            let siblings = self.children(parent);
+            if let Ok(i) = siblings.binary_search(&cur) {
+                if let Some(&next) = siblings.get(i + 1) {
+                    return Some(next);
+                }
+            }
+            cur = parent;
+        }
+        None
     }
 
     /// Searched nodes of the game in game-tree (pre-)order.
@@ -695,23 +739,31 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Or(items) => self.test_parts(items, at, true),
-            Filter::And(items) => self.test_parts(items, at, false),
+            Filter::Or(items) => self.test_parts(f, items, at, true),
+            Filter::And(items) => self.test_parts(f, items, at, false),
             Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)
             }
             Filter::PieceIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, true, at)
             }
+            // Yes-or-no facts of the position, without making a value.
+            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) | Filter::Initial => {
+                self.count_step()?;
+                Ok(self.position_fact(ir.get(f), at))
+            }
+            Filter::Compare { first, rest } => self.test_comparison(f, *first, rest, at),
             _ => Ok(self.eval(f, at, false)?.is_some()),
         }
     }
 
     /// `or` (`any`) or `and` (not `any`) of `parts`, tested in order up to the first part that
     /// decides it; output of a compound that fails is rolled back, as [`Self::eval`] does.
-    fn test_parts(&mut self, parts: &[FilterId], at: Loc, any: bool) -> Result<bool, Error> {
+    fn test_parts(&mut self, f: FilterId, parts: &[FilterId], at: Loc, any: bool) -> Result<bool, Error> {
         self.count_step()?;
         self.depth += 1;
+        // A compound without effects writes nothing to roll back.
+        let writes = !self.q.is_pure(f);
         let mark = self.out.mark();
         let mut result = Ok(!any);
         for &part in parts {
@@ -729,7 +781,7 @@ impl<'a> Ctx<'a> {
         }
         self.depth -= 1;
         let ok = result?;
-        if !ok {
+        if !ok && writes {
             self.out.rollback(mark);
         }
         Ok(ok)
@@ -1016,12 +1068,23 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A header field's value, read as CQL 6.2 reads it ([`super::header::tag_text`]).
+    /// A header field's value, read as CQL 6.2 reads it (`tag_text` and `elo` in
+    /// src/eval/header.rs).
     fn header(&self, field: &HeaderField) -> Option<Value> {
+        if let HeaderField::Elo(c) = field {
+            return header::elo(self.game, c.is_white()).map(Value::Number);
+        }
+        self.header_text(field).map(|text| Value::Str(text.into_owned()))
+    }
+
+    /// The text of a header field that is a string (every field but the Elo ratings,
+    /// `None` for those), as CQL 6.2 reads it; borrowed from the game when it can be.
+    pub(super) fn header_text(&self, field: &HeaderField) -> Option<std::borrow::Cow<'a, str>> {
+        let game: &'a Game = self.game;
         let name: &str = match field {
             HeaderField::Player(Color::White) => "White",
             HeaderField::Player(Color::Black) => "Black",
-            HeaderField::Elo(c) => return header::elo(self.game, c.is_white()).map(Value::Number),
+            HeaderField::Elo(_) => return None,
             HeaderField::Event => "Event",
             HeaderField::Site => "Site",
             HeaderField::Date => "Date",
@@ -1029,7 +1092,7 @@ impl<'a> Ctx<'a> {
             HeaderField::ResultText => "Result",
             HeaderField::Tag(name) => name.as_str(),
         };
-        header::tag_text(self.game, name).map(Value::Str)
+        header::tag_text(game, name)
     }
 
     fn call(&mut self, builtin: Builtin, args: &[FilterId], at: Loc) -> Eval {

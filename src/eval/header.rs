@@ -4,6 +4,7 @@
 //! sections of `docs/header.md`; [`Ctx::eval_inner`] sends each filter to its family.
 
 use super::*;
+use std::borrow::Cow;
 
 impl<'a> Ctx<'a> {
     /// A fact from the game's headers: a tag, the result, the year, the game number.
@@ -41,21 +42,24 @@ impl<'a> Ctx<'a> {
 /// - `ECO`: a code `A00`–`E99` with an optional extension (`B12a`, `C41b3`), read from
 ///   its start as far as it is one ([`eco_text`]); nothing when it does not start with one;
 /// - any other tag: as written, nothing when missing.
-pub(super) fn tag_text(game: &crate::pgn::Game, name: &str) -> Option<String> {
+pub(super) fn tag_text<'g>(game: &'g crate::pgn::Game, name: &str) -> Option<Cow<'g, str>> {
     let raw = game.tag(name).map(|t| t.text());
     match name {
         "White" | "Black" => {
-            let written = raw.as_deref().unwrap_or("?");
-            let player = without_rating(written).0.trim();
-            (!player.is_empty()).then(|| player.to_string())
+            let written = raw.unwrap_or(Cow::Borrowed("?"));
+            let player = match written {
+                Cow::Borrowed(text) => Cow::Borrowed(without_rating(text).0.trim()),
+                Cow::Owned(text) => Cow::Owned(without_rating(&text).0.trim().to_string()),
+            };
+            (!player.is_empty()).then_some(player)
         }
         "Event" | "Site" => {
-            let written = raw.as_deref().unwrap_or("?");
-            (!written.is_empty()).then(|| written.to_string())
+            let written = raw.unwrap_or(Cow::Borrowed("?"));
+            (!written.is_empty()).then_some(written)
         }
-        "Date" | "EventDate" => Some(date_text(pgn_date(raw.as_deref().unwrap_or("")))),
-        "ECO" => eco_text(raw.as_deref()?),
-        _ => raw.map(|t| t.into_owned()),
+        "Date" | "EventDate" => Some(Cow::Owned(date_text(pgn_date(raw.as_deref().unwrap_or(""))))),
+        "ECO" => eco_text(raw.as_deref()?).map(Cow::Owned),
+        _ => raw,
     }
 }
 

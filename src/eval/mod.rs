@@ -326,8 +326,13 @@ impl Query {
             }
             return result;
         }
-        let nodes = if self.ir.settings.per_game { vec![NodeId::ROOT] } else { ctx.searched_nodes() };
-        for n in nodes {
+        // Every searched position in game-tree order (only the start with `per_game`),
+        // walked in place rather than listed first.
+        // A query without effects writes no output: there is nothing to roll back.
+        let writes = !self.is_pure(root);
+        let mut next = Some(NodeId::ROOT);
+        while let Some(n) = next {
+            next = if self.ir.settings.per_game { None } else { ctx.next_searched(n) };
             let mark = ctx.out.mark();
             ctx.origin = n;
             match ctx.test(root, Loc::Node(n)) {
@@ -335,7 +340,8 @@ impl Query {
                     result.positions.push(n);
                     result.marked_after.push(ctx.out.comments.len());
                 }
-                Ok(false) => ctx.out.rollback(mark),
+                Ok(false) if writes => ctx.out.rollback(mark),
+                Ok(false) => {}
                 Err(e) => {
                     result.error = Some(e);
                     break;

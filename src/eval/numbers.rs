@@ -6,6 +6,67 @@
 use super::*;
 
 impl<'a> Ctx<'a> {
+    /// [`Self::test`] of a comparison (kept out of line so that `test` stays small).
+    #[inline(never)]
+    pub(super) fn test_comparison(
+        &mut self,
+        f: FilterId,
+        first: FilterId,
+        rest: &[(CmpOp, FilterId)],
+        at: Loc,
+    ) -> Result<bool, Error> {
+        match *rest {
+            [link] if self.is_set_comparison(f, first, link, at) => self.test_set_comparison(f, first, link, at),
+            _ => Ok(self.eval(f, at, false)?.is_some()),
+        }
+    }
+
+    /// Is `first op second` (filter `f`) an `==` or `!=` between two squares-or-piece
+    /// leaves that [`Self::test_set_comparison`] answers: each a square set, a piece
+    /// designator or a variable now holding a set or a piece (not both pieces, which
+    /// compare by identity), in a position?
+    #[inline]
+    fn is_set_comparison(&self, f: FilterId, first: FilterId, (op, second): (CmpOp, FilterId), at: Loc) -> bool {
+        let leaf = |g: FilterId| match self.q.shape(g) {
+            Shape::Squares(_) | Shape::Pieces(..) => Some(false),
+            Shape::Var(v) => match self.get_var(v) {
+                Some(Value::Set(_)) => Some(false),
+                Some(Value::Piece(_)) => Some(true),
+                _ => None,
+            },
+            _ => None,
+        };
+        matches!(op, CmpOp::Eq | CmpOp::Ne)
+            && at != Loc::Header
+            && self.q.shape(f) == Shape::Pure
+            && matches!((leaf(first), leaf(second)), (Some(a), Some(b)) if !(a && b))
+    }
+
+    /// [`Self::test`] of a comparison that [`Self::is_set_comparison`] accepts: the same
+    /// answer and the same steps counted as evaluating it (the comparison, then each
+    /// operand one level deeper), without making values. It matches when the sets compare
+    /// as asked and the first operand itself matches: a piece that is on the board, or a
+    /// set that is not empty unless the comparison matches on an empty set.
+    fn test_set_comparison(
+        &mut self,
+        f: FilterId,
+        first: FilterId,
+        (op, second): (CmpOp, FilterId),
+        at: Loc,
+    ) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let sets = self.set_value(first, at).and_then(|a| Ok((a, self.set_value(second, at)?)));
+        self.depth -= 1;
+        let (Some(a), Some(b)) = sets? else { return Ok(false) };
+        if (a == b) != (op == CmpOp::Eq) {
+            return Ok(false);
+        }
+        let first_is_piece =
+            matches!(self.q.shape(first), Shape::Var(v) if matches!(self.get_var(v), Some(Value::Piece(_))));
+        Ok(!a.is_empty() || !first_is_piece && !crate::ir::props::fails_on_empty_set(self.ir, f))
+    }
+
     /// A number or string: a constant, a comparison chain, arithmetic, a built-in function, a regular expression.
     /// `Ok(None)` when it does not match; a filter of another family is an internal error.
     pub(super) fn eval_numbers(&mut self, f: FilterId, filter: &'a Filter, at: Loc, vm: bool) -> Eval {
@@ -70,6 +131,17 @@ impl<'a> Ctx<'a> {
                 self.groups.get(*n as usize).cloned().flatten().map(|(start, _)| Value::Number(start as i64))
             }
             Filter::Contains { haystack, needle, ignore_case } => {
+                // A tag searched for a fixed text (`player white "Kasparov"`): read in place,
+                // counting the steps of evaluating both operands.
+                if let (false, Filter::Header(field), Filter::Str(n)) =
+                    (*ignore_case, self.ir.get(*haystack), self.ir.get(*needle))
+                {
+                    if !matches!(field, HeaderField::Elo(_)) {
+                        self.count_step()?;
+                        self.count_step()?;
+                        return Ok(found(self.header_text(field).is_some_and(|h| h.contains(n.as_str()))));
+                    }
+                }
                 let (Some(h), Some(n)) = (self.string_value(*haystack, at)?, self.string_value(*needle, at)?) else {
                     return Ok(None);
                 };

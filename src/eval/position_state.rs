@@ -5,18 +5,35 @@
 
 use super::*;
 
+/// Is the side to move, which is in check, checkmated? A step of the king to a square
+/// that no enemy piece attacks (with the king gone from its own square) is a legal move,
+/// and settles most checks without generating every legal move.
+fn checkmated(pos: &Pos) -> bool {
+    if let Pos::Legal(chess) = pos {
+        let board = chess.board();
+        let us = chess.turn();
+        if let Some(king) = board.king_of(us) {
+            let without_king = board.occupied() ^ Bitboard::from(king);
+            let steps = shakmaty::attacks::king_attacks(king) & !board.by_color(us);
+            if steps.into_iter().any(|to| board.attacks_to(to, !us, without_king).is_empty()) {
+                return false;
+            }
+        }
+    }
+    pos.is_checkmate()
+}
+
 impl<'a> Ctx<'a> {
     /// A fact about the position: check, mate, stalemate, side to move, `initial`/`terminal`, ply, move number, main line or variation, the problemists' mates.
     /// `Ok(None)` when it does not match; a filter of another family is an internal error.
     pub(super) fn eval_position_state(&mut self, filter: &'a Filter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
         Ok(match filter {
-            Filter::Check => found(self.pos(at).is_some_and(|p| p.is_check())),
-            Filter::Mate => found(self.pos(at).is_some_and(|p| p.is_checkmate())),
-            Filter::Stalemate => found(self.pos(at).is_some_and(|p| p.is_stalemate())),
-            Filter::ToMove(c) => found(self.pos(at).is_some_and(|p| p.turn() == *c)),
+            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) => {
+                found(self.position_fact(filter, at))
+            }
             Filter::SideToMove => self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 })),
-            Filter::Initial => found(at == Loc::Node(NodeId::ROOT)),
+            Filter::Initial => found(self.position_fact(filter, at)),
             Filter::Terminal => match at {
                 Loc::Node(n) => found(self.children(n).is_empty()),
                 Loc::Temp(_) => Some(Value::None),
@@ -35,5 +52,19 @@ impl<'a> Ctx<'a> {
             }
             _ => return Err(internal("internal error: eval_position_state given a filter of another family")),
         })
+    }
+
+    /// The yes-or-no facts among them (`check`, `mate`, `stalemate`, `wtm`/`btm`,
+    /// `initial`), for [`Ctx::test`] as well; `false` for any other filter.
+    #[inline]
+    pub(super) fn position_fact(&self, filter: &Filter, at: Loc) -> bool {
+        match filter {
+            Filter::Check => self.in_check(at) == Some(true),
+            Filter::Mate => self.in_check(at) == Some(true) && self.pos(at).is_some_and(checkmated),
+            Filter::Stalemate => self.in_check(at) == Some(false) && self.pos(at).is_some_and(|p| p.is_stalemate()),
+            Filter::ToMove(c) => self.pos(at).is_some_and(|p| p.turn() == *c),
+            Filter::Initial => at == Loc::Node(NodeId::ROOT),
+            _ => false,
+        }
     }
 }

@@ -6,7 +6,7 @@ use shakmaty::san::San;
 use shakmaty::{CastlingMode, Position};
 
 use super::moves::{ids_after, initial_ids};
-use crate::pgn::{Game, Node, NodeId, Played, Pos};
+use crate::pgn::{Children, Game, MoveText, Node, NodeId, Played, Pos};
 
 /// Builds a [`Game`] node by node.
 pub struct GameBuilder {
@@ -27,11 +27,12 @@ impl GameBuilder {
         let ids = initial_ids(&pos);
         let root = Node {
             parent: None,
-            children: vec![],
+            children: Children::default(),
             played: None,
-            san: String::new(),
+            san: MoveText::default(),
             comments: vec![],
             nags: vec![],
+            check: pos.is_check(),
             pos,
             ids,
             ply: 0,
@@ -60,11 +61,12 @@ impl GameBuilder {
             let depth = parent.depth + u32::from(!parent.children.is_empty());
             let node = Node {
                 parent: Some(cur),
-                children: vec![],
+                children: Children::default(),
                 played: Some(played),
-                san: san.to_string(),
+                san: MoveText::from(*san),
                 comments: vec![],
                 nags: vec![],
+                check: pos.is_check(),
                 pos,
                 ids,
                 ply: parent.ply + 1,

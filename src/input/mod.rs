@@ -306,6 +306,11 @@ pub(crate) fn is_blank(b: u8) -> bool {
     b <= b' ' || b == 0xef || b == 0xbb || b == 0xbf || b == 0x7f
 }
 
+/// At most this many emptied game buffers are kept for reuse (see [`Splitter::give_back`]).
+const SPARE_GAMES: usize = 256;
+/// A given-back buffer larger than this is dropped rather than kept.
+const SPARE_CAPACITY: usize = 16 * 1024;
+
 /// Cuts a stream of PGN bytes into games (see the module docs for the rules).
 ///
 /// Works on one block buffer: bytes are copied from the reader in whole chunks, lines are
@@ -348,6 +353,8 @@ pub struct Splitter<R: BufRead> {
     /// The reader has reported its end.
     eof: bool,
     done: bool,
+    /// Emptied buffers of games handed out earlier, to hold the next games' bytes.
+    spare: Vec<Vec<u8>>,
 }
 
 impl<R: BufRead> Splitter<R> {
@@ -374,6 +381,16 @@ impl<R: BufRead> Splitter<R> {
             bytes_read: 0,
             eof: false,
             done: false,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Take back the bytes of a game handed out earlier that are no longer needed: a
+    /// later game is copied into them, so that cutting games out allocates nothing once
+    /// buffers come back. At most 256 buffers of up to 16 KB are kept.
+    pub fn give_back(&mut self, bytes: Vec<u8>) {
+        if self.spare.len() < SPARE_GAMES && bytes.capacity() <= SPARE_CAPACITY {
+            self.spare.push(bytes);
         }
     }
 
@@ -452,7 +469,12 @@ impl<R: BufRead> Splitter<R> {
             number: self.next_number,
             file: self.file.clone(),
             line: self.line,
-            bytes: self.buf()[from..end].to_vec(),
+            bytes: {
+                let mut bytes = self.spare.pop().unwrap_or_default();
+                bytes.clear();
+                bytes.extend_from_slice(&self.buf()[from..end]);
+                bytes
+            },
             offset: self.base + from as u64,
             file_number: self.next_file_number,
         };
@@ -848,6 +870,14 @@ impl Games {
     /// (1 for a whole run; a shard starts after the games of the shards before it).
     pub fn from_sources(sources: Vec<Source>, first_number: u64) -> Games {
         Games { sources: sources.into_iter(), current: None, file_bytes: None, next_number: first_number }
+    }
+
+    /// Give the bytes of a game handed out earlier back for reuse (see
+    /// [`Splitter::give_back`]); dropped when the input they came from is done.
+    pub fn give_back(&mut self, bytes: Vec<u8>) {
+        if let Some(splitter) = &mut self.current {
+            splitter.give_back(bytes);
+        }
     }
 }
 

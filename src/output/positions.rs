@@ -41,7 +41,7 @@ pub fn san_into(game: &Game, id: NodeId) -> Option<String> {
     Some(match (&node.played, parent.pos.as_chess()) {
         (Some(Played::Move(m)), Some(before)) => SanPlus::from_move(before.clone(), m.clone()).to_string(),
         (Some(Played::Null), _) => "--".to_string(),
-        _ => node.san.clone(),
+        _ => node.san.to_string(),
     })
 }
 

@@ -12,7 +12,9 @@ use shakmaty::fen::Fen;
 use shakmaty::san::San;
 use shakmaty::{CastlingMode, Position};
 
-use super::{initial_ids, moved_ids, Game, GameError, GameErrorKind, Node, NodeId, Played, Pos, Tag};
+use super::{
+    initial_ids, moved_ids, Children, Game, GameError, GameErrorKind, MoveText, Node, NodeId, Played, Pos, Tag,
+};
 
 /// Builds a [`Game`] move by move. Moves are added after the *current* position; the
 /// first move played from a position continues its line, a later one from the same
@@ -57,11 +59,12 @@ impl GameBuilder {
         let ids = initial_ids(&pos);
         let root = Node {
             parent: None,
-            children: Vec::new(),
+            children: Children::default(),
             played: None,
-            san: String::new(),
+            san: MoveText::default(),
             comments: Vec::new(),
             nags: Vec::new(),
+            check: pos.is_check(),
             pos,
             ids,
             ply: 0,
@@ -100,11 +103,12 @@ impl GameBuilder {
         let id = NodeId(self.game.nodes.len() as u32);
         self.game.nodes.push(Node {
             parent: Some(parent),
-            children: Vec::new(),
+            children: Children::default(),
             played: Some(played),
-            san: san.to_string(),
+            san: MoveText::from(san),
             comments: Vec::new(),
             nags: Vec::new(),
+            check: pos.is_check(),
             pos,
             ids,
             ply,
@@ -198,7 +202,7 @@ mod tests {
             .iter()
             .map(|n| {
                 let fen = Fen::from_position(&n.pos, shakmaty::EnPassantMode::Legal).to_string();
-                (n.parent.map(|p| p.0), n.san.clone(), n.ply, n.depth, fen, n.comments.clone())
+                (n.parent.map(|p| p.0), n.san.to_string(), n.ply, n.depth, fen, n.comments.clone())
             })
             .collect()
     }

@@ -8,10 +8,12 @@
 //! Must never: panic on bad input, print, or look at a query.
 
 mod builder;
+mod inline;
 mod parse;
 mod position;
 
 pub use builder::GameBuilder;
+pub use inline::{Children, MoveText};
 pub use parse::{decode_game, initial_ids, moved_ids, GameParser};
 pub use position::{pseudo_legal_moves, Lenient, Pos};
 
@@ -73,15 +75,18 @@ pub struct Node {
     /// The position before the move into this one (`None` at the root).
     pub parent: Option<NodeId>,
     /// Continuations: the first is the main one, later ones are variations.
-    pub children: Vec<NodeId>,
+    pub children: Children,
     /// The move that led here (`None` at the root).
     pub played: Option<Played>,
     /// The move as written in the PGN (SAN with its suffix), empty at the root.
-    pub san: String,
+    pub san: MoveText,
     /// Comments written after the move into this node (at the root: before the first move).
     pub comments: Vec<String>,
     /// Numeric annotation glyphs after the move (`$1` = 1).
     pub nags: Vec<u8>,
+    /// Is the side to move in check in this position? (Worked out once when the node is
+    /// built, since the next move's reading and `check`/`mate` all ask it.)
+    pub check: bool,
     /// The position: a chess position, or a board-only one when the game's set-up is
     /// not a legal chess position (see [`Pos`]).
     pub pos: Pos,

@@ -15,7 +15,7 @@ fn parse(text: &str) -> Result<Game, GameError> {
 }
 
 fn sans(game: &Game, ids: &[NodeId]) -> Vec<String> {
-    ids.iter().map(|&id| game.node(id).san.clone()).collect()
+    ids.iter().map(|&id| game.node(id).san.to_string()).collect()
 }
 
 fn fen_of(game: &Game, id: NodeId) -> String {
@@ -250,7 +250,7 @@ fn parser_reuses_nodes_between_games() {
     parser.parse(&raw(b"[Event \"b\"]\n1. c4 *", 1), &mut game, &|_| true).unwrap();
     assert_eq!(game.nodes.len(), 2);
     assert!(game.nodes[0].comments.is_empty() && game.nodes[1].comments.is_empty());
-    assert_eq!(game.nodes[0].children, vec![NodeId(1)]);
+    assert_eq!(game.nodes[0].children[..], [NodeId(1)]);
     assert_eq!(game.nodes[1].san, "c4");
     assert_eq!(game.tags.len(), 1);
 }
@@ -357,6 +357,7 @@ fn quick_san_agrees_with_shakmaty() {
     let positions = sample_positions();
     assert!(positions.len() > 5000, "too few sample positions: {}", positions.len());
     let mut quick_hits = 0usize;
+    let quick_san_move = |pos: &Chess, san: San| quick_san_move(pos, pos.is_check(), san);
     for pos in &positions {
         // Every legal move, written as SAN: the quick reading is the move or no answer.
         for mv in pos.legal_moves() {
