@@ -296,7 +296,8 @@ fn built_in_tags_read_as_cql_reads_them() {
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let text = std::fs::read_to_string(&out).unwrap();
-    let found: Vec<&str> = text.split('{').filter_map(|c| c.split('}').next()).filter(|c| c.starts_with("E[")).collect();
+    let found: Vec<&str> =
+        text.split('{').filter_map(|c| c.split('}').next()).filter(|c| c.starts_with("E[")).collect();
     assert_eq!(
         found,
         vec![
@@ -309,7 +310,14 @@ fn built_in_tags_read_as_cql_reads_them() {
 
 #[test]
 fn tag_names_close_to_built_in_ones_are_refused_as_cql_refuses_them() {
-    for query in [r#"tag "Round""#, r#"tag "eco""#, r#"tag "Whitey""#, r#"tag "_a""#, r#"settag("White" "x")"#, r#"settag(event "x")"#] {
+    for query in [
+        r#"tag "Round""#,
+        r#"tag "eco""#,
+        r#"tag "Whitey""#,
+        r#"tag "_a""#,
+        r#"settag("White" "x")"#,
+        r#"settag(event "x")"#,
+    ] {
         refused(query);
     }
     // A built-in tag by its own name, and a string after `tag "…"` is a filter of its own.
@@ -337,7 +345,12 @@ fn line_find_and_path_write_their_notes() {
     assert_eq!(comments("find all check"), vec!["Found 1 of 1"]);
     assert_eq!(
         comments(r#"path title "T" verbose ―― check"#),
-        vec!["T", "Start path that ends at move 5(btm)", "T: move 1 of 1", "End path of length 1 that starts at move 5(wtm)"]
+        vec![
+            "T",
+            "Start path that ends at move 5(btm)",
+            "T: move 1 of 1",
+            "End path of length 1 that starts at move 5(wtm)"
+        ]
     );
     // `quiet` on the filter, or as an option of the run, leaves the notes out.
     assert!(comments("btm line quiet --> check").is_empty());

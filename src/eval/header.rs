@@ -78,7 +78,12 @@ pub(super) fn elo(game: &crate::pgn::Game, white: bool) -> Option<i64> {
 fn without_rating(name: &str) -> (&str, Option<u64>) {
     let b = name.as_bytes();
     let n = b.len();
-    if n > 7 && b[n - 1] == b')' && b[n - 6] == b'(' && b[n - 7] == b' ' && b[n - 5..n - 1].iter().all(u8::is_ascii_digit) {
+    if n > 7
+        && b[n - 1] == b')'
+        && b[n - 6] == b'('
+        && b[n - 7] == b' '
+        && b[n - 5..n - 1].iter().all(u8::is_ascii_digit)
+    {
         (&name[..n - 7], Some(leading_number(&name[n - 5..n - 1])))
     } else {
         (name, None)

@@ -454,9 +454,7 @@ impl<'a> Ctx<'a> {
         let out = self.out.since(s.mark);
         let better = match s.best_so_far {
             None => true,
-            Some((b, _)) => {
-                score > b
-            }
+            Some((b, _)) => score > b,
         };
         if better {
             s.best_so_far = Some((score, r.node));

@@ -258,7 +258,10 @@ fn promotion_ignores_colour_and_identity_follows_the_piece() {
     let yv = ir.add(Filter::Var(y), sp());
     let rook = pieces(&mut ir, Color::White, Role::Rook, Bitboard::FULL);
     let both = ir.add(Filter::Intersection(vec![yv, rook]), sp());
-    let find = ir.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: both }, sp());
+    let find = ir.add(
+        Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: both },
+        sp(),
+    );
     ir.root = Some(ir.add(Filter::PieceIter { var: y, domain: dom, body: find, forall: false }, sp()));
     assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
 }
@@ -305,15 +308,20 @@ fn find_forward_backward_and_counting() {
     let (game, line) = scholars_mate();
     let mut ir = Ir::new();
     let mate = ir.add(Filter::Mate, sp());
-    let find = ir.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: mate }, sp());
+    let find = ir.add(
+        Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: mate },
+        sp(),
+    );
     let initial = ir.add(Filter::Initial, sp());
     ir.root = Some(ir.add(Filter::And(vec![initial, find]), sp()));
     assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
 
     let mut ir = Ir::new();
     let wtm = ir.add(Filter::ToMove(Color::White), sp());
-    let find =
-        ir.add(Filter::Find { direction: FindDirection::Backward, all: true, range: Some((4, 4)), quiet: true, body: wtm }, sp());
+    let find = ir.add(
+        Filter::Find { direction: FindDirection::Backward, all: true, range: Some((4, 4)), quiet: true, body: wtm },
+        sp(),
+    );
     ir.root = Some(find);
     // positions with exactly 4 white-to-move positions at or before them: plies 6 and 7
     assert_eq!(run(ir, &game).positions, vec![line[5], line[6]]);
@@ -548,7 +556,9 @@ fn echo_compares_positions_square_by_square() {
     let same = ir.add(Filter::Intersection(vec![sv, tv]), sp());
     let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
     let eq = ir.add(Filter::Compare { first: same, rest: vec![(CmpOp::Eq, all)] }, sp());
-    ir.root = Some(ir.add(Filter::Echo { source: s, target: t, in_all: false, variations: false, marks: false, body: eq }, sp()));
+    ir.root = Some(
+        ir.add(Filter::Echo { source: s, target: t, in_all: false, variations: false, marks: false, body: eq }, sp()),
+    );
     let m = run(ir, &game);
     // The start position and the one after 2...Ng8 are each other's echo.
     assert_eq!(m.positions, vec![NodeId::ROOT, line[3]]);
@@ -569,7 +579,8 @@ fn consecutive_moves_across_branches() {
     let two = ir.add(Filter::Number(2), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
-    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
+    let echo =
+        ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
     ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
     let m = run(ir, &b.game);
     assert_eq!(m.positions, vec![main[2]]);
@@ -602,7 +613,8 @@ fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
     let num = ir.add(Filter::Number(n), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
-    let echo = ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
+    let echo =
+        ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
     ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
     run(ir, game).positions
 }

@@ -33,8 +33,8 @@
 //! - `#S > 0` on a set becomes `S`, and a `Union` whose value is not read becomes an `Or`;
 //! - variables that are not `persistent` are named by kind and number (`piece1`).
 
-use std::collections::hash_map::DefaultHasher;
 use rustc_hash::FxHashMap as HashMap;
+use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
 use super::props::{self, is_set_expression, value_type, Memo};
@@ -503,18 +503,10 @@ impl Normalizer {
             // Only when some piece of the domain is not yet of the tag's kinds.
             let kinds = ir.add(Filter::Pieces { mask, squares: all }, span);
             let is_kind = ir.add(Filter::Intersection(vec![this, kinds]), span);
-            pending.push(
-                ir.add(
-                    Filter::Find {
-                        direction: FindDirection::Forward,
-                        all: false,
-                        range: None,
-                        quiet: true,
-                        body: is_kind,
-                    },
-                    span,
-                ),
-            );
+            pending.push(ir.add(
+                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: is_kind },
+                span,
+            ));
         }
         outer.push(var);
         let body = self.identity_chain_with(ir, body, outer, pending, depth + 1);

@@ -1137,7 +1137,13 @@ mod tests {
         let mut ir = Ir::new();
         let rook = pieces(&mut ir, Color::White, Role::Rook, sq("a1"));
         let find = ir.add(
-            Filter::Find { direction: crate::ir::FindDirection::Forward, all: false, range: None, quiet: true, body: rook },
+            Filter::Find {
+                direction: crate::ir::FindDirection::Forward,
+                all: false,
+                range: None,
+                quiet: true,
+                body: rook,
+            },
             Span::default(),
         );
         let t = ir.add(

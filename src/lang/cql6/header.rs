@@ -113,9 +113,36 @@ const BUILT_IN_TAGS: [&str; 8] = ["Black", "White", "Event", "EventDate", "Site"
 
 /// Names too close to a built-in tag for `tag` and `settag` (`TagSetNode::forbiddenTags`).
 const FORBIDDEN_TAGS: [&str; 30] = [
-    "Black", "black", "BLACK", "White", "white", "WHITE", "Event", "event", "EVENT", "Site", "site", "SITE", "Date",
-    "date", "DATE", "Eco", "eco", "ECO", "Fen", "fen", "FEN", "Round", "ROUND", "Result", "result", "RESULT",
-    "EventDate", "eventdate", "eventDate", "EVENTDATE",
+    "Black",
+    "black",
+    "BLACK",
+    "White",
+    "white",
+    "WHITE",
+    "Event",
+    "event",
+    "EVENT",
+    "Site",
+    "site",
+    "SITE",
+    "Date",
+    "date",
+    "DATE",
+    "Eco",
+    "eco",
+    "ECO",
+    "Fen",
+    "fen",
+    "FEN",
+    "Round",
+    "ROUND",
+    "Result",
+    "result",
+    "RESULT",
+    "EventDate",
+    "eventdate",
+    "eventDate",
+    "EVENTDATE",
 ];
 
 pub(super) const TAG_NAME_HINT: &str =
@@ -135,7 +162,9 @@ pub(super) fn settable_tag(name: &str) -> Result<(), String> {
         return Err(format!("CQL 6.2 does not let `tag` or `settag` use `{name}`, a name close to a built-in tag"));
     }
     if name.len() > 5 && (name.starts_with("White") || name.starts_with("Black")) {
-        return Err(format!("CQL 6.2 does not let `tag` or `settag` use a name that starts with `White` or `Black`: `{name}`"));
+        return Err(format!(
+            "CQL 6.2 does not let `tag` or `settag` use a name that starts with `White` or `Black`: `{name}`"
+        ));
     }
     if name.len() > 60 {
         return Err(format!("a tag name has at most 60 characters; `{name}` has {}", name.len()));

@@ -197,8 +197,16 @@ impl Parser<'_> {
                         let main_mark = comment_has(self, "<main>");
                         let unmarked = t(self, Filter::Not(main_mark));
                         let body = t(self, Filter::And(vec![secondary, unmarked]));
-                        let found =
-                            t(self, Filter::Find { direction: FindDirection::Backward, all: false, range: None, quiet: true, body });
+                        let found = t(
+                            self,
+                            Filter::Find {
+                                direction: FindDirection::Backward,
+                                all: false,
+                                range: None,
+                                quiet: true,
+                                body,
+                            },
+                        );
                         if key == "mainline" {
                             t(self, Filter::Not(found))
                         } else {

@@ -362,7 +362,9 @@ fn header_filters() {
     assert!(matches!(ir.get(t[3]), Filter::Compare { .. }));
     // `player` alone is both names in one string (CQL 6.2 `Tokens::match_player`).
     let ir = ok("cql() player \"Sindarov\"");
-    assert!(matches!(ir.get(top(&ir)[0]), Filter::Contains { haystack, .. } if matches!(ir.get(*haystack), Filter::NoTransform(_))));
+    assert!(
+        matches!(ir.get(top(&ir)[0]), Filter::Contains { haystack, .. } if matches!(ir.get(*haystack), Filter::NoTransform(_)))
+    );
     let ir = ok("cql() tag \"TimeControl\" == \"60+0\"");
     match ir.get(top(&ir)[0]) {
         Filter::Compare { first, .. } => {

@@ -750,8 +750,10 @@ impl Lowerer {
             None
         } else {
             let any = if cuts.len() == 1 { cuts[0] } else { self.add(Filter::Or(cuts), span) };
-            let earlier =
-                self.add(Filter::Find { direction: FindDirection::Backward, all: false, range: None, quiet: true, body: any }, span);
+            let earlier = self.add(
+                Filter::Find { direction: FindDirection::Backward, all: false, range: None, quiet: true, body: any },
+                span,
+            );
             let parent = self.add(Filter::Tree(TreeStep::Parent), span);
             let before = self.add(Filter::AtPosition { at: parent, body: earlier }, span);
             Some(self.add(Filter::Not(before), span))
@@ -779,7 +781,10 @@ impl Lowerer {
                             (true, Some((lo.max(0), hi)))
                         }
                     };
-                    self.add(Filter::Find { direction: FindDirection::Forward, all, range, quiet: true, body }, list.span)
+                    self.add(
+                        Filter::Find { direction: FindDirection::Forward, all, range, quiet: true, body },
+                        list.span,
+                    )
                 }
             };
             for &kind in &list.outer_transforms {
@@ -792,8 +797,10 @@ impl Lowerer {
         }
         // `:exclude`: a game where an exclude condition holds anywhere does not match.
         for e in excludes {
-            let anywhere =
-                self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: e }, span);
+            let anywhere = self.add(
+                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: e },
+                span,
+            );
             conditions.push(self.add(Filter::Not(anywhere), span));
         }
         let mut root = self.and(conditions, span);
@@ -832,12 +839,15 @@ impl Lowerer {
             parts.push(self.add(Filter::Not(longer), span));
         }
         let start = self.add(Filter::And(parts), span);
-        let some_run =
-            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: start }, span);
+        let some_run = self.add(
+            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: start },
+            span,
+        );
         if lo > 0 {
             return some_run;
         }
-        let any = self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body }, span);
+        let any = self
+            .add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body }, span);
         let none = self.add(Filter::Not(any), span);
         if hi <= 0 {
             none

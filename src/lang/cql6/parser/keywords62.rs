@@ -246,7 +246,9 @@ impl Parser<'_> {
             }
         }
         let (low, high) = match bounds.as_slice() {
-            [] => return Ok(self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp)),
+            [] => {
+                return Ok(self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp))
+            }
             [only] => (*only, *only),
             [low, high, ..] => (*low, *high),
         };

@@ -547,8 +547,10 @@ impl Lowerer {
         let not_initial = self.add(Filter::Not(initial_test), span);
         let here = self.add(Filter::And(vec![not_initial, f]), span);
         let initial = self.add(Filter::Tree(TreeStep::Initial), span);
-        let find =
-            self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: here }, span);
+        let find = self.add(
+            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: here },
+            span,
+        );
         self.add(Filter::AtPosition { at: initial, body: find }, span)
     }
 
@@ -607,7 +609,10 @@ impl Lowerer {
     fn whole_game(&mut self, f: FilterId, span: Span) -> FilterId {
         self.game_variations = true;
         let initial = self.add(Filter::Tree(TreeStep::Initial), span);
-        let find = self.add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: f }, span);
+        let find = self.add(
+            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: f },
+            span,
+        );
         self.add(Filter::AtPosition { at: initial, body: find }, span)
     }
 
@@ -703,7 +708,13 @@ impl Lowerer {
                     for p in parts {
                         let initial = self.add(Filter::Tree(TreeStep::Initial), span);
                         let find = self.add(
-                            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: p },
+                            Filter::Find {
+                                direction: FindDirection::Forward,
+                                all: false,
+                                range: None,
+                                quiet: true,
+                                body: p,
+                            },
                             span,
                         );
                         finds.push(self.add(Filter::AtPosition { at: initial, body: find }, span));
