@@ -394,3 +394,15 @@ fn marks_quiet_silent_and_removecomment_follow_cql() {
     let sorted = written("initial sort ply", &[]);
     assert!(sorted.starts_with("{Game number 1} {CQL} {<sort-id-1>: 0}"), "{sorted}");
 }
+
+#[test]
+fn nestban_lines_and_paths_start_where_cql_starts_them() {
+    // A two-position line (or two-move path) with `nestban` bans the positions it went
+    // through from starting it again: 6 starts in game 1 (13 positions), 3 in game 2
+    // (7 positions), as CQL 6.2 marks them; without `nestban` every position but the
+    // last of each game starts one.
+    for query in ["line nestban quiet --> true --> true", "path nestban quiet ―― ――"] {
+        assert_eq!(written(query, &[]).matches("{CQL}").count(), 9, "{query}");
+    }
+    assert_eq!(written("line quiet --> true --> true", &[]).matches("{CQL}").count(), 18);
+}

@@ -84,7 +84,7 @@ impl<'a> Ctx<'a> {
                 Loc::Node(n) => Some(Value::Number(self.position_id(n))),
                 _ => None,
             },
-            Filter::Line { params, body } => return self.line(*params, *body, at),
+            Filter::Line { params, body } => return self.line(f, *params, *body, at),
             Filter::Path { params, focus, best, title, body } => {
                 return self.path(f, (*params, title.as_deref()), *focus, *best, *body, at)
             }

@@ -10,6 +10,11 @@ use super::value::Value;
 use super::Error;
 use crate::ir::{Filter, FilterId, LineParams, MoveSource, VarId};
 use crate::pgn::NodeId;
+use shakmaty::Position;
+
+/// The key under which `nestban` lines record the positions they went through (paths use
+/// their focus there, which is never all ones).
+const LINE_BAN: [u64; 4] = [u64::MAX; 4];
 
 /// A partial match: the last position consumed (`None`: none yet), how many were, and
 /// whether that position was reached by a path move (it is then the next one to test, rather
@@ -18,8 +23,13 @@ type State = (Option<NodeId>, u32, bool);
 
 impl<'a> Ctx<'a> {
     /// Evaluate `line` at a position.
-    pub(super) fn line(&mut self, params: LineParams, body: FilterId, at: Loc) -> Eval {
+    pub(super) fn line(&mut self, id: FilterId, params: LineParams, body: FilterId, at: Loc) -> Eval {
         let Loc::Node(start) = at else { return Ok(None) };
+        // `nestban`: no new line of this filter starts at a position an earlier match of it
+        // in this game went through (CQL 6.2 `SequenceBase::match_position`).
+        if params.nest_ban && self.path_covered.contains(&(id, LINE_BAN, start)) {
+            return Ok(None);
+        }
         let finals = self.seq_states(body, vec![(None, 0, false)], &params, start)?;
         // A match must consume at least one position: CQL 6.2 records a success only when a
         // constituent matches a position (`FutureNode::compute`), so `line --> check?` at a
@@ -49,10 +59,34 @@ impl<'a> Ctx<'a> {
         if let Some(finish) = last.filter(|_| !params.quiet && self.writes_notes()) {
             self.line_notes(start, finish, &params);
         }
+        if let Some(finish) = last.filter(|_| params.nest_ban) {
+            self.ban_line_positions(id, start, finish, &params);
+        }
         if params.last_position {
             return Ok(Some(Value::Position(last.unwrap_or(start))));
         }
         Ok(Some(Value::Number(count as i64)))
+    }
+
+    /// Ban the positions of a matched `nestban` line from starting it again
+    /// (`SequenceBase::nestRegisterPositions`): every position from its first to its last,
+    /// with `singlecolor` only those with the first one's side to move.
+    fn ban_line_positions(&mut self, id: FilterId, start: NodeId, finish: NodeId, params: &LineParams) {
+        let (shallow, deep) = if params.backward { (finish, start) } else { (start, finish) };
+        let side = self.game.node(shallow).pos.turn();
+        let mut cur = deep;
+        loop {
+            if !params.single_color || self.game.node(cur).pos.turn() == side {
+                self.path_covered.insert((id, LINE_BAN, cur));
+            }
+            if cur == shallow {
+                break;
+            }
+            match self.game.node(cur).parent {
+                Some(p) => cur = p,
+                None => break,
+            }
+        }
     }
 
     /// The comments CQL 6.2 writes for a line that matched (`SequenceBase::notate`): at its

@@ -184,14 +184,14 @@ impl<'a> Ctx<'a> {
             }
         }
         if params.nest_ban {
-            // Ban the positions after the start up to the end from starting this path again.
+            // Ban the positions from the start up to the one before the end from starting
+            // this path again (CQL 6.2 `PathNode::nestRegisterPositions` registers the
+            // parent of each position after the start).
             let mut cur = reach.node;
             while cur != start {
-                self.path_covered.insert((id, ban_key, cur));
-                match self.game.node(cur).parent {
-                    Some(p) => cur = p,
-                    None => break,
-                }
+                let Some(parent) = self.game.node(cur).parent else { break };
+                self.path_covered.insert((id, ban_key, parent));
+                cur = parent;
             }
         }
         self.path_now = Some(PathNow {
