@@ -191,6 +191,8 @@ pub struct Ctx<'a> {
     /// The longest run each `consecutivemoves` filter that writes marks has matched in this
     /// game, marked when the game is written.
     pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
+    /// The comments each `sort` filter holds for its best value so far in this game.
+    pub sort_comments: Vec<(FilterId, i64, Vec<(NodeId, String)>)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
     /// Per piece identity, the last square lookup made at a game node: `(node + 1) << 8`
@@ -291,6 +293,7 @@ impl<'a> Ctx<'a> {
             path_now: None,
             path_covered: Default::default(),
             consecutive_runs: Vec::new(),
+            sort_comments: Vec::new(),
             piece_squares: [const { std::cell::Cell::new(0) }; 256],
         }
     }
@@ -1032,7 +1035,7 @@ impl<'a> Ctx<'a> {
             | Filter::SetTag(..)
             | Filter::RemoveComment
             | Filter::HasComment
-            | Filter::OriginalComment => self.eval_output(filter, at),
+            | Filter::OriginalComment => self.eval_output(f, filter, at),
             Filter::Move(mf) => self.eval_move(mf, at),
             Filter::Transform { .. } => Err(internal("internal error: a transform reached the evaluator unexpanded")),
             Filter::LegacyFact(fact) => Ok(super::legacy_facts::eval(self, fact, at)),

@@ -366,6 +366,9 @@ impl Query {
                 None => result.sort.push((doc, value)),
             }
         }
+        // After the sort values are known: the comments of the best `sort` evaluations.
+        let held = ctx.held_sort_comments(&result.sort);
+        result.comments.extend(held);
         if self.has_yacpdb {
             if let Some(a) = &ctx.analysis {
                 result.predicates = a.instances();

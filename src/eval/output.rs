@@ -8,7 +8,7 @@ use super::*;
 impl<'a> Ctx<'a> {
     /// A filter that writes output or reads comments: `comment`, `message`, `sort`, `settag`, `removecomment`, `hascomment`, `originalcomment`.
     /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_output(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+    pub(super) fn eval_output(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
         Ok(match filter {
             Filter::Comment(args) => {
@@ -23,18 +23,22 @@ impl<'a> Ctx<'a> {
                 self.out.messages.push(text);
                 Some(Value::None)
             }
-            Filter::Sort { doc, min, quiet, value } => match self.value(*value, at)? {
-                // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches with
-                // that string as its value. The games are not ordered by it (the scan's sort
-                // keys are numbers; docs/compat.md).
-                Some(Value::Str(text)) => Some(Value::Str(text)),
-                Some(v) => {
-                    let Some(n) = self.as_number(&v, at) else { return Ok(None) };
-                    self.out.sorts.push((doc.clone(), *min, *quiet, n));
-                    Some(Value::Number(n))
+            Filter::Sort { doc, min, quiet, value } => {
+                let made_from = self.out.comments.len();
+                match self.value(*value, at)? {
+                    // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches
+                    // with that string as its value. The games are not ordered by it (the
+                    // scan's sort keys are numbers; docs/compat.md).
+                    Some(Value::Str(text)) => Some(Value::Str(text)),
+                    Some(v) => {
+                        let Some(n) = self.as_number(&v, at) else { return Ok(None) };
+                        self.out.sorts.push((doc.clone(), *min, *quiet, n));
+                        self.hold_sort_comments(f, *min, n, made_from);
+                        Some(Value::Number(n))
+                    }
+                    None => None,
                 }
-                None => None,
-            },
+            }
             Filter::SetTag(name, value) => {
                 let Some(name) = self.value(*name, at)? else { return Ok(None) };
                 let Some(value) = self.value(*value, at)? else { return Ok(None) };
@@ -64,5 +68,35 @@ impl<'a> Ctx<'a> {
             }
             _ => return Err(internal("internal error: eval_output given a filter of another family")),
         })
+    }
+
+    /// The comments a `sort` filter's value made (those from `made_from` on) are held by
+    /// the filter when the value is better than any it had in this game, and dropped
+    /// otherwise; the ones held for the game's best value are written at the end of the
+    /// game (CQL 6.2 `SortNode::handle_new_value`, `makeComments`).
+    fn hold_sort_comments(&mut self, f: FilterId, smallest_first: bool, value: i64, made_from: usize) {
+        let made: Vec<(NodeId, String)> = self.out.comments.drain(made_from..).collect();
+        let better = |old: i64| if smallest_first { value < old } else { value > old };
+        match self.sort_comments.iter_mut().find(|held| held.0 == f) {
+            Some(held) if better(held.1) => {
+                held.1 = value;
+                held.2 = made;
+            }
+            Some(_) => {}
+            None => self.sort_comments.push((f, value, made)),
+        }
+    }
+
+    /// The comments held by `sort` filters whose value is the game's value for their name
+    /// (see [`Self::hold_sort_comments`]), in the order of the filters.
+    pub(crate) fn held_sort_comments(&mut self, best: &[(String, i64)]) -> Vec<(NodeId, String)> {
+        let mut out = Vec::new();
+        for (f, value, made) in std::mem::take(&mut self.sort_comments) {
+            let Filter::Sort { doc, .. } = self.ir.get(f) else { continue };
+            if best.iter().any(|(d, v)| d == doc && *v == value) {
+                out.extend(made);
+            }
+        }
+        out
     }
 }
