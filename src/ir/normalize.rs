@@ -64,11 +64,8 @@ pub fn normalize(ir: &mut Ir) {
         root = n.node(ir, converted, false, 0);
     }
     if !ir.settings.per_game && default_count {
-        if let Some((collapsed, at_start_only)) = n.collapse_initial(ir, root) {
+        if let Some(collapsed) = n.collapse_initial(ir, root) {
             root = n.node(ir, collapsed, false, 0);
-            // `initial` beside header filters alone: the query is read from the headers,
-            // and only the start position matches (and is marked), as CQL 6.2 marks it.
-            ir.settings.per_game |= at_start_only;
         }
     }
     ir.root = Some(root);
@@ -412,9 +409,9 @@ impl Normalizer {
     }
 
     /// Turn a per-position `initial find F` (with header-only conjuncts beside it) into
-    /// `F`; `initial` beside header-only conjuncts alone is dropped, and then only the start
-    /// position is to be evaluated (the `bool`). `None` when the root has another shape.
-    fn collapse_initial(&mut self, ir: &mut Ir, root: FilterId) -> Option<(FilterId, bool)> {
+    /// `F`; `initial` beside header-only conjuncts alone is dropped. `None` when the root
+    /// has another shape.
+    fn collapse_initial(&mut self, ir: &mut Ir, root: FilterId) -> Option<FilterId> {
         let parts = match ir.get(root) {
             Filter::And(v) => v.clone(),
             Filter::Initial => vec![root],
@@ -439,10 +436,9 @@ impl Normalizer {
                 _ => return None,
             }
         }
-        let at_start_only = body.is_none();
         kept.extend(body);
         let span = ir.first_span(root);
-        Some((ir.add(Filter::And(kept), span), at_start_only))
+        Some(ir.add(Filter::And(kept), span))
     }
 
     /// At the start position, a legacy tag (`IdentityIter`: each piece identity that is
