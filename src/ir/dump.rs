@@ -33,14 +33,7 @@ pub fn dump(ir: &Ir) -> String {
     } else {
         out.push_str("variables:\n");
         for (i, info) in ir.vars.iter().enumerate() {
-            let kind = match info.kind {
-                VarKind::Square => "square",
-                VarKind::Piece => "piece",
-                VarKind::Value => "value",
-                VarKind::Position => "position",
-                VarKind::Dictionary { local: false } => "dictionary",
-                VarKind::Dictionary { local: true } => "local dictionary",
-            };
+            let kind = kind_word(info.kind);
             let persistent = if info.persistent { " persistent" } else { "" };
             let _ = writeln!(out, "  {}: {kind}{persistent}", var_name(ir, VarId(i as u32)));
         }
@@ -185,15 +178,19 @@ fn var_name(ir: &Ir, var: VarId) -> String {
     if info.persistent {
         return info.name.clone();
     }
-    let kind = match info.kind {
+    format!("{}{}", kind_word(info.kind).replace(' ', ""), var.0 + 1)
+}
+
+/// What a variable holds, in words (`square`, `local dictionary` …).
+fn kind_word(kind: VarKind) -> &'static str {
+    match kind {
         VarKind::Square => "square",
         VarKind::Piece => "piece",
         VarKind::Value => "value",
         VarKind::Position => "position",
         VarKind::Dictionary { local: false } => "dictionary",
-        VarKind::Dictionary { local: true } => "localdictionary",
-    };
-    format!("{kind}{}", var.0 + 1)
+        VarKind::Dictionary { local: true } => "local dictionary",
+    }
 }
 
 /// `Debug` of a plain enum, lower-cased: the stable spelling of names like `puremate`.
