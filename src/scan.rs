@@ -468,13 +468,18 @@ fn work<E: Evaluator>(
                 // positions it marks: every searched one, as CQL 6.2 evaluates the query at
                 // each (the query has no effects, so evaluating it again changes nothing).
                 if config.format.needs_moves() && game.nodes.is_empty() {
-                    let _ = parser.parse(raw, &mut game, &|_| true);
-                    if !game.nodes.is_empty() {
-                        let replayed = evaluator.eval_game(&mut scratch, &game);
-                        if replayed.matched && replayed.error.is_none() {
-                            found.positions = replayed.positions;
-                            found.marked_after = replayed.marked_after;
-                        }
+                    // A game whose moves cannot be read is skipped and reported, as it is
+                    // when a query needs its moves: it is never written cut short.
+                    if let Err(e) = parser.parse(raw, &mut game, &|_| true) {
+                        let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
+                        outcome.verdict = rejected(message);
+                        outcomes.push(outcome);
+                        continue;
+                    }
+                    let replayed = evaluator.eval_game(&mut scratch, &game);
+                    if replayed.matched && replayed.error.is_none() {
+                        found.positions = replayed.positions;
+                        found.marked_after = replayed.marked_after;
                     }
                 }
                 let sort: Vec<(i64, bool)> = match &config.sort {

@@ -406,3 +406,20 @@ fn nestban_lines_and_paths_start_where_cql_starts_them() {
     }
     assert_eq!(written("line quiet --> true --> true", &[]).matches("{CQL}").count(), 18);
 }
+
+#[test]
+fn a_header_only_match_with_unreadable_moves_is_skipped_not_written_cut_short() {
+    let dir = std::env::temp_dir().join(format!("cqlrs-bad-moves-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("bad.pgn");
+    std::fs::write(&pgn, "[Event \"a\"]\n\n1. e4 e5 2. Qxx9 *\n\n[Event \"b\"]\n\n1. e4 e5 2. Qh5 *\n").unwrap();
+    let o = Command::new(BIN)
+        .args(["-i", pgn.to_str().unwrap(), "-o", "-", "-cql", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(err.contains("game 1 (line 1)") && err.contains("Qxx9"), "{err}");
+    assert!(err.contains("1 match of 2 games (0 unmatched, 1 skipped)"), "{err}");
+    assert!(!out.contains("[Event \"a\"]") && out.contains("2. Qh5"), "{out}");
+}
