@@ -31,9 +31,11 @@ for t in $targets; do
     nice -n "${NICE:-19}" "target/x86_64-unknown-linux-gnu/release/$t" $stop -max_len="${MAX_LEN:-4096}" \
         -timeout="${TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
         -artifact_prefix="artifacts/$t/" "corpus/$t" "seeds/$t" >"logs/$t.log" 2>&1 || true
-    runs=$(grep -o 'number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$')
-    speed=$(grep -o 'average_exec_per_sec: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$')
-    secs=$(grep -o 'Done [0-9]* runs in [0-9]*' "logs/$t.log" | grep -o '[0-9]*$')
+    # A run that stops on a crash prints no final statistics: the greps find nothing and
+    # the run is still entered in the ledger, with its crash input counted.
+    runs=$(grep -o 'number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || true)
+    speed=$(grep -o 'average_exec_per_sec: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || true)
+    secs=$(grep -o 'Done [0-9]* runs in [0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || true)
     found=$(ls "artifacts/$t" | wc -l)
     echo "$t: ${runs:-0} executions, ${speed:-0} exec/s, $found crash/timeout/oom inputs"
     [ -f runs.tsv ] || printf 'date\ttarget\texecutions\tseconds\texec_per_sec\tartifacts\tcommit\n' >runs.tsv

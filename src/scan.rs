@@ -4,15 +4,18 @@
 //! a [`ScanConfig`] and an output [`Sink`].
 //! Gives out: the output bytes written to the sink and the tallies ([`ScanOutcome`]).
 //!
-//! Threads: one reader (the `input::Games` iterator, cut into batches of
-//! [`BATCH_SIZE`] raw games with a sequence number) → a bounded channel → N workers
-//! (each with its own `GameParser`, reused `Game` and evaluator scratch: parse,
-//! evaluate, render the output of a matching game) → a bounded channel → the writer
-//! (the calling thread), which restores input order with a reorder buffer keyed by
-//! batch sequence. The buffer is bounded: the reader needs a token to send a batch and
-//! the writer hands the token back only once that batch's turn has come, so at most
-//! [`ScanConfig::in_flight`] batches exist at once and memory does not grow with input.
-//! The output is therefore byte-identical for any thread count.
+//! Threads: N workers (each with its own `GameParser`, reused `Game` and evaluator
+//! scratch) take turns at the input: a worker locks the reader, cuts the next batch of
+//! up to [`BATCH_SIZE`] raw games ([`BATCH_BYTES`]) out of the `input::Games` iterator with a sequence number,
+//! lets go, then parses, evaluates and renders the output of each matching game, and
+//! sends the batch's outcomes through a bounded channel to the writer (the calling
+//! thread), which restores input order with a reorder buffer keyed by batch sequence.
+//! There is no reader thread: a game is read by the core that cut it out, and N workers
+//! on N cores leave no thread waiting for a core. The buffer is bounded: a worker needs a
+//! token to take a batch and the writer hands the token back only once that batch's
+//! turn has come, so at most [`ScanConfig::in_flight`] batches exist at once and memory
+//! does not grow with input. As the writer restores input order, the output is
+//! byte-identical for any thread count.
 //!
 //! `sort` queries: the writer must see every match before it can write the first, so it
 //! keeps the rendered bytes of every matching game in memory (plus the sort values),
@@ -26,6 +29,7 @@
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
@@ -35,8 +39,15 @@ use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
 use crate::pgn::{Game, GameParser};
 
-/// Raw games per batch handed to a worker.
-pub const BATCH_SIZE: usize = 64;
+/// Most raw games in a batch a worker takes from the input.
+pub const BATCH_SIZE: usize = 512;
+
+/// A batch is closed once its games hold this many bytes, even with fewer than
+/// [`BATCH_SIZE`] games: batches of about this size keep the hand-overs between a worker
+/// and the writer (a channel message and a wake-up each) rare next to the work, also for
+/// header-only queries whose work per game is small, while a batch still fits in a
+/// core's cache.
+pub const BATCH_BYTES: usize = 256 << 10;
 
 /// What the scan needs from a compiled query. Implemented by [`eval::Query`]; tests
 /// and benchmarks may supply their own.
@@ -108,9 +119,10 @@ impl SortOrder {
 
 /// What the scan reports to its caller as it goes, instead of printing: the caller
 /// decides what reaches the terminal (the CLI prints warnings and draws a progress bar;
-/// a library user may collect or ignore them). Methods are called from the scan's
-/// reader thread ([`ScanEvents::bytes_read`], [`ScanEvents::input_error`]) and from the
-/// thread that called the scan (the rest, in input order), so implementations are `Sync`.
+/// a library user may collect or ignore them). Methods are called from the worker that
+/// is reading the input ([`ScanEvents::bytes_read`], [`ScanEvents::input_error`]) and
+/// from the thread that called the scan (the rest, in input order), so implementations
+/// are `Sync`.
 /// Every method does nothing by default.
 pub trait ScanEvents: Sync {
     /// The reader has cut games up to byte `end` of input `file` (the position in the
@@ -277,43 +289,33 @@ pub fn run_sources<E: Evaluator>(
         ..config.clone()
     };
     let config = &own;
-    let paths = Games::from_sources(sources, first_number);
     let started = Instant::now();
     let threads = config.threads.max(1);
     let in_flight = config.in_flight.max(2);
     let stop = AtomicBool::new(false);
     let input_errors = AtomicU64::new(0);
-    let (work_tx, work_rx) = bounded::<Batch>(threads * 2);
+    let reader = Mutex::new(Reader::new(Games::from_sources(sources, first_number), config.gamenumber));
     let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
     let (token_tx, token_rx) = bounded::<()>(in_flight);
-    // Batches whose games are done, back to the reader to hold later games.
-    let (recycle_tx, recycle_rx) = bounded::<Vec<RawGame>>(in_flight);
     for _ in 0..in_flight {
         let _ = token_tx.send(());
     }
     let mut outcome = std::thread::scope(|scope| {
-        let stop = &stop;
-        let input_errors = &input_errors;
-        scope.spawn(move || {
-            let channels = ReaderChannels { work_tx, tokens: token_rx, recycled: recycle_rx };
-            read_batches(paths, config.gamenumber, channels, stop, input_errors, events)
-        });
+        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events };
         let mut workers = Vec::new();
         for _ in 0..threads {
-            let work_rx = work_rx.clone();
+            let tokens = token_rx.clone();
             let result_tx = result_tx.clone();
-            let recycle_tx = recycle_tx.clone();
             let worker = std::thread::Builder::new()
                 .name("cqlrs-worker".into())
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || work(evaluator, config, work_rx, result_tx, recycle_tx, stop))
+                .spawn_scoped(scope, move || work(evaluator, config, shared, tokens, result_tx))
                 .expect("cannot start a worker thread");
             workers.push(worker);
         }
-        drop(work_rx);
+        drop(token_rx);
         drop(result_tx);
-        drop(recycle_tx);
-        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, stop, events);
+        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, &stop, events);
         for w in workers {
             match w.join() {
                 Ok(scratch) => outcome.scratches.push(scratch),
@@ -327,106 +329,121 @@ pub fn run_sources<E: Evaluator>(
     outcome
 }
 
-/// The reader thread's ends of the channels: batches out, tokens and done batches in.
-struct ReaderChannels {
-    work_tx: Sender<Batch>,
-    tokens: Receiver<()>,
-    recycled: Receiver<Vec<RawGame>>,
+/// What every worker shares: the reader, the stop flag, the input-error count and the
+/// events.
+#[derive(Clone, Copy)]
+struct Shared<'a> {
+    reader: &'a Mutex<Reader>,
+    stop: &'a AtomicBool,
+    input_errors: &'a AtomicU64,
+    events: &'a dyn ScanEvents,
 }
 
-fn read_batches(
-    mut paths: Games,
-    gamenumber: Option<(u64, u64)>,
-    channels: ReaderChannels,
-    stop: &AtomicBool,
-    input_errors: &AtomicU64,
-    events: &dyn ScanEvents,
-) {
-    let ReaderChannels { work_tx, tokens, recycled } = channels;
-    let last = gamenumber.map_or(u64::MAX, |(_, hi)| hi);
-    let mut seq = 0;
-    let mut games = Vec::with_capacity(BATCH_SIZE);
-    let mut cut = Vec::new();
-    let send = |games: Vec<RawGame>, cut: Vec<(u64, String)>, seq: &mut u64| -> bool {
-        if stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
-            return false;
+/// The input side of the scan, taken in turn by the workers: each worker that needs
+/// games locks it, cuts the next batch out of the input and numbers it, and lets go.
+/// There is no reader thread: on N cores N workers do all the work, and a game is cut
+/// out and read by the same thread, while its bytes are still in that core's cache.
+struct Reader {
+    games: Games,
+    /// The last game number wanted (`gamenumber`'s upper bound); the input is not read
+    /// past it.
+    last: u64,
+    /// Sequence number of the next batch.
+    seq: u64,
+    /// No more batches: the input is exhausted or the last wanted game was read.
+    done: bool,
+}
+
+impl Reader {
+    fn new(games: Games, gamenumber: Option<(u64, u64)>) -> Reader {
+        Reader { games, last: gamenumber.map_or(u64::MAX, |(_, hi)| hi), seq: 0, done: false }
+    }
+
+    /// The next batch of up to [`BATCH_SIZE`] games and about [`BATCH_BYTES`], filled into `games` (whose old
+    /// buffers are handed back to the splitter first); `None` at the end of the input.
+    fn next_batch(&mut self, mut games: Vec<RawGame>, shared: &Shared) -> Option<Batch> {
+        for raw in games.drain(..) {
+            self.games.give_back(raw.bytes);
         }
-        let ok = work_tx.send(Batch { seq: *seq, games, cut }).is_ok();
-        *seq += 1;
-        ok
-    };
-    // The vector for the next batch, from a batch the workers are done with when there is one.
-    let next_batch = |paths: &mut Games| match recycled.try_recv() {
-        Ok(mut done) => {
-            for raw in done.drain(..) {
-                paths.give_back(raw.bytes);
-            }
-            done
+        if self.done {
+            return None;
         }
-        Err(_) => Vec::with_capacity(BATCH_SIZE),
-    };
-    while let Some(item) = paths.next() {
-        let raw = match item {
-            Ok(raw) => raw,
-            Err(mut e) => {
-                input_errors.fetch_add(1, AtomicOrdering::Relaxed);
-                events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
-                match e.partial.take() {
-                    Some(raw) => {
-                        cut.push((
-                            raw.number,
-                            format!(
-                                "cqlrs: {}: game {} (line {}): cut off by the damaged input",
-                                raw.file, raw.number, raw.line
-                            ),
-                        ));
-                        raw
+        let mut cut = Vec::new();
+        let mut bytes = 0;
+        while games.len() < BATCH_SIZE && bytes < BATCH_BYTES {
+            let Some(item) = self.games.next() else {
+                self.done = true;
+                break;
+            };
+            let raw = match item {
+                Ok(raw) => raw,
+                Err(mut e) => {
+                    shared.input_errors.fetch_add(1, AtomicOrdering::Relaxed);
+                    shared.events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
+                    match e.partial.take() {
+                        Some(raw) => {
+                            cut.push((
+                                raw.number,
+                                format!(
+                                    "cqlrs: {}: game {} (line {}): cut off by the damaged input",
+                                    raw.file, raw.number, raw.line
+                                ),
+                            ));
+                            raw
+                        }
+                        None => continue,
                     }
-                    None => continue,
                 }
+            };
+            if raw.number > self.last {
+                self.done = true;
+                break;
             }
-        };
-        if raw.number > last {
-            break;
+            bytes += raw.bytes.len();
+            games.push(raw);
         }
-        games.push(raw);
-        if games.len() == BATCH_SIZE {
-            if let Some(last) = games.last() {
-                events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
-            }
-            let full = std::mem::replace(&mut games, next_batch(&mut paths));
-            if !send(full, std::mem::take(&mut cut), &mut seq) {
-                return;
-            }
+        if let Some(last) = games.last() {
+            shared.events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
         }
-        if stop.load(AtomicOrdering::Relaxed) {
-            return;
+        if games.is_empty() {
+            return None;
         }
-    }
-    if let Some(last) = games.last() {
-        events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
-    }
-    if !games.is_empty() {
-        send(games, cut, &mut seq);
+        let seq = self.seq;
+        self.seq += 1;
+        Some(Batch { seq, games, cut })
     }
 }
 
 fn work<E: Evaluator>(
     evaluator: &E,
     config: &ScanConfig,
-    work_rx: Receiver<Batch>,
+    shared: Shared,
+    tokens: Receiver<()>,
     result_tx: Sender<BatchResult>,
-    recycle_tx: Sender<Vec<RawGame>>,
-    stop: &AtomicBool,
 ) -> E::Scratch {
     let mut parser = GameParser::new();
     let mut game = Game::default();
     let mut scratch = E::Scratch::default();
     let wants_moves = |g: &Game| evaluator.wants_moves(g);
-    for batch in work_rx {
-        if stop.load(AtomicOrdering::Relaxed) {
+    // The previous batch's vector: its game buffers go back to the splitter.
+    let mut spent: Vec<RawGame> = Vec::with_capacity(BATCH_SIZE);
+    loop {
+        // A token first (the writer hands one back when a batch's turn has come, so at
+        // most `in_flight` batches exist), then the input.
+        if shared.stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
             break;
         }
+        if shared.stop.load(AtomicOrdering::Relaxed) {
+            break;
+        }
+        let batch = {
+            let mut reader = match shared.reader.lock() {
+                Ok(reader) => reader,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            reader.next_batch(std::mem::take(&mut spent), &shared)
+        };
+        let Some(batch) = batch else { break };
         let mut outcomes = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
             let mut outcome = Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new() };
@@ -501,8 +518,7 @@ fn work<E: Evaluator>(
         if result_tx.send(BatchResult { seq: batch.seq, outcomes }).is_err() {
             break;
         }
-        // The games' buffers go back to the reader (or are dropped if it has enough).
-        let _ = recycle_tx.try_send(batch.games);
+        spent = batch.games;
     }
     scratch
 }

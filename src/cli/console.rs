@@ -197,7 +197,7 @@ pub struct Console {
     pub line_increment: Option<u64>,
     warnings: AtomicU64,
     suppressed: AtomicU64,
-    /// Serialises lines printed from the reader thread and the writer thread.
+    /// Serialises lines printed from the workers (input errors) and the writer thread.
     lock: Mutex<()>,
 }
 

@@ -250,9 +250,11 @@ fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
 
 /// The game's result from the `[Result]` tag, else the termination marker.
 pub fn game_result(game: &Game) -> Option<GameResult> {
-    // Borrowed, not copied: this is asked of every game a result filter reads.
-    let tag = game.tag("Result").map(|t| t.text());
-    let text = match tag.as_deref().map(str::trim).filter(|t| *t != "*" && !t.is_empty()) {
+    // Read in place, neither copied nor converted: this is asked of every game a result
+    // filter reads. Tag values are UTF-8 once read (a Windows-1252 game is converted),
+    // so the check cannot fail; if it did, the replacement character matches no result.
+    let tag = game.tag("Result").map(|t| std::str::from_utf8(&t.value).unwrap_or("\u{FFFD}"));
+    let text = match tag.map(str::trim).filter(|t| *t != "*" && !t.is_empty()) {
         Some(text) => text,
         None => game.termination.as_deref()?,
     };

@@ -306,8 +306,9 @@ pub(crate) fn is_blank(b: u8) -> bool {
     b <= b' ' || b == 0xef || b == 0xbb || b == 0xbf || b == 0x7f
 }
 
-/// At most this many emptied game buffers are kept for reuse (see [`Splitter::give_back`]).
-const SPARE_GAMES: usize = 256;
+/// At most this many emptied game buffers are kept for reuse (see [`Splitter::give_back`]):
+/// a batch of the scan (`scan::BATCH_SIZE` games at most) comes back whole.
+const SPARE_GAMES: usize = 512;
 /// A given-back buffer larger than this is dropped rather than kept.
 const SPARE_CAPACITY: usize = 16 * 1024;
 
@@ -588,6 +589,17 @@ impl<R: BufRead> Iterator for Splitter<R> {
             return None;
         }
         loop {
+            if self.has_movetext && !self.in_comment {
+                // Whole lines of plain movetext change nothing but the counters and
+                // whether the last of them was blank: step over all of them at once.
+                let (end, lines) = plain_movetext_lines(self.buf(), self.scan);
+                if lines > 0 {
+                    self.prev_blank = last_line_is_blank(&self.buf()[self.scan..end]);
+                    self.bytes_read += (end - self.scan) as u64;
+                    self.lines_read += lines;
+                    self.scan = end;
+                }
+            }
             if let Some(end) = self.quick_line() {
                 let ls = self.scan;
                 self.scan = end;
@@ -647,15 +659,6 @@ impl<R: BufRead> Iterator for Splitter<R> {
     }
 }
 
-/// Bytes that matter inside a tag pair: quote, backslash, closing bracket.
-static TAG_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table[b']' as usize] = true;
-    table
-};
-
 /// The first index from `from` on whose byte is one of `set` (`bytes.len()` if none).
 /// Sixteen bytes at a time with SSE2 on x86-64 (always present there); the ranges
 /// searched are short (a tag value, a line of moves), where `memchr`'s set-up costs
@@ -692,12 +695,91 @@ pub(crate) fn find_byte_of(bytes: &[u8], from: usize, set: [u8; 4]) -> usize {
     i
 }
 
+/// Where the run of whole lines of plain movetext starting at `bytes[from]` ends, and how
+/// many lines it holds: lines that end with a line feed and hold none of `{`, `;`, `[`
+/// and `%` (so no comment, tag or escape line starts in them). Such a line, read inside a
+/// game's movetext and outside a comment, only counts as a line (and as blank or not), so
+/// the splitter steps over the run at once. `(from, 0)` when the first line is not one.
+/// Sixteen bytes at a time with SSE2 on x86-64, counting the line feeds as it goes.
+#[inline]
+fn plain_movetext_lines(bytes: &[u8], from: usize) -> (usize, u64) {
+    let mut i = from;
+    let mut end = from;
+    let mut lines = 0u64;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+        while let Some(chunk) = bytes.get(i..i + 16) {
+            // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`.
+            let (feeds, stops) = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                let feeds = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u32;
+                let a = _mm_or_si128(
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b';' as i8)),
+                );
+                let b = _mm_or_si128(
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b'[' as i8)),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b'%' as i8)),
+                );
+                (feeds, _mm_movemask_epi8(_mm_or_si128(a, b)) as u32)
+            };
+            // Only the line feeds before the first stop byte end plain lines.
+            let feeds = if stops != 0 { feeds & ((1u32 << stops.trailing_zeros()) - 1) } else { feeds };
+            // Without a branch: whether a chunk holds a line feed is as good as random.
+            lines += u64::from(feeds.count_ones());
+            let after_last_feed = i + 32 - feeds.leading_zeros() as usize;
+            end = if feeds != 0 { after_last_feed } else { end };
+            if stops != 0 {
+                return (end, lines);
+            }
+            i += 16;
+        }
+    }
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'{' | b';' | b'[' | b'%' => break,
+            b'\n' => {
+                lines += 1;
+                end = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (end, lines)
+}
+
+/// Is the last line of `lines` (whole lines, the last ending with its line feed) blank?
+#[inline]
+fn last_line_is_blank(lines: &[u8]) -> bool {
+    let body = &lines[..lines.len().saturating_sub(1)];
+    for &b in body.iter().rev() {
+        if b == b'\n' {
+            return true;
+        }
+        if !is_blank(b) {
+            return false;
+        }
+    }
+    true
+}
+
 /// [`skip_tag_pairs`] for the one tag pair that a line of `bytes` starts with at `ls`
 /// (`bytes[ls] == b'['`), where the line's end is not known yet: the index just after
 /// its closing `]`, or `None` when the tag does not close before the line feed (or the
 /// end of `bytes`), which the general way then handles.
 #[inline]
 fn skip_tag_pairs_quick(bytes: &[u8], ls: usize) -> Option<usize> {
+    // The usual shape first, `[Name "value"]` with no escape: two searches, each
+    // ending where it is expected to.
+    let open = find_byte_of(bytes, ls + 1, [b'"', b'\\', b']', b'\n']);
+    if bytes.get(open) == Some(&b'"') {
+        let close = find_byte_of(bytes, open + 1, [b'"', b'\\', b'\n', b'\n']);
+        if bytes.get(close) == Some(&b'"') && bytes.get(close + 1) == Some(&b']') {
+            return Some(close + 2);
+        }
+    }
     let mut i = ls + 1;
     let mut in_quote = false;
     loop {
@@ -734,10 +816,8 @@ fn skip_tag_pairs(line: &[u8], mut i: usize) -> usize {
         i += 1;
         let mut in_quote = false;
         loop {
-            // Ordinary bytes are stepped over by one table lookup each.
-            while i < line.len() && !TAG_STOP[line[i] as usize] {
-                i += 1;
-            }
+            // Ordinary bytes are stepped over sixteen at a time.
+            i = find_byte_of(line, i, [b'"', b'\\', b']', b']']);
             if i >= line.len() {
                 return i;
             }

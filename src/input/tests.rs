@@ -367,3 +367,49 @@ fn block_splitter_agrees_with_the_reference_on_the_corpora() {
         assert_same_split(&text, &[65536, 1000], false, 0);
     }
 }
+
+/// The line-run search gives what looking at every byte gives, on strings of the bytes
+/// that matter placed at every offset around the sixteen-byte steps.
+#[test]
+fn plain_movetext_lines_agrees_with_a_byte_loop() {
+    fn by_bytes(bytes: &[u8], from: usize) -> (usize, u64) {
+        let (mut end, mut lines) = (from, 0);
+        for (i, &b) in bytes.iter().enumerate().skip(from) {
+            if matches!(b, b'{' | b';' | b'[' | b'%') {
+                break;
+            }
+            if b == b'\n' {
+                lines += 1;
+                end = i + 1;
+            }
+        }
+        (end, lines)
+    }
+    let alphabet: &[u8] = b"e4 \n\n{;[%\xc3\xa9\r";
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    for len in 0..120 {
+        for _ in 0..40 {
+            let text: Vec<u8> = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    // Mostly plain bytes, so that long runs occur.
+                    if seed % 5 == 0 {
+                        alphabet[(seed >> 8) as usize % alphabet.len()]
+                    } else {
+                        b"Nf3 e5\n"[(seed >> 8) as usize % 7]
+                    }
+                })
+                .collect();
+            for from in 0..=len.min(3) {
+                assert_eq!(plain_movetext_lines(&text, from), by_bytes(&text, from), "{:?} from {from}", text);
+            }
+        }
+    }
+    // Blank last lines are told from the others.
+    assert!(last_line_is_blank(b"1. e4\n \t\r\n"));
+    assert!(last_line_is_blank(b"\n"));
+    assert!(!last_line_is_blank(b"\n1. e4\n"));
+    assert!(!last_line_is_blank(b"  e5 \n"));
+}

@@ -972,9 +972,7 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     let mut i = skip_blanks(cur.pos + 1);
     let name_start = i;
     // A tag name ends at a blank, `"` or `]`.
-    while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME == 0 {
-        i += 1;
-    }
+    i = tag_name_end(bytes, i);
     let name = &bytes[name_start..i];
     // The tag in this place of the previous game mostly had the same name.
     if tag.name.as_bytes() != name || !name.is_ascii() {
@@ -1019,6 +1017,50 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
             }
         }
     }
+}
+
+/// The index of the first byte from `from` on that ends a tag name (a blank, `"` or
+/// `]`; `bytes.len()` if none). On x86-64 sixteen bytes are looked at with SSE2 at once:
+/// a tag name mostly fits in them, so the search ends without a byte-by-byte loop whose
+/// end the processor cannot foresee. Bytes from 0x7f up are only candidates there (few
+/// of them are blanks) and are settled by the table.
+#[inline]
+fn tag_name_end(bytes: &[u8], from: usize) -> usize {
+    let mut i = from;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+        };
+        while let Some(chunk) = bytes.get(i..i + 16) {
+            // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`.
+            let mask = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().cast());
+                let control_or_space = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(b' ' as i8)), v);
+                let quote_or_bracket = _mm_or_si128(
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8)),
+                    _mm_cmpeq_epi8(v, _mm_set1_epi8(b']' as i8)),
+                );
+                let delete = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
+                // The sign bit of each byte marks the bytes from 0x80 up.
+                (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(control_or_space, quote_or_bracket), delete))
+                    | _mm_movemask_epi8(v)) as u32
+            };
+            if mask != 0 {
+                i += mask.trailing_zeros() as usize;
+                if BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME != 0 {
+                    return i;
+                }
+                // A non-ASCII letter of the name: on byte by byte.
+                break;
+            }
+            i += 16;
+        }
+    }
+    while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME == 0 {
+        i += 1;
+    }
+    i
 }
 
 /// Number the pieces of a start position 1..=n in square order a1, b1, …, h8.

@@ -624,3 +624,28 @@ fn parse_without_encoding_reads_what_parse_reads() {
         }
     }
 }
+
+/// The sixteen-at-a-time search for a tag name's end gives what the table gives byte by
+/// byte, also for names with non-ASCII letters, BOM bytes and control bytes, at every
+/// length around the sixteen-byte step.
+#[test]
+fn tag_name_end_agrees_with_the_byte_table() {
+    let by_bytes = |bytes: &[u8], from: usize| {
+        (from..bytes.len()).find(|&i| BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME != 0).unwrap_or(bytes.len())
+    };
+    let letters: [&[u8]; 6] = [b"W", b"\xc3\xa9", b"\x7f", b"\xef\xbb\xbf", b"_", b"9"];
+    let enders: [&[u8]; 7] = [b" ", b"\"", b"]", b"\t", b"\x00", b"\xbb", b""];
+    for n in 0..40 {
+        for (k, letter) in letters.iter().enumerate() {
+            for ender in enders {
+                let mut text = b"[".to_vec();
+                for j in 0..n {
+                    text.extend_from_slice(if j % 7 == 3 { letter } else { letters[(j + k) % 2 * 4] });
+                }
+                text.extend_from_slice(ender);
+                text.extend_from_slice(b" \"v\"]");
+                assert_eq!(tag_name_end(&text, 1), by_bytes(&text, 1), "{:?}", String::from_utf8_lossy(&text));
+            }
+        }
+    }
+}
