@@ -784,24 +784,26 @@ mod tests {
 
     #[test]
     fn output_is_identical_for_any_thread_count() {
-        let path = corpus("threads", 700);
+        // More games than ten batches hold, so the workers take turns at the input.
+        let games = 10 * BATCH_SIZE as u64 + 123;
+        let path = corpus("threads", games as usize);
         let eval = PlyCount { min_plies: 6, sort: false };
         let (one, o1) = scan(&path, &eval, 1, Format::Pgn(PgnStyle::default()), None);
         let (three, o3) = scan(&path, &eval, 3, Format::Pgn(PgnStyle::default()), None);
         assert_eq!(one, three);
         assert!(!one.is_empty());
-        assert_eq!(o1.read, 700);
+        assert_eq!(o1.read, games);
         assert_eq!(o1.read, o1.matched + o1.unmatched + o1.skipped + o1.abandoned);
-        assert_eq!(o1.skipped, (0..700).filter(|i| i % 17 == 5).count() as u64);
+        assert_eq!(o1.skipped, (0..games).filter(|i| i % 17 == 5).count() as u64);
         assert_eq!((o1.matched, o1.skipped), (o3.matched, o3.skipped));
         let evaluated: u64 = o3.scratches.iter().map(|s| s.evaluated).sum();
-        assert_eq!(evaluated, 700 - o3.skipped);
+        assert_eq!(evaluated, games - o3.skipped);
         assert_eq!(o3.scratches.len(), 3);
     }
 
     #[test]
     fn numbers_are_in_input_order_and_limit_stops_cleanly() {
-        let path = corpus("limit", 300);
+        let path = corpus("limit", 3 * BATCH_SIZE + 7);
         let eval = PlyCount { min_plies: 9, sort: false };
         let (all, outcome) = scan(&path, &eval, 2, Format::Numbers, None);
         let numbers: Vec<u64> = String::from_utf8(all).unwrap().lines().map(|l| l.parse().unwrap()).collect();
