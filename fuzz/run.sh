@@ -24,12 +24,14 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 -Cllvm-args=-sanitizer-coverage-trace-compares -Coverflow-checks"
 # Overflow checks stay on (an overflow is a bug); debug assertions are off: the only ones
 # are in dependencies (regex-automata, hashbrown), where they cost a quarter of the speed.
+# `-reload=0`: one fuzzer per corpus, so re-reading the corpus directory every second (the
+# default, a `stat` of each of its thousands of files) only cost a tenth of the time.
 nice cargo +nightly build --release --bins --target x86_64-unknown-linux-gnu
 mkdir -p logs
 for t in $targets; do
     mkdir -p "artifacts/$t" "corpus/$t"
     nice -n "${NICE:-19}" "target/x86_64-unknown-linux-gnu/release/$t" $stop -max_len="${MAX_LEN:-4096}" \
-        -timeout="${TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 \
+        -timeout="${TIMEOUT:-10}" -rss_limit_mb=2048 -print_final_stats=1 -reload=0 \
         -artifact_prefix="artifacts/$t/" "corpus/$t" "seeds/$t" >"logs/$t.log" 2>&1 || true
     # A run that stops on a crash prints no final statistics: the greps find nothing and
     # the run is still entered in the ledger, with its crash input counted.

@@ -195,10 +195,49 @@ pub struct Ctx<'a> {
     pub sort_comments: Vec<(FilterId, i64, Vec<(NodeId, String)>)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
-    /// Per piece identity, the last square lookup made at a game node: `(node + 1) << 8`
-    /// plus the square (64 = not on the board); 0 = none yet. Game nodes never change, so a
-    /// hit is exact; temporary positions are not remembered.
-    piece_squares: [std::cell::Cell<u64>; 256],
+    /// Per piece identity, the last square it was looked up on at a game node (kept by the
+    /// worker from game to game, see [`SquareMemo`]).
+    piece_squares: &'a SquareMemo,
+    /// This game's turn in `piece_squares`.
+    square_turn: u64,
+}
+
+/// Per worker: for each piece identity, the last square lookup made at a game node, so that
+/// asking again at the same node is one comparison. Game nodes never change, so a hit is
+/// exact; temporary positions are not remembered. An entry is the game's turn
+/// (`turn << 41`), `(node + 1) << 8` and the square (64 = not on the board); 0 = none. The
+/// table is kept between games instead of being cleared for each (2 KB per game, a
+/// measurable share of a header-only scan): a new game takes the next turn, which no older
+/// entry matches, and the table is cleared only when the turns run out.
+#[derive(Debug)]
+pub struct SquareMemo {
+    slots: [std::cell::Cell<u64>; 256],
+    turn: std::cell::Cell<u64>,
+}
+
+impl Default for SquareMemo {
+    fn default() -> SquareMemo {
+        SquareMemo { slots: [const { std::cell::Cell::new(0) }; 256], turn: std::cell::Cell::new(0) }
+    }
+}
+
+impl SquareMemo {
+    /// Turns fit in the 23 bits above a node number (33 bits) and a square (8 bits).
+    const TURNS: u64 = 1 << 23;
+
+    /// Start a new game: its turn, which no entry made before matches.
+    fn next_game(&self) -> u64 {
+        let turn = self.turn.get() + 1;
+        if turn < Self::TURNS {
+            self.turn.set(turn);
+            return turn;
+        }
+        for slot in &self.slots {
+            slot.set(0);
+        }
+        self.turn.set(1);
+        1
+    }
 }
 
 fn internal(msg: impl Into<String>) -> Error {
@@ -273,7 +312,9 @@ impl<'a> Ctx<'a> {
         game: &'a Game,
         vars: &'a mut Vec<Option<Value>>,
         dicts: &'a mut Vec<super::dict::Dict>,
+        piece_squares: &'a SquareMemo,
     ) -> Ctx<'a> {
+        let square_turn = piece_squares.next_game();
         Ctx {
             q,
             ir: &q.ir,
@@ -296,7 +337,8 @@ impl<'a> Ctx<'a> {
             path_covered: Default::default(),
             consecutive_runs: Vec::new(),
             sort_comments: Vec::new(),
-            piece_squares: [const { std::cell::Cell::new(0) }; 256],
+            piece_squares,
+            square_turn,
         }
     }
 
@@ -412,8 +454,8 @@ impl<'a> Ctx<'a> {
     /// The square a piece identity stands on at a location.
     fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
         let Loc::Node(n) = at else { return self.ids_ref(at).and_then(|ids| find_identity(ids, id)) };
-        let slot = &self.piece_squares[id as usize];
-        let key = (u64::from(n.0) + 1) << 8;
+        let slot = &self.piece_squares.slots[id as usize];
+        let key = self.square_turn << 41 | (u64::from(n.0) + 1) << 8;
         let known = slot.get();
         if known & !0xff == key {
             let code = (known & 0xff) as u32;
@@ -1717,5 +1759,25 @@ mod identity_tests {
             let plain = ids.0.iter().position(|&v| v == id).map(|i| Square::new(i as u32));
             assert_eq!(find_identity(&ids, id), plain, "identity {id}");
         }
+    }
+
+    /// A game's turn matches no entry of an earlier game, also when the turns run out and
+    /// start again (the table is then cleared).
+    #[test]
+    fn square_memo_turns_never_match_an_earlier_game() {
+        let memo = SquareMemo::default();
+        let first = memo.next_game();
+        memo.slots[7].set(first << 41 | 1 << 8 | 12);
+        let second = memo.next_game();
+        assert_ne!(first, second);
+        assert_ne!(memo.slots[7].get() & !0xff, second << 41 | 1 << 8);
+        memo.turn.set(SquareMemo::TURNS - 1);
+        memo.slots[7].set((SquareMemo::TURNS - 1) << 41 | 1 << 8 | 12);
+        let wrapped = memo.next_game();
+        assert_eq!(wrapped, 1);
+        assert!(memo.slots.iter().all(|slot| slot.get() == 0));
+        // The largest node number and square still fit below the turn.
+        let key = (SquareMemo::TURNS - 1) << 41 | (u64::from(u32::MAX) + 1) << 8 | 64;
+        assert_eq!(key >> 41, SquareMemo::TURNS - 1);
     }
 }

@@ -109,6 +109,8 @@ pub struct Scratch {
     /// One dictionary per query variable (empty, and never allocated, for variables that are
     /// not dictionaries); `local` ones are emptied for every game.
     dicts: Vec<dict::Dict>,
+    /// Where each piece identity was last looked up, kept from game to game.
+    squares: engine::SquareMemo,
 }
 
 /// What a query found in one game.
@@ -278,17 +280,23 @@ impl Query {
         if !self.game_selected(game) || abort_requested() {
             return false;
         }
+        thread_local! {
+            /// The square memo of the header tests (which never look at a position).
+            static HEADER_SQUARES: engine::SquareMemo = engine::SquareMemo::default();
+        }
         let mut vars = Vec::new();
         let mut dicts = Vec::new();
-        let mut ctx = Ctx::new(self, game, &mut vars, &mut dicts);
-        for &f in &self.header_conjuncts {
-            match ctx.test(f, Loc::Header) {
-                Ok(true) => {}
-                Ok(false) => return false,
-                Err(_) => return true,
+        HEADER_SQUARES.with(|squares| {
+            let mut ctx = Ctx::new(self, game, &mut vars, &mut dicts, squares);
+            for &f in &self.header_conjuncts {
+                match ctx.test(f, Loc::Header) {
+                    Ok(true) => {}
+                    Ok(false) => return false,
+                    Err(_) => return true,
+                }
             }
-        }
-        true
+            true
+        })
     }
 
     /// Game-number and result restrictions of the settings.
@@ -315,7 +323,7 @@ impl Query {
         if !self.game_selected(game) || abort_requested() {
             return result;
         }
-        let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts);
+        let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts, &scratch.squares);
         if game.nodes.is_empty() {
             if self.needs_positions() {
                 return result;

@@ -876,7 +876,7 @@ fn virtual_mainline_is_main_moves_and_black_alternatives() {
     let q = Query::new(ir).unwrap();
     let mut scratch = Scratch::default();
     scratch.prepare(&q.ir);
-    let mut ctx = super::engine::Ctx::new(&q, &game, &mut scratch.vars, &mut scratch.dicts);
+    let mut ctx = super::engine::Ctx::new(&q, &game, &mut scratch.vars, &mut scratch.dicts, &scratch.squares);
     let on = |ctx: &mut super::engine::Ctx, origin: NodeId, n: NodeId| {
         ctx.origin = origin;
         ctx.test(vml, super::engine::Loc::Node(n)).unwrap()

@@ -73,24 +73,28 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     for &c in candidates {
         let bound = best.map_or(limit + 1, |(d, _)| d);
         candidate.clear();
-        if c.is_ascii() {
-            // Keywords: one letter per byte, so the length is known before copying.
+        let letters = if c.is_ascii() {
+            // Keywords: one letter per byte, so the length and the letters are known
+            // before copying, and most keywords are passed over without a copy.
             if word.len().abs_diff(c.len()) >= bound {
                 continue;
             }
-            candidate.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+            c.bytes().fold(0u128, |mask, b| mask | 1 << b.to_ascii_lowercase())
         } else {
             candidate.extend(c.chars().flat_map(char::to_lowercase));
             if word.len().abs_diff(candidate.len()) >= bound {
                 continue;
             }
-        }
+            letter_mask(&candidate)
+        };
         // Every letter of one word missing from the other costs at least one edit.
-        let letters = letter_mask(&candidate);
         if ((word_letters & !letters).count_ones() as usize).max((letters & !word_letters).count_ones() as usize)
             >= bound
         {
             continue;
+        }
+        if c.is_ascii() {
+            candidate.extend(c.bytes().map(|b| char::from(b.to_ascii_lowercase())));
         }
         let d = rows.distance(&word, &candidate, bound);
         if d < bound {
