@@ -38,7 +38,8 @@ for t in $targets; do
     runs=$(grep -o 'number_of_executed_units: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || true)
     speed=$(grep -o 'average_exec_per_sec: *[0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || true)
     secs=$(grep -o 'Done [0-9]* runs in [0-9]*' "logs/$t.log" | grep -o '[0-9]*$' || true)
-    found=$(ls "artifacts/$t" | wc -l)
+    # Crashes, timeouts and out-of-memory inputs; `slow-unit-*` files are not failures.
+    found=$(ls "artifacts/$t" | grep -cE '^(crash|timeout|oom|leak)-' || true)
     echo "$t: ${runs:-0} executions, ${speed:-0} exec/s, $found crash/timeout/oom inputs"
     [ -f runs.tsv ] || printf 'date\ttarget\texecutions\tseconds\texec_per_sec\tartifacts\tcommit\n' >runs.tsv
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$t" "${runs:-0}" "${secs:-0}" \
