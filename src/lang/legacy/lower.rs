@@ -1201,7 +1201,12 @@ impl Lowerer {
         top_level: bool,
     ) -> Result<(), Diagnostic> {
         if let Some(kind) = transform_kind(kw) {
-            st.transforms.push(kind);
+            // A transform keyword is a property of the list: written twice, it still counts
+            // once (each keyword's set of transforms holds the identity and is closed under
+            // composition, so a second copy adds no image, only work and extra counts).
+            if !st.transforms.contains(&kind) {
+                st.transforms.push(kind);
+            }
             return Ok(());
         }
         let simple = match kw {

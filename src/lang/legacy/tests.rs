@@ -751,3 +751,21 @@ fn isstalemate_is_stalemate() {
     assert_eq!(matching("(match (position :isstalemate))", stale), vec![1]);
     assert!(matching("(match (position :isstalemate))", RELATION_GAMES).is_empty());
 }
+
+/// A transform keyword written twice in one list counts once, where it first appears.
+#[test]
+fn repeated_transform_keywords_count_once() {
+    assert_eq!(
+        root_shape("(match (position Nd4 kf5 :shift :flip :flip :flip :shift))"),
+        root_shape("(match (position Nd4 kf5 :shift :flip))")
+    );
+    assert_eq!(
+        root_shape("(match (position :attackcount A k 2 :flipcolor :flipcolor))"),
+        root_shape("(match (position :attackcount A k 2 :flipcolor))")
+    );
+    assert_ne!(
+        root_shape("(match (position Nd4 kf5 :flip :shift))"),
+        root_shape("(match (position Nd4 kf5 :shift :flip))"),
+        "the order of different keywords is kept"
+    );
+}
