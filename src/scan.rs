@@ -5,11 +5,12 @@
 //! Gives out: the output bytes written to the sink and the tallies ([`ScanOutcome`]).
 //!
 //! Threads: N workers (each with its own `GameParser`, reused `Game` and evaluator
-//! scratch) take turns at the input: a worker locks the reader, cuts the next batch of
-//! up to [`BATCH_SIZE`] raw games ([`BATCH_BYTES`]) out of the `input::Games` iterator with a sequence number,
-//! lets go, then parses, evaluates and renders the output of each matching game, and
-//! sends the batch's outcomes through a bounded channel to the writer (the calling
-//! thread), which restores input order with a reorder buffer keyed by batch sequence.
+//! scratch) take turns at the input: a worker locks the reader, cuts the next batch (up
+//! to [`BATCH_SIZE`] raw games or about [`BATCH_BYTES`]) out of the `input::Games`
+//! iterator with a sequence number, lets go, then parses, evaluates and renders the
+//! output of each matching game, and sends the batch's outcomes through a bounded
+//! channel to the writer (the calling thread), which restores input order with a
+//! reorder buffer keyed by batch sequence.
 //! There is no reader thread: a game is read by the core that cut it out, and N workers
 //! on N cores leave no thread waiting for a core. The buffer is bounded: a worker needs a
 //! token to take a batch and the writer hands the token back only once that batch's
