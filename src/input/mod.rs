@@ -708,12 +708,29 @@ fn plain_movetext_lines(bytes: &[u8], from: usize) -> (usize, u64) {
     let mut lines = 0u64;
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8};
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_cvtsi128_si64, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_sad_epu8,
+            _mm_set1_epi8, _mm_setzero_si128, _mm_sub_epi8, _mm_unpackhi_epi64,
+        };
+        // Line feeds are counted in sixteen byte-wide lanes (a lane holds up to 255), which
+        // are summed every 255 chunks and at the end: no bit count per chunk (x86-64 has no
+        // `popcnt` before its v2 level). The last chunk holding a line feed is remembered
+        // without a branch, since whether a chunk holds one is as good as random.
+        // SAFETY (every intrinsic below): SSE2 is part of x86-64.
+        let lanes_total = |lanes: __m128i| -> u64 {
+            unsafe {
+                let sums = _mm_sad_epu8(lanes, _mm_setzero_si128());
+                (_mm_cvtsi128_si64(sums) + _mm_cvtsi128_si64(_mm_unpackhi_epi64(sums, sums))) as u64
+            }
+        };
+        let mut lanes = unsafe { _mm_setzero_si128() };
+        let mut chunks_in_lanes = 0u32;
+        let (mut last_chunk, mut last_feeds) = (i, 0u32);
         while let Some(chunk) = bytes.get(i..i + 16) {
-            // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`.
-            let (feeds, stops) = unsafe {
+            // SAFETY: SSE2; the load reads the 16 bytes of `chunk`.
+            let (is_feed, feeds, stops) = unsafe {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast());
-                let feeds = _mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8))) as u32;
+                let is_feed = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
                 let a = _mm_or_si128(
                     _mm_cmpeq_epi8(v, _mm_set1_epi8(b'{' as i8)),
                     _mm_cmpeq_epi8(v, _mm_set1_epi8(b';' as i8)),
@@ -722,18 +739,30 @@ fn plain_movetext_lines(bytes: &[u8], from: usize) -> (usize, u64) {
                     _mm_cmpeq_epi8(v, _mm_set1_epi8(b'[' as i8)),
                     _mm_cmpeq_epi8(v, _mm_set1_epi8(b'%' as i8)),
                 );
-                (feeds, _mm_movemask_epi8(_mm_or_si128(a, b)) as u32)
+                (is_feed, _mm_movemask_epi8(is_feed) as u32, _mm_movemask_epi8(_mm_or_si128(a, b)) as u32)
             };
-            // Only the line feeds before the first stop byte end plain lines.
-            let feeds = if stops != 0 { feeds & ((1u32 << stops.trailing_zeros()) - 1) } else { feeds };
-            // Without a branch: whether a chunk holds a line feed is as good as random.
-            lines += u64::from(feeds.count_ones());
-            let after_last_feed = i + 32 - feeds.leading_zeros() as usize;
-            end = if feeds != 0 { after_last_feed } else { end };
             if stops != 0 {
-                return (end, lines);
+                // Only the line feeds before the first stop byte end plain lines.
+                let before = feeds & ((1u32 << stops.trailing_zeros()) - 1);
+                lines += lanes_total(lanes) + u64::from(before.count_ones());
+                let (at, feeds) = if before != 0 { (i, before) } else { (last_chunk, last_feeds) };
+                return if feeds != 0 { (at + 32 - feeds.leading_zeros() as usize, lines) } else { (end, lines) };
+            }
+            // A line feed compares as -1: subtracting counts it.
+            lanes = unsafe { _mm_sub_epi8(lanes, is_feed) };
+            last_chunk = if feeds != 0 { i } else { last_chunk };
+            last_feeds = if feeds != 0 { feeds } else { last_feeds };
+            chunks_in_lanes += 1;
+            if chunks_in_lanes == 255 {
+                lines += lanes_total(lanes);
+                lanes = unsafe { _mm_setzero_si128() };
+                chunks_in_lanes = 0;
             }
             i += 16;
+        }
+        lines += lanes_total(lanes);
+        if last_feeds != 0 {
+            end = last_chunk + 32 - last_feeds.leading_zeros() as usize;
         }
     }
     while let Some(&b) = bytes.get(i) {

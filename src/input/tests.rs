@@ -407,6 +407,19 @@ fn plain_movetext_lines_agrees_with_a_byte_loop() {
             }
         }
     }
+    // Runs longer than 255 sixteen-byte steps (the line feeds are summed in parts), ending
+    // at a stop byte or at the end, with the last line feed in the last step or earlier.
+    for lines in [250usize, 300, 700] {
+        let mut text = b"1. e4 e5 2. Nf3 Nc6\n".repeat(lines);
+        assert_eq!(plain_movetext_lines(&text, 0), by_bytes(&text, 0));
+        text.extend_from_slice(b"3. Bb5 {a comment}\n");
+        assert_eq!(plain_movetext_lines(&text, 0), (lines * 20, lines as u64));
+        text.extend_from_slice(b"          plain text without a line feed, longer than sixteen bytes");
+        assert_eq!(plain_movetext_lines(&text, 0), by_bytes(&text, 0));
+        text.truncate(lines * 20 - 1);
+        text.extend_from_slice(b" and more plain text, well over sixteen bytes long");
+        assert_eq!(plain_movetext_lines(&text, 0), by_bytes(&text, 0));
+    }
     // Blank last lines are told from the others.
     assert!(last_line_is_blank(b"1. e4\n \t\r\n"));
     assert!(last_line_is_blank(b"\n"));
