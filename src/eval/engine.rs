@@ -289,6 +289,23 @@ fn arith(op: ArithOp, a: i64, b: i64) -> Option<i64> {
 
 /// The game's result from the `[Result]` tag, else the termination marker.
 pub fn game_result(game: &Game) -> Option<GameResult> {
+    // The usual case, decided on the bytes: a `[Result]` of `1-0`, `0-1` or `1/2-1/2` with
+    // at most ASCII blanks around it. Anything else (no tag, `*`, other blanks, other text)
+    // goes the general way below, which gives the same answer for these.
+    if let Some(tag) = game.tag("Result") {
+        match tag.value.trim_ascii() {
+            b"1-0" => return Some(GameResult::WhiteWins),
+            b"0-1" => return Some(GameResult::BlackWins),
+            b"1/2-1/2" => return Some(GameResult::Draw),
+            _ => {}
+        }
+    }
+    game_result_of_text(game)
+}
+
+/// [`game_result`] the general way: the `[Result]` text trimmed of any white space, else
+/// the termination marker.
+fn game_result_of_text(game: &Game) -> Option<GameResult> {
     // Read in place, neither copied nor converted: this is asked of every game a result
     // filter reads. Tag values are UTF-8 once read (a Windows-1252 game is converted),
     // so the check cannot fail; if it did, the replacement character matches no result.
@@ -1779,5 +1796,38 @@ mod identity_tests {
         // The largest node number and square still fit below the turn.
         let key = (SquareMemo::TURNS - 1) << 41 | (u64::from(u32::MAX) + 1) << 8 | 64;
         assert_eq!(key >> 41, SquareMemo::TURNS - 1);
+    }
+
+    /// The quick reading of the result gives what the general one gives, for every kind of
+    /// `[Result]` value and with or without a termination marker.
+    #[test]
+    fn game_result_quick_way_agrees_with_the_general_way() {
+        let values: [&[u8]; 12] = [
+            b"1-0",
+            b" 1-0 ",
+            b"\x0b1-0",
+            b"0-1",
+            b"1/2-1/2",
+            b"\t1/2-1/2\r",
+            "½-½".as_bytes(),
+            b"*",
+            b"",
+            b"1-0?",
+            b"2-0",
+            b"\xff",
+        ];
+        for value in values {
+            for termination in [None, Some("0-1"), Some("*")] {
+                for with_tag in [true, false] {
+                    let mut game = Game::default();
+                    game.tags.push(crate::pgn::Tag { name: "Event".into(), value: b"x".to_vec() });
+                    if with_tag {
+                        game.tags.push(crate::pgn::Tag { name: "Result".into(), value: value.to_vec() });
+                    }
+                    game.termination = termination.map(String::from);
+                    assert_eq!(game_result(&game), game_result_of_text(&game), "{value:?} {termination:?} {with_tag}");
+                }
+            }
+        }
     }
 }

@@ -140,7 +140,12 @@ pub struct Tag {
 impl Tag {
     /// The value as text (invalid UTF-8 replaced).
     pub fn text(&self) -> std::borrow::Cow<'_, str> {
-        String::from_utf8_lossy(&self.value)
+        // The check alone first: it is quicker than the lossy conversion's chunk by chunk
+        // walk, and tag values are UTF-8 once read (a Windows-1252 game is converted).
+        match std::str::from_utf8(&self.value) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&self.value),
+        }
     }
 }
 
