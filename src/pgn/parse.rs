@@ -972,10 +972,11 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     let mut i = skip_blanks(cur.pos + 1);
     let name_start = i;
     // A tag name ends at a blank, `"` or `]`.
-    i = tag_name_end(bytes, i);
+    let (end, known_ascii) = tag_name_end(bytes, i);
+    i = end;
     let name = &bytes[name_start..i];
     // The tag in this place of the previous game mostly had the same name.
-    if tag.name.as_bytes() != name || !name.is_ascii() {
+    if tag.name.as_bytes() != name || !(known_ascii || name.is_ascii()) {
         tag.name.clear();
         tag.name.extend(name.iter().map(|&b| b as char));
     }
@@ -992,7 +993,7 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     i += 1;
     loop {
         let stop = crate::input::find_byte_of(bytes, i, [b'"', b'\\', b'\n', b'\n']);
-        tag.value.extend_from_slice(&bytes[i..stop]);
+        append_run(&mut tag.value, bytes, i, stop);
         i = stop;
         match bytes.get(i) {
             None | Some(b'\n') => return Err(unterminated()),
@@ -1019,13 +1020,39 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     }
 }
 
+/// Append `src[from..to]` to `dst` sixteen bytes at a time: each step copies a whole
+/// sixteen-byte block (a fixed-size copy the compiler does in one move) and the surplus of
+/// the last one is cut off. Tag values are mostly shorter than sixteen bytes, so this is
+/// one step where a call to `memcpy` would branch on the varying length.
+#[inline]
+fn append_run(dst: &mut Vec<u8>, src: &[u8], from: usize, to: usize) {
+    let wanted = dst.len() + (to - from);
+    let mut k = from;
+    while k < to {
+        match src.get(k..k + 16) {
+            Some(block) => {
+                let block: &[u8; 16] = block.try_into().expect("sixteen bytes");
+                dst.extend_from_slice(block);
+                k += 16;
+            }
+            None => {
+                dst.extend_from_slice(&src[k..to]);
+                break;
+            }
+        }
+    }
+    dst.truncate(wanted);
+}
+
 /// The index of the first byte from `from` on that ends a tag name (a blank, `"` or
 /// `]`; `bytes.len()` if none). On x86-64 sixteen bytes are looked at with SSE2 at once:
 /// a tag name mostly fits in them, so the search ends without a byte-by-byte loop whose
 /// end the processor cannot foresee. Bytes from 0x7f up are only candidates there (few
 /// of them are blanks) and are settled by the table.
+/// Also says whether the name is known to be ASCII (when the sixteen-byte search found its
+/// end, every byte before it is below 0x7f).
 #[inline]
-fn tag_name_end(bytes: &[u8], from: usize) -> usize {
+fn tag_name_end(bytes: &[u8], from: usize) -> (usize, bool) {
     let mut i = from;
     #[cfg(target_arch = "x86_64")]
     {
@@ -1049,7 +1076,7 @@ fn tag_name_end(bytes: &[u8], from: usize) -> usize {
             if mask != 0 {
                 i += mask.trailing_zeros() as usize;
                 if BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME != 0 {
-                    return i;
+                    return (i, bytes[i] < 0x7f);
                 }
                 // A non-ASCII letter of the name: on byte by byte.
                 break;
@@ -1060,7 +1087,7 @@ fn tag_name_end(bytes: &[u8], from: usize) -> usize {
     while i < bytes.len() && BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME == 0 {
         i += 1;
     }
-    i
+    (i, false)
 }
 
 /// Number the pieces of a start position 1..=n in square order a1, b1, …, h8.

@@ -644,8 +644,25 @@ fn tag_name_end_agrees_with_the_byte_table() {
                 }
                 text.extend_from_slice(ender);
                 text.extend_from_slice(b" \"v\"]");
-                assert_eq!(tag_name_end(&text, 1), by_bytes(&text, 1), "{:?}", String::from_utf8_lossy(&text));
+                let (end, known_ascii) = tag_name_end(&text, 1);
+                assert_eq!(end, by_bytes(&text, 1), "{:?}", String::from_utf8_lossy(&text));
+                assert!(!known_ascii || text[1..end].is_ascii(), "{:?}", String::from_utf8_lossy(&text));
             }
+        }
+    }
+}
+
+/// Appending a run block by block gives the run, for every length and place, also at the
+/// end of the input where no whole block is left.
+#[test]
+fn append_run_appends_exactly_the_run() {
+    let src: Vec<u8> = (0..70u8).collect();
+    for from in 0..src.len() {
+        for to in from..=src.len() {
+            let mut dst = b"ab".to_vec();
+            append_run(&mut dst, &src, from, to);
+            assert_eq!(&dst[..2], b"ab");
+            assert_eq!(&dst[2..], &src[from..to], "{from}..{to}");
         }
     }
 }
