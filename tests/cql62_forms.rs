@@ -191,6 +191,69 @@ fn line_ranges_take_numeric_variables() {
     assert_eq!(numbers("v = 0 line 1 v --> check"), Vec::<u32>::new());
 }
 
+/// The game numbers `query` matches among the first games of the bundled lichess file.
+fn numbers_in_bundled_games(query: &str) -> Vec<u32> {
+    let pgn = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/lichess-2016-05-first1500.pgn");
+    let o = Command::new(BIN)
+        .args(["-i", pgn.to_str().unwrap(), "--gamenumber", "1-400", "--numbers", "-cql", query])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "`{query}` failed: {err}");
+    String::from_utf8_lossy(&o.stdout).lines().map(|l| l.trim().parse().unwrap()).collect()
+}
+
+/// Two queries match the same games, and some game but not every one (so the law is not
+/// met by two queries that match nothing or everything).
+fn same_games(a: &str, b: &str) {
+    let (x, y) = (numbers_in_bundled_games(a), numbers_in_bundled_games(b));
+    assert_eq!(x, y, "`{a}` and `{b}`");
+    assert!(!x.is_empty() && x.len() < 400, "`{a}` matched {} of 400 games", x.len());
+}
+
+#[test]
+fn a_range_of_one_number_is_that_number_and_its_ends_may_be_variables() {
+    // CQL 6.2 `Tokens::match_range`: one end alone is both ends (checked on the reference
+    // binary: `initial find 2 check` matches the games with exactly two checks).
+    same_games("initial find 2 check", "initial (find all check) == 2");
+    same_games("initial find 1 check", "initial (find all check) == 1");
+    same_games("initial find 0 check", "initial not find check");
+    same_games("initial find 2 3 check", "initial 2 <= (find all check) <= 3");
+    same_games("initial v = 2 find v check", "initial find 2 check");
+    same_games("initial v = 1 w = 3 find v w check", "initial find 1 3 check");
+    same_games("initial v = 2 find v 100 check", "initial find 2 100 check");
+    same_games("initial find -1 1 check", "initial find 0 1 check");
+    // `count`: every number, so `find count` matches with the number of positions.
+    same_games("initial (find count check) == 0", "initial not find check");
+    same_games("initial (find quiet count check) > 3", "initial find 4 1000 check");
+    // Directions: a negative distance counts the other way, 0 is the square itself.
+    same_games("up -1 K & P", "down 1 K & P");
+    same_games("up -2 2 K & N", "(down 1 2 K | K | up 1 2 K) & N");
+    same_games("v = 3 up v K & P", "up 3 K & P");
+    same_games("v = -1 w = 2 horizontal v w R & Q", "(horizontal 1 2 R | R) & Q");
+    // Paths: the value (here the length) lies in the range.
+    same_games("v = 2 path v -- -- check", "path 2 -- -- check");
+    same_games("path 1 2 -- -- check", "path -- -- check");
+    assert!(numbers_in_bundled_games("path 3 -- -- check").is_empty());
+    same_games("line count --> check", "check");
+}
+
+#[test]
+fn direction_ranges_beyond_the_board_are_refused_or_abandon_the_game() {
+    refused("up 8 K");
+    refused("up -8 K");
+    refused("up 3 1 K");
+    refused("up count K");
+    // A variable end is read when the filter runs: out of -7..7 the game is given up on
+    // with the reason (CQL 6.2 stops the run with an error there).
+    let o = run("initial v = 9 up v K");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.stdout.is_empty(), "{err}");
+    assert!(err.contains("direction range must lie in -7..7"), "{err}");
+    assert!(err.contains("2 abandoned"), "{err}");
+}
+
 /// The comments the query writes into the matching games, in order, read from `--output`
 /// PGN (the tag lines and the `Game number` comments left out).
 fn comments(query: &str) -> Vec<String> {

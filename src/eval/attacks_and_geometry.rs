@@ -10,9 +10,13 @@ impl<'a> Ctx<'a> {
     /// `Ok(None)` when it does not match; a filter of another family is an internal error.
     pub(super) fn eval_attacks_and_geometry(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
         Ok(match filter {
-            Filter::Direction { dirs, min, max, arg } => {
+            Filter::Direction { dirs, min, max, range_variables, arg } => {
                 let Some(from) = self.set_value(*arg, at)? else { return Ok(None) };
-                Some(Value::Set(board::direction(*dirs, *min, *max, from)))
+                let (min, max) = match *range_variables {
+                    (None, None) => (*min, *max),
+                    (low, high) => self.direction_range((*min, low), (*max, high))?,
+                };
+                Some(Value::Set(board::direction(*dirs, min, max, from)))
             }
             Filter::Attacks { attackers, targets, value_is_targets } => {
                 let (Some(a), Some(b)) = (self.set_value(*attackers, at)?, self.set_value(*targets, at)?) else {
@@ -78,5 +82,32 @@ impl<'a> Ctx<'a> {
             }
             _ => return Err(internal("internal error: eval_attacks_and_geometry given a filter of another family")),
         })
+    }
+
+    /// The ends of a direction range with variables (`up 1 n ♔`), read now. CQL 6.2
+    /// (`DirectionParameter::neighborhood`) stops the run when an end is unbound, beyond
+    /// -7..7 or the ends are reversed; here the game is abandoned with that reason.
+    fn direction_range(
+        &self,
+        (min, low): (i8, Option<VarId>),
+        (max, high): (i8, Option<VarId>),
+    ) -> Result<(i8, i8), Error> {
+        let read = |written: i8, var: Option<VarId>| -> Result<i64, Error> {
+            let Some(v) = var else { return Ok(i64::from(written)) };
+            match self.get_var(v) {
+                Some(Value::Number(n)) => Ok(*n),
+                _ => Err(internal(format!(
+                    "query abandoned: the direction range variable `{}` has no value",
+                    self.ir.vars[v.0 as usize].name
+                ))),
+            }
+        };
+        let (a, b) = (read(min, low)?, read(max, high)?);
+        match (i8::try_from(a), i8::try_from(b)) {
+            (Ok(a), Ok(b)) if (-7..=7).contains(&a) && (-7..=7).contains(&b) && a <= b => Ok((a, b)),
+            _ => Err(internal(format!(
+                "query abandoned: a direction range must lie in -7..7 with its smaller end first, not {a}..{b}"
+            ))),
+        }
     }
 }

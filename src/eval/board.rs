@@ -90,13 +90,27 @@ pub fn between(a: Bitboard, b: Bitboard) -> Bitboard {
 
 /// Squares at distance `min..=max` from a square of `from` in the directions `dirs`,
 /// ignoring pieces in the way. Distance 0 is the square itself, so a range starting at 0
-/// (`up 0 7 X`) keeps the squares of `X` (a file ahead of a pawn, the pawn's square included).
-pub fn direction(dirs: Directions, min: u8, max: u8, from: Bitboard) -> Bitboard {
-    let mut out = if min == 0 { from } else { Bitboard::EMPTY };
+/// (`up 0 7 X`) keeps the squares of `X` (a file ahead of a pawn, the pawn's square
+/// included); a negative distance counts the opposite way (`up -1 X`: one square down).
+pub fn direction(dirs: Directions, min: i8, max: i8, from: Bitboard) -> Bitboard {
+    let (min, max) = (i16::from(min), i16::from(max));
+    let mut out = if min <= 0 && 0 <= max { from } else { Bitboard::EMPTY };
+    if max >= 1 {
+        out |= reach(dirs, min.max(1), max, from);
+    }
+    if min <= -1 {
+        out |= reach(dirs.reversed(), (-max).max(1), -min, from);
+    }
+    out
+}
+
+/// Squares `min..=max` steps (both at least 1) from a square of `from` in the directions `dirs`.
+fn reach(dirs: Directions, min: i16, max: i16, from: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
     for sq in from {
         for d in deltas(dirs) {
             let mut cur = sq;
-            let mut dist = 0u8;
+            let mut dist = 0i16;
             while let Some(next) = step(cur, d) {
                 dist += 1;
                 if dist > max {
@@ -405,6 +419,43 @@ mod tests {
     fn board(fen: &str) -> Board {
         let pos: Chess = Fen::from_ascii(fen.as_bytes()).unwrap().into_position(CastlingMode::Standard).unwrap();
         pos.board().clone()
+    }
+
+    #[test]
+    fn a_negative_direction_distance_counts_the_other_way() {
+        let sq = Bitboard::from;
+        let e4 = sq(Square::E4);
+        // Every range from -7 to 7 is the union of its single distances, and distance -n
+        // in `dirs` is distance n in the reversed directions.
+        for dirs in [Directions::UP, Directions::NORTHEAST, Directions::DIAGONAL, Directions::ANY] {
+            for a in -7i8..=7 {
+                let single = direction(dirs, a, a, e4);
+                let mirrored = if a < 0 { direction(dirs.reversed(), -a, -a, e4) } else { single };
+                assert_eq!(single, mirrored, "{dirs:?} {a}");
+                for b in a..=7 {
+                    let union = (a..=b).fold(Bitboard::EMPTY, |acc, d| acc | direction(dirs, d, d, e4));
+                    assert_eq!(direction(dirs, a, b, e4), union, "{dirs:?} {a}..{b}");
+                }
+            }
+        }
+        assert_eq!(direction(Directions::UP, -1, -1, e4), sq(Square::E3));
+        assert_eq!(direction(Directions::UP, 0, 0, e4), e4);
+        // Beyond the board: nothing.
+        assert_eq!(direction(Directions::UP, 5, 7, e4), Bitboard::EMPTY);
+        assert_eq!(direction(Directions::UP, i8::MAX, i8::MAX, e4), Bitboard::EMPTY);
+    }
+
+    #[test]
+    fn reversed_directions_are_the_opposite_steps() {
+        for bits in 0..=255u8 {
+            let dirs = Directions(bits);
+            assert_eq!(dirs.reversed().reversed(), dirs);
+            let mut forward: Vec<(i8, i8)> = deltas(dirs).map(|(f, r)| (-f, -r)).collect();
+            let mut back: Vec<(i8, i8)> = deltas(dirs.reversed()).collect();
+            forward.sort_unstable();
+            back.sort_unstable();
+            assert_eq!(forward, back, "{bits:#010b}");
+        }
     }
 
     #[test]

@@ -961,6 +961,29 @@ impl<'a> Ctx<'a> {
         std::mem::replace(&mut self.vars[i], v)
     }
 
+    /// Does `value` lie in a range written after `line` or `path` (no range: yes)? An end
+    /// written as a numeric variable is read now; an unbound one fails the filter (CQL 6.2
+    /// stops the run there).
+    pub(super) fn in_written_range(
+        &self,
+        range: Option<(i64, i64)>,
+        (low_var, high_var): (Option<VarId>, Option<VarId>),
+        value: i64,
+    ) -> bool {
+        let Some((low, high)) = range else { return true };
+        let end = |var: Option<VarId>, written: i64| match var {
+            Some(v) => match self.get_var(v) {
+                Some(Value::Number(n)) => Some(*n),
+                _ => None,
+            },
+            None => Some(written),
+        };
+        match (end(low_var, low), end(high_var, high)) {
+            (Some(low), Some(high)) => (low..=high).contains(&value),
+            _ => false,
+        }
+    }
+
     pub(super) fn get_var(&self, var: VarId) -> Option<&Value> {
         self.vars.get(var.0 as usize).and_then(|v| v.as_ref())
     }

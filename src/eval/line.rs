@@ -8,7 +8,7 @@
 use super::engine::{Ctx, Eval, Loc, DEPTH_LIMIT};
 use super::value::Value;
 use super::Error;
-use crate::ir::{Filter, FilterId, LineParams, MoveSource, VarId};
+use crate::ir::{Filter, FilterId, LineParams, MoveSource};
 use crate::pgn::NodeId;
 use shakmaty::Position;
 
@@ -40,21 +40,8 @@ impl<'a> Ctx<'a> {
         // CQL 6.2 (`SequenceBase::match_position`): a line with a range fails when the
         // length of its match lies outside it. A bound written as a variable is read now; an
         // unbound one fails the line (CQL 6.2 stops with an error there).
-        if let Some((low, high)) = params.range {
-            let bound = |var: Option<VarId>, written: i64| match var {
-                Some(v) => match self.get_var(v) {
-                    Some(Value::Number(n)) => Some(*n),
-                    _ => None,
-                },
-                None => Some(written),
-            };
-            let (Some(low), Some(high)) = (bound(params.range_variables.0, low), bound(params.range_variables.1, high))
-            else {
-                return Ok(None);
-            };
-            if !(low..=high).contains(&(count as i64)) {
-                return Ok(None);
-            }
+        if !self.in_written_range(params.range, params.range_variables, count as i64) {
+            return Ok(None);
         }
         if let Some(finish) = last.filter(|_| !params.quiet && self.writes_notes()) {
             self.line_notes(start, finish, &params);

@@ -154,7 +154,9 @@ impl<'a> Ctx<'a> {
         self.out.rollback(mark);
         r?;
         let top = s.finals.iter().map(|f| f.score).max();
-        let Some(top) = top else {
+        // CQL 6.2 (`PathNode::isSuccess`): with a range, the value (the length, or the
+        // best `max` value) must lie in it.
+        let Some(top) = top.filter(|&t| self.in_written_range(params.range, params.range_variables, t)) else {
             self.path_now = outer;
             return Ok(None);
         };

@@ -114,7 +114,8 @@ fn directions_and_pins() {
     // up 1 2 from the rook: e2, e3
     let mut ir = Ir::new();
     let r = pieces(&mut ir, Color::White, Role::Rook, Bitboard::FULL);
-    let up = ir.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 2, arg: r }, sp());
+    let up =
+        ir.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 2, range_variables: (None, None), arg: r }, sp());
     let c = ir.add(Filter::Count(up), sp());
     let two = ir.add(Filter::Number(2), sp());
     ir.root = Some(ir.add(Filter::Compare { first: c, rest: vec![(CmpOp::Eq, two)] }, sp()));

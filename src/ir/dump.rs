@@ -248,8 +248,14 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 format!("Pieces {}{}", mask_text(*mask), squares_text(*squares))
             }
         }
-        Filter::Direction { dirs, min, max, .. } => {
-            format!("Direction {} {min}..{max}", directions_text(*dirs))
+        Filter::Direction { dirs, min, max, range_variables, .. } => {
+            let end = |n: i8, var: Option<VarId>| var.map_or(n.to_string(), |v| format!("var{}", v.0));
+            format!(
+                "Direction {} {}..{}",
+                directions_text(*dirs),
+                end(*min, range_variables.0),
+                end(*max, range_variables.1)
+            )
         }
         Filter::Attacks { value_is_targets, .. } => {
             if *value_is_targets {

@@ -188,6 +188,22 @@ impl Directions {
 
     /// (file delta, rank delta) of each bit, in bit order.
     pub const DELTAS: [(i8, i8); 8] = [(0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1)];
+
+    /// The opposite directions: `down` for `up`, `southwest` for `northeast`.
+    pub fn reversed(self) -> Directions {
+        // Bits 0/1, 2/3, 4/7 and 5/6 are opposites.
+        let b = self.0;
+        Directions(
+            (b & 0x01) << 1
+                | (b & 0x02) >> 1
+                | (b & 0x04) << 1
+                | (b & 0x08) >> 1
+                | (b & 0x10) << 3
+                | (b & 0x80) >> 3
+                | (b & 0x20) << 1
+                | (b & 0x40) >> 1,
+        )
+    }
 }
 
 /// How `find` walks the game tree.
@@ -538,6 +554,12 @@ pub struct PathParams {
     pub quiet: bool,
     /// `verbose`: note each move of the best path (`move i of n`).
     pub verbose: bool,
+    /// `path MIN [MAX] …`: the path matches only when its value (its length, or its best
+    /// `max` value) lies in `MIN..=MAX`.
+    pub range: Option<(i64, i64)>,
+    /// Numeric variables written for `MIN` / `MAX`: their values, read when the path runs,
+    /// stand for that end of `range`.
+    pub range_variables: (Option<VarId>, Option<VarId>),
 }
 
 /// What a path status filter reports about the path being matched (inside its
@@ -590,14 +612,19 @@ pub enum Filter {
     /// Number of squares of a set (`#A`), or length of a string; always matches.
     Count(FilterId),
     /// Squares reachable from the argument's squares in `dirs`, at a distance in
-    /// `min..=max` (blocking pieces are ignored). CQL 6: `up 1 ♔`, `diagonal 2 7 X`.
+    /// `min..=max` (blocking pieces are ignored). CQL 6: `up 1 ♔`, `diagonal 2 7 X`. A
+    /// negative distance counts the other way (`up -1 ♔` is the square below the king), and
+    /// 0 is the square itself.
     Direction {
         /// The directions.
         dirs: Directions,
-        /// Smallest distance.
-        min: u8,
-        /// Largest distance.
-        max: u8,
+        /// Smallest distance, -7 to 7.
+        min: i8,
+        /// Largest distance, -7 to 7.
+        max: i8,
+        /// Numeric variables written for `min` / `max` (`up 1 n ♔`): their values, read
+        /// when the filter runs, stand for that end.
+        range_variables: (Option<VarId>, Option<VarId>),
         /// The origin set.
         arg: FilterId,
     },

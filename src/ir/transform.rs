@@ -732,8 +732,8 @@ fn map_node(
         other => {
             let rebuilt = map_children(other, |c| recurse(ir, c));
             rebuilt.map(|f| match f {
-                Filter::Direction { dirs, min, max, arg } => {
-                    Filter::Direction { dirs: map.map_directions(dirs), min, max, arg }
+                Filter::Direction { dirs, min, max, range_variables, arg } => {
+                    Filter::Direction { dirs: map.map_directions(dirs), min, max, range_variables, arg }
                 }
                 Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: map.map_directions(dirs), sets, xray },
                 // A map that sends light squares to dark ones turns `light` into `dark`.
@@ -1186,7 +1186,10 @@ mod tests {
     fn rotate45_turns_directions_and_refuses_named_squares() {
         let mut ir = Ir::new();
         let king = pieces(&mut ir, Color::White, Role::King, Bitboard::FULL);
-        let up = ir.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 1, arg: king }, Span::default());
+        let up = ir.add(
+            Filter::Direction { dirs: Directions::UP, min: 1, max: 1, range_variables: (None, None), arg: king },
+            Span::default(),
+        );
         let t = transform(&mut ir, TransformKind::Rotate45, up);
         let root = expanded(&mut ir, t);
         let all = list_of(&ir, root).iter().fold(0u8, |acc, &c| match ir.get(c) {

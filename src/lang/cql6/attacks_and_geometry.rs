@@ -11,28 +11,43 @@ impl Parser<'_> {
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
     pub(super) fn parse_attacks_and_geometry_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
         if let Some(dirs) = directions_of(w) {
-            let (mut min, mut max) = (1u8, 7u8);
-            if let Tok::Number(a) = self.peek().tok {
-                let first = self.span_here();
-                self.bump();
-                let mut second = None;
-                if let Tok::Number(b) = self.peek().tok {
-                    second = Some((b, self.span_here()));
-                    self.bump();
+            // The range (CQL 6.2 `match_directionparameter`): 1 to 7 unless written; an end
+            // may be negative (the other way) or a numeric variable read when it runs.
+            let here = self.span_here();
+            if self.at_word("count") {
+                self.error_hint(
+                    format!("`{w} count`: a direction needs a distance"),
+                    here,
+                    Some(format!("give a distance from -7 to 7, e.g. `{w} 1 3 K`")),
+                );
+                return Err(());
+            }
+            let (mut min, mut max, mut range_variables) = (1i8, 7i8, (None, None));
+            if let Some(r) = self.range_here() {
+                let span = Self::join(here, self.toks[self.pos.saturating_sub(1)].span);
+                // A distance beyond the board can never be reached: refused, not clamped.
+                let end = |n: i64, var: Option<crate::ir::VarId>| match var {
+                    Some(_) => Some(0),
+                    None => i8::try_from(n).ok().filter(|n| (-7..=7).contains(n)),
+                };
+                let (Some(a), Some(b)) = (end(r.low, r.low_var), end(r.high, r.high_var)) else {
+                    let n = if end(r.low, r.low_var).is_none() { r.low } else { r.high };
+                    self.error_hint(
+                        format!("`{w} {n}`: a direction reaches at most 7 squares"),
+                        span,
+                        Some("give a distance from -7 to 7".to_string()),
+                    );
+                    return Err(());
+                };
+                if r.low_var.is_none() && r.high_var.is_none() && a > b {
+                    self.error_hint(
+                        format!("`{w} {a} {b}`: the smaller distance comes first"),
+                        span,
+                        Some(format!("write `{w} {b} {a}`")),
+                    );
+                    return Err(());
                 }
-                // A count beyond the board can never be reached: refused, not clamped.
-                for (n, s) in std::iter::once((a, first)).chain(second) {
-                    if !(0..=7).contains(&n) {
-                        self.error_hint(
-                            format!("`{w} {n}`: a direction reaches at most 7 squares"),
-                            s,
-                            Some("give a count from 0 to 7".to_string()),
-                        );
-                        return Err(());
-                    }
-                }
-                min = a as u8;
-                max = second.map_or(min, |(b, _)| b as u8);
+                (min, max, range_variables) = (a, b, (r.low_var, r.high_var));
                 if self.at_sym(Sym::Minus) && matches!(self.peek_at(1).tok, Tok::Number(_)) {
                     let s = self.span_here();
                     self.error_hint(
@@ -45,7 +60,7 @@ impl Parser<'_> {
             }
             let arg = self.parse_expr(BP_POSTFIX)?;
             let s = Self::join(sp, self.ir.span(arg));
-            return Ok(Some(self.add(Filter::Direction { dirs, min, max, arg }, s)));
+            return Ok(Some(self.add(Filter::Direction { dirs, min, max, range_variables, arg }, s)));
         }
         match w {
             "file" => self.tight_arg(|a| Filter::Call(Builtin::File, vec![a]), sp),

@@ -57,55 +57,21 @@ impl Parser<'_> {
             }
             "find" => {
                 // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no `Found`
-                // notes), `all`, `<--`, a range.
+                // notes), `all`, `<--`, a range (`find 2 check`: exactly two positions;
+                // `find 1 n check`, `find count check`).
                 let mut direction = FindDirection::Forward;
                 let mut all = false;
                 let mut quiet = false;
                 let mut range = None;
-                // `find v F` with a numeric variable v: at least v positions (CQL 6.2 ranges
-                // take variables, `match_rangeconstituent`).
-                let mut at_least = None;
-                let mut at_most = None;
                 loop {
-                    let numeric_var = match (&self.peek().tok, &self.peek_at(1).tok) {
-                        (Tok::Word(name), next) if range.is_none() && at_least.is_none() && !is_assign(next) => self
-                            .ir
-                            .find_var(name)
-                            .filter(|v| self.ir.vars[v.0 as usize].kind == VarKind::Value)
-                            .filter(|_| !matches!(next, Tok::Sym(s) if cmp_op(*s).is_some() || matches!(s, Sym::Plus | Sym::Minus | Sym::Star | Sym::Slash | Sym::Percent))),
-                        _ => None,
-                    };
-                    if let Some(var) = numeric_var {
-                        let t = self.bump();
-                        at_least = Some(self.add(Filter::Var(var), t.span));
-                    } else if self.eat_word("quiet") {
+                    if self.eat_word("quiet") {
                         quiet = true;
                     } else if self.eat_word("all") {
                         all = true;
                     } else if self.eat_sym(Sym::LineBackward) {
                         direction = FindDirection::Backward;
-                    } else if let (None, Tok::Number(lo), false) =
-                        (range, &self.peek().tok, self.operator_at(1))
-                    {
-                        // A number followed by an operator starts the body (`find 2 <= 8`):
-                        // CQL 6.2 `match_rangeconstituent`.
-                        let lo = *lo;
-                        self.bump();
-                        let hi = if let (Tok::Number(hi), false) = (self.peek().tok.clone(), self.operator_at(1)) {
-                            self.bump();
-                            hi
-                        } else {
-                            i64::MAX
-                        };
-                        range = Some((lo, hi));
-                        // `find 1 v F`: the upper bound is a numeric variable (CQL 6.2
-                        // `match_rangeconstituent` takes one at either end).
-                        if hi == i64::MAX {
-                            if let Some(var) = self.range_variable_here() {
-                                let t = self.bump();
-                                at_most = Some(self.add(Filter::Var(var), t.span));
-                            }
-                        }
+                    } else if let Some(r) = range.is_none().then(|| self.range_here()).flatten() {
+                        range = Some(r);
                     } else {
                         break;
                     }
@@ -114,7 +80,7 @@ impl Parser<'_> {
                 // compares the count (`find all check >= 30`). A plain `find` takes a
                 // comparison as its body (`find T == C`: the position where piece T
                 // stands on C), as the reference does.
-                if all && (range.is_some() || at_least.is_some()) {
+                if all && range.is_some() {
                     // CQL 6.2 `match_findnode`: "use one or the other".
                     self.error_hint(
                         "`find` takes a range or `all`, not both",
@@ -123,18 +89,23 @@ impl Parser<'_> {
                     );
                     return Err(());
                 }
-                let counting = all || range.is_some() || at_least.is_some();
+                let counting = all || range.is_some();
                 let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
                 let s = Self::join(sp, self.ir.span(body));
-                if let Some(bound) = at_most {
-                    let found = self.add(Filter::Find { direction, all, range, quiet, body }, s);
-                    return Ok(Some(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Le, bound)] }, s)));
+                let Some(r) = range else {
+                    return Ok(Some(self.add(Filter::Find { direction, all, range: None, quiet, body }, s)));
+                };
+                // An end written as a variable compares the count with the variable's value
+                // when the filter runs; the comparison keeps the count as its value.
+                let mut found =
+                    self.add(Filter::Find { direction, all: false, range: Some((r.low, r.high)), quiet, body }, s);
+                for (var, op) in [(r.low_var, CmpOp::Ge), (r.high_var, CmpOp::Le)] {
+                    if let Some(v) = var {
+                        let bound = self.add(Filter::Var(v), s);
+                        found = self.add(Filter::Compare { first: found, rest: vec![(op, bound)] }, s);
+                    }
                 }
-                if let Some(bound) = at_least {
-                    let found = self.add(Filter::Find { direction, all: true, range: None, quiet, body }, s);
-                    return Ok(Some(self.add(Filter::Compare { first: found, rest: vec![(CmpOp::Ge, bound)] }, s)));
-                }
-                Ok(self.add(Filter::Find { direction, all, range, quiet, body }, s))
+                Ok(found)
             }
             "line" => self.parse_line(sp),
             "path" => self.parse_path(sp),

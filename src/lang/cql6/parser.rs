@@ -344,13 +344,28 @@ pub struct Parser<'s> {
     in_subscript: bool,
     /// CQL 6.2 kinds of nodes whose IR form does not tell them (see [`super::types`]).
     pub kinds: super::types::KindNotes,
+    /// Variables assigned a number so far: only these are read as an end of a range
+    /// (`find 1 n check`; CQL 6.2 `match_existingnumericvariable`), not a set variable
+    /// that happens to stand there (`up 1 Rook`).
+    numeric_vars: HashSet<crate::ir::VarId>,
 }
 
 type PResult<T> = Result<T, ()>;
 
-/// One end of a `line` range as written.
+/// A CQL 6.2 range as written after `find`, `line`, `path`, `consecutivemoves` or a
+/// direction (`Tokens::match_range`): the counts `low..=high`. An end written as a numeric
+/// variable has its variable here and an open number (`i64::MIN` / `i64::MAX`) in its place.
 #[derive(Clone, Copy)]
-enum LineBound {
+pub(super) struct WrittenRange {
+    pub(super) low: i64,
+    pub(super) high: i64,
+    pub(super) low_var: Option<crate::ir::VarId>,
+    pub(super) high_var: Option<crate::ir::VarId>,
+}
+
+/// One end of a range as written.
+#[derive(Clone, Copy)]
+enum RangeEnd {
     Number(i64),
     Variable(crate::ir::VarId),
 }
@@ -429,6 +444,7 @@ impl<'s> Parser<'s> {
             implicit_search: None,
             path_top: false,
             kinds: Default::default(),
+            numeric_vars: HashSet::new(),
         }
     }
 
@@ -1974,6 +1990,7 @@ impl<'s> Parser<'s> {
         let value = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(value));
         let assign = self.add(Filter::Assign { var, op, value }, s);
+        self.note_if_numeric(var, op.is_none().then_some(value));
         if conditional {
             return Ok(self.conditional_assign(var, assign, s));
         }
@@ -2305,27 +2322,65 @@ impl<'s> Parser<'s> {
     fn line_params_and_range(&mut self) -> LineParams {
         let mut p = LineParams::default();
         self.line_params(&mut p);
-        if let Some(low) = self.line_range_bound() {
-            let high = self.line_range_bound().unwrap_or(low);
-            let number = |b: LineBound, unbounded| if let LineBound::Number(n) = b { n } else { unbounded };
-            p.range = Some((number(low, i64::MIN), number(high, i64::MAX)));
-            let variable = |b: LineBound| if let LineBound::Variable(v) = b { Some(v) } else { None };
-            p.range_variables = (variable(low), variable(high));
+        if let Some(r) = self.range_here() {
+            p.range = Some((r.low, r.high));
+            p.range_variables = (r.low_var, r.high_var);
             self.line_params(&mut p);
         }
         p
     }
 
-    /// One end of a `line` range, if one is written here: a number, or a numeric variable
-    /// (CQL 6.2 `match_rangeconstituent`), not followed by an operator.
-    fn line_range_bound(&mut self) -> Option<LineBound> {
+    /// Remember `var` as numeric when it is given `value` (`None`: an arithmetic update such
+    /// as `+=`, always a number).
+    fn note_if_numeric(&mut self, var: crate::ir::VarId, value: Option<FilterId>) {
+        let numeric = match value {
+            None => true,
+            Some(v) => match self.ir.get(v) {
+                Filter::Var(w) => self.numeric_vars.contains(w),
+                _ => crate::ir::props::value_type(&self.ir, v) == ValueType::Number,
+            },
+        };
+        if numeric {
+            self.numeric_vars.insert(var);
+        }
+    }
+
+    /// A range, if one is written here (CQL 6.2 `Tokens::match_range`): `count` (every
+    /// number), or one or two ends; one end alone is both (`find 2 check`: exactly two).
+    pub(super) fn range_here(&mut self) -> Option<WrittenRange> {
+        if self.eat_word("count") {
+            return Some(WrittenRange { low: i64::MIN, high: i64::MAX, low_var: None, high_var: None });
+        }
+        let low = self.range_end_here()?;
+        let high = self.range_end_here().unwrap_or(low);
+        let number = |end: RangeEnd, open| if let RangeEnd::Number(n) = end { n } else { open };
+        let variable = |end: RangeEnd| if let RangeEnd::Variable(v) = end { Some(v) } else { None };
+        Some(WrittenRange {
+            low: number(low, i64::MIN),
+            high: number(high, i64::MAX),
+            low_var: variable(low),
+            high_var: variable(high),
+        })
+    }
+
+    /// One end of a range, if one is written here (CQL 6.2 `match_rangeconstituent`): a
+    /// number (`-` before it makes it negative) or a numeric variable, not followed by an
+    /// operator (then it starts the filter: `find 2 <= x`).
+    fn range_end_here(&mut self) -> Option<RangeEnd> {
         if let (Tok::Number(n), false) = (self.peek().tok.clone(), self.operator_at(1)) {
             self.bump();
-            return Some(LineBound::Number(n));
+            return Some(RangeEnd::Number(n));
+        }
+        if let (Tok::Sym(Sym::Minus), Tok::Number(n), false) =
+            (&self.peek().tok, self.peek_at(1).tok.clone(), self.operator_at(2))
+        {
+            self.bump();
+            self.bump();
+            return Some(RangeEnd::Number(-n));
         }
         let var = self.range_variable_here()?;
         self.bump();
-        Some(LineBound::Variable(var))
+        Some(RangeEnd::Variable(var))
     }
 
     /// `line [params] --> C --> C …` (or `<--`).
@@ -2723,6 +2778,14 @@ impl<'s> Parser<'s> {
                 focus = Some(self.parse_expr(BP_UNION)?);
                 continue;
             }
+            // A range among the parameters (CQL 6.2 `match_pathnode` takes `match_range`).
+            if params.range.is_none() {
+                if let Some(r) = self.range_here() {
+                    params.range = Some((r.low, r.high));
+                    params.range_variables = (r.low_var, r.high_var);
+                    continue;
+                }
+            }
             let Tok::Word(w) = &self.peek().tok else { break };
             match w.as_str() {
                 "nestban" => params.nest_ban = true,
@@ -2827,6 +2890,7 @@ impl<'s> Parser<'s> {
             // A name no script can write (it holds a space), unique to this call.
             let fresh = format!("{} of {name} #{}", func.params[i], self.ir.vars.len());
             let var = self.ir.var(&fresh, kind);
+            self.note_if_numeric(var, Some(*arg));
             let span = self.ir.span(*arg);
             bindings.push(self.add(Filter::Assign { var, op: None, value: *arg }, span));
             args[i] = vec![Token { tok: Tok::Word(fresh), span, space_before: true, line: 0, blank_before: false }];

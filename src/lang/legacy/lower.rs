@@ -1621,8 +1621,16 @@ impl Lowerer {
                     // Pawns with n-1 pawns of the set directly below them, in a column.
                     let mut run = base;
                     for _ in 1..n {
-                        let above =
-                            self.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 1, arg: run }, aspan);
+                        let above = self.add(
+                            Filter::Direction {
+                                dirs: Directions::UP,
+                                min: 1,
+                                max: 1,
+                                range_variables: (None, None),
+                                arg: run,
+                            },
+                            aspan,
+                        );
                         run = self.add(Filter::Intersection(vec![base, above]), aspan);
                     }
                     if set == base {

@@ -117,7 +117,7 @@ fn shape(ir: &Ir, id: FilterId) -> String {
         Filter::Contains { haystack, needle, ignore_case } => {
             format!("contains{}({}, {})", if *ignore_case { "_ci" } else { "" }, s(*haystack), s(*needle))
         }
-        Filter::Direction { dirs, min, max, arg } => format!("dir{}:{min}-{max}({})", dirs.0, s(*arg)),
+        Filter::Direction { dirs, min, max, arg, .. } => format!("dir{}:{min}-{max}({})", dirs.0, s(*arg)),
         other => format!("{other:?}").to_lowercase(),
     }
 }

@@ -1148,8 +1148,16 @@ impl Lowerer {
             };
             let checkers =
                 self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
-            let around =
-                self.add(Filter::Direction { dirs: crate::ir::Directions::ANY, min: 1, max: 1, arg: king }, span);
+            let around = self.add(
+                Filter::Direction {
+                    dirs: crate::ir::Directions::ANY,
+                    min: 1,
+                    max: 1,
+                    range_variables: (None, None),
+                    arg: king,
+                },
+                span,
+            );
             let knights = self.add(
                 Filter::Pieces { mask: PieceMask::piece(color.other(), Role::Knight), squares: Bitboard::FULL },
                 span,

@@ -182,13 +182,19 @@ impl Lowerer {
                     let mut s = cur;
                     if df != 0 {
                         let dirs = if df > 0 { Directions::RIGHT } else { Directions::LEFT };
-                        let n = df.unsigned_abs();
-                        s = self.add(Filter::Direction { dirs, min: n, max: n, arg: s }, span);
+                        let n = i8::try_from(df.unsigned_abs()).unwrap_or(i8::MAX);
+                        s = self.add(
+                            Filter::Direction { dirs, min: n, max: n, range_variables: (None, None), arg: s },
+                            span,
+                        );
                     }
                     if dr != 0 {
                         let dirs = if dr > 0 { Directions::UP } else { Directions::DOWN };
-                        let n = dr.unsigned_abs();
-                        s = self.add(Filter::Direction { dirs, min: n, max: n, arg: s }, span);
+                        let n = i8::try_from(dr.unsigned_abs()).unwrap_or(i8::MAX);
+                        s = self.add(
+                            Filter::Direction { dirs, min: n, max: n, range_variables: (None, None), arg: s },
+                            span,
+                        );
                     }
                     s
                 }
@@ -207,7 +213,16 @@ impl Lowerer {
             parts.push(if distance == 0 {
                 part
             } else {
-                self.add(Filter::Direction { dirs, min: distance, max: distance, arg: part }, span)
+                self.add(
+                    Filter::Direction {
+                        dirs,
+                        min: i8::try_from(distance).unwrap_or(i8::MAX),
+                        max: i8::try_from(distance).unwrap_or(i8::MAX),
+                        range_variables: (None, None),
+                        arg: part,
+                    },
+                    span,
+                )
             });
         }
         self.add(Filter::Union(parts), span)
