@@ -237,6 +237,8 @@ fn a_range_of_one_number_is_that_number_and_its_ends_may_be_variables() {
     same_games("path 1 2 -- -- check", "path -- -- check");
     assert!(numbers_in_bundled_games("path 3 -- -- check").is_empty());
     same_games("line count --> check", "check");
+    // The header's `matchcount` range too: one number is an exact count of matching positions.
+    same_games("cql(matchcount 2) check", "initial (find all check) == 2");
 }
 
 #[test]

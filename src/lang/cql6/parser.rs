@@ -628,7 +628,9 @@ impl<'s> Parser<'s> {
                                 self.error(format!("`{w}` needs a number"), t.span);
                                 continue;
                             };
-                            let hi = self.header_number().unwrap_or(if w == "matchcount" { u64::MAX } else { lo });
+                            // One number alone is both ends, as in every CQL 6.2 range (`cql(matchcount 3)`:
+                            // exactly three matching positions).
+                            let hi = self.header_number().unwrap_or(lo);
                             if w == "matchcount" {
                                 self.ir.settings.matchcount = (lo, hi);
                             } else {
