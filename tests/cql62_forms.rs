@@ -256,6 +256,66 @@ fn direction_ranges_beyond_the_board_are_refused_or_abandon_the_game() {
     assert!(err.contains("2 abandoned"), "{err}");
 }
 
+#[test]
+fn comparison_chains_read_from_the_right_as_cql_reads_them() {
+    // CQL 6.2 (`Tokens::match_in_x`) reads `a == b == c` as `a == (b == c)`, valued b: in
+    // every link but the last a set counts its squares, even beside another set.
+    same_games("♕ == ♛ == 1 ♖ == ♜ == 1", "#♕ == #♛ == 1 #♖ == #♜ == 1");
+    same_games("P > p > 5", "#P > #p > 5");
+    // The last link of a chain of two sets still compares the sets themselves.
+    same_games("♔ == Kg1", "Kg1");
+    // A `!=` first denies the whole chain (`not (a == b == c)`); anywhere else it leaves no
+    // value for the link before it, and CQL 6.2 refuses the text.
+    assert_eq!(numbers("initial 1 != 3 == 2"), vec![1, 2]);
+    assert!(numbers("initial 1 != 1 == 1").is_empty());
+    refused("initial 1 < 2 != 3");
+    refused("♕ == ♛ == ♖");
+}
+
+#[test]
+fn a_transform_range_is_a_range_only_when_no_operator_follows() {
+    // `flip 5 <= 6` is `flip {5 <= 6}` (CQL 6.2 `match_rangeconstituent` gives the number
+    // back when an operator follows), and a range end may be a numeric variable.
+    assert_eq!(numbers("flip 5 <= 6"), vec![1, 2]);
+    same_games("v = 1 flipcolor v Rd1", "flipcolor 1 Rd1");
+    same_games("v = 2 flipcolor v Rd1", "flipcolor 2 Rd1");
+}
+
+#[test]
+fn a_triple_slash_comment_after_a_path_move_keeps_it_a_move() {
+    // `Q―― ///"…"` is still a move of the path, its comment written where it arrives.
+    same_games("⊢◎Q Q―― ///\"q\"\n Q―― Q――", "⊢◎Q Q―― Q―― Q――");
+    let written = comments("cql(quiet) ⊢◎P P―― ///\"pawn moved\"\n P――");
+    assert!(written.iter().any(|c| c.contains("pawn moved")), "{written:?}");
+}
+
+#[test]
+fn a_nestban_path_bans_every_start_inside_it_whatever_its_focus_and_notes_routes_as_cql() {
+    // White's knight path (1. Nf3 … 3. Ng5) covers the position after 1. Nf3, so Black's
+    // knight path from there (1… Nc6 … 2… Nd4) does not start: one matching position, as
+    // in CQL 6.2 (one set of banned positions per `path`, `PathNode::nestSeenPosition`).
+    let dir = std::env::temp_dir().join(format!("cqlrs-cql62-nest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pgn = dir.join("nest.pgn");
+    std::fs::write(&pgn, "[Event \"nest\"]\n[Result \"*\"]\n\n1. Nf3 Nc6 2. e3 Nd4 3. Ng5 *\n\n").unwrap();
+    let count = |query: &str| {
+        let o = Command::new(BIN)
+            .args(["-i", pgn.to_str().unwrap(), "--count", "-cql", query])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    assert_eq!(count("cql(matchcount 2 10) ◭T∊ ――(from) ⊢◎T nestban T―― T――"), "0");
+    assert_eq!(count("cql(matchcount 2 10) ◭T∊ ――(from) ⊢◎T T―― T――"), "1");
+    // `piecepath`: each focused piece as CQL 6.2 writes it, Black's in lower case and
+    // pawns with their letter (checked on the reference binary).
+    let written = comments("cql(quiet) ◭T∊ ――(from) ⊢◎T piecepath T―― T――");
+    for route in ["Focus path: Pe2-e4-e5", "Focus path: Pe4-e5-f6", "Focus path: pc7-c6-b5"] {
+        assert!(written.iter().any(|c| c == route), "{route} not in {written:?}");
+    }
+}
+
 /// The comments the query writes into the matching games, in order, read from `--output`
 /// PGN (the tag lines and the `Game number` comments left out).
 fn comments(query: &str) -> Vec<String> {

@@ -74,18 +74,20 @@ impl SourceMap {
 
 /// An `include "PATH"` in a header: the path and the span of its string.
 fn includes_in(text: &str) -> (Vec<(String, Span)>, Vec<(usize, usize)>) {
-    let end = super::body_start(text);
-    let bytes = text.as_bytes();
     let mut found = Vec::new();
     let mut blank = Vec::new();
-    let start = text.find("cql").unwrap_or(0);
+    // Only the header is searched (not a comment before it that names a `.cql` file).
+    let Some((start, end)) = super::header_span(text) else { return (found, blank) };
+    let bytes = text.as_bytes();
     let mut i = start;
     while i < end {
         if bytes[i] == b'"' {
             i += text[i + 1..end].find('"').map_or(end, |p| p + 2);
             continue;
         }
-        let at_word = text[i..end].starts_with("include")
+        // Bytes, not `str` slices: `i` steps through the header one byte at a time, also
+        // inside the characters of a Unicode filter.
+        let at_word = bytes[i..end].starts_with(b"include")
             && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
         if at_word {
             let mut j = i + "include".len();
@@ -220,6 +222,27 @@ mod tests {
         let b = blanked(text, &blank);
         assert_eq!(b.len(), text.len());
         assert!(b.starts_with("cql(input a.pgn ") && !b[..60].contains("include \"lib"));
+    }
+
+    #[test]
+    fn a_comment_before_the_header_and_unicode_filters_are_stepped_over() {
+        // From the CQL 6.2 examples (staircase-sort.cql): a leading comment names a `.cql`
+        // file and holds an odd number of quotes, and the header is followed by Unicode.
+        let text =
+            "/* see other.cql: sort \"size\"\" */\ncql(input h.pgn include \"lib/a.cql\")\n✵⬓{ 8≤sort \"x\" ⊢◎△ }";
+        let (found, _) = includes_in(text);
+        assert_eq!(found.iter().map(|f| f.0.as_str()).collect::<Vec<_>>(), ["lib/a.cql"]);
+        // Every cut of the text, at every character boundary, is scanned without a panic,
+        // and only a header's include is ever found.
+        for (cut, _) in text.char_indices() {
+            let (found, _) = includes_in(&text[..cut]);
+            assert!(found.iter().all(|f| f.0 == "lib/a.cql"), "{cut}");
+            let (found, _) = includes_in(&text[cut..]);
+            assert!(found.iter().all(|f| f.0 == "lib/a.cql"), "{cut}");
+        }
+        // Unicode inside the header itself.
+        let (found, _) = includes_in("cql(matchstring \"✵⬓\" include \"b.cql\" ◎)");
+        assert_eq!(found.len(), 1);
     }
 
     #[test]

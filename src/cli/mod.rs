@@ -452,6 +452,12 @@ fn cql_string(text: &str) -> String {
 /// Where the body of a CQL 6 query starts: after a leading `cql(…)` header, if any
 /// (skipping blanks, `//` and `/* */` comments, and strings inside the header).
 fn body_start(text: &str) -> usize {
+    header_span(text).map_or(0, |(_, end)| end)
+}
+
+/// The byte range of a leading `cql(…)` header, from its `cql` to after its `)`: `None`
+/// when the query has none (blanks and comments before it are skipped).
+fn header_span(text: &str) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut i = 0;
     loop {
@@ -468,14 +474,14 @@ fn body_start(text: &str) -> usize {
     }
     let after_cql = i + 3;
     if !text[i..].starts_with("cql") {
-        return 0;
+        return None;
     }
     let mut j = after_cql;
     while j < bytes.len() && bytes[j].is_ascii_whitespace() {
         j += 1;
     }
     if bytes.get(j) != Some(&b'(') {
-        return 0;
+        return None;
     }
     let mut depth = 0usize;
     let mut in_string = false;
@@ -486,14 +492,14 @@ fn body_start(text: &str) -> usize {
             b')' if !in_string => {
                 depth -= 1;
                 if depth == 0 {
-                    return j + 1;
+                    return Some((i, j + 1));
                 }
             }
             _ => {}
         }
         j += 1;
     }
-    0
+    None
 }
 
 /// Put option-added filters in front of the body of a CQL 6 query, on the header's

@@ -185,9 +185,10 @@ pub struct Ctx<'a> {
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
     pub path_now: Option<super::path::PathNow>,
-    /// Positions inside paths already found by a `nestban` path (keyed by the path filter
-    /// and its focus): no new path of that filter starts there.
-    pub path_covered: std::collections::HashSet<(FilterId, [u64; 4], NodeId)>,
+    /// Positions inside lines and paths already found by a `nestban` `line` or `path`
+    /// (keyed by the filter only, whatever its focus: CQL 6.2 keeps one set per
+    /// `PathNode`): no new line or path of that filter starts there.
+    pub path_covered: std::collections::HashSet<(FilterId, NodeId)>,
     /// The longest run each `consecutivemoves` filter that writes marks has matched in this
     /// game, marked when the game is written.
     pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
@@ -469,7 +470,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// The square a piece identity stands on at a location.
-    fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
+    pub(super) fn square_of(&self, id: PieceId, at: Loc) -> Option<Square> {
         let Loc::Node(n) = at else { return self.ids_ref(at).and_then(|ids| find_identity(ids, id)) };
         let slot = &self.piece_squares.slots[id as usize];
         let key = self.square_turn << 41 | (u64::from(n.0) + 1) << 8;

@@ -12,10 +12,6 @@ use crate::ir::{Filter, FilterId, LineParams, MoveSource};
 use crate::pgn::NodeId;
 use shakmaty::Position;
 
-/// The key under which `nestban` lines record the positions they went through (paths use
-/// their focus there, which is never all ones).
-const LINE_BAN: [u64; 4] = [u64::MAX; 4];
-
 /// A partial match: the last position consumed (`None`: none yet), how many were, and
 /// whether that position was reached by a path move (it is then the next one to test, rather
 /// than its continuations).
@@ -27,7 +23,7 @@ impl<'a> Ctx<'a> {
         let Loc::Node(start) = at else { return Ok(None) };
         // `nestban`: no new line of this filter starts at a position an earlier match of it
         // in this game went through (CQL 6.2 `SequenceBase::match_position`).
-        if params.nest_ban && self.path_covered.contains(&(id, LINE_BAN, start)) {
+        if params.nest_ban && self.path_covered.contains(&(id, start)) {
             return Ok(None);
         }
         let finals = self.seq_states(body, vec![(None, 0, false)], &params, start)?;
@@ -64,7 +60,7 @@ impl<'a> Ctx<'a> {
         let mut cur = deep;
         loop {
             if !params.single_color || self.game.node(cur).pos.turn() == side {
-                self.path_covered.insert((id, LINE_BAN, cur));
+                self.path_covered.insert((id, cur));
             }
             if cur == shallow {
                 break;

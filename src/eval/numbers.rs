@@ -79,11 +79,22 @@ impl<'a> Ctx<'a> {
             Filter::Compare { first, rest } => {
                 let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
                 // The left side of each comparison is the operand before it.
+                // Every comparison but the last of a chain has a number on its right (CQL
+                // 6.2 reads `a == b == c` as `a == (b == c)`, valued b): there a set
+                // counts its squares.
                 let mut previous: Option<Value> = None;
-                for (op, operand) in rest {
+                for (k, (op, operand)) in rest.iter().enumerate() {
                     let Some(right) = self.value(*operand, at)? else { return Ok(None) };
                     let left = previous.as_ref().unwrap_or(&first_value);
-                    if self.compare(left, *op, &right, at) != Some(true) {
+                    let holds = if k + 1 < rest.len() && (left.is_set_like() || right.is_set_like()) {
+                        match (self.as_number(left, at), self.as_number(&right, at)) {
+                            (Some(a), Some(b)) => Some(op.holds(a, b)),
+                            _ => None,
+                        }
+                    } else {
+                        self.compare(left, *op, &right, at)
+                    };
+                    if holds != Some(true) {
                         return Ok(None);
                     }
                     previous = Some(right);

@@ -14,7 +14,7 @@
 //! pieces before it are skipped (and counted by `pathcountunfocused`); a plain constituent
 //! is tested at the position reached and consumes nothing.
 
-use shakmaty::{Move, Role};
+use shakmaty::{Move, Position};
 
 use super::engine::{Ctx, Loc, Out};
 use super::value::Value;
@@ -141,8 +141,7 @@ impl<'a> Ctx<'a> {
                 Some(set)
             }
         };
-        let ban_key = focus.map_or([u64::MAX; 4], |f| f.ids);
-        if params.nest_ban && self.path_covered.contains(&(id, ban_key, start)) {
+        if params.nest_ban && self.path_covered.contains(&(id, start)) {
             return Ok(None);
         }
         let outer = self.path_now;
@@ -192,7 +191,7 @@ impl<'a> Ctx<'a> {
             let mut cur = reach.node;
             while cur != start {
                 let Some(parent) = self.game.node(cur).parent else { break };
-                self.path_covered.insert((id, ban_key, parent));
+                self.path_covered.insert((id, parent));
                 cur = parent;
             }
         }
@@ -516,50 +515,47 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// The route of the focused pieces from `start` down to `end`: `Ra1-a4-h4`, one word
-    /// per run of moves of the same piece.
+    /// The route of each focused piece from `start` to `end`, as CQL 6.2's `piecepath`
+    /// writes it (`PiecePathNode::pathstring`): the pieces in square order (a1, b1, … h8)
+    /// as they stand at `start`, each as its letter (upper case for White, lower case for
+    /// Black, `P`/`p` for pawns) and square, then `-square` each time it stands elsewhere,
+    /// and `(xsquare)` where it is captured; a piece that stays put is left out.
     fn piece_route(&self, start: NodeId, end: NodeId, focus: &Focus) -> String {
         let mut chain = Vec::new();
         let mut cur = end;
         while cur != start {
+            chain.push(cur);
             let Some(p) = self.game.node(cur).parent else { return String::new() };
-            chain.push((p, cur));
             cur = p;
         }
         chain.reverse();
-        let mut text = String::new();
-        let mut last_to = None;
-        for (p, c) in chain {
-            if !self.focused_move(p, c, Some(focus)) {
-                continue;
+        let Some(board) = self.pos(Loc::Node(start)).map(|p| p.board().clone()) else { return String::new() };
+        let ids = self.ids(Loc::Node(start));
+        let mut routes: Vec<String> = Vec::new();
+        for sq in board.occupied() {
+            let id = ids.at(sq);
+            let Some(piece) = board.piece_at(sq).filter(|_| focus.has(id)) else { continue };
+            let mut route = format!("{}{sq}", piece.char());
+            let mut last = sq;
+            for &n in &chain {
+                match self.square_of(id, Loc::Node(n)) {
+                    None => {
+                        route.push_str(&format!("(x{last})"));
+                        break;
+                    }
+                    Some(now) if now != last => {
+                        route.push('-');
+                        route.push_str(&now.to_string());
+                        last = now;
+                    }
+                    Some(_) => {}
+                }
             }
-            let Some(Played::Move(m)) = &self.game.node(c).played else { continue };
-            let (from, to) = match *m {
-                Move::Castle { king, rook } => {
-                    let side = if rook.file() > king.file() { shakmaty::File::G } else { shakmaty::File::C };
-                    (king, shakmaty::Square::from_coords(side, king.rank()))
-                }
-                _ => match (m.from(), m.to()) {
-                    (Some(f), t) => (f, t),
-                    (None, _) => continue,
-                },
-            };
-            if last_to == Some(from) {
-                text.push('-');
-            } else {
-                if !text.is_empty() {
-                    text.push(' ');
-                }
-                if m.role() != Role::Pawn {
-                    text.push(m.role().upper_char());
-                }
-                text.push_str(&from.to_string());
-                text.push('-');
+            if route.len() > 3 {
+                routes.push(route);
             }
-            text.push_str(&to.to_string());
-            last_to = Some(to);
         }
-        text
+        routes.join(" ")
     }
 }
 

@@ -25,6 +25,11 @@ pub enum Value {
 }
 
 impl Value {
+    /// A set of squares or a piece (a piece stands for the set of its square).
+    pub fn is_set_like(&self) -> bool {
+        matches!(self, Value::Set(_) | Value::Piece(_))
+    }
+
     /// A one-square set.
     pub fn square(sq: Square) -> Value {
         Value::Set(Bitboard::from(sq))

@@ -683,7 +683,9 @@ pub enum Filter {
     // ----- numbers, strings, comparisons ------------------------------------
     /// A chain of comparisons `a < b <= c`: matches when each link holds. Sets
     /// compared with numbers are counted; strings compare as strings; positions by
-    /// their id. Value: the value of the first operand.
+    /// their id. In every link but the last a set counts its squares even beside another
+    /// set (CQL 6.2 reads `♕ == ♛ == 2` as `♕ == (♛ == 2)`: as many white as black
+    /// queens, two of each). Value: the value of the first operand.
     Compare {
         /// The first operand.
         first: FilterId,

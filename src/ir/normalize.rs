@@ -377,6 +377,15 @@ impl Normalizer {
         if used || !operands_pure || rest.is_empty() {
             return ir.add(Filter::Compare { first, rest }, span);
         }
+        // A chain splits into its comparisons when no set stands before its last one: there
+        // a set counts its squares (see `Filter::Compare`), which a comparison of its own
+        // would not know.
+        let plain = |ir: &Ir, x: FilterId| matches!(value_type(ir, x), ValueType::Number | ValueType::String);
+        let counts_sets =
+            rest.len() > 1 && !(plain(ir, first) && rest[..rest.len() - 1].iter().all(|&(_, x)| plain(ir, x)));
+        if counts_sets {
+            return ir.add(Filter::Compare { first, rest }, span);
+        }
         if rest.len() > 1 {
             let mut parts = Vec::new();
             let mut left = first;

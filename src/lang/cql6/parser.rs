@@ -927,14 +927,38 @@ impl<'s> Parser<'s> {
                 Tok::Sym(s) if cmp_op(*s).is_some() && min_bp <= BP_CMP => {
                     let mut rest = Vec::new();
                     let mut sp = lspan;
+                    let mut unequal_inside = None;
                     while let Tok::Sym(s) = self.peek().tok {
                         let Some(op) = cmp_op(s) else { break };
-                        self.bump();
+                        let op_token = self.bump();
+                        if op == CmpOp::Ne && !rest.is_empty() && unequal_inside.is_none() {
+                            unequal_inside = Some(op_token.span);
+                        }
                         let rhs = self.parse_expr(BP_CMP + 1)?;
                         sp = Self::join(sp, self.ir.span(rhs));
                         rest.push((op, rhs));
                     }
-                    lhs = self.add(Filter::Compare { first: lhs, rest }, sp);
+                    // CQL 6.2 reads a chain from the right (`Tokens::match_in_x`): `a < b < c`
+                    // is `a < (b < c)`, whose value is b. A `!=` is a `not` around `==`
+                    // (`make_relational_op_node`), which has no value: after the first
+                    // operand it leaves nothing for the comparison before it, and as the
+                    // first operator it denies the whole chain (`a != b < c` is
+                    // `not (a == b < c)`).
+                    if let (Some(at), true) = (unequal_inside, rest.len() > 1) {
+                        self.error_hint(
+                            "CQL 6.2 reads a chain from the right, and `!=` there leaves no value to compare",
+                            at,
+                            Some("write the comparisons apart, e.g. `a < b  b != c`".to_string()),
+                        );
+                        return Err(());
+                    }
+                    if rest.len() > 1 && rest[0].0 == CmpOp::Ne {
+                        rest[0].0 = CmpOp::Eq;
+                        let chain = self.add(Filter::Compare { first: lhs, rest }, sp);
+                        lhs = self.add(Filter::Not(chain), sp);
+                    } else {
+                        lhs = self.add(Filter::Compare { first: lhs, rest }, sp);
+                    }
                 }
                 Tok::Sym(s @ (Sym::Prec | Sym::Succ | Sym::PrecEq | Sym::SuccEq)) if min_bp <= BP_CMP => {
                     let rel = match s {
@@ -1586,22 +1610,29 @@ impl<'s> Parser<'s> {
             );
             return Err(());
         }
+        // The range (CQL 6.2 `match_range` in `match_fliptransform`): `count` (any number
+        // of copies, the value that number), or one or two ends, numbers or numeric
+        // variables; a number followed by an operator starts the filter (`flip 5 ≤ …`).
         let count = self.eat_word("count");
-        let mut range = None;
-        if let Tok::Number(lo) = self.peek().tok {
-            self.bump();
-            let hi = if let Tok::Number(hi) = self.peek().tok {
-                self.bump();
-                hi
-            } else {
-                lo
-            };
-            range = Some((lo, hi));
-        }
+        let range = if count { None } else { self.range_here() };
         let count = count || self.eat_word("count");
         let body = self.parse_expr(BP_OR)?;
         let s = Self::join(sp, self.ir.span(body));
-        Ok(self.add(Filter::Transform { kind, range, count, body }, s))
+        let Some(r) = range.filter(|r| r.low_var.is_some() || r.high_var.is_some()) else {
+            return Ok(self.add(Filter::Transform { kind, range: range.map(|r| (r.low, r.high)), count, body }, s));
+        };
+        // An end written as a variable is read when the filter runs: the copies are
+        // counted, and the count compared with each end (the comparison keeps the count
+        // as its value).
+        let mut counted = self.add(Filter::Transform { kind, range: None, count: true, body }, s);
+        for (var, written, op) in [(r.low_var, r.low, CmpOp::Ge), (r.high_var, r.high, CmpOp::Le)] {
+            let bound = match var {
+                Some(v) => self.add(Filter::Var(v), s),
+                None => self.add(Filter::Number(written), s),
+            };
+            counted = self.add(Filter::Compare { first: counted, rest: vec![(op, bound)] }, s);
+        }
+        Ok(counted)
     }
 
     /// Arguments in parentheses: `(a b …)`, each one filter.
@@ -2674,7 +2705,11 @@ impl<'s> Parser<'s> {
     /// One filter of a path as written, with a `///` comment and `primary`/`secondary` after it.
     fn path_item(&mut self) -> PResult<FilterId> {
         let f = self.parse_expr(BP_OR)?;
-        let mut item = self.maybe_triple_slash(f)?;
+        // A `///` after a move is written where the move arrives, like a target of the
+        // move: it is left for [`Parser::path_move_targets`], so that the move stays a
+        // move constituent (`U――C ///"U to the critical square"`).
+        let moves = |p: &Self, x: FilterId| matches!(p.ir.get(x), Filter::Move(_));
+        let mut item = if moves(self, f) { f } else { self.maybe_triple_slash(f)? };
         while let Tok::Word(w) = &self.peek().tok {
             let choice = match w.as_str() {
                 "primary" => LineChoice::Primary,
@@ -2688,6 +2723,9 @@ impl<'s> Parser<'s> {
             item = self.set_line_choice(item, choice);
         }
         let item = self.fold_move_intersection(item);
+        if moves(self, item) {
+            return Ok(item);
+        }
         self.maybe_triple_slash(item)
     }
 
@@ -2710,6 +2748,13 @@ impl<'s> Parser<'s> {
                 || matches!(self.peek().tok, Tok::Sym(Sym::Dash | Sym::Capture))
             {
                 break;
+            }
+            if self.at_sym(Sym::TripleSlash) {
+                let t = self.bump();
+                let args = self.triple_slash_items(t.line, t.span)?;
+                let comment = self.add(Filter::Comment(args), t.span);
+                unit = self.attach_then(unit, comment);
+                continue;
             }
             let item = self.path_item()?;
             if matches!(self.ir.get(item), Filter::Move(_)) {

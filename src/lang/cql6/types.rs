@@ -839,14 +839,25 @@ impl Checker<'_> {
                 }
             }
             Filter::Compare { first, rest } => {
+                // In a chain (`a == b == c`, CQL 6.2 `a == (b == c)`) every comparison but
+                // the last has a number on its right, so a set there counts its squares.
                 let mut left = *first;
-                for &(op, right) in rest {
-                    self.compare(left, op, right);
+                for (k, &(op, right)) in rest.iter().enumerate() {
+                    let last = k + 1 == rest.len();
+                    if last && rest.len() > 1 && self.kind(left) == Kind::Set && self.kind(right) == Kind::Set {
+                        self.error(
+                            right,
+                            "CQL 6.2 reads a chain from the right: these two sets compare as sets, which leaves no number for the comparison before".to_string(),
+                            "compare their sizes instead, e.g. `#♕ == #♛ == 2`, or write the comparisons apart",
+                        );
+                        return;
+                    }
+                    self.compare(left, op, right, !last);
                     left = right;
                 }
             }
             // `≺ ≻ ≼ ≽` take the operands of `<`; they only mean something for positions.
-            Filter::TreeRelation(_, a, b) => self.compare(*a, CmpOp::Lt, *b),
+            Filter::TreeRelation(_, a, b) => self.compare(*a, CmpOp::Lt, *b, false),
             Filter::Arith(op, a, b) => self.arith(*op, *a, *b),
             Filter::Neg(x) => self.want(*x, Kind::Number, "the operand of unary `-`"),
             Filter::Call(builtin, args) => self.call(*builtin, args),
@@ -997,8 +1008,11 @@ impl Checker<'_> {
         })
     }
 
-    fn compare(&mut self, left: FilterId, op: CmpOp, right: FilterId) {
-        let (a, b) = (self.kind(left), self.kind(right));
+    /// Check one comparison of a chain; with `counts`, a set on either side is read as
+    /// its number of squares (a comparison before the last one of a chain).
+    fn compare(&mut self, left: FilterId, op: CmpOp, right: FilterId, counts: bool) {
+        let as_count = |k: Kind| if counts && k == Kind::Set { Kind::Number } else { k };
+        let (a, b) = (as_count(self.kind(left)), as_count(self.kind(right)));
         if a == Kind::Unknown || b == Kind::Unknown {
             return;
         }
