@@ -273,6 +273,14 @@ fn comparison_chains_read_from_the_right_as_cql_reads_them() {
 }
 
 #[test]
+fn a_conditional_assignment_of_an_empty_set_leaves_the_variable_as_it_was() {
+    // CQL 6.2 `AssignSquareNode::match_position`: `x =? S` with S empty fails and does not
+    // bind x (checked on the reference binary).
+    assert_eq!(numbers("initial x = a1 not (x =? [Qq]h8) x == a1"), vec![1, 2]);
+    assert_eq!(numbers("initial x = a1 (x =? Q) x == d1"), vec![1, 2]);
+}
+
+#[test]
 fn a_transform_range_is_a_range_only_when_no_operator_follows() {
     // `flip 5 <= 6` is `flip {5 <= 6}` (CQL 6.2 `match_rangeconstituent` gives the number
     // back when an operator follows), and a range end may be a numeric variable.

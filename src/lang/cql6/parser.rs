@@ -2022,11 +2022,11 @@ impl<'s> Parser<'s> {
         }
         let value = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(value));
+        if conditional {
+            return Ok(self.conditional_assign(var, value, s));
+        }
         let assign = self.add(Filter::Assign { var, op, value }, s);
         self.note_if_numeric(var, op.is_none().then_some(value));
-        if conditional {
-            return Ok(self.conditional_assign(var, assign, s));
-        }
         Ok(assign)
     }
 

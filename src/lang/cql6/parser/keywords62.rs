@@ -143,17 +143,23 @@ impl Parser<'_> {
         self.add(Filter::Intersection(vec![fixed, board]), sp)
     }
 
-    /// `x =? S` once `x = S` is built as `assign`: the assignment, then a test that the
-    /// set now in x is not empty (CQL 6.2 `AssignSquareNode` with `isConditional`; there an
-    /// empty S leaves x as it was, here x is bound to the empty set, and the filter fails
-    /// either way).
-    pub(super) fn conditional_assign(&mut self, var: crate::ir::VarId, assign: FilterId, sp: Span) -> FilterId {
+    /// `x =? S` (CQL 6.2 `AssignSquareNode` with `isConditional`): S is computed once into
+    /// a variable of its own; when it is empty the filter fails and x keeps what it held,
+    /// otherwise x is given S.
+    pub(super) fn conditional_assign(&mut self, var: crate::ir::VarId, value: FilterId, sp: Span) -> FilterId {
+        // A name no script can write (it holds spaces), unique to this assignment.
+        let name = self.ir.vars.get(var.0 as usize).map_or(String::new(), |v| v.name.clone());
+        let fresh = format!("=? of {name} #{}", self.ir.vars.len());
+        let held = self.ir.var(&fresh, VarKind::Value);
+        let keep = self.add(Filter::Assign { var: held, op: None, value }, sp);
         // `~~y` is y itself, and the type check refuses it unless y holds a set, as CQL 6.2
         // refuses `=?` with anything but a set on its right.
-        let a = self.add(Filter::Var(var), sp);
+        let a = self.add(Filter::Var(held), sp);
         let outside = self.add(Filter::Complement(a), sp);
-        let now = self.add(Filter::Complement(outside), sp);
-        self.add(Filter::And(vec![assign, now]), sp)
+        let not_empty = self.add(Filter::Complement(outside), sp);
+        let copied = self.add(Filter::Var(held), sp);
+        let assign = self.add(Filter::Assign { var, op: None, value: copied }, sp);
+        self.add(Filter::And(vec![keep, not_empty, assign]), sp)
     }
 
     /// A numeric variable written as a bound of a range (`find 1 v …`): a name of a value
