@@ -141,6 +141,12 @@ fn texts_cql62_refuses_are_refused() {
     refused("line --> k++");
     refused("line --> k*+");
     refused("line --> k+{2}");
+    // A `(` after a space once a move is read, outside the top level of a path.
+    refused("――e4 (check)");
+    refused("――a-h8=Q (check)");
+    refused("line --> ―― (check)");
+    // A promotion after a space needs a destination written against the dash.
+    refused("P―― =Q");
 }
 
 #[test]
@@ -153,6 +159,8 @@ fn texts_cql62_accepts_are_accepted() {
         "str(\"a\" \"b\")",
         "castle",
         r"\-1",
+        "P×[rnbq] =Q",
+        "⊢ Q――e4 (check)",
     ] {
         let o = run(text);
         assert!(matches!(o.status.code(), Some(0 | 1)), "`{text}` refused: {}", String::from_utf8_lossy(&o.stderr));
@@ -270,6 +278,13 @@ fn comparison_chains_read_from_the_right_as_cql_reads_them() {
     assert!(numbers("initial 1 != 1 == 1").is_empty());
     refused("initial 1 < 2 != 3");
     refused("♕ == ♛ == ♖");
+}
+
+#[test]
+fn a_promotion_may_follow_the_destination_after_a_space() {
+    // CQL 6.2 `match_dash_promotion` reads tokens: `P×[rnbq] =Q` is `P×[rnbq]=Q`.
+    same_games("P×[rnbq] =Q", "P×[rnbq]=Q");
+    same_games("――a-h8 = ♕", "――a-h8=♕");
 }
 
 #[test]

@@ -1397,7 +1397,7 @@ impl<'s> Parser<'s> {
         let mut target = None;
         let next = self.peek().clone();
         if let Some(d) =
-            super::types::dash_spaced_paren(&next, self.in_sequence).or_else(|| super::types::dash_right_tie(&next))
+            super::types::dash_spaced_paren(&next, self.path_top).or_else(|| super::types::dash_right_tie(&next))
         {
             self.diags.push(d);
             return Err(());
@@ -1438,10 +1438,17 @@ impl<'s> Parser<'s> {
         } else {
             m.to = target;
         }
-        // Suffixes: `=♕` promotion, `(check)` condition after the move.
+        // Suffixes: `=♕` promotion, `(check)` condition after the move. A promotion right
+        // after the destination of a dash written against it may stand after a space
+        // (`P×[rnbq] =Q`, CQL 6.2 `match_dash_promotion` reads tokens); a dash standing
+        // alone takes none (`P―― =Q` is refused there).
+        let right_tied = !next.space_before;
+        let mut first_suffix = true;
         loop {
             let n = self.peek().clone();
-            if n.space_before {
+            let spaced_promotion = right_tied && first_suffix && n.tok == Tok::Sym(Sym::Assign);
+            first_suffix = false;
+            if n.space_before && !spaced_promotion {
                 break;
             }
             if n.tok == Tok::Sym(Sym::Assign) {
@@ -1553,6 +1560,12 @@ impl<'s> Parser<'s> {
             } else {
                 break;
             }
+        }
+        // CQL 6.2 refuses a `(` after a space once the move is read (`――e4 (check)`,
+        // `match_dashnode_from_prefix`), as it does right after the dash.
+        if let Some(d) = super::types::dash_spaced_paren(&self.peek().clone(), self.path_top) {
+            self.diags.push(d);
+            return Err(());
         }
         let valued = m.value == MoveValue::Then;
         let id = self.move_node(m, sp);
