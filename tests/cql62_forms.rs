@@ -147,6 +147,9 @@ fn texts_cql62_refuses_are_refused() {
     refused("line --> ―― (check)");
     // A promotion after a space needs a destination written against the dash.
     refused("P―― =Q");
+    // A variable is known from its first assignment in the text on.
+    refused("initial X > 0 X = 1");
+    refused("initial Termination == \"Normal\"");
 }
 
 #[test]
@@ -160,6 +163,7 @@ fn texts_cql62_accepts_are_accepted() {
         "castle",
         r"\-1",
         "P×[rnbq] =Q",
+        "function F(){X > 0} X = 1 F()",
         "⊢ Q――e4 (check)",
     ] {
         let o = run(text);
@@ -278,6 +282,24 @@ fn comparison_chains_read_from_the_right_as_cql_reads_them() {
     assert!(numbers("initial 1 != 1 == 1").is_empty());
     refused("initial 1 < 2 != 3");
     refused("♕ == ♛ == ♖");
+}
+
+#[test]
+fn a_move_filters_own_comment_is_written_where_the_move_arrives() {
+    // CQL 6.2 `MoveBase::match_move` evaluates the `comment` of a `move` filter in the
+    // position after the move: after 6. O-O the king stands on g1.
+    let written = comments("cql(quiet) move from K comment(\"king \" K)");
+    assert_eq!(written, vec!["king g1".to_string()]);
+    // In a line it stays part of its constituent.
+    let written = comments("cql(quiet) line --> move from K comment(\"king \" K) --> move from p");
+    assert_eq!(written, vec!["king g1".to_string()]);
+}
+
+#[test]
+fn sort_matchcount_writes_the_count_at_the_start() {
+    // CQL 6.2 writes `matchcount: N` after the game's own comments at the start.
+    let written = comments("cql(sort matchcount 1 100) check");
+    assert_eq!(written.first().map(String::as_str), Some("matchcount: 1"), "{written:?}");
 }
 
 #[test]

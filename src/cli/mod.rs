@@ -237,6 +237,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         game_number_comment: !args.noheader,
         settag: !args.nosettag,
         remove_comments: !(args.noremovecomment || ir.settings.keep_removed_comments),
+        sort_matchcount: ir.settings.sort_matchcount,
     };
     let format = if args.numbers {
         Format::Numbers

@@ -35,6 +35,9 @@ pub struct PgnStyle {
     /// Leave out the game's own comments where `removecomment` matched (off with
     /// `-noremovecomment`).
     pub remove_comments: bool,
+    /// `sort matchcount`: write the number of matching positions as `matchcount: N` at the
+    /// start, right after the game's own comments there (as CQL 6.2 writes it).
+    pub sort_matchcount: bool,
 }
 
 impl Default for PgnStyle {
@@ -46,6 +49,7 @@ impl Default for PgnStyle {
             game_number_comment: true,
             settag: true,
             remove_comments: true,
+            sort_matchcount: false,
         }
     }
 }
@@ -147,6 +151,9 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
             for c in &node.comments {
                 w.comment(c);
             }
+        }
+        if id == NodeId::ROOT && style.sort_matchcount && !style.silent {
+            w.comment(&format!("matchcount: {}", m.positions.len()));
         }
         let marks = !style.silent && !style.quiet;
         let mark_at = mark_after.get(id.index()).copied().unwrap_or(usize::MAX);

@@ -175,19 +175,25 @@ impl Parser<'_> {
         .map(Some)
     }
 
-    /// A word that is no keyword of any family: a variable (declared, or a new name
-    /// written with a capital), else an error with a "did you mean" hint.
+    /// A word that is no keyword of any family: a variable given a value earlier in the
+    /// text, else an error with a hint (CQL 6.2 knows a variable only from its first
+    /// assignment on: `initial X > 0 X = 1` and a misspelt tag name `Termination` are
+    /// refused there).
     pub(super) fn parse_variable_word(&mut self, w: String, sp: Span) -> PResult<FilterId> {
         if let Some(v) = self.ir.find_var(&w) {
             return self.simple(Filter::Var(v), sp);
         }
-        let near = nearest(&w, KEYWORDS);
-        if self.declared.contains(&w)
-            || (!KEYWORDS.contains(&w.as_str()) && near.is_none() && w.chars().next().is_some_and(|c| c.is_uppercase()))
-        {
-            let v = self.ir.var(&w, VarKind::Value);
-            return self.simple(Filter::Var(v), sp);
+        if self.declared.contains(&w) {
+            self.error_hint(
+                format!("`{w}` is read before it is given a value"),
+                sp,
+                Some(format!(
+                    "assign `{w}` earlier in the text; CQL 6.2 knows a variable from its first assignment on"
+                )),
+            );
+            return Err(());
         }
+        let near = nearest(&w, KEYWORDS);
         let keyword = KEYWORDS.contains(&w.as_str());
         let hint = if keyword {
             // A keyword out of place: suggesting the word itself would not help.

@@ -2158,6 +2158,18 @@ impl<'s> Parser<'s> {
         if from_first && m.value == MoveValue::To {
             m.value = MoveValue::From;
         }
+        // CQL 6.2 `match_movebase`: a `comment(…)` right after the parameters of a move of
+        // the game belongs to the move, written (its arguments read) in the position the
+        // move reaches (`MoveBase::match_move`); not after `legal`/`pseudolegal`.
+        if matches!(m.source, MoveSource::Next | MoveSource::Previous) && self.at_word("comment") {
+            let word = self.bump();
+            if let Some(comment) = self.parse_output_word("comment", word.span)? {
+                m.then = Some(match m.then {
+                    Some(prev) => self.add(Filter::And(vec![prev, comment]), sp),
+                    None => comment,
+                });
+            }
+        }
         if let Some(d) = super::types::move_keywords(&words, sp) {
             self.diags.push(d);
             return Err(());
@@ -2461,78 +2473,34 @@ impl<'s> Parser<'s> {
         Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
     }
 
-    /// Is there another `arrow` ahead at this nesting level, before the enclosing block ends?
-    /// Arrows after another `line` at this level belong to that line, not to this one.
-    fn arrow_ahead(&self, arrow: Sym) -> bool {
-        let mut level = 0i32;
-        for t in &self.toks[self.pos.min(self.toks.len())..] {
-            match &t.tok {
-                Tok::Word(w) if level == 0 && w == "line" => return false,
-                Tok::Sym(Sym::LParen | Sym::LBrace | Sym::LBracket) => level += 1,
-                Tok::Sym(Sym::RParen | Sym::RBrace | Sym::RBracket) => {
-                    level -= 1;
-                    if level < 0 {
-                        return false;
-                    }
-                }
-                Tok::Sym(s) if *s == arrow && level == 0 => return true,
-                Tok::Eof => return false,
-                _ => {}
-            }
-        }
-        false
-    }
-
-    /// One constituent of a `line`: a filter with optional repetition; a parenthesised
-    /// group of constituents joined by arrows; several juxtaposed filters when another
-    /// arrow follows.
+    /// One constituent of a `line`: a filter with optional repetition, or a parenthesised
+    /// group of constituents joined by arrows.
     fn line_constituent(&mut self, arrow: Sym) -> PResult<FilterId> {
-        let mut parts = Vec::new();
-        loop {
-            let part_start = self.pos;
-            let part = if self.at_sym(Sym::LParen) {
-                let open = self.bump();
-                let mut group = vec![self.line_constituent(arrow)?];
-                while self.eat_sym(arrow) {
-                    group.push(self.line_constituent(arrow)?);
-                }
-                self.expect_sym(Sym::RParen, "`)` closing the group")?;
-                let end = self.toks[self.pos - 1].span;
-                if group.len() == 1 {
-                    group[0]
-                } else {
-                    self.add(Filter::SeqConcat(group), Self::join(open.span, end))
-                }
+        // A constituent is one filter (CQL 6.2 `Tokens::match_holderconstituent`); a `move`
+        // filter's own `comment( … )` is part of it (see `parse_move_keyword`).
+        let part = if self.at_sym(Sym::LParen) {
+            let open = self.bump();
+            let mut group = vec![self.line_constituent(arrow)?];
+            while self.eat_sym(arrow) {
+                group.push(self.line_constituent(arrow)?);
+            }
+            self.expect_sym(Sym::RParen, "`)` closing the group")?;
+            let end = self.toks[self.pos - 1].span;
+            if group.len() == 1 {
+                group[0]
             } else {
-                self.parse_expr(BP_OR)?
-            };
-            parts.push(self.sequence_quantifier(part)?);
-            if let Some(d) =
-                super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
-            {
-                self.diags.push(d);
-                return Err(());
+                self.add(Filter::SeqConcat(group), Self::join(open.span, end))
             }
-            // A constituent is one filter (CQL 6.2 `Tokens::match_holderconstituent`); the
-            // one exception is a `move` filter, which takes a `comment( … )` after its
-            // parameters as its own (`match_movebase`): `--> move from F comment("…") -->`.
-            let words_of_part = &self.toks[part_start..self.pos];
-            let is_move_word = matches!(words_of_part.first().map(|t| &t.tok), Some(Tok::Word(w)) if w == "move");
-            let legal =
-                words_of_part.iter().any(|t| matches!(&t.tok, Tok::Word(w) if w == "legal" || w == "pseudolegal"));
-            let more = is_move_word
-                && !legal
-                && matches!(&self.peek().tok, Tok::Word(w) if w == "comment")
-                && self.arrow_ahead(arrow);
-            if !more {
-                break;
-            }
+        } else {
+            self.parse_expr(BP_OR)?
+        };
+        let part = self.sequence_quantifier(part)?;
+        if let Some(d) = super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
+        {
+            self.diags.push(d);
+            return Err(());
         }
-        if parts.len() == 1 {
-            return Ok(parts[0]);
-        }
-        let sp = Self::join(self.ir.span(parts[0]), self.ir.span(*parts.last().unwrap_or(&parts[0])));
-        Ok(self.add(Filter::And(parts), sp))
+        Ok(part)
     }
 
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
