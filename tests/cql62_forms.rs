@@ -39,10 +39,27 @@ fn run(query: &str) -> Output {
 
 /// The game numbers the query matches (exit 0 or 1), failing the test on any error.
 fn numbers(query: &str) -> Vec<u32> {
-    let o = run(query);
+    numbers_of(run(query), query)
+}
+
+/// The game numbers a run of the query printed with `--numbers`, failing the test unless it
+/// ended with exit 0 or 1.
+fn numbers_of(o: Output, query: &str) -> Vec<u32> {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(matches!(o.status.code(), Some(0 | 1)), "`{query}` failed: {err}");
     String::from_utf8_lossy(&o.stdout).lines().map(|l| l.trim().parse().unwrap()).collect()
+}
+
+/// `--numbers` of the query over `pgn`, with `extra` options.
+fn numbers_in(pgn: &std::path::Path, extra: &[&str], query: &str) -> Vec<u32> {
+    let o = Command::new(BIN)
+        .args(["-i", pgn.to_str().unwrap()])
+        .args(extra)
+        .args(["--numbers", "-cql", query])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    numbers_of(o, query)
 }
 
 /// The query is refused before any game is read: exit 2, a caret under the place.
@@ -206,14 +223,7 @@ fn line_ranges_take_numeric_variables() {
 /// The game numbers `query` matches among the first games of the bundled lichess file.
 fn numbers_in_bundled_games(query: &str) -> Vec<u32> {
     let pgn = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/lichess-2016-05-first1500.pgn");
-    let o = Command::new(BIN)
-        .args(["-i", pgn.to_str().unwrap(), "--gamenumber", "1-400", "--numbers", "-cql", query])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(matches!(o.status.code(), Some(0 | 1)), "`{query}` failed: {err}");
-    String::from_utf8_lossy(&o.stdout).lines().map(|l| l.trim().parse().unwrap()).collect()
+    numbers_in(&pgn, &["--gamenumber", "1-400"], query)
 }
 
 /// Two queries match the same games, and some game but not every one (so the law is not
@@ -343,16 +353,9 @@ fn a_nestban_path_bans_every_start_inside_it_whatever_its_focus_and_notes_routes
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = dir.join("nest.pgn");
     std::fs::write(&pgn, "[Event \"nest\"]\n[Result \"*\"]\n\n1. Nf3 Nc6 2. e3 Nd4 3. Ng5 *\n\n").unwrap();
-    let count = |query: &str| {
-        let o = Command::new(BIN)
-            .args(["-i", pgn.to_str().unwrap(), "--count", "-cql", query])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&o.stdout).trim().to_string()
-    };
-    assert_eq!(count("cql(matchcount 2 10) ◭T∊ ――(from) ⊢◎T nestban T―― T――"), "0");
-    assert_eq!(count("cql(matchcount 2 10) ◭T∊ ――(from) ⊢◎T T―― T――"), "1");
+    let count = |query: &str| numbers_in(&pgn, &[], query).len();
+    assert_eq!(count("cql(matchcount 2 10) ◭T∊ ――(from) ⊢◎T nestban T―― T――"), 0);
+    assert_eq!(count("cql(matchcount 2 10) ◭T∊ ――(from) ⊢◎T T―― T――"), 1);
     // `piecepath`: each focused piece as CQL 6.2 writes it, Black's in lower case and
     // pawns with their letter (checked on the reference binary).
     let written = comments("cql(quiet) ◭T∊ ――(from) ⊢◎T piecepath T―― T――");

@@ -93,14 +93,10 @@ impl<'a> Ctx<'a> {
         (max, high): (i8, Option<VarId>),
     ) -> Result<(i8, i8), Error> {
         let read = |written: i8, var: Option<VarId>| -> Result<i64, Error> {
-            let Some(v) = var else { return Ok(i64::from(written)) };
-            match self.get_var(v) {
-                Some(Value::Number(n)) => Ok(*n),
-                _ => Err(internal(format!(
-                    "query abandoned: the direction range variable `{}` has no value",
-                    self.ir.vars[v.0 as usize].name
-                ))),
-            }
+            self.range_end(i64::from(written), var).ok_or_else(|| {
+                let name = var.map_or("?", |v| self.ir.vars[v.0 as usize].name.as_str());
+                internal(format!("query abandoned: the direction range variable `{name}` has no value"))
+            })
         };
         let (a, b) = (read(min, low)?, read(max, high)?);
         match (i8::try_from(a), i8::try_from(b)) {

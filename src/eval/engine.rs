@@ -972,16 +972,21 @@ impl<'a> Ctx<'a> {
         value: i64,
     ) -> bool {
         let Some((low, high)) = range else { return true };
-        let end = |var: Option<VarId>, written: i64| match var {
+        match (self.range_end(low, low_var), self.range_end(high, high_var)) {
+            (Some(low), Some(high)) => (low..=high).contains(&value),
+            _ => false,
+        }
+    }
+
+    /// One end of a written range: the number written, or the value now of the numeric
+    /// variable written there (`None` when it holds no number).
+    pub(super) fn range_end(&self, written: i64, var: Option<VarId>) -> Option<i64> {
+        match var {
             Some(v) => match self.get_var(v) {
                 Some(Value::Number(n)) => Some(*n),
                 _ => None,
             },
             None => Some(written),
-        };
-        match (end(low_var, low), end(high_var, high)) {
-            (Some(low), Some(high)) => (low..=high).contains(&value),
-            _ => false,
         }
     }
 

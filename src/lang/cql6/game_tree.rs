@@ -95,17 +95,9 @@ impl Parser<'_> {
                 let Some(r) = range else {
                     return Ok(Some(self.add(Filter::Find { direction, all, range: None, quiet, body }, s)));
                 };
-                // An end written as a variable compares the count with the variable's value
-                // when the filter runs; the comparison keeps the count as its value.
-                let mut found =
+                let found =
                     self.add(Filter::Find { direction, all: false, range: Some((r.low, r.high)), quiet, body }, s);
-                for (var, op) in [(r.low_var, CmpOp::Ge), (r.high_var, CmpOp::Le)] {
-                    if let Some(v) = var {
-                        let bound = self.add(Filter::Var(v), s);
-                        found = self.add(Filter::Compare { first: found, rest: vec![(op, bound)] }, s);
-                    }
-                }
-                Ok(found)
+                Ok(self.compare_with_range_ends(found, &r, false, s))
             }
             "line" => self.parse_line(sp),
             "path" => self.parse_path(sp),

@@ -1635,17 +1635,9 @@ impl<'s> Parser<'s> {
             return Ok(self.add(Filter::Transform { kind, range: range.map(|r| (r.low, r.high)), count, body }, s));
         };
         // An end written as a variable is read when the filter runs: the copies are
-        // counted, and the count compared with each end (the comparison keeps the count
-        // as its value).
-        let mut counted = self.add(Filter::Transform { kind, range: None, count: true, body }, s);
-        for (var, written, op) in [(r.low_var, r.low, CmpOp::Ge), (r.high_var, r.high, CmpOp::Le)] {
-            let bound = match var {
-                Some(v) => self.add(Filter::Var(v), s),
-                None => self.add(Filter::Number(written), s),
-            };
-            counted = self.add(Filter::Compare { first: counted, rest: vec![(op, bound)] }, s);
-        }
-        Ok(counted)
+        // counted, and the count compared with each end.
+        let counted = self.add(Filter::Transform { kind, range: None, count: true, body }, s);
+        Ok(self.compare_with_range_ends(counted, &r, true, s))
     }
 
     /// Arguments in parentheses: `(a b …)`, each one filter.
@@ -2419,6 +2411,29 @@ impl<'s> Parser<'s> {
             low_var: variable(low),
             high_var: variable(high),
         })
+    }
+
+    /// `count` (a number of positions, copies or moves) compared with each end of `r`
+    /// written as a numeric variable, read when the filter runs, and with each written
+    /// number too when `written_too` (for a count that has no range of its own). The
+    /// comparison keeps the count as its value.
+    pub(super) fn compare_with_range_ends(
+        &mut self,
+        count: FilterId,
+        r: &WrittenRange,
+        written_too: bool,
+        sp: Span,
+    ) -> FilterId {
+        let mut compared = count;
+        for (var, written, op) in [(r.low_var, r.low, CmpOp::Ge), (r.high_var, r.high, CmpOp::Le)] {
+            let bound = match var {
+                Some(v) => self.add(Filter::Var(v), sp),
+                None if written_too => self.add(Filter::Number(written), sp),
+                None => continue,
+            };
+            compared = self.add(Filter::Compare { first: compared, rest: vec![(op, bound)] }, sp);
+        }
+        compared
     }
 
     /// One end of a range, if one is written here (CQL 6.2 `match_rangeconstituent`): a

@@ -249,16 +249,8 @@ impl Parser<'_> {
         let Some(r) = range else {
             return Ok(self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp));
         };
-        let mut run = self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: r.low, max: r.high, quiet }, sp);
-        // A variable end compares the run's length with the variable's value; the
-        // comparison keeps the length as its value.
-        for (var, op) in [(r.low_var, crate::ir::CmpOp::Ge), (r.high_var, crate::ir::CmpOp::Le)] {
-            if let Some(v) = var {
-                let bound = self.add(Filter::Var(v), sp);
-                run = self.add(Filter::Compare { first: run, rest: vec![(op, bound)] }, sp);
-            }
-        }
-        Ok(run)
+        let run = self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: r.low, max: r.high, quiet }, sp);
+        Ok(self.compare_with_range_ends(run, &r, false, sp))
     }
 }
 
