@@ -24,6 +24,7 @@ pub mod lang;
 pub mod output;
 pub mod pgn;
 pub mod scan;
+pub mod survey;
 
 pub use compile::{CompileError, CompileOptions};
 pub use eval::Query;

@@ -40,6 +40,8 @@ use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
 use crate::pgn::{Game, GameParser};
 
+pub mod survey;
+
 /// Most raw games in a batch a worker takes from the input.
 pub const BATCH_SIZE: usize = 512;
 

@@ -1,8 +1,9 @@
-//! The two commands that are not searches: `cqlrs completions SHELL` (a shell
-//! completion script) and `cqlrs man` (the manual page in roff).
+//! The commands that are not single searches: `cqlrs completions SHELL` (a shell
+//! completion script), `cqlrs man` (the manual page in roff) and `cqlrs survey` (many
+//! scripts in one pass, see [`super::survey`]).
 //!
 //! Takes in: the raw argument list. A command is recognised only when the first
-//! argument is exactly `completions` or `man`; anything else (`cqlrs q.cql`,
+//! argument is exactly `completions`, `man` or `survey`; anything else (`cqlrs q.cql`,
 //! `cqlrs completions.cql`, `cqlrs ./man`) is a search as before.
 //! Gives out: the script or page on stdout, exit status 0 (2 for a wrong shell name).
 //! Must never: read a query, an input or a file.
@@ -14,7 +15,7 @@ use super::args::Args;
 use super::{EXIT_ERROR, EXIT_MATCH};
 
 /// The words that name a command when they are the first argument.
-pub const COMMANDS: [&str; 2] = ["completions", "man"];
+pub const COMMANDS: [&str; 3] = ["completions", "man", "survey"];
 
 /// The full command-line interface: every search option of [`Args`] and the two
 /// commands, as the completion scripts and the manual page describe it.
@@ -31,8 +32,10 @@ pub fn interface() -> Command {
                 ])),
         )
         .subcommand(Command::new("man").about("Print the manual page (roff) on standard output"))
+        .subcommand(super::survey::command())
         .after_help(
-            "Commands: `cqlrs completions SHELL` prints a completion script; `cqlrs man` prints the manual page.",
+            "Commands: `cqlrs completions SHELL` prints a completion script; `cqlrs man` prints the manual page; \
+             `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report.",
         )
 }
 
@@ -67,6 +70,9 @@ pub fn run_subcommand(argv: &[String]) -> Option<i32> {
         return None;
     }
     let rest = &argv[2..];
+    if word == "survey" {
+        return Some(super::survey::run(rest));
+    }
     let result = match (word.as_str(), rest) {
         ("completions", [shell]) => completions(shell),
         ("completions", _) => Err("cqlrs: usage: cqlrs completions bash|zsh|fish|powershell".to_string()),

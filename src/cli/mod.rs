@@ -34,6 +34,7 @@ pub mod console;
 mod files;
 mod include;
 mod scale;
+pub mod survey;
 
 use std::io::IsTerminal;
 

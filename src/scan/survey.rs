@@ -1,0 +1,374 @@
+//! The survey scan: many compiled queries over the same games in one pass.
+//!
+//! Takes in: input sources, a list of [`Theme`]s (a compiled query each, with the PGN
+//! style its own run would write), a [`ScanConfig`] (threads, in-flight bound) and the
+//! [`ScanEvents`] that show progress.
+//! Gives out: for every game read, in input order, one [`SurveyGame`] handed to the
+//! caller's callback: the game's locator and facts, and for each theme that matched it
+//! the bytes its own run writes for the game, its sort key and an example position.
+//!
+//! Each game is cut out, parsed and replayed once, by the worker that took its batch,
+//! and every theme's query is evaluated on that one replay. The input side (batches,
+//! tokens, the reorder by batch sequence) is the single scan's ([`super::Reader`]), so
+//! memory is bounded by the batches in flight: games in flight times the themes'
+//! rendered matches, not the archive.
+//!
+//! The answers are those of separate runs: each theme decides on a game exactly as the
+//! single scan's worker does (a header-only query decides on the tags alone, and the
+//! positions it marks are found on the replayed game; a position query is not evaluated
+//! on a game whose tags it excludes), and the bytes come from the same
+//! [`render_game`].
+//!
+//! Must never: let one theme's failure (abandoned evaluation, an unreadable game) hide
+//! another theme's answer for the same game, or lose count of a game.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+
+use super::{printable, Evaluator, Reader, ScanConfig, ScanEvents, Shared, SortOrder, BATCH_SIZE, WORKER_STACK_BYTES};
+use crate::eval::{GameMatch, Query, Scratch};
+use crate::input::{Games, RawGame, Source};
+use crate::output::{render_game, Format};
+use crate::pgn::{Game, GameParser};
+use crate::survey::{Example, GameFacts};
+
+/// One theme of a survey: a compiled query and how its matches are written.
+pub struct Theme {
+    /// The theme's name (the script's file stem): names its PGN file and its rows.
+    pub name: String,
+    /// The compiled query.
+    pub query: Query,
+    /// What its own run writes for a matching game (the PGN format with the query's
+    /// style).
+    pub format: Format,
+    /// How its matches are ordered when the query sorts them (`None`: input order).
+    pub sort: Option<SortOrder>,
+}
+
+impl Theme {
+    /// A theme writing `format` for each match, ordered as the query's `sort` filters say.
+    pub fn new(name: String, query: Query, format: Format) -> Theme {
+        let sort = SortOrder::of_query(query.ir());
+        Theme { name, query, format, sort }
+    }
+}
+
+/// What one theme found in one game.
+#[derive(Debug)]
+pub struct ThemeMatch {
+    /// Index of the theme in the survey's list.
+    pub theme: usize,
+    /// The bytes the theme's own run writes for this game.
+    pub bytes: Vec<u8>,
+    /// The game's sort key (value, ascending?) when the theme sorts; empty otherwise.
+    pub sort: Vec<(i64, bool)>,
+    /// The positions the query marked.
+    pub positions: u64,
+    /// The first marked position, as a board to draw.
+    pub example: Option<Example>,
+}
+
+/// One game of the survey, as the workers saw it.
+#[derive(Debug)]
+pub struct SurveyGame {
+    /// The game's number in the run (from 1 across all inputs).
+    pub number: u64,
+    /// Its input file.
+    pub file: Arc<str>,
+    /// Byte offset of its first byte in that file (decompressed text).
+    pub offset: u64,
+    /// Its ordinal within its file.
+    pub file_number: u64,
+    /// Its tags as the breakdowns count them; `None` when the game could not be read.
+    pub facts: Option<GameFacts>,
+    /// Set when the game could not be read (for every theme): the message.
+    pub skipped: Option<String>,
+    /// Themes that gave up on the game (runaway work) or could not reread it: theme
+    /// index and message.
+    pub warnings: Vec<(usize, String)>,
+    /// Lines the queries printed (`message`) on this game.
+    pub messages: Vec<String>,
+    /// The themes that matched the game, in theme order.
+    pub matches: Vec<ThemeMatch>,
+}
+
+/// The tallies of a finished survey scan.
+#[derive(Debug, Default)]
+pub struct SurveyOutcome {
+    /// Games read.
+    pub read: u64,
+    /// Games skipped as unreadable (for every theme).
+    pub skipped: u64,
+    /// Input files that could not be read, or not to their end.
+    pub input_errors: u64,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+struct SurveyBatch {
+    seq: u64,
+    games: Vec<SurveyGame>,
+}
+
+/// Run every theme over `sources` in one pass; `on_game` sees each game in input order
+/// and returns `false` to stop the survey (a failed write).
+pub fn run(
+    themes: &[Theme],
+    sources: Vec<Source>,
+    config: &ScanConfig,
+    events: &dyn ScanEvents,
+    mut on_game: impl FnMut(SurveyGame) -> bool,
+) -> SurveyOutcome {
+    let started = Instant::now();
+    // A query whose dictionaries run from game to game sees the games in input order
+    // only on one worker; the survey then runs on one, as that query's own run would.
+    let sequential = themes.iter().any(|t| t.query.sequential());
+    let threads = if sequential { 1 } else { config.threads.max(1) };
+    let in_flight = config.in_flight.max(2);
+    let stop = AtomicBool::new(false);
+    let input_errors = AtomicU64::new(0);
+    let reader = Mutex::new(Reader::new(Games::from_sources(sources, 1), None));
+    let (result_tx, result_rx) = bounded::<SurveyBatch>(in_flight);
+    let (token_tx, token_rx) = bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = token_tx.send(());
+    }
+    let mut outcome = std::thread::scope(|scope| {
+        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events };
+        let mut workers = Vec::new();
+        for _ in 0..threads {
+            let tokens = token_rx.clone();
+            let result_tx = result_tx.clone();
+            let worker = std::thread::Builder::new()
+                .name("cqlrs-survey".into())
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, move || work(themes, shared, tokens, result_tx))
+                .expect("cannot start a worker thread");
+            workers.push(worker);
+        }
+        drop(token_rx);
+        drop(result_tx);
+        let outcome = deliver_in_order(result_rx, token_tx, &stop, events, &mut on_game);
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        outcome
+    });
+    outcome.threads = threads;
+    outcome.input_errors = input_errors.load(AtomicOrdering::Relaxed);
+    outcome.seconds = started.elapsed().as_secs_f64();
+    outcome
+}
+
+fn work(themes: &[Theme], shared: Shared, tokens: Receiver<()>, result_tx: Sender<SurveyBatch>) {
+    let mut worker = Worker {
+        parser: GameParser::new(),
+        game: Game::default(),
+        tags: Game::default(),
+        scratches: themes.iter().map(|_| Scratch::default()).collect(),
+    };
+    let mut spent: Vec<RawGame> = Vec::with_capacity(BATCH_SIZE);
+    loop {
+        if shared.stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
+            break;
+        }
+        if shared.stop.load(AtomicOrdering::Relaxed) {
+            break;
+        }
+        let batch = {
+            let mut reader = match shared.reader.lock() {
+                Ok(reader) => reader,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            reader.next_batch(std::mem::take(&mut spent), &shared)
+        };
+        let Some(batch) = batch else { break };
+        let mut games = Vec::with_capacity(batch.games.len());
+        for raw in &batch.games {
+            let cut = batch.cut.iter().find(|(n, _)| *n == raw.number).map(|(_, m)| m.clone());
+            games.push(worker.survey_game(themes, raw, cut));
+        }
+        if result_tx.send(SurveyBatch { seq: batch.seq, games }).is_err() {
+            break;
+        }
+        spent = batch.games;
+    }
+}
+
+/// One worker's reused state: the parser, the game (replayed when some theme wants its
+/// moves), a tags-only copy for header-only themes, and each theme's scratch.
+struct Worker {
+    parser: GameParser,
+    game: Game,
+    tags: Game,
+    scratches: Vec<Scratch>,
+}
+
+impl Worker {
+    /// Every theme's answer on one game.
+    fn survey_game(&mut self, themes: &[Theme], raw: &RawGame, cut: Option<String>) -> SurveyGame {
+        let mut out = SurveyGame {
+            number: raw.number,
+            file: raw.file.clone(),
+            offset: raw.offset,
+            file_number: raw.file_number,
+            facts: None,
+            skipped: cut,
+            warnings: Vec::new(),
+            messages: Vec::new(),
+            matches: Vec::new(),
+        };
+        if out.skipped.is_some() {
+            return out;
+        }
+        let unreadable = |e: &dyn std::fmt::Display| {
+            printable(&format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e))
+        };
+        // One reading: the moves are replayed when any theme wants them.
+        let any_wants_moves = |g: &Game| themes.iter().any(|t| t.query.wants_moves(g));
+        if let Err(e) = self.parser.parse_with(raw, &mut self.game, &any_wants_moves, true) {
+            out.skipped = Some(unreadable(&e));
+            return out;
+        }
+        out.facts = Some(GameFacts::of(&self.game));
+        // Header-only themes decide on the tags alone, as their own runs do; when the
+        // game was replayed for others, they read a tags-only copy (parsed once).
+        let mut tags_read = false;
+        for (index, theme) in themes.iter().enumerate() {
+            let query = &theme.query;
+            let scratch = &mut self.scratches[index];
+            let mut found = if query.needs_positions() {
+                if self.game.nodes.is_empty() || !query.may_match_tags(&self.game) {
+                    continue;
+                }
+                query.eval_game(scratch, &self.game)
+            } else {
+                let view = if self.game.nodes.is_empty() {
+                    &self.game
+                } else {
+                    if !tags_read {
+                        if let Err(e) = self.parser.parse(raw, &mut self.tags, &|_| false) {
+                            out.warnings.push((index, unreadable(&e)));
+                            continue;
+                        }
+                        tags_read = true;
+                    }
+                    &self.tags
+                };
+                query.eval_game(scratch, view)
+            };
+            out.messages.append(&mut found.messages);
+            if let Some(e) = &found.error {
+                let reason = e.to_string();
+                let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };
+                let message = format!("cqlrs: {}: game {} (line {}): {prefix}{reason}", raw.file, raw.number, raw.line);
+                out.warnings.push((index, printable(&message)));
+                continue;
+            }
+            if !found.matched {
+                continue;
+            }
+            if theme.format.needs_moves() && self.game.nodes.is_empty() {
+                // A header-only match: the output needs the moves and the positions the
+                // query marks on them (every searched one), as in the single scan.
+                // The tags-only reading is kept for the header-only themes after this one.
+                std::mem::swap(&mut self.tags, &mut self.game);
+                tags_read = true;
+                if let Err(e) = self.parser.parse(raw, &mut self.game, &|_| true) {
+                    out.warnings.push((index, unreadable(&e)));
+                    continue;
+                }
+                let replayed = query.eval_game(scratch, &self.game);
+                if replayed.matched && replayed.error.is_none() {
+                    found.positions = replayed.positions;
+                    found.marked_after = replayed.marked_after;
+                }
+            }
+            let sort = sort_key(theme.sort.as_ref(), &found);
+            let mut bytes = Vec::new();
+            render_game(&theme.format, &self.game, &found, raw, &sort, &mut bytes);
+            out.matches.push(ThemeMatch {
+                theme: index,
+                bytes,
+                sort,
+                positions: found.positions.len() as u64,
+                example: Example::of(&self.game, &found),
+            });
+        }
+        out
+    }
+}
+
+/// A match's sort key as the single scan builds it.
+fn sort_key(order: Option<&SortOrder>, found: &GameMatch) -> Vec<(i64, bool)> {
+    match order {
+        Some(order) => {
+            let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
+            count.into_iter().chain(found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc)))).collect()
+        }
+        None => Vec::new(),
+    }
+}
+
+fn deliver_in_order(
+    results: Receiver<SurveyBatch>,
+    tokens: Sender<()>,
+    stop: &AtomicBool,
+    events: &dyn ScanEvents,
+    on_game: &mut impl FnMut(SurveyGame) -> bool,
+) -> SurveyOutcome {
+    let mut out = SurveyOutcome::default();
+    let mut matched = 0u64;
+    let mut pending: BTreeMap<u64, SurveyBatch> = BTreeMap::new();
+    let mut next_seq = 0u64;
+    'receive: for batch in &results {
+        pending.insert(batch.seq, batch);
+        while let Some(batch) = pending.remove(&next_seq) {
+            next_seq += 1;
+            for game in batch.games {
+                out.read += 1;
+                if let Some(message) = &game.skipped {
+                    out.skipped += 1;
+                    events.warning(message);
+                }
+                for (_, message) in &game.warnings {
+                    events.warning(message);
+                }
+                for line in &game.messages {
+                    events.query_message(line);
+                }
+                if !game.matches.is_empty() {
+                    matched += 1;
+                }
+                let go_on = on_game(game);
+                events.game_finished(out.read, matched);
+                if !go_on {
+                    break 'receive;
+                }
+            }
+            let _ = tokens.send(());
+        }
+    }
+    stop.store(true, AtomicOrdering::Relaxed);
+    drop(tokens);
+    drop(results);
+    events.finished();
+    out
+}
+
+/// A held match of a sorting theme: (sort key, game number) and the bytes to write.
+pub type SortedMatch = ((Vec<(i64, bool)>, u64), Vec<u8>);
+
+/// Put a sorting theme's held matches in the order its own run writes them: best
+/// first, ties by game number.
+pub fn order_sorted(matches: &mut [SortedMatch]) {
+    matches.sort_by(|a, b| super::compare_sorted(&a.0, &b.0));
+}

@@ -1,0 +1,420 @@
+//! `cqlrs survey`: many scripts in one pass give, theme by theme, exactly what separate
+//! runs of each script give; a script that does not compile is left out; the three
+//! languages mix; and the report opens in a real browser (headless Chromium).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
+
+/// The bundled PGN files.
+const DATA: [&str; 3] = [
+    "data/lichess-2016-05-first1500.pgn",
+    "data/lichess-2017-05-sample.pgn",
+    "data/gallery/pychess-studies-and-puzzles.pgn",
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cqlrs-survey-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("cqlrs runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A survey of `scripts` over `inputs` into `outdir`.
+fn survey(inputs: &[String], scripts: &[String], outdir: &Path, extra: &[&str]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("survey");
+    for i in inputs {
+        cmd.arg("-i").arg(i);
+    }
+    cmd.args(scripts).arg("-o").arg(outdir).args(extra);
+    cmd.stdin(Stdio::null()).output().expect("cqlrs survey runs")
+}
+
+/// The PGN a separate run of `script` over `inputs` writes (`extra` names the query for
+/// a YACPDB text given with `--yacpdb`).
+fn separate_run(inputs: &[String], script: &Path, out: &Path) -> Vec<u8> {
+    let mut cmd = Command::new(BIN);
+    for i in inputs {
+        cmd.arg("-i").arg(i);
+    }
+    let o = cmd.arg(script).arg("-o").arg(out).stdin(Stdio::null()).output().expect("cqlrs runs");
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}: {}", script.display(), stderr(&o));
+    std::fs::read(out).unwrap_or_default()
+}
+
+/// The game numbers of a CQL-style PGN output, from its `{Game number N}` comments... and
+/// independently of them, from its `[Event` tags (a count).
+fn game_numbers(pgn: &[u8]) -> Vec<u64> {
+    let text = String::from_utf8_lossy(pgn);
+    let mut numbers = Vec::new();
+    for part in text.split("Game number ").skip(1) {
+        let digits: String = part.chars().take_while(|c| c.is_ascii_digit()).collect();
+        numbers.push(digits.parse().expect("a number after `Game number`"));
+    }
+    numbers
+}
+
+/// One column of `summary.csv`, by theme name.
+fn summary_column(outdir: &Path, column: &str) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(outdir.join("summary.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == column).unwrap_or_else(|| panic!("no column {column}"));
+    lines
+        .map(|l| {
+            let fields: Vec<&str> = l.split(',').collect();
+            (fields[0].to_string(), fields[at].to_string())
+        })
+        .collect()
+}
+
+fn gallery_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root().join("examples/cql"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cql"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn data_inputs() -> Vec<String> {
+    DATA.iter().map(|d| root().join(d).to_string_lossy().into_owned()).collect()
+}
+
+#[test]
+fn a_survey_of_the_gallery_writes_what_separate_runs_write() {
+    let dir = temp_dir("gallery");
+    let outdir = dir.join("out");
+    let inputs = data_inputs();
+    let gallery = root().join("examples/cql").to_string_lossy().into_owned();
+    let o = survey(&inputs, &[gallery], &outdir, &["--threads", "2"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let names = gallery_names();
+    assert!(names.len() >= 47, "{} gallery scripts", names.len());
+    // The separate runs, on two threads of our own.
+    let (left, right) = names.split_at(names.len() / 2);
+    let compare = |part: Vec<String>| {
+        let mut failures = Vec::new();
+        for name in part {
+            let script = root().join("examples/cql").join(format!("{name}.cql"));
+            let alone = separate_run(&inputs, &script, &dir.join(format!("{name}-alone.pgn")));
+            let surveyed = std::fs::read(outdir.join(format!("{name}.pgn"))).unwrap();
+            if game_numbers(&alone) != game_numbers(&surveyed) {
+                failures.push(format!("{name}: game numbers differ"));
+            } else if alone != surveyed {
+                failures.push(format!("{name}: same games, different bytes"));
+            }
+        }
+        failures
+    };
+    let (l, r) = (left.to_vec(), right.to_vec());
+    let handle = std::thread::spawn(move || compare(l));
+    let mut failures = compare(r);
+    failures.extend(handle.join().unwrap());
+    assert!(failures.is_empty(), "survey and separate runs disagree:\n{}", failures.join("\n"));
+    // The summary counts the games each theme's PGN holds.
+    for (theme, games) in summary_column(&outdir, "games_matched") {
+        let pgn = std::fs::read(outdir.join(format!("{theme}.pgn"))).unwrap();
+        assert_eq!(games.parse::<usize>().unwrap(), game_numbers(&pgn).len(), "{theme}");
+    }
+    // The first match's locator is the first game of the theme's PGN.
+    for (theme, first) in summary_column(&outdir, "first_game") {
+        let pgn = std::fs::read(outdir.join(format!("{theme}.pgn"))).unwrap();
+        assert_eq!(game_numbers(&pgn).first().map(|n| n.to_string()).unwrap_or_default(), first, "{theme}");
+    }
+    // Every table is there, and the report names every theme.
+    for table in ["summary.json", "cooccurrence.csv", "breakdown.csv", "report.html"] {
+        assert!(outdir.join(table).is_file(), "{table} missing");
+    }
+    let pairs = std::fs::read_to_string(outdir.join("cooccurrence.csv")).unwrap().lines().count() - 1;
+    assert_eq!(pairs, names.len() * (names.len() - 1) / 2);
+    let report = std::fs::read_to_string(outdir.join("report.html")).unwrap();
+    for name in &names {
+        assert!(report.contains(&format!(">{name}</a>")), "report lacks {name}");
+    }
+}
+
+/// A few games of hand-checked content: Scholar's mate (a mate and a check), a game with a
+/// white king going out and back (Ke2 … Ke1), and a quiet draw.
+const SMALL_PGN: &str = r#"[Event "Scholar"]
+[White "A"]
+[Black "B"]
+[Result "1-0"]
+[Date "1999.01.01"]
+[ECO "C20"]
+
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0
+
+[Event "King walk"]
+[White "C"]
+[Black "D"]
+[Result "0-1"]
+[Date "2005.??.??"]
+
+1. e4 e5 2. Ke2 Nc6 3. Ke1 Nf6 4. d3 Bc5 0-1
+
+[Event "Quiet"]
+[White "E"]
+[Black "F"]
+[Result "1/2-1/2"]
+
+1. d4 d5 2. c4 e6 1/2-1/2
+
+"#;
+
+#[test]
+fn the_three_languages_mix_and_give_what_their_own_runs_give() {
+    let dir = temp_dir("mixed");
+    let pgn = dir.join("small.pgn");
+    std::fs::write(&pgn, SMALL_PGN).unwrap();
+    let scripts = dir.join("scripts");
+    std::fs::create_dir_all(&scripts).unwrap();
+    // CQL 6: a mate (game 1 only, by the moves above).
+    std::fs::write(scripts.join("mate.cql"), "cql() mate\n").unwrap();
+    // Legacy CQL: a check (game 1: Qxf7#).
+    std::fs::write(scripts.join("check.cql"), "(match (position :check))\n").unwrap();
+    // YACPDB: the white king goes out and comes straight back (game 2: Ke2, Ke1).
+    std::fs::write(scripts.join("king-back.yacpdb"), "TraceBack(wK, 1, *)\n").unwrap();
+    // A header-only CQL 6 query: Black won (game 2).
+    std::fs::write(scripts.join("black-wins.cql"), "cql() result 0-1\n").unwrap();
+    let outdir = dir.join("out");
+    let inputs = vec![pgn.to_string_lossy().into_owned()];
+    let o = survey(&inputs, &[scripts.to_string_lossy().into_owned()], &outdir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let expected: [(&str, &[u64]); 4] =
+        [("mate", &[1]), ("check", &[1]), ("king-back", &[2]), ("black-wins", &[2])];
+    for (name, games) in expected {
+        let surveyed = std::fs::read(outdir.join(format!("{name}.pgn"))).unwrap();
+        assert_eq!(game_numbers(&surveyed), games, "{name}");
+        let ext = if name == "king-back" { "yacpdb" } else { "cql" };
+        let alone = separate_run(&inputs, &scripts.join(format!("{name}.{ext}")), &dir.join(format!("{name}-alone.pgn")));
+        assert_eq!(alone, surveyed, "{name}: the survey's PGN differs from the script's own run");
+    }
+    let languages = summary_column(&outdir, "language");
+    assert!(languages.contains(&("check".into(), "legacy".into())), "{languages:?}");
+    assert!(languages.contains(&("king-back".into(), "yacpdb".into())), "{languages:?}");
+    assert!(languages.contains(&("mate".into(), "cql6".into())), "{languages:?}");
+    // Games 1 and 2 are matched by two themes each; mate and check share game 1.
+    let pairs = std::fs::read_to_string(outdir.join("cooccurrence.csv")).unwrap();
+    assert!(pairs.lines().any(|l| l == "check,mate,1" || l == "mate,check,1"), "{pairs}");
+    assert!(pairs.lines().any(|l| l == "black-wins,king-back,1" || l == "king-back,black-wins,1"), "{pairs}");
+    // The breakdown: game 1 is a 1-0 in ECO group C from the 1990s; game 2 from the 2000s.
+    let breakdown = std::fs::read_to_string(outdir.join("breakdown.csv")).unwrap();
+    for row in ["mate,result,1-0,1", "mate,eco,C,1", "mate,decade,1990s,1", "king-back,decade,2000s,1", "(all games),result,1/2-1/2,1"] {
+        assert!(breakdown.lines().any(|l| l == row), "breakdown.csv lacks `{row}`:\n{breakdown}");
+    }
+    // The first match's locator: game 2 starts after game 1's bytes.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(outdir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["games_read"], 3);
+    let king = json["themes"].as_array().unwrap().iter().find(|t| t["theme"] == "king-back").unwrap();
+    let second_game_offset = SMALL_PGN.find("[Event \"King walk\"]").unwrap();
+    assert_eq!(king["first_match"]["offset"], second_game_offset as u64);
+    assert_eq!(king["first_match"]["game"], 2);
+}
+
+#[test]
+fn a_script_that_does_not_compile_is_reported_and_left_out() {
+    let dir = temp_dir("bad");
+    let pgn = dir.join("small.pgn");
+    std::fs::write(&pgn, SMALL_PGN).unwrap();
+    let good = dir.join("mate.cql");
+    std::fs::write(&good, "cql() mate\n").unwrap();
+    let bad = dir.join("broken.cql");
+    std::fs::write(&bad, "cql()\ncheck and (\n").unwrap();
+    let other = dir.join("check.cql");
+    std::fs::write(&other, "cql() check\n").unwrap();
+    let outdir = dir.join("out");
+    let scripts: Vec<String> = [&good, &bad, &other].iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let o = survey(&[pgn.to_string_lossy().into_owned()], &scripts, &outdir, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains("broken.cql") && err.contains("left out"), "{err}");
+    // The error points at the line of the bad text.
+    assert!(err.contains(":2:"), "no line:column in {err}");
+    assert!(!outdir.join("broken.pgn").exists());
+    assert_eq!(game_numbers(&std::fs::read(outdir.join("mate.pgn")).unwrap()), [1]);
+    // Check: game 1 (Qxf7#) and game 2? No: Ke2 is not check. Only game 1.
+    assert_eq!(game_numbers(&std::fs::read(outdir.join("check.pgn")).unwrap()), [1]);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(outdir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["failed"].as_array().unwrap().len(), 1);
+    assert!(json["failed"][0]["script"].as_str().unwrap().ends_with("broken.cql"));
+    assert_eq!(json["themes"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_survey_never_writes_into_a_directory_of_other_files() {
+    let dir = temp_dir("guard");
+    let pgn = dir.join("small.pgn");
+    std::fs::write(&pgn, SMALL_PGN).unwrap();
+    let script = dir.join("mate.cql");
+    std::fs::write(&script, "cql() mate\n").unwrap();
+    // The directory holding the input and the script is not a survey's output.
+    let o = survey(&[pgn.to_string_lossy().into_owned()], &[script.to_string_lossy().into_owned()], &dir, &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not empty"), "{}", stderr(&o));
+    assert!(!dir.join("mate.pgn").exists() && !dir.join("report.html").exists());
+    // No script compiles: an error, nothing written.
+    let bad = dir.join("bad.cql");
+    std::fs::write(&bad, "cql() (((\n").unwrap();
+    let o = survey(&[pgn.to_string_lossy().into_owned()], &[bad.to_string_lossy().into_owned()], &dir.join("o"), &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!dir.join("o").join("report.html").exists());
+}
+
+/// The pixels of a PNG (8-bit RGB or RGBA, not interlaced), decoded by hand (zlib from
+/// flate2): rows of `width * channels` bytes.
+fn png_pixels(bytes: &[u8]) -> (usize, usize, usize, Vec<u8>) {
+    use std::io::Read;
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
+    let mut at = 8;
+    let (mut width, mut height, mut channels) = (0, 0, 0);
+    let mut data = Vec::new();
+    while at + 8 <= bytes.len() {
+        let len = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap()) as usize;
+        let kind = &bytes[at + 4..at + 8];
+        let body = &bytes[at + 8..at + 8 + len];
+        match kind {
+            b"IHDR" => {
+                width = u32::from_be_bytes(body[0..4].try_into().unwrap()) as usize;
+                height = u32::from_be_bytes(body[4..8].try_into().unwrap()) as usize;
+                assert_eq!(body[8], 8, "8-bit samples expected");
+                channels = match body[9] {
+                    2 => 3,
+                    6 => 4,
+                    other => panic!("colour type {other}"),
+                };
+                assert_eq!(body[12], 0, "interlaced PNG");
+            }
+            b"IDAT" => data.extend_from_slice(body),
+            _ => {}
+        }
+        at += 12 + len;
+    }
+    let mut raw = Vec::new();
+    flate2::read::ZlibDecoder::new(&data[..]).read_to_end(&mut raw).unwrap();
+    let stride = width * channels;
+    let mut pixels = vec![0u8; stride * height];
+    for y in 0..height {
+        let filter = raw[y * (stride + 1)];
+        let line = &raw[y * (stride + 1) + 1..(y + 1) * (stride + 1)];
+        for x in 0..stride {
+            let a = if x >= channels { pixels[y * stride + x - channels] as i32 } else { 0 };
+            let b = if y > 0 { pixels[(y - 1) * stride + x] as i32 } else { 0 };
+            let c = if x >= channels && y > 0 { pixels[(y - 1) * stride + x - channels] as i32 } else { 0 };
+            let predicted = match filter {
+                0 => 0,
+                1 => a,
+                2 => b,
+                3 => (a + b) / 2,
+                4 => {
+                    let p = a + b - c;
+                    let (pa, pb, pc) = ((p - a).abs(), (p - b).abs(), (p - c).abs());
+                    if pa <= pb && pa <= pc {
+                        a
+                    } else if pb <= pc {
+                        b
+                    } else {
+                        c
+                    }
+                }
+                other => panic!("PNG filter {other}"),
+            };
+            pixels[y * stride + x] = (line[x] as i32 + predicted) as u8;
+        }
+    }
+    (width, height, channels, pixels)
+}
+
+fn chromium() -> Option<&'static str> {
+    ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|name| {
+        Command::new(name).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+    })
+}
+
+#[test]
+fn the_report_renders_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "chromium is required under CI=true (.ci/run installs it)");
+        eprintln!("chromium is not on PATH: the browser check is skipped");
+        return;
+    };
+    let dir = temp_dir("browser");
+    let outdir = dir.join("out");
+    let names = ["back-rank-mate", "knight-fork", "smothered-mate", "scholars-mate", "skewer", "grimshaw"];
+    let scripts: Vec<String> =
+        names.iter().map(|n| root().join("examples/cql").join(format!("{n}.cql")).to_string_lossy().into_owned()).collect();
+    let o = survey(&data_inputs(), &scripts, &outdir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report = outdir.join("report.html");
+    let page = std::fs::read_to_string(&report).unwrap();
+    // Self-contained: nothing is fetched from another host.
+    for needle in ["http://", "https://", "<script", "<link", "@import", "url("] {
+        let outside = page.matches(needle).count() - page.matches("http://www.w3.org/2000/svg").count() * usize::from(needle == "http://");
+        assert_eq!(outside, 0, "report.html refers to `{needle}`");
+    }
+    let url = format!("file://{}", report.display());
+    let common = ["--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars", "--disable-extensions"];
+    let profile = format!("--user-data-dir={}", dir.join("profile").display());
+    let dom = Command::new(browser)
+        .args(common)
+        .arg(&profile)
+        .args(["--enable-logging=stderr", "--v=0", "--virtual-time-budget=2000", "--dump-dom"])
+        .arg(&url)
+        .stdin(Stdio::null())
+        .output()
+        .expect("chromium runs");
+    let html = String::from_utf8_lossy(&dom.stdout);
+    let log = String::from_utf8_lossy(&dom.stderr);
+    assert!(html.contains("theme-table"), "no DOM dumped:\n{log}");
+    for line in log.lines() {
+        let lower = line.to_ascii_lowercase();
+        assert!(!(lower.contains("uncaught") || lower.contains(":console(")), "console error: {line}");
+    }
+    // The theme table has one row per theme.
+    let table = html.split("id=\"theme-table\"").nth(1).unwrap();
+    let body = table.split("<tbody>").nth(1).unwrap().split("</tbody>").next().unwrap();
+    assert_eq!(body.matches("<tr>").count(), names.len());
+    // Every board has 64 squares; every theme that matched has a board.
+    let boards: Vec<&str> = html.split("<svg class=\"board\"").skip(1).map(|b| b.split("</svg>").next().unwrap()).collect();
+    assert_eq!(boards.len(), names.len(), "one example board per theme");
+    for board in &boards {
+        assert_eq!(board.matches("class=\"sq ").count(), 64);
+    }
+    // Screenshots on a laptop and a phone: not blank.
+    for (name, size) in [("laptop.png", "1280,2400"), ("phone.png", "390,1600")] {
+        let shot = dir.join(name);
+        let o = Command::new(browser)
+            .args(common)
+            .arg(&profile)
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(format!("--window-size={size}"))
+            .arg(&url)
+            .stdin(Stdio::null())
+            .output()
+            .expect("chromium runs");
+        let bytes = std::fs::read(&shot).unwrap_or_else(|_| panic!("no screenshot: {}", stderr(&o)));
+        let (width, height, channels, pixels) = png_pixels(&bytes);
+        assert!(width > 0 && height > 0);
+        let colours: std::collections::HashSet<&[u8]> = pixels.chunks(channels).map(|p| &p[..3]).collect();
+        assert!(colours.len() > 50, "{name}: only {} colours: blank?", colours.len());
+    }
+}
