@@ -238,7 +238,7 @@ fn a_script_that_does_not_compile_is_reported_and_left_out() {
     let good = dir.join("mate.cql");
     std::fs::write(&good, "cql() mate\n").unwrap();
     let bad = dir.join("broken.cql");
-    std::fs::write(&bad, "cql()\ncheck and (\n").unwrap();
+    std::fs::write(&bad, "cql()\ncheck ]\n").unwrap();
     let other = dir.join("check.cql");
     std::fs::write(&other, "cql() check\n").unwrap();
     let outdir = dir.join("out");

@@ -38,26 +38,30 @@ pub struct GameFacts {
 impl GameFacts {
     /// The facts of a game, read from its tags.
     pub fn of(game: &Game) -> GameFacts {
-        let tag = |name: &str| game.tag(name).map(|t| t.text().trim().to_string());
-        let result = match tag("Result").as_deref() {
+        let tag = |name: &str| game.tag(name).map(|t| t.text());
+        let result = match tag("Result").as_deref().map(str::trim) {
             Some("1-0") => "1-0",
             Some("0-1") => "0-1",
             Some("1/2-1/2") => "1/2-1/2",
             _ => "*",
         };
         let eco = tag("ECO")
-            .and_then(|e| e.chars().next())
+            .and_then(|e| e.trim().chars().next())
             .map(|c| c.to_ascii_uppercase())
             .filter(|c| ('A'..='E').contains(c));
-        let elo = |name: &str| tag(name).and_then(|e| e.parse::<u32>().ok()).filter(|&e| e > 0);
+        let elo = |name: &str| tag(name).and_then(|e| e.trim().parse::<u32>().ok()).filter(|&e| e > 0);
         let mean_elo = match (elo("WhiteElo"), elo("BlackElo")) {
             (Some(w), Some(b)) => Some((w + b) / 2),
             _ => None,
         };
         let year = |name: &str| {
             let text = tag(name)?;
-            let digits = text.get(..4)?;
-            digits.bytes().all(|b| b.is_ascii_digit()).then(|| digits.parse::<u32>().ok()).flatten()
+            let digits = text.trim().get(..4)?;
+            if digits.bytes().all(|b| b.is_ascii_digit()) {
+                digits.parse::<u32>().ok()
+            } else {
+                None
+            }
         };
         GameFacts { result, eco, mean_elo, year: year("Date").or_else(|| year("UTCDate")) }
     }
@@ -190,8 +194,8 @@ impl Example {
         let &id = found.positions.first()?;
         let node = game.nodes.get(id.index())?;
         let mut board = [None; 64];
-        for (square, piece) in node.pos.board().clone() {
-            board[square as usize] = Some(piece.char());
+        for square in Square::ALL {
+            board[square as usize] = node.pos.board().piece_at(square).map(|piece| piece.char());
         }
         let mut last_move = String::new();
         let mut move_squares = Vec::new();
