@@ -25,10 +25,6 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("cqlrs runs")
-}
-
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
@@ -124,10 +120,12 @@ fn a_survey_of_the_gallery_writes_what_separate_runs_write() {
         }
         failures
     };
-    let (l, r) = (left.to_vec(), right.to_vec());
-    let handle = std::thread::spawn(move || compare(l));
-    let mut failures = compare(r);
-    failures.extend(handle.join().unwrap());
+    let failures = std::thread::scope(|scope| {
+        let handle = scope.spawn(|| compare(left.to_vec()));
+        let mut failures = compare(right.to_vec());
+        failures.extend(handle.join().unwrap());
+        failures
+    });
     assert!(failures.is_empty(), "survey and separate runs disagree:\n{}", failures.join("\n"));
     // The summary counts the games each theme's PGN holds.
     for (theme, games) in summary_column(&outdir, "games_matched") {

@@ -276,15 +276,18 @@ impl Worker {
             if !found.matched {
                 continue;
             }
-            if theme.format.needs_moves() && self.game.nodes.is_empty() {
-                // A header-only match: the output needs the moves and the positions the
-                // query marks on them (every searched one), as in the single scan.
-                // The tags-only reading is kept for the header-only themes after this one.
-                std::mem::swap(&mut self.tags, &mut self.game);
-                tags_read = true;
-                if let Err(e) = self.parser.parse(raw, &mut self.game, &|_| true) {
-                    out.warnings.push((index, unreadable(&e)));
-                    continue;
+            if theme.format.needs_moves() && !query.needs_positions() {
+                // A header-only match, decided on the tags alone: the output needs the
+                // moves and the positions the query marks on them (every searched one),
+                // found on the replayed game, as in the single scan.
+                if self.game.nodes.is_empty() {
+                    // The tags-only reading is kept for the header-only themes after this one.
+                    std::mem::swap(&mut self.tags, &mut self.game);
+                    tags_read = true;
+                    if let Err(e) = self.parser.parse(raw, &mut self.game, &|_| true) {
+                        out.warnings.push((index, unreadable(&e)));
+                        continue;
+                    }
                 }
                 let replayed = query.eval_game(scratch, &self.game);
                 if replayed.matched && replayed.error.is_none() {

@@ -31,11 +31,12 @@ table { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) { background: #f8fafc; }
+@media (max-width: 520px) { .wide { display: none; } th, td { padding: 5px 5px; } }
 a { color: var(--accent); }
 svg text { font-family: system-ui, "DejaVu Sans", sans-serif; }
 svg.ranking-chart, svg.small { width: 100%; height: auto; display: block; }
 svg.ranking-chart text { font-size: 2.6px; }
-svg.small text { font-size: 3.2px; }
+svg.small text { font-size: 4.6px; }
 svg .label { text-anchor: end; fill: var(--ink); }
 svg .value { fill: var(--muted); }
 svg .bar { fill: var(--accent); }
@@ -105,15 +106,16 @@ pub fn report(tally: &Tally) -> String {
 
     // The ranking: a table and a bar chart.
     out.push_str("<section id=\"ranking\">\n<h2>Themes by incidence</h2>\n<div class=\"ranking\">\n");
-    out.push_str("<div class=\"card scroll\"><table id=\"theme-table\">\n<thead><tr><th class=\"n\">#</th><th>Theme</th><th class=\"n\">Games</th><th class=\"n\">Share</th><th class=\"n\">Positions</th><th>First match</th></tr></thead>\n<tbody>\n");
+    out.push_str("<div class=\"card scroll\"><table id=\"theme-table\">\n<thead><tr><th class=\"n\">#</th><th>Theme</th><th class=\"n\">Games</th><th class=\"n\">Share</th><th class=\"n wide\">Positions</th><th class=\"wide\">First match</th></tr></thead>\n<tbody>\n");
     for (rank, &t) in ranked.iter().enumerate() {
         let theme = &tally.themes[t];
         let first = theme.first.as_ref().map_or("–".to_string(), |f| {
-            format!("game {} ({} #{}, byte {})", f.game, escape(&file_name(&f.file)), f.file_game, f.offset)
+            let place = format!("{}, game {} of the file, byte {}", file_name(&f.file), f.file_game, f.offset);
+            format!("<span title=\"{}\">game {}</span>", escape(&place), f.game)
         });
         let _ = writeln!(
             out,
-            r##"<tr><td class="n">{}</td><td><a href="#{}">{}</a></td><td class="n">{}</td><td class="n">{}</td><td class="n">{}</td><td>{}</td></tr>"##,
+            r##"<tr><td class="n">{}</td><td><a href="#{}">{}</a></td><td class="n">{}</td><td class="n">{}</td><td class="n wide">{}</td><td class="wide">{}</td></tr>"##,
             rank + 1,
             anchor(&theme.name),
             escape(&theme.name),
@@ -128,7 +130,7 @@ pub fn report(tally: &Tally) -> String {
         .iter()
         .map(|&t| (tally.themes[t].name.clone(), tally.themes[t].games, Some(anchor(&tally.themes[t].name))))
         .collect();
-    let _ = writeln!(out, "<div class=\"card\">{}</div>", svg::bars(&rows, "ranking-chart", "Games matched per theme"));
+    let _ = writeln!(out, "<div class=\"card\">{}</div>", svg::bars(&rows, "ranking-chart", "Games matched per theme", 4.2));
     out.push_str("</div>\n</section>\n");
 
     // Co-occurrence.
@@ -190,7 +192,10 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
             if !example.last_move.is_empty() {
                 let _ = write!(caption, "After <strong>{}</strong>. ", escape(&example.last_move));
             }
-            let _ = write!(caption, "{} – {}, {}", escape(white), escape(black), escape(&example.event));
+            let _ = write!(caption, "{} – {}", escape(white), escape(black));
+            if example.event != "?" {
+                let _ = write!(caption, ", {}", escape(&example.event));
+            }
             if !example.date.is_empty() {
                 let _ = write!(caption, ", {}", escape(&example.date));
             }
@@ -213,7 +218,8 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
                 .iter()
                 .filter(|((d, _), _)| *d == dimension)
                 .map(|((_, bucket), games)| {
-                    let label = if dimension == Dimension::File { file_name(&bucket.label) } else { bucket.label.clone() };
+                    let label =
+                        if dimension == Dimension::File { short(&file_name(&bucket.label)) } else { bucket.label.clone() };
                     (label, *games, None)
                 })
                 .collect();
@@ -221,7 +227,7 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
                 continue;
             }
             let caption = format!("{}: games by {}", theme.name, dimension.title());
-            let _ = writeln!(out, "<h4>{}</h4>{}", dimension.title(), svg::bars(&rows, "small", &caption));
+            let _ = writeln!(out, "<h4>{}</h4>{}", dimension.title(), svg::bars(&rows, "small", &caption, 6.5));
         }
     }
     out.push_str("</div>\n</div>\n</article>\n");
@@ -234,6 +240,17 @@ fn percent(part: u64, whole: u64) -> String {
     } else {
         format!("{:.1}%", 100.0 * part as f64 / whole as f64)
     }
+}
+
+/// A label of at most 18 characters: a longer one keeps its start and end around `…`.
+fn short(label: &str) -> String {
+    let chars: Vec<char> = label.chars().collect();
+    if chars.len() <= 18 {
+        return label.to_string();
+    }
+    let head: String = chars[..8].iter().collect();
+    let tail: String = chars[chars.len() - 9..].iter().collect();
+    format!("{head}…{tail}")
 }
 
 /// The last component of a path (the whole text when it has none).

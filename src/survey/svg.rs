@@ -88,13 +88,13 @@ pub fn board(example: &Example, label: &str) -> String {
     out
 }
 
-/// A horizontal bar chart: one bar per (label, value), longest = `max`, with the value
-/// written after the bar and, when given, a link per label.
-pub fn bars(rows: &[(String, u64, Option<String>)], class: &str, caption: &str) -> String {
+/// A horizontal bar chart 100 units wide: one bar per (label, value), `row_height` units
+/// a row, the longest bar for the largest value, the value written after each bar and,
+/// when given, a link per label.
+pub fn bars(rows: &[(String, u64, Option<String>)], class: &str, caption: &str, row_height: f64) -> String {
     let max = rows.iter().map(|r| r.1).max().unwrap_or(0).max(1);
     let label_width = 40.0;
     let bar_width = 48.0;
-    let row_height = 4.2;
     let height = row_height * rows.len().max(1) as f64 + 1.0;
     let mut out = String::new();
     let _ = write!(
@@ -141,10 +141,12 @@ pub fn heat_map(names: &[String], shared: impl Fn(usize, usize) -> u64, games: i
     let cell = 10.0;
     let margin = 120.0;
     let size = margin + cell * n as f64;
+    // Room on the right for the slanted names of the last columns.
+    let width = size + margin * 0.5;
     let mut out = String::new();
     let _ = write!(
         out,
-        r#"<svg class="heat" viewBox="0 0 {size:.0} {size:.0}" role="img" aria-label="Games matched by both themes" xmlns="http://www.w3.org/2000/svg">"#
+        r#"<svg class="heat" viewBox="0 0 {width:.0} {size:.0}" role="img" aria-label="Games matched by both themes" xmlns="http://www.w3.org/2000/svg">"#
     );
     for (i, name) in names.iter().enumerate() {
         let pos = margin + cell * i as f64 + cell * 0.7;
