@@ -192,17 +192,21 @@ fn the_three_languages_mix_and_give_what_their_own_runs_give() {
     std::fs::write(scripts.join("king-back.yacpdb"), "TraceBack(wK, 1, *)\n").unwrap();
     // A header-only CQL 6 query: Black won (game 2).
     std::fs::write(scripts.join("black-wins.cql"), "cql() result 0-1\n").unwrap();
+    // A sorting CQL 6 query: games by their last move number, highest first (game 2 reaches
+    // move 5 with White to move, game 1 ends on Black's 4th move, game 3 at move 3).
+    std::fs::write(scripts.join("longest.cql"), "cql() sort \"move number\" movenumber\n").unwrap();
     let outdir = dir.join("out");
     let inputs = vec![pgn.to_string_lossy().into_owned()];
     let o = survey(&inputs, &[scripts.to_string_lossy().into_owned()], &outdir, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let expected: [(&str, &[u64]); 4] =
-        [("mate", &[1]), ("check", &[1]), ("king-back", &[2]), ("black-wins", &[2])];
+    let expected: [(&str, &[u64]); 5] =
+        [("mate", &[1]), ("check", &[1]), ("king-back", &[2]), ("black-wins", &[2]), ("longest", &[2, 1, 3])];
     for (name, games) in expected {
         let surveyed = std::fs::read(outdir.join(format!("{name}.pgn"))).unwrap();
         assert_eq!(game_numbers(&surveyed), games, "{name}");
         let ext = if name == "king-back" { "yacpdb" } else { "cql" };
-        let alone = separate_run(&inputs, &scripts.join(format!("{name}.{ext}")), &dir.join(format!("{name}-alone.pgn")));
+        let alone =
+            separate_run(&inputs, &scripts.join(format!("{name}.{ext}")), &dir.join(format!("{name}-alone.pgn")));
         assert_eq!(alone, surveyed, "{name}: the survey's PGN differs from the script's own run");
     }
     let languages = summary_column(&outdir, "language");
@@ -215,7 +219,13 @@ fn the_three_languages_mix_and_give_what_their_own_runs_give() {
     assert!(pairs.lines().any(|l| l == "black-wins,king-back,1" || l == "king-back,black-wins,1"), "{pairs}");
     // The breakdown: game 1 is a 1-0 in ECO group C from the 1990s; game 2 from the 2000s.
     let breakdown = std::fs::read_to_string(outdir.join("breakdown.csv")).unwrap();
-    for row in ["mate,result,1-0,1", "mate,eco,C,1", "mate,decade,1990s,1", "king-back,decade,2000s,1", "(all games),result,1/2-1/2,1"] {
+    for row in [
+        "mate,result,1-0,1",
+        "mate,eco,C,1",
+        "mate,decade,1990s,1",
+        "king-back,decade,2000s,1",
+        "(all games),result,1/2-1/2,1",
+    ] {
         assert!(breakdown.lines().any(|l| l == row), "breakdown.csv lacks `{row}`:\n{breakdown}");
     }
     // The first match's locator: game 2 starts after game 1's bytes.
@@ -344,29 +354,40 @@ fn png_pixels(bytes: &[u8]) -> (usize, usize, usize, Vec<u8>) {
 
 fn chromium() -> Option<&'static str> {
     ["chromium", "chromium-browser", "google-chrome"].into_iter().find(|name| {
-        Command::new(name).arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+        Command::new(name)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
     })
 }
 
 #[test]
 fn the_report_renders_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        assert!(std::env::var("CI").as_deref() != Ok("true"), "chromium is required under CI=true (.ci/run installs it)");
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "chromium is required under CI=true (.ci/run installs it)"
+        );
         eprintln!("chromium is not on PATH: the browser check is skipped");
         return;
     };
     let dir = temp_dir("browser");
     let outdir = dir.join("out");
     let names = ["back-rank-mate", "knight-fork", "smothered-mate", "scholars-mate", "skewer", "grimshaw"];
-    let scripts: Vec<String> =
-        names.iter().map(|n| root().join("examples/cql").join(format!("{n}.cql")).to_string_lossy().into_owned()).collect();
+    let scripts: Vec<String> = names
+        .iter()
+        .map(|n| root().join("examples/cql").join(format!("{n}.cql")).to_string_lossy().into_owned())
+        .collect();
     let o = survey(&data_inputs(), &scripts, &outdir, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let report = outdir.join("report.html");
     let page = std::fs::read_to_string(&report).unwrap();
     // Self-contained: nothing is fetched from another host.
     for needle in ["http://", "https://", "<script", "<link", "@import", "url("] {
-        let outside = page.matches(needle).count() - page.matches("http://www.w3.org/2000/svg").count() * usize::from(needle == "http://");
+        let outside = page.matches(needle).count()
+            - page.matches("http://www.w3.org/2000/svg").count() * usize::from(needle == "http://");
         assert_eq!(outside, 0, "report.html refers to `{needle}`");
     }
     let url = format!("file://{}", report.display());
@@ -392,7 +413,8 @@ fn the_report_renders_in_headless_chromium() {
     let body = table.split("<tbody>").nth(1).unwrap().split("</tbody>").next().unwrap();
     assert_eq!(body.matches("<tr>").count(), names.len());
     // Every board has 64 squares; every theme that matched has a board.
-    let boards: Vec<&str> = html.split("<svg class=\"board\"").skip(1).map(|b| b.split("</svg>").next().unwrap()).collect();
+    let boards: Vec<&str> =
+        html.split("<svg class=\"board\"").skip(1).map(|b| b.split("</svg>").next().unwrap()).collect();
     assert_eq!(boards.len(), names.len(), "one example board per theme");
     for board in &boards {
         assert_eq!(board.matches("class=\"sq ").count(), 64);

@@ -118,8 +118,8 @@ fn script_files(named: &[String]) -> Result<Vec<String>, String> {
 fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyle), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cqlrs: {path}: {e}"))?;
     let syntax = if path.ends_with(".yacpdb") { Syntax::Yacpdb } else { Syntax::detect(&text) };
-    let source =
-        QuerySource { name: path.to_string(), text, syntax, script: Some(path.to_string()), map: None }.with_includes()?;
+    let source = QuerySource { name: path.to_string(), text, syntax, script: Some(path.to_string()), map: None }
+        .with_includes()?;
     let mut options = CompileOptions::new(syntax).amend(|ir| apply_cli(defaults, ir));
     let query = Query::compile(&source.text, &mut options).map_err(|e| compile_message(&e, |d| source.render(d)))?;
     let settings = &query.ir().settings;

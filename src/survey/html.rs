@@ -101,7 +101,8 @@ pub fn report(tally: &Tally) -> String {
         files = files.join(", "),
         any = tally.matched_any,
         any_share = percent(tally.matched_any, tally.read),
-        skipped = if tally.skipped > 0 { format!("; {} games could not be read", tally.skipped) } else { String::new() },
+        skipped =
+            if tally.skipped > 0 { format!("; {} games could not be read", tally.skipped) } else { String::new() },
     );
 
     // The ranking: a table and a bar chart.
@@ -130,7 +131,11 @@ pub fn report(tally: &Tally) -> String {
         .iter()
         .map(|&t| (tally.themes[t].name.clone(), tally.themes[t].games, Some(anchor(&tally.themes[t].name))))
         .collect();
-    let _ = writeln!(out, "<div class=\"card\">{}</div>", svg::bars(&rows, "ranking-chart", "Games matched per theme", 4.2));
+    let _ = writeln!(
+        out,
+        "<div class=\"card\">{}</div>",
+        svg::bars(&rows, "ranking-chart", "Games matched per theme", 4.2)
+    );
     out.push_str("</div>\n</section>\n");
 
     // Co-occurrence.
@@ -218,8 +223,11 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
                 .iter()
                 .filter(|((d, _), _)| *d == dimension)
                 .map(|((_, bucket), games)| {
-                    let label =
-                        if dimension == Dimension::File { short(&file_name(&bucket.label)) } else { bucket.label.clone() };
+                    let label = if dimension == Dimension::File {
+                        short(&file_name(&bucket.label))
+                    } else {
+                        bucket.label.clone()
+                    };
                     (label, *games, None)
                 })
                 .collect();
@@ -242,14 +250,14 @@ fn percent(part: u64, whole: u64) -> String {
     }
 }
 
-/// A label of at most 18 characters: a longer one keeps its start and end around `…`.
+/// A label of at most 15 characters: a longer one keeps its start and end around `…`.
 fn short(label: &str) -> String {
     let chars: Vec<char> = label.chars().collect();
-    if chars.len() <= 18 {
+    if chars.len() <= 15 {
         return label.to_string();
     }
-    let head: String = chars[..8].iter().collect();
-    let tail: String = chars[chars.len() - 9..].iter().collect();
+    let head: String = chars[..6].iter().collect();
+    let tail: String = chars[chars.len() - 8..].iter().collect();
     format!("{head}…{tail}")
 }
 

@@ -128,10 +128,7 @@ fn buckets(facts: &GameFacts, file_index: usize, file: &str) -> [(Dimension, Buc
     let result_rank = ["1-0", "0-1", "1/2-1/2", "*"].iter().position(|r| *r == facts.result).unwrap_or(3) as u64;
     [
         (Dimension::Result, Bucket { rank: result_rank, label: facts.result.to_string() }),
-        (
-            Dimension::Eco,
-            facts.eco.map_or_else(unknown, |c| Bucket { rank: c as u64, label: c.to_string() }),
-        ),
+        (Dimension::Eco, facts.eco.map_or_else(unknown, |c| Bucket { rank: c as u64, label: c.to_string() })),
         (
             Dimension::Rating,
             facts.mean_elo.map_or_else(unknown, |elo| {
@@ -461,8 +458,7 @@ impl Tally {
                 })
             })
             .collect();
-        let failed: Vec<Value> =
-            self.failed.iter().map(|f| json!({ "script": f.script, "error": f.error })).collect();
+        let failed: Vec<Value> = self.failed.iter().map(|f| json!({ "script": f.script, "error": f.error })).collect();
         let record = json!({
             "games_read": self.read,
             "games_skipped": self.skipped,
@@ -492,7 +488,10 @@ impl Tally {
         let mut out = String::from("theme,dimension,value,games\n");
         let mut rows = |name: &str, counts: &BTreeMap<(Dimension, Bucket), u64>| {
             for ((dimension, bucket), games) in counts {
-                push_csv_row(&mut out, &[name.to_string(), dimension.name().into(), bucket.label.clone(), games.to_string()]);
+                push_csv_row(
+                    &mut out,
+                    &[name.to_string(), dimension.name().into(), bucket.label.clone(), games.to_string()],
+                );
             }
         };
         rows("(all games)", &self.all);

@@ -61,23 +61,13 @@ pub fn board(example: &Example, label: &str) -> String {
     }
     for &index in &example.marked {
         let (x, y) = (index % 8, 7 - index / 8);
-        let _ = write!(
-            out,
-            r#"<rect class="marked" x="{}.06" y="{}.06" width="0.88" height="0.88" rx="0.08"/>"#,
-            x, y
-        );
+        let _ = write!(out, r#"<rect class="marked" x="{}.06" y="{}.06" width="0.88" height="0.88" rx="0.08"/>"#, x, y);
     }
     for index in 0..64usize {
         if let Some((color, role)) = example.piece(index) {
             let (x, y) = (index % 8, 7 - index / 8);
             let class = if color == Color::White { "pw" } else { "pb" };
-            let _ = write!(
-                out,
-                r#"<text class="{class}" x="{}.5" y="{}.55">{}&#xFE0E;</text>"#,
-                x,
-                y,
-                glyph(role)
-            );
+            let _ = write!(out, r#"<text class="{class}" x="{}.5" y="{}.55">{}&#xFE0E;</text>"#, x, y, glyph(role));
         }
     }
     for i in 0..8 {
@@ -192,11 +182,11 @@ mod tests {
 
     #[test]
     fn a_board_has_sixty_four_squares_and_its_pieces() {
-        let mut board = [None; 64];
-        board[4] = Some('K'); // e1
-        board[60] = Some('k'); // e8
+        let mut squares = [None; 64];
+        squares[4] = Some('K'); // e1
+        squares[60] = Some('k'); // e8
         let example = Example {
-            board,
+            board: squares,
             last_move: String::new(),
             move_squares: vec![],
             marked: vec![60],
