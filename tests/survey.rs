@@ -438,3 +438,15 @@ fn the_report_renders_in_headless_chromium() {
         assert!(colours.len() > 50, "{name}: only {} colours: blank?", colours.len());
     }
 }
+
+#[test]
+fn progress_is_drawn_as_for_a_single_run() {
+    let dir = temp_dir("progress");
+    let script = root().join("examples/cql/fools-mate.cql").to_string_lossy().into_owned();
+    let o = survey(&data_inputs()[..1], &[script], &dir.join("out"), &["--progress", "always"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let err = stderr(&o);
+    // The single run's bar: bytes read of the total, games, ETA.
+    assert!(err.contains("ETA") && err.contains("KiB/"), "no progress bar drawn: {err}");
+    assert!(err.contains("1500 games read"), "{err}");
+}
