@@ -218,7 +218,7 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::While { .. } => OwnFacts { changes_state: true, ..OwnFacts::ORDER_SENSITIVE },
 
         // Output and files.
-        Filter::Comment(_) | Filter::Message(_) | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
+        Filter::Comment(_) | Filter::Message { .. } | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
             OwnFacts::ORDER_SENSITIVE
         }
         // Writing a file and stopping the run are effects: nothing may move them before
@@ -640,7 +640,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         Filter::Sort { value, .. } => sub(*value),
         Filter::ReadFile(_) => ValueType::String,
         Filter::Comment(_)
-        | Filter::Message(_)
+        | Filter::Message { .. }
         | Filter::SetTag(..)
         | Filter::RemoveComment
         | Filter::WriteFile(..)

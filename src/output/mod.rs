@@ -292,6 +292,24 @@ impl Sink {
         })
     }
 
+    /// A file whose existing bytes are kept, the new ones written after them
+    /// (`--append`). Like [`Sink::create`], the bytes go to a temporary file (a copy of
+    /// the existing one) that [`Sink::commit`] renames onto the destination, so a failed
+    /// run leaves the file as it was.
+    pub fn append(path: &str) -> std::io::Result<Sink> {
+        let mut sink = Sink::create(path)?;
+        if let Target::File { writer, .. } = &mut sink.target {
+            match std::fs::File::open(path) {
+                Ok(mut existing) => {
+                    std::io::copy(&mut existing, writer)?;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(sink)
+    }
+
     /// Any writer (used by tests and benchmarks).
     pub fn from_writer(writer: Box<dyn Write + Send>) -> Sink {
         Sink { target: Target::Writer(writer), encoding: OutputEncoding::Utf8, path: None }
