@@ -288,6 +288,7 @@ impl ScanEvents for Console {
         }
     }
     fn input_error(&self, message: &str) {
+        self.chatter.input_error(message);
         self.line(message);
     }
     fn warning(&self, message: &str) {

@@ -195,12 +195,21 @@ pub struct Chatter {
     /// The matching game not yet shown (0: none): CQL writes `<N>` after the game's
     /// progress.
     pending_match: AtomicU64,
+    /// Inputs that could not be read (GUI mode): the run's error names them.
+    input_errors: Mutex<Vec<String>>,
 }
 
 impl Chatter {
     /// Running output for these options.
     pub fn new(gui: bool, line_increment: Option<u64>, show_matches: bool, to_stdout: bool) -> Chatter {
-        Chatter { gui, line_increment, show_matches, to_stdout, pending_match: AtomicU64::new(0) }
+        Chatter {
+            gui,
+            line_increment,
+            show_matches,
+            to_stdout,
+            pending_match: AtomicU64::new(0),
+            input_errors: Mutex::new(Vec::new()),
+        }
     }
 
     /// Does the run write any running output of CQL's?
@@ -224,6 +233,20 @@ impl Chatter {
         }
         emit(&format!("{line}\n<CqlGuiMessage> {line} </CqlGuiMessage>\n"));
         true
+    }
+
+    /// An input could not be read: kept for the error that ends the run in GUI mode.
+    pub fn input_error(&self, message: &str) {
+        if self.gui {
+            if let Ok(mut errors) = self.input_errors.lock() {
+                errors.push(message.to_string());
+            }
+        }
+    }
+
+    /// The messages of the inputs that could not be read.
+    pub fn input_errors(&self) -> Vec<String> {
+        self.input_errors.lock().map(|e| e.clone()).unwrap_or_default()
     }
 
     /// Game `number` matched.

@@ -440,7 +440,9 @@ fn execute(args: &Args) -> Result<i32, String> {
         );
         say!("{message}");
         if args.gui {
-            gui::error(&message);
+            let mut errors = console.chatter.input_errors();
+            errors.push(message);
+            gui::error(&errors.join("\n"));
         }
         return Ok(EXIT_ERROR);
     }
