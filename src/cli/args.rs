@@ -256,7 +256,7 @@ pub struct Args {
     pub grep_status: bool,
     /// Exit 0 when the run completed, whether or not a game matched (the default; kept
     /// for scripts written when 1 meant "no match")
-    #[arg(long = "exit-zero", hide = true, conflicts_with = "grep_status")]
+    #[arg(long = "exit-zero", conflicts_with = "grep_status")]
     pub exit_zero: bool,
     /// CQL's GUI protocol on stdout: `<CqlGuiVariable>` lines, messages, errors,
     /// progress and `<CqlGuiNormalExit>` (see docs/gui.md)
