@@ -213,7 +213,11 @@ fn read_gui_stream(stdout: &str) -> GuiStream {
         if let Some((kind, lines)) = block.as_mut() {
             if trimmed.starts_with(&format!("</CqlGui{kind}>")) {
                 let joined = lines.join("\n");
-                if *kind == "Message" { s.messages.push(joined) } else { s.errors.push(joined) }
+                if *kind == "Message" {
+                    s.messages.push(joined)
+                } else {
+                    s.errors.push(joined)
+                }
                 block = None;
             } else {
                 lines.push(trimmed.trim().to_string());
@@ -320,11 +324,7 @@ fn a_gui_reads_messages_and_progress() {
     let s = read_gui_stream(&stdout);
     // A message names the game and the position (`move N(wtm)`: the move number and
     // the side to move there) unless it is `quiet`.
-    assert_eq!(
-        s.messages,
-        ["Game: 1 move 3(wtm): mated", "plain", "Game: 2 move 4(btm): mated", "plain"],
-        "{stdout}"
-    );
+    assert_eq!(s.messages, ["Game: 1 move 3(wtm): mated", "plain", "Game: 2 move 4(btm): mated", "plain"], "{stdout}");
     // `-lineincrement 10`: the GUI hears of every game (10/10).
     assert_eq!(s.progress, [1, 2, 3, 4], "{stdout}");
     assert_eq!(s.variables["numbermatches"], "2");

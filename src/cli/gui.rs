@@ -101,7 +101,13 @@ pub fn pgn_block(games: u64, bytes: &[u8]) {
 /// zeros, an exponent below 1e-4 or from 1000 on (CQL prints the run's seconds so).
 pub fn format_g3(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
-        return if x.is_nan() { "nan".into() } else if x == 0.0 { "0".into() } else { "inf".into() };
+        return if x.is_nan() {
+            "nan".into()
+        } else if x == 0.0 {
+            "0".into()
+        } else {
+            "inf".into()
+        };
     }
     let sci = format!("{x:.2e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));

@@ -270,9 +270,7 @@ fn tag_rank(name: &str, value: &[u8]) -> u8 {
         name.strip_prefix(side).is_some_and(|kind| RATING_KINDS.contains(&kind))
             && std::str::from_utf8(value).ok().and_then(|v| v.trim().parse::<u32>().ok()).is_some_and(|n| n > 0)
     };
-    let eco = || {
-        matches!(value, [b'A'..=b'E', b'0'..=b'9', b'0'..=b'9', ..])
-    };
+    let eco = || matches!(value, [b'A'..=b'E', b'0'..=b'9', b'0'..=b'9', ..]);
     let date = || value.first().is_some_and(u8::is_ascii_digit);
     if SEVEN_TAG_ROSTER.iter().any(|(n, _)| *n == name) {
         0
