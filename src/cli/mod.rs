@@ -10,7 +10,7 @@
 //! input, failed write). Malformed
 //! games are reported and counted as skipped; games the evaluator gives up on are
 //! reported and counted as abandoned; neither changes the status.
-//! Must never: write to stdout itself (the `output` module does), or start scanning
+//! Must never: write to stdout itself (the `output` and [`gui`] modules do), or start scanning
 //! when the query has errors.
 
 /// `eprintln!` for the command line: a closed or failing stderr (`cqlrs … 2>&1 | head`)
