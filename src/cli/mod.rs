@@ -447,7 +447,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         return Ok(EXIT_ERROR);
     }
     // CQL's own summary (and in GUI mode the rest of its protocol) on stdout, when the
-    // games do not go there.
+    // games do not go there; CQL starts it with a newline, ending a line of progress.
     let finish = gui::Finish {
         matched: outcome.matched,
         games: outcome.read,
@@ -459,7 +459,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     if args.gui {
         finish.write_gui();
     } else if stdout_free {
-        let _ = output::print_stdout(&format!("{}\n", finish.summary_line()));
+        let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
     }
     Ok(if outcome.matched > 0 || !args.grep_status { EXIT_MATCH } else { EXIT_NO_MATCH })
 }
