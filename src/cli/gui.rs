@@ -270,14 +270,12 @@ impl Chatter {
         let every = self.line_increment.unwrap_or(DEFAULT_LINE_INCREMENT).max(1);
         let dot = (every / 10).max(1);
         let mut text = String::new();
-        if self.line_increment.is_some() || self.show_matches || self.gui {
-            if read % every == 0 {
-                text.push_str(&format!("[{read}]\n"));
-            } else if read % dot == 0 {
-                text.push('.');
-            }
+        if read.is_multiple_of(every) {
+            text.push_str(&format!("[{read}]\n"));
+        } else if read.is_multiple_of(dot) {
+            text.push('.');
         }
-        if self.gui && read % dot == 0 {
+        if self.gui && read.is_multiple_of(dot) {
             text.push_str(&format!("\n<CqlGuiVariable> currentgamenumber {read}\n"));
         }
         let shown = self.pending_match.swap(0, Ordering::Relaxed);
