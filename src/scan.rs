@@ -178,6 +178,8 @@ pub struct ScanConfig {
     pub format: Format,
     /// Set when the query sorts its matches.
     pub sort: Option<SortOrder>,
+    /// Write the matches in input order even when the query sorts them (`--nosort`).
+    pub unsorted: bool,
     /// Only games whose number lies in this range (inclusive) are evaluated; the
     /// reader stops after the upper bound.
     pub gamenumber: Option<(u64, u64)>,
@@ -196,6 +198,7 @@ impl ScanConfig {
             limit: None,
             format,
             sort: None,
+            unsorted: false,
             gamenumber: None,
             in_flight: 4 * threads + 4,
             keep_rejects: false,
@@ -286,7 +289,7 @@ pub fn run_sources<E: Evaluator>(
     // The query decides its own order and whether its games are read one after another
     // (dictionaries carried from game to game see the games in input order).
     let own = ScanConfig {
-        sort: config.sort.clone().or_else(|| evaluator.sort_order()),
+        sort: if config.unsorted { None } else { config.sort.clone().or_else(|| evaluator.sort_order()) },
         threads: if evaluator.sequential() { 1 } else { config.threads },
         in_flight: if evaluator.sequential() { config.in_flight.min(8) } else { config.in_flight },
         ..config.clone()

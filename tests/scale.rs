@@ -364,8 +364,11 @@ fn compressed_input_is_one_shard() {
 fn exit_zero_and_summary_record() {
     let dir = temp_dir("summary");
     let a = tricky_corpus(&dir, 20);
+    // No match: status 0, as CQL 6.2 (and with `--exit-zero`); 1 only with `--grep-status`.
     let none = cqlrs(&["--cql", "cql() stalemate", "--json", "-i", &a]);
-    assert_eq!(none.status.code(), Some(1));
+    assert_eq!(none.status.code(), Some(0));
+    let grep = cqlrs(&["--cql", "cql() stalemate", "--json", "--grep-status", "-i", &a]);
+    assert_eq!(grep.status.code(), Some(1));
     let zero = cqlrs(&["--cql", "cql() stalemate", "--json", "--exit-zero", "--summary-json", "-i", &a]);
     assert_eq!(zero.status.code(), Some(0));
     let records = json_lines(&zero);

@@ -35,7 +35,15 @@ pub enum When {
 /// CQL 6 single-dash options (`-input f.pgn`, `-gamenumber 5 9`, `-flipcolor`) are
 /// accepted as well as `--long` ones.
 #[derive(Debug, Parser)]
-#[command(name = "cqlrs", version, about, long_about = None, disable_help_subcommand = true)]
+#[command(
+    name = "cqlrs",
+    version,
+    about,
+    long_about = None,
+    disable_help_subcommand = true,
+    after_help = "Exit status: 0 when the run completed, whether or not a game matched (as CQL); \
+                  1 when no game matched, only with --grep-status; 2 on an error."
+)]
 pub struct Args {
     /// Query script (.cql; legacy detected by `(match`; .yacpdb = YACPDB)
     pub script: Option<String>,
@@ -212,10 +220,12 @@ pub struct Args {
     /// Keep the comments `removecomment` would delete from the written games
     #[arg(long = "noremovecomment")]
     pub noremovecomment: bool,
-    /// Print the number of each matching game on stderr as it is found
+    /// Print `<N>` for each matching game as it is found, as CQL does (on stdout when
+    /// the games go to a file, else on stderr)
     #[arg(long = "showmatches")]
     pub showmatches: bool,
-    /// Print a progress line on stderr every N games
+    /// CQL's progress: a `.` every N/10 games and `[N]` every N games (on stdout when the
+    /// games go to a file, else on stderr)
     #[arg(long = "lineincrement", value_name = "N")]
     pub lineincrement: Option<u64>,
 
@@ -240,9 +250,33 @@ pub struct Args {
     /// End the run with a JSON summary record (last output line with --json, else stderr)
     #[arg(long = "summary-json")]
     pub summary_json: bool,
-    /// Exit 0 when the run succeeded, whether or not a game matched
-    #[arg(long = "exit-zero")]
+    /// Exit 1 when the run completed but no game matched, as grep does (without it a
+    /// completed run exits 0 whether or not a game matched, as CQL does)
+    #[arg(long = "grep-status")]
+    pub grep_status: bool,
+    /// Exit 0 when the run completed, whether or not a game matched (the default; kept
+    /// for scripts written when 1 meant "no match")
+    #[arg(long = "exit-zero", conflicts_with = "grep_status")]
     pub exit_zero: bool,
+    /// CQL's GUI protocol on stdout: `<CqlGuiVariable>` lines, messages, errors,
+    /// progress and `<CqlGuiNormalExit>` (see docs/gui.md)
+    #[arg(long = "gui")]
+    pub gui: bool,
+    /// Write the matching games to stdout inside `<CqlGuiPgn …>` … `</CqlGuiPgn>`
+    #[arg(long = "guipgnstdout", conflicts_with = "output")]
+    pub guipgnstdout: bool,
+    /// Read the PGN games from stdin (as `-input -`)
+    #[arg(long = "guipgnstdin", conflicts_with = "input")]
+    pub guipgnstdin: bool,
+    /// Never replace an existing output file: the run stops with an error instead
+    #[arg(long = "noclobber", conflicts_with = "append")]
+    pub noclobber: bool,
+    /// Add the matching games to the end of an existing output file
+    #[arg(long = "append")]
+    pub append: bool,
+    /// Write the matching games in game-number order even when the query sorts them
+    #[arg(long = "nosort")]
+    pub nosort: bool,
     /// Write the game that begins at byte OFFSET of FILE and exit (repeatable)
     #[arg(long = "extract", value_name = "FILE@OFFSET")]
     pub extract: Vec<String>,
@@ -374,14 +408,20 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("to-ascii", Value("to-ascii")),
     ("to-unicode", Value("to-unicode")),
     ("dump-ir", Flag("dump-ir")),
+    // CQL's GUI protocol.
+    ("gui", Flag("gui")),
+    ("guipgnstdout", Flag("guipgnstdout")),
+    ("guipgnstdin", Flag("guipgnstdin")),
+    // Exit status and the output file (CQLi's long names; `-a` is CQL's `-ascii`).
+    ("grep-status", Flag("grep-status")),
+    ("exit-zero", Flag("exit-zero")),
+    ("noclobber", Flag("noclobber")),
+    ("nosort", Flag("nosort")),
     ("h", Flag("help")),
     ("help", Flag("help")),
     ("v", Flag("version")),
     ("version", Flag("version")),
     // Refused.
-    ("gui", Refused("the ChessBase GUI protocol is not implemented; run cqlrs from a shell")),
-    ("guipgnstdin", Refused("the ChessBase GUI protocol is not implemented; give `-input -` to read PGN from stdin")),
-    ("guipgnstdout", Refused("the ChessBase GUI protocol is not implemented; give `-output -` to write to stdout")),
     ("hhdb", Refused("HHdb annotations are not implemented")),
     ("html", Refused("HTML export of a query is not implemented; `--to-unicode FILE` prints the query")),
     ("utf8", Refused("use `--to-unicode FILE`, which prints the converted query")),
@@ -603,7 +643,7 @@ mod tests {
         assert!(err.contains("did you mean `-gamenumber`"), "{err}");
         let got = normalize(strings(&["cqlrs", "-showMatches", "-PARSE", "-i", "-x.pgn"])).unwrap();
         assert_eq!(got, strings(&["cqlrs", "--showmatches", "--parse", "--input=-x.pgn"]));
-        let err = normalize(strings(&["cqlrs", "-gui"])).unwrap_err();
+        let err = normalize(strings(&["cqlrs", "-hhdb"])).unwrap_err();
         assert!(err.contains("not supported"), "{err}");
     }
 

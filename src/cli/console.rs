@@ -1,6 +1,7 @@
 //! What the command line shows on standard error while a scan runs: the progress bar
-//! (or spinner), warnings about skipped and abandoned games, `-showmatches` and
-//! `-lineincrement` lines, and colour in error messages.
+//! (or spinner), warnings about skipped and abandoned games, and colour in error
+//! messages; CQL's own running output (`-gui`, `-showmatches`, `-lineincrement`) is
+//! handed to [`super::gui::Chatter`].
 //!
 //! Takes in: the scan's events ([`ScanEvents`]), the inputs being read, the
 //! `--progress`, `--color`, `--quiet-stderr`, `--max-warnings` options.
@@ -191,10 +192,8 @@ pub struct Console {
     pub quiet: bool,
     /// Print at most this many warnings.
     pub max_warnings: Option<u64>,
-    /// `-showmatches`: a line for every matching game.
-    pub show_matches: bool,
-    /// `-lineincrement N`: a line every N games.
-    pub line_increment: Option<u64>,
+    /// CQL's running output: GUI progress and messages, `-showmatches`, `-lineincrement`.
+    pub chatter: super::gui::Chatter,
     warnings: AtomicU64,
     suppressed: AtomicU64,
     /// Serialises lines printed from the workers (input errors) and the writer thread.
@@ -241,8 +240,7 @@ impl Console {
             started: Instant::now(),
             quiet: false,
             max_warnings: None,
-            show_matches: false,
-            line_increment: None,
+            chatter: super::gui::Chatter::new(false, None, false, false),
             warnings: AtomicU64::new(0),
             suppressed: AtomicU64::new(0),
             lock: Mutex::new(()),
@@ -290,6 +288,7 @@ impl ScanEvents for Console {
         }
     }
     fn input_error(&self, message: &str) {
+        self.chatter.input_error(message);
         self.line(message);
     }
     fn warning(&self, message: &str) {
@@ -304,19 +303,15 @@ impl ScanEvents for Console {
         }
     }
     fn query_message(&self, line: &str) {
-        self.line(line);
+        if !self.chatter.message(line) {
+            self.line(line);
+        }
     }
     fn matched(&self, number: u64) {
-        if self.show_matches {
-            self.line(&format!("cqlrs: game {number} matches"));
-        }
+        self.chatter.matched(number);
     }
     fn game_finished(&self, read: u64, matched: u64) {
-        if let Some(every) = self.line_increment {
-            if every > 0 && read % every == 0 {
-                self.line(&format!("cqlrs: {read} games read, {matched} matches"));
-            }
-        }
+        self.chatter.game_finished(read);
         if let Some(bar) = &self.bar {
             if read % 64 == 0 {
                 let seconds = self.started.elapsed().as_secs_f64().max(1e-3);
@@ -328,6 +323,7 @@ impl ScanEvents for Console {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+        self.chatter.finished();
         let n = self.suppressed();
         if n > 0 {
             self.line(&format!(

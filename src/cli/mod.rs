@@ -3,12 +3,14 @@
 //! Takes in: the process arguments ([`args`] checks their shape), query files and
 //! inline queries.
 //! Gives out: a compiled query with the CLI's filters, transforms and settings
-//! applied, a scan over the inputs, the summary on stderr, and the exit status:
-//! 0 = some game matched (or `--exit-zero`), 1 = none, 2 = error (bad query or option,
-//! an output that is an input, unreadable or damaged input, failed write). Malformed
+//! applied, a scan over the inputs, the summary (CQL's line on stdout when the games go
+//! to a file, the full tallies on stderr), and the exit status, as CQL's: 0 = the run
+//! completed, whether or not a game matched (with `--grep-status`, 1 when none did),
+//! 2 = error (bad query or option, an output that is an input, unreadable or damaged
+//! input, failed write). Malformed
 //! games are reported and counted as skipped; games the evaluator gives up on are
 //! reported and counted as abandoned; neither changes the status.
-//! Must never: write to stdout itself (the `output` module does), or start scanning
+//! Must never: write to stdout itself (the `output` and [`gui`] modules do), or start scanning
 //! when the query has errors.
 
 /// `eprintln!` for the command line: a closed or failing stderr (`cqlrs … 2>&1 | head`)
@@ -32,6 +34,7 @@ pub mod args;
 pub mod commands;
 pub mod console;
 mod files;
+pub mod gui;
 mod include;
 mod scale;
 pub mod survey;
@@ -49,9 +52,9 @@ use crate::{CompileError, CompileOptions};
 
 pub use args::Args;
 
-/// Exit status: some game matched.
+/// Exit status: the run completed (whether or not a game matched, as CQL 6.2 exits).
 pub const EXIT_MATCH: i32 = 0;
-/// Exit status: no game matched.
+/// Exit status with `--grep-status`: the run completed and no game matched.
 pub const EXIT_NO_MATCH: i32 = 1;
 /// Exit status: an error (bad query or arguments, unreadable input, failed write).
 pub const EXIT_ERROR: i32 = 2;
@@ -66,10 +69,19 @@ pub fn run(argv: Vec<String>) -> i32 {
     if let Some(code) = commands::run_subcommand(&argv) {
         return code;
     }
+    // CQL's GUI protocol starts with the version, before the arguments are checked, so
+    // that a GUI sees their errors too.
+    let gui = gui::requested(&argv);
+    if gui {
+        gui::start();
+    }
     let argv = match args::normalize(argv) {
         Ok(a) => a,
         Err(message) => {
             say!("{message}");
+            if gui {
+                gui::error(&message);
+            }
             return EXIT_ERROR;
         }
     };
@@ -77,12 +89,18 @@ pub fn run(argv: Vec<String>) -> i32 {
         Ok(a) => a,
         Err(e) => {
             let _ = e.print();
+            if gui && e.use_stderr() {
+                gui::error(&e.to_string());
+            }
             return if e.use_stderr() { EXIT_ERROR } else { EXIT_MATCH };
         }
     };
     match execute(&args) {
         Ok(code) => code,
         Err(message) => {
+            if gui && !message.is_empty() {
+                gui::error(&message);
+            }
             if !message.is_empty() {
                 let message = if console::color_wanted(args.color) { console::colorize(&message) } else { message };
                 say_inline!("{message}");
@@ -222,7 +240,9 @@ fn execute(args: &Args) -> Result<i32, String> {
         output::print_stdout(&crate::ir::dump::dump(ir)).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
     }
-    let inputs = if !args.input.is_empty() {
+    let inputs = if args.guipgnstdin {
+        vec!["-".to_string()]
+    } else if !args.input.is_empty() {
         args.input.clone()
     } else if !ir.settings.input.is_empty() {
         ir.settings.input.clone()
@@ -257,7 +277,10 @@ fn execute(args: &Args) -> Result<i32, String> {
     };
     // The output file: the option, else the query's `output`, else (PGN output of a
     // script file) `<script>-out.pgn`.
-    let out_path = args.output.clone().or_else(|| match format {
+    // `-guipgnstdout`: the games go to stdout, inside the protocol's block.
+    let out_path = if args.guipgnstdout { None } else { args.output.clone() };
+    let out_path = out_path.or_else(|| match format {
+        _ if args.guipgnstdout => None,
         Format::Pgn(_) => ir.settings.output.clone().or_else(|| {
             let script = source.as_ref().and_then(|s| s.script.as_ref())?;
             (!args.count && !args.json && !args.json_pgn).then(|| default_output(script))
@@ -276,6 +299,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     }
     config.in_flight = 4 * config.threads + 4;
     config.limit = args.limit;
+    config.unsorted = args.nosort;
     config.gamenumber = ir.settings.gamenumber;
     config.keep_rejects = args.rejects.is_some();
     if args.parse {
@@ -305,6 +329,11 @@ fn execute(args: &Args) -> Result<i32, String> {
         written.push(("rejects file", p));
     }
     files::check_distinct(&read, &written)?;
+    if let Some(path) = out_path.as_deref().filter(|p| *p != "-" && args.noclobber) {
+        if std::fs::symlink_metadata(path).is_ok() {
+            return Err(format!("cqlrs: {path}: the output file exists and `--noclobber` was given; nothing was run"));
+        }
+    }
     // `writefile` never writes over what the run reads; `lastgamenumber` counts the inputs.
     let others: Vec<String> = read.iter().filter(|(what, _)| *what != "input").map(|(_, p)| p.to_string()).collect();
     crate::eval::register_inputs(&inputs, &others);
@@ -312,8 +341,11 @@ fn execute(args: &Args) -> Result<i32, String> {
     let plan = scale::prepare(args, inputs, query.sequential())?;
 
     let encoding = args.output_encoding.as_deref().and_then(output::OutputEncoding::from_name).unwrap_or_default();
+    let gui_buffer = gui::Buffer::default();
     let mut sink = match out_path.as_deref() {
+        None if args.guipgnstdout => Sink::from_writer(Box::new(gui_buffer.clone())),
         None | Some("-") => Sink::stdout(),
+        Some(path) if args.append => Sink::append(path).map_err(|e| format!("cqlrs: {path}: {e}"))?,
         Some(path) => Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?,
     };
     sink.set_encoding(encoding);
@@ -322,12 +354,15 @@ fn execute(args: &Args) -> Result<i32, String> {
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
     let size = console::InputSize::of(&plan.sources);
-    let progress = console::progress_wanted(args.progress, args.quiet_stderr, &size);
+    // CQL's running output goes to stdout unless the games themselves do.
+    let stdout_free = sink.path.is_some() || args.guipgnstdout;
+    let chatter = gui::Chatter::new(args.gui, args.lineincrement, args.showmatches, stdout_free);
+    let progress =
+        console::progress_wanted(args.progress, args.quiet_stderr, &size) && (stdout_free || !chatter.active());
     let mut console = console::Console::new(size, progress, args.progress == args::When::Always);
     console.quiet = args.quiet_stderr;
     console.max_warnings = args.max_warnings;
-    console.show_matches = args.showmatches;
-    console.line_increment = args.lineincrement;
+    console.chatter = chatter;
     let outcome =
         scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
     if crate::eval::abort_requested() {
@@ -372,6 +407,10 @@ fn execute(args: &Args) -> Result<i32, String> {
         if let Err(e) = sink.commit() {
             return Err(format!("cqlrs: {}: {e}", sink.path.as_deref().unwrap_or("<stdout>")));
         }
+        if args.guipgnstdout {
+            let written = outcome.matched.min(config.limit.unwrap_or(u64::MAX));
+            gui::pgn_block(written, &gui_buffer.take());
+        }
     } else {
         sink.discard();
     }
@@ -384,22 +423,46 @@ fn execute(args: &Args) -> Result<i32, String> {
         None if !args.quiet_stderr => say!("{}", summary.line()),
         None => {}
     }
-    for (name, value) in query.persistent_totals(&outcome.scratches) {
-        say!("{name}: {value}");
+    let persistent = query.persistent_totals(&outcome.scratches);
+    if !args.gui {
+        for (name, value) in &persistent {
+            say!("{name}: {value}");
+        }
     }
     if !complete {
         let kept = match &sink.path {
             Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
             None => String::new(),
         };
-        say!(
+        let message = format!(
             "cqlrs: the run is incomplete: {} input {} could not be read to the end{kept}",
             outcome.input_errors,
             if outcome.input_errors == 1 { "file" } else { "files" }
         );
+        say!("{message}");
+        if args.gui {
+            let mut errors = console.chatter.input_errors();
+            errors.push(message);
+            gui::error(&errors.join("\n"));
+        }
         return Ok(EXIT_ERROR);
     }
-    Ok(if outcome.matched > 0 || args.exit_zero { EXIT_MATCH } else { EXIT_NO_MATCH })
+    // CQL's own summary (and in GUI mode the rest of its protocol) on stdout, when the
+    // games do not go there; CQL starts it with a newline, ending a line of progress.
+    let finish = gui::Finish {
+        matched: outcome.matched,
+        games: outcome.read,
+        seconds: outcome.seconds,
+        threads: config.threads,
+        output: sink.path.as_deref().unwrap_or(""),
+        persistent: &persistent,
+    };
+    if args.gui {
+        finish.write_gui();
+    } else if stdout_free {
+        let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
+    }
+    Ok(if outcome.matched > 0 || !args.grep_status { EXIT_MATCH } else { EXIT_NO_MATCH })
 }
 
 /// `<script stem>-out.pgn`, in the current directory.

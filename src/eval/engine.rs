@@ -1120,7 +1120,7 @@ impl<'a> Ctx<'a> {
             | Filter::IdentityIter { .. }
             | Filter::While { .. } => self.eval_variables(filter, at),
             Filter::Comment(..)
-            | Filter::Message(..)
+            | Filter::Message { .. }
             | Filter::Sort { .. }
             | Filter::SetTag(..)
             | Filter::RemoveComment

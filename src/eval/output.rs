@@ -18,8 +18,13 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Value::None)
             }
-            Filter::Message(args) => {
-                let text = self.args_text(args, at)?;
+            Filter::Message { args, quiet } => {
+                let mut text = self.args_text(args, at)?;
+                if !quiet {
+                    // CQL 6.2 `CommentNode::match_position`: `Game: N POSITION: TEXT`.
+                    let place = self.node_of(at).map_or(String::new(), |n| self.position_text(n));
+                    text = format!("Game: {} {place}: {text}", self.game.number);
+                }
                 self.out.messages.push(text);
                 Some(Value::None)
             }

@@ -996,8 +996,15 @@ pub enum Filter {
     /// `comment(a b …)`, `///`: attach text to this position in the output (kept only
     /// if the enclosing filters match). Always matches.
     Comment(Vec<FilterId>),
-    /// `message(a b …)`: print a line on stderr. Always matches.
-    Message(Vec<FilterId>),
+    /// `message(a b …)`: print a line (on stderr; on stdout in GUI mode). Always
+    /// matches. Unless `quiet`, the line starts with the game and the position, as CQL
+    /// 6.2 prints it: `Game: N move M(wtm): …`.
+    Message {
+        /// The parts of the text.
+        args: Vec<FilterId>,
+        /// `message quiet`: the text alone.
+        quiet: bool,
+    },
     /// `sort [min] ["doc"] value`: match like `value`, and rank games by it.
     Sort {
         /// Documentation shown in the output.

@@ -218,9 +218,11 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::While { .. } => OwnFacts { changes_state: true, ..OwnFacts::ORDER_SENSITIVE },
 
         // Output and files.
-        Filter::Comment(_) | Filter::Message(_) | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
-            OwnFacts::ORDER_SENSITIVE
-        }
+        Filter::Comment(_)
+        | Filter::Message { .. }
+        | Filter::Sort { .. }
+        | Filter::SetTag(..)
+        | Filter::RemoveComment => OwnFacts::ORDER_SENSITIVE,
         // Writing a file and stopping the run are effects: nothing may move them before
         // or after the filters written beside them (`assert wtm` is `wtm or abort`).
         Filter::WriteFile(..) | Filter::Abort(_) => OwnFacts::ORDER_SENSITIVE,
@@ -640,7 +642,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
         Filter::Sort { value, .. } => sub(*value),
         Filter::ReadFile(_) => ValueType::String,
         Filter::Comment(_)
-        | Filter::Message(_)
+        | Filter::Message { .. }
         | Filter::SetTag(..)
         | Filter::RemoveComment
         | Filter::WriteFile(..)

@@ -76,7 +76,7 @@ macro_rules! each_child {
             | Filter::SeqConcat(v)
             | Filter::SeqAlt(v)
             | Filter::Comment(v)
-            | Filter::Message(v)
+            | Filter::Message { args: v, .. }
             | Filter::Ray { sets: v, .. }
             | Filter::AttackChain { sets: v, .. } => {
                 for c in v {

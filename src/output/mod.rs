@@ -292,6 +292,24 @@ impl Sink {
         })
     }
 
+    /// A file whose existing bytes are kept, the new ones written after them
+    /// (`--append`). Like [`Sink::create`], the bytes go to a temporary file (a copy of
+    /// the existing one) that [`Sink::commit`] renames onto the destination, so a failed
+    /// run leaves the file as it was.
+    pub fn append(path: &str) -> std::io::Result<Sink> {
+        let mut sink = Sink::create(path)?;
+        if let Target::File { writer, .. } = &mut sink.target {
+            match std::fs::File::open(path) {
+                Ok(mut existing) => {
+                    std::io::copy(&mut existing, writer)?;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(sink)
+    }
+
     /// Any writer (used by tests and benchmarks).
     pub fn from_writer(writer: Box<dyn Write + Send>) -> Sink {
         Sink { target: Target::Writer(writer), encoding: OutputEncoding::Utf8, path: None }
@@ -472,7 +490,7 @@ mod tests {
         let text = format!("{tags}\n\n{}", movetext.replacen('\n', " ", 1));
         assert_eq!(
             text,
-            "[White \"A\"]\n[Result \"1-0\"]\n\n{Game number 3} {score: 12} 1. e4 $1 {best} (1. d4 d5 (1... Nf6)) 1... e5 {hello} {CQL} 2. Qh5 1-0\n\n"
+            "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"A\"]\n[Black \"?\"]\n[Result \"1-0\"]\n\n{Game number 3} {score: 12} 1. e4 $1 {best} (1. d4 d5 (1... Nf6)) 1... e5 {hello} {CQL} 2. Qh5 1-0\n\n"
         );
         // `quiet` (CQL 6.2): the query's comments stay, the marks go.
         let quiet = PgnStyle { quiet: true, ..PgnStyle::default() };
@@ -508,7 +526,31 @@ mod tests {
             ..Default::default()
         };
         let text = render(&PgnStyle::default(), &g, &m);
-        assert!(text.starts_with("[White \"B \\\"x\\\"\"]\n[Note \"n\"]\n\n{Game number 3} 1. e4 *"), "{text}");
+        assert!(
+            text.starts_with(
+                "[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"B \\\"x\\\"\"]\n[Black \"?\"]\n[Result \"*\"]\n[Note \"n\"]\n\n{Game number 3} 1. e4 *"
+            ),
+            "{text}"
+        );
+    }
+
+    /// The tag order CQL 6.2 writes (checked on the reference binary): the Seven Tag
+    /// Roster, the first rating of White and of Black, ECO, EventDate, the other tags in
+    /// the game's order, FEN last; the Result tag is the result the movetext ends with.
+    #[test]
+    fn tags_are_written_in_the_export_order() {
+        let g = game(
+            "[FEN \"7k/8/6KQ/8/8/8/8/8 w - - 0 1\"]\n[Black \"B\"]\n[Foo \"bar\"]\n[ECO \"C20\"]\n[BlackElo \"1500\"]\n\
+             [WhiteUSCF \"1900\"]\n[WhiteElo \"2000\"]\n[Result \"0-1\"]\n[EventDate \"2001.02.03\"]\n[Site \"\"]\n[SetUp \"1\"]\n\n1. Qg7# 1-0\n",
+        );
+        let text = render(&PgnStyle::default(), &g, &GameMatch { matched: true, ..Default::default() });
+        let (tags, _) = text.split_once("\n\n").unwrap();
+        assert_eq!(
+            tags,
+            "[Event \"?\"]\n[Site \"\"]\n[Date \"????.??.??\"]\n[Round \"?\"]\n[White \"?\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\
+             [WhiteUSCF \"1900\"]\n[BlackElo \"1500\"]\n[ECO \"C20\"]\n[EventDate \"2001.02.03\"]\n[Foo \"bar\"]\n[WhiteElo \"2000\"]\n\
+             [SetUp \"1\"]\n[FEN \"7k/8/6KQ/8/8/8/8/8 w - - 0 1\"]"
+        );
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! CQL-style PGN for one matching game.
 //!
 //! Takes in: a replayed [`Game`] and its [`GameMatch`].
-//! Gives out: the game's bytes: its tags (input bytes kept, `settag` applied), a
+//! Gives out: the game's bytes: its tags in the PGN export order CQL 6.2 writes (the
+//! Seven Tag Roster first, `?` where the game lacks one; input bytes kept, `settag`
+//! applied), a
 //! `{Game number N}` comment, the movetext re-serialised from the game tree (move
 //! numbers, SAN as written, NAGs, original comments, variations) with `{CQL}` after
 //! every matching position and the query's comments, wrapped at 79 columns, then a
@@ -104,7 +106,12 @@ enum Step {
 /// `game` must have been replayed (its nodes present); a game without nodes gets an
 /// empty movetext. `sort_values` are written into the leading comment.
 pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8>) {
-    write_tags(game, if style.settag { &m.set_tags } else { &[] }, out);
+    let result = game
+        .termination
+        .clone()
+        .or_else(|| game.tag("Result").map(|t| t.text().into_owned()))
+        .unwrap_or_else(|| "*".into());
+    write_tags(game, if style.settag { &m.set_tags } else { &[] }, &result, out);
     out.push(b'\n');
     let mut w = Wrapper { out, column: 0, glue: false };
     if style.game_number_comment && !style.silent {
@@ -225,11 +232,6 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
             }
         }
     }
-    let result = game
-        .termination
-        .clone()
-        .or_else(|| game.tag("Result").map(|t| t.text().into_owned()))
-        .unwrap_or_else(|| "*".into());
     w.word(&result);
     out.extend_from_slice(b"\n\n");
 }
@@ -242,24 +244,112 @@ impl Wrapper<'_> {
     }
 }
 
-fn write_tags(game: &Game, set_tags: &[(String, String)], out: &mut Vec<u8>) {
+/// The Seven Tag Roster of the PGN standard, in its order, with the value written for
+/// a game that lacks the tag (the Result is the game's own, see [`write_tags`]).
+const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
+    ("Event", "?"),
+    ("Site", "?"),
+    ("Date", "????.??.??"),
+    ("Round", "?"),
+    ("White", "?"),
+    ("Black", "?"),
+    ("Result", "*"),
+];
+
+/// The rating kinds a player's rating tag may name (`WhiteElo`, `BlackUSCF`, …).
+const RATING_KINDS: [&str; 7] = ["Elo", "Rating", "Rapid", "ICCF", "USCF", "DWZ", "BCF"];
+
+/// Where a tag goes among the game's tags as CQL 6.2 writes them (the SCID PGN writer
+/// of `Game::WritePGN_changed`, origChanges.cpp): the Seven Tag Roster (0), the
+/// first rating of White (1) and of Black (2) that is a positive number, the ECO code
+/// (3), the event date (4), every other tag in the game's order (5), `FEN` last (7).
+/// CQL leaves out a rating, ECO code or event date it cannot read; cqlrs keeps such a
+/// tag among the others (never losing a tag of the game).
+fn tag_rank(name: &str, value: &[u8]) -> u8 {
+    let rating = |side: &str| {
+        name.strip_prefix(side).is_some_and(|kind| RATING_KINDS.contains(&kind))
+            && std::str::from_utf8(value).ok().and_then(|v| v.trim().parse::<u32>().ok()).is_some_and(|n| n > 0)
+    };
+    let eco = || matches!(value, [b'A'..=b'E', b'0'..=b'9', b'0'..=b'9', ..]);
+    let date = || value.first().is_some_and(u8::is_ascii_digit);
+    if SEVEN_TAG_ROSTER.iter().any(|(n, _)| *n == name) {
+        0
+    } else if rating("White") {
+        1
+    } else if rating("Black") {
+        2
+    } else if name == "ECO" && eco() {
+        3
+    } else if name == "EventDate" && date() {
+        4
+    } else if name == "FEN" {
+        7
+    } else {
+        5
+    }
+}
+
+/// Write the tag section in the PGN export format, as CQL 6.2 does: the Seven Tag
+/// Roster first in its order (`?`, or `????.??.??` for the date, where the game lacks
+/// one; the Result tag is `result`, the result the movetext ends with), then the
+/// game's other tags ordered by [`tag_rank`], the tags `settag` adds before `FEN`.
+fn write_tags(game: &Game, set_tags: &[(String, String)], result: &str, out: &mut Vec<u8>) {
     let set = |name: &str| set_tags.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v);
-    for tag in &game.tags {
+    let mut write = |name: &str, value: Option<&[u8]>, set_value: Option<&String>| {
         out.push(b'[');
-        out.extend_from_slice(tag.name.as_bytes());
+        out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b" \"");
-        match set(&tag.name) {
-            Some(v) => out.extend_from_slice(escape(v).as_bytes()),
-            None => out.extend_from_slice(&tag.value),
+        match (set_value, value) {
+            (Some(v), _) => out.extend_from_slice(escape(v).as_bytes()),
+            (None, Some(v)) => out.extend_from_slice(v),
+            (None, None) => {}
         }
         out.extend_from_slice(b"\"]\n");
+    };
+    for (name, missing) in SEVEN_TAG_ROSTER {
+        if name == "Result" {
+            write(name, Some(result.as_bytes()), None);
+            continue;
+        }
+        let value = game.tag(name).map(|t| t.value.as_slice()).unwrap_or(missing.as_bytes());
+        write(name, Some(value), set(name));
     }
-    let mut added: Vec<&str> = Vec::new();
-    for (name, value) in set_tags {
-        if game.tag(name).is_none() && !added.contains(&name.as_str()) {
-            added.push(name);
-            let v = set(name).unwrap_or(value);
-            out.extend_from_slice(format!("[{name} \"{}\"]\n", escape(v)).as_bytes());
+    // The first tag of each roster name was written above; a repeated one is kept among
+    // the others.
+    let mut ranked: Vec<(u8, usize)> = Vec::new();
+    let mut taken = [false; 5];
+    for (i, tag) in game.tags.iter().enumerate() {
+        let mut rank = tag_rank(&tag.name, &tag.value);
+        if rank == 0 && game.tag(&tag.name).is_some_and(|first| !std::ptr::eq(first, tag)) {
+            rank = 5;
+        }
+        if (1..=4).contains(&rank) {
+            let slot = &mut taken[rank as usize];
+            if *slot {
+                rank = 5;
+            }
+            *slot = true;
+        }
+        if rank != 0 {
+            ranked.push((rank, i));
+        }
+    }
+    // Rank 6: the tags `settag` adds, after the game's own and before `FEN`.
+    ranked.push((6, usize::MAX));
+    ranked.sort_unstable();
+    for (rank, i) in ranked {
+        match game.tags.get(i) {
+            Some(tag) => write(&tag.name, Some(&tag.value), set(&tag.name)),
+            None if rank == 6 => {
+                let mut added: Vec<&str> = Vec::new();
+                for (name, value) in set_tags {
+                    if game.tag(name).is_none() && !added.contains(&name.as_str()) {
+                        added.push(name);
+                        write(name, None, Some(set(name).unwrap_or(value)));
+                    }
+                }
+            }
+            None => {}
         }
     }
 }

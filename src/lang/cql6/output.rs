@@ -33,10 +33,8 @@ impl Parser<'_> {
             }
             "comment" | "message" => {
                 // `message quiet …` (CQL 6.2): the message without the game and position
-                // in front; messages here never carry them, so it is a plain message.
-                if w == "message" {
-                    self.eat_word("quiet");
-                }
+                // in front.
+                let quiet = w == "message" && self.eat_word("quiet");
                 // Without parentheses the argument is one whole filter (CQL 6.2 reads it with
                 // `match_node`): a comment of a string comparison comments the comparison.
                 let args = if self.at_sym(Sym::LParen) {
@@ -44,7 +42,7 @@ impl Parser<'_> {
                 } else {
                     vec![self.parse_converter_arg(BP_OR)?]
                 };
-                self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message(args) }, sp)
+                self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message { args, quiet } }, sp)
             }
             "sort" => {
                 let mut min = false;

@@ -500,7 +500,7 @@ impl Checker<'_> {
             | Filter::DictUnbind { .. }
             | Filter::While { .. }
             | Filter::Comment(_)
-            | Filter::Message(_)
+            | Filter::Message { .. }
             | Filter::SetTag(..) => Kind::Logical,
             Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
                 if *forall {

@@ -380,7 +380,8 @@ mod tests {
         let all = Directions(Directions::DIAGONAL.0 | Directions::VERTICAL.0 | Directions::HORIZONTAL.0);
         assert!(has(&ir, |f| matches!(f, Filter::Ray { dirs, .. } if *dirs == all)));
         assert!(refused("ray up vertical (Q r)"));
-        assert!(has(&parse("message quiet (\"x\")"), |f| matches!(f, Filter::Message(_))));
+        assert!(has(&parse("message quiet (\"x\")"), |f| matches!(f, Filter::Message { quiet: true, .. })));
+        assert!(has(&parse("message (\"x\")"), |f| matches!(f, Filter::Message { quiet: false, .. })));
     }
 
     #[test]
