@@ -36,6 +36,7 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::eval::{GameMatch, Query, Scratch};
+use crate::eval::SortValue;
 use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
 use crate::pgn::{Game, GameParser};
@@ -214,6 +215,9 @@ pub struct ScanOutcome<S> {
     pub skipped: u64,
     /// Games the evaluator gave up on (runaway work, nesting), reported once each.
     pub abandoned: u64,
+    /// Games read only up to a move that cannot be played (counted among the matched or
+    /// unmatched ones as well, and reported once each), as CQL 6.2 reads them.
+    pub partly_read: u64,
     /// Input files that could not be read, or not to their end.
     pub input_errors: u64,
     /// The output was closed by its reader (`head`): the scan stopped quietly.
@@ -243,7 +247,7 @@ enum Verdict {
     Abandoned(String),
     Matched {
         bytes: Vec<u8>,
-        sort: Vec<(i64, bool)>,
+        sort: Vec<(SortValue, bool)>,
     },
 }
 
@@ -251,6 +255,8 @@ struct Outcome {
     number: u64,
     verdict: Verdict,
     messages: Vec<String>,
+    /// The game was read only up to a move that cannot be played: the warning.
+    partly_read: Option<String>,
 }
 
 struct BatchResult {
@@ -447,7 +453,8 @@ fn work<E: Evaluator>(
         let Some(batch) = batch else { break };
         let mut outcomes = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
-            let mut outcome = Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new() };
+            let mut outcome =
+                Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new(), partly_read: None };
             if let Some((lo, hi)) = config.gamenumber {
                 if raw.number < lo || raw.number > hi {
                     outcomes.push(outcome);
@@ -471,6 +478,7 @@ fn work<E: Evaluator>(
                 outcomes.push(outcome);
                 continue;
             }
+            outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e));
             let mut found = evaluator.eval_game(&mut scratch, &game);
             outcome.messages = std::mem::take(&mut found.messages);
             if let Some(e) = &found.error {
@@ -494,18 +502,21 @@ fn work<E: Evaluator>(
                         outcomes.push(outcome);
                         continue;
                     }
+                    if outcome.partly_read.is_none() {
+                        outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e));
+                    }
                     let replayed = evaluator.eval_game(&mut scratch, &game);
                     if replayed.matched && replayed.error.is_none() {
                         found.positions = replayed.positions;
                         found.marked_after = replayed.marked_after;
                     }
                 }
-                let sort: Vec<(i64, bool)> = match &config.sort {
+                let sort: Vec<(SortValue, bool)> = match &config.sort {
                     Some(order) => {
-                        let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
+                        let count = order.by_matchcount.then(|| (SortValue::Number(found.positions.len() as i64), false));
                         count
                             .into_iter()
-                            .chain(found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc))))
+                            .chain(found.sort.iter().map(|(doc, v)| (v.clone(), order.ascending.contains(doc))))
                             .collect()
                     }
                     None => Vec::new(),
@@ -524,15 +535,25 @@ fn work<E: Evaluator>(
     scratch
 }
 
+/// The warning for a game read only up to a move that cannot be played.
+fn partly_read_warning(raw: &RawGame, unplayable: &crate::pgn::GameError) -> String {
+    printable(&format!(
+        "cqlrs: {}: game {} (line {}): {}; the game is read up to that move, as CQL 6.2 reads it",
+        raw.file, raw.number, raw.line, unplayable
+    ))
+}
+
 /// Order of two matches of a sorting query: better first; ties by game number.
-fn compare_sorted(a: &(Vec<(i64, bool)>, u64), b: &(Vec<(i64, bool)>, u64)) -> Ordering {
+fn compare_sorted(a: &(Vec<(SortValue, bool)>, u64), b: &(Vec<(SortValue, bool)>, u64)) -> Ordering {
     for i in 0..a.0.len().max(b.0.len()) {
         let ord = match (a.0.get(i), b.0.get(i)) {
-            (Some(&(x, ascending)), Some(&(y, _))) => {
-                if ascending {
-                    x.cmp(&y)
+            // Strings greatest first always, as CQL 6.2 orders them (`sort min event` too).
+            (Some((x @ SortValue::Text(_), _)), Some((y, _))) => y.cmp(x),
+            (Some((x, ascending)), Some((y, _))) => {
+                if *ascending {
+                    x.cmp(y)
                 } else {
-                    y.cmp(&x)
+                    y.cmp(x)
                 }
             }
             // A game without this sort value comes after those with one.
@@ -547,7 +568,7 @@ fn compare_sorted(a: &(Vec<(i64, bool)>, u64), b: &(Vec<(i64, bool)>, u64)) -> O
     a.1.cmp(&b.1)
 }
 
-type SortedMatch = ((Vec<(i64, bool)>, u64), Vec<u8>);
+type SortedMatch = ((Vec<(SortValue, bool)>, u64), Vec<u8>);
 
 /// Control characters of a message shown as `\u{…}` escapes, so that damaged or
 /// binary input never reaches the terminal raw.
@@ -573,6 +594,7 @@ fn write_in_order<S>(
         unmatched: 0,
         skipped: 0,
         abandoned: 0,
+        partly_read: 0,
         input_errors: 0,
         broken_pipe: false,
         write_error: None,
@@ -603,6 +625,10 @@ fn write_in_order<S>(
             next_seq += 1;
             for outcome in batch.outcomes {
                 out.read += 1;
+                if let Some(message) = &outcome.partly_read {
+                    out.partly_read += 1;
+                    events.warning(message);
+                }
                 for m in &outcome.messages {
                     events.query_message(m);
                 }
@@ -719,7 +745,7 @@ mod tests {
             GameMatch {
                 matched: plies >= self.min_plies,
                 positions: last.into_iter().collect(),
-                sort: if self.sort { vec![("plies".into(), plies as i64)] } else { Vec::new() },
+                sort: if self.sort { vec![("plies".into(), SortValue::Number(plies as i64))] } else { Vec::new() },
                 ..Default::default()
             }
         }

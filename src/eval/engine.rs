@@ -64,7 +64,7 @@ pub struct Out {
     /// `comment` texts per node.
     pub comments: Vec<(NodeId, String)>,
     /// `sort` entries: doc, ascending, value.
-    pub sorts: Vec<(String, bool, bool, i64)>,
+    pub sorts: Vec<(String, bool, bool, super::SortValue)>,
     /// `settag` pairs.
     pub tags: Vec<(String, String)>,
     /// `message` lines.
@@ -193,7 +193,7 @@ pub struct Ctx<'a> {
     /// game, marked when the game is written.
     pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
     /// The comments each `sort` filter holds for its best value so far in this game.
-    pub sort_comments: Vec<(FilterId, i64, Vec<(NodeId, String)>)>,
+    pub sort_comments: Vec<(FilterId, super::SortValue, Vec<(NodeId, String)>)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
     /// Per piece identity, the last square it was looked up on at a game node (kept by the
@@ -492,6 +492,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The `movenumber` of a position as CQL 6.2 counts it (`QPos::getMoveNumber`): the
+    /// game's first move is move 1 whatever the move number of its `[FEN]` set-up, and the
+    /// number goes up when White is to move again (after Black's first move when the game
+    /// starts with Black to move).
+    pub(super) fn move_number(&self, at: Loc) -> Option<i64> {
+        let ply = self.ply(at)? as i64;
+        let white_to_move = self.pos(at)?.turn().is_white();
+        let white_first = self.game.nodes.first().is_none_or(|root| root.pos.turn().is_white());
+        let counted = if !white_first && white_to_move { ply + 1 } else { ply };
+        Some(counted / 2 + 1)
+    }
+
     /// The searched node after `n` in game-tree (pre-)order, the order of
     /// [`Ctx::searched_nodes`]: the main continuation first, then the next variation of the
     /// nearest position above that has one. Children are kept in ascending id order, so a
@@ -622,7 +634,8 @@ impl<'a> Ctx<'a> {
     pub(super) fn position_text(&mut self, n: NodeId) -> String {
         let Some(node) = self.game.nodes.get(n.index()) else { return String::new() };
         let side = if node.pos.turn().is_white() { "wtm" } else { "btm" };
-        let mut text = format!("move {}({side})", node.pos.fullmoves().get());
+        let number = self.move_number(Loc::Node(n)).unwrap_or(1);
+        let mut text = format!("move {number}({side})");
         if !node.is_mainline() {
             let id = self.position_id(n);
             text.push_str(&format!("[{id}]"));

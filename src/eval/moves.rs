@@ -134,7 +134,8 @@ pub fn shape_matches(
 /// The view of a move under which it satisfies a move filter's shape: the move itself, or
 /// for castling that fails as a king move, the rook's move (`♖――f1` matches `O-O`).
 /// `rook_first` tries the rook's view first (the position was reached by a path or a move
-/// filter that followed the rook). `None` when no view matches.
+/// filter that followed the rook). Only a filter that sees castling as a rook move too
+/// ([`MoveFilter::rook_of_castling`]) gets the rook's view. `None` when no view matches.
 pub fn matching_view(
     filter: &MoveFilter,
     facts: &MoveFacts,
@@ -143,7 +144,7 @@ pub fn matching_view(
     to: Option<Bitboard>,
     capture: Option<Bitboard>,
 ) -> Option<(MoveFacts, bool)> {
-    let rook = facts.as_rook_move();
+    let rook = if filter.rook_of_castling { facts.as_rook_move() } else { None };
     let views: [Option<(MoveFacts, bool)>; 2] = if rook_first {
         [rook.map(|r| (r, true)), Some((*facts, false))]
     } else {

@@ -3,7 +3,7 @@
 use shakmaty::{Bitboard, Color, Role, Square};
 
 use super::testutil::GameBuilder;
-use super::{GameMatch, Query, Scratch, Value};
+use super::{GameMatch, Query, Scratch, SortValue, Value};
 use crate::ir::*;
 use crate::pgn::{Game, NodeId};
 
@@ -425,11 +425,11 @@ fn sort_keeps_the_best_value() {
     let check = ir.add(Filter::Check, sp());
     let s = ir.add(Filter::Sort { doc: "ply".into(), min: false, quiet: false, value: ply }, sp());
     ir.root = Some(ir.add(Filter::And(vec![check, s]), sp()));
-    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 7)]);
+    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), SortValue::Number(7))]);
     let mut ir = Ir::new();
     let ply = ir.add(Filter::Ply, sp());
     ir.root = Some(ir.add(Filter::Sort { doc: "ply".into(), min: true, quiet: false, value: ply }, sp()));
-    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 0)]);
+    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), SortValue::Number(0))]);
 }
 
 #[test]

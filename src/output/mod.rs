@@ -60,7 +60,7 @@ pub fn render_game(
     game: &Game,
     m: &GameMatch,
     raw: &RawGame,
-    sort_key: &[(i64, bool)],
+    sort_key: &[(crate::eval::SortValue, bool)],
     out: &mut Vec<u8>,
 ) {
     match format {
@@ -88,7 +88,7 @@ pub fn render_game(
 /// were read in (`utf-8` or `windows-1252`), tags, matched plies,
 /// sort values and sort key, YACPDB predicate counts, and with `pgn` the game as the
 /// PGN format writes it (field `pgn` when it is UTF-8, else `pgn_base64`).
-pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bool)], pgn: Option<&[u8]>) -> String {
+pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(crate::eval::SortValue, bool)], pgn: Option<&[u8]>) -> String {
     use serde_json::{json, Map, Value};
     let mut tags = Map::new();
     for t in &game.tags {
@@ -98,10 +98,10 @@ pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bo
         tags.insert(name.clone(), Value::String(value.clone()));
     }
     let plies: Vec<u32> = m.positions.iter().filter_map(|id| game.nodes.get(id.index())).map(|n| n.ply).collect();
-    let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": doc, "value": v})).collect();
+    let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": doc, "value": v.to_json()})).collect();
     let predicates: Vec<Value> =
         m.predicates.iter().map(|(name, count)| json!({"predicate": name, "count": count})).collect();
-    let key: Vec<Value> = sort_key.iter().map(|(v, ascending)| json!([v, ascending])).collect();
+    let key: Vec<Value> = sort_key.iter().map(|(v, ascending)| json!([v.to_json(), ascending])).collect();
     let mut record = json!({
         "record": "match",
         "number": game.number,
@@ -154,6 +154,7 @@ pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, ra
         "unmatched": summary.unmatched,
         "skipped": summary.skipped,
         "abandoned": summary.abandoned,
+        "partly_read": summary.partly_read,
         "input_errors": input_errors,
         "bytes": bytes,
         "seconds": summary.seconds,
@@ -396,6 +397,9 @@ pub struct Summary {
     pub skipped: u64,
     /// Games the evaluator gave up on (runaway work or nesting).
     pub abandoned: u64,
+    /// Games read only up to a move that cannot be played (also counted as matched or
+    /// unmatched).
+    pub partly_read: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// Worker threads used.
@@ -409,7 +413,11 @@ impl Summary {
     /// threads[ to FILE]`: every tally is printed (abandoned when there are any) so that
     /// a reader can check M = N + U + K + A.
     pub fn line(&self) -> String {
-        let abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
+        let mut abandoned =
+            if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
+        if self.partly_read > 0 {
+            abandoned.push_str(&format!("; {} read only up to an unplayable move", self.partly_read));
+        }
         let mut s = format!(
             "{} {} of {} {} ({} unmatched, {} skipped{abandoned}) in {:.2} s using {} {}",
             self.matched,
@@ -463,7 +471,7 @@ mod tests {
             matched: true,
             positions: vec![e5],
             comments: vec![(e5, "hello".into())],
-            sort: vec![("score".into(), 12)],
+            sort: vec![("score".into(), crate::eval::SortValue::Number(12))],
             ..Default::default()
         };
         let text = render(&PgnStyle::default(), &g, &m);
@@ -527,7 +535,7 @@ mod tests {
             bytes: vec![b' '; 9],
             ..RawGame::default()
         };
-        let line = json_line(&g, &m, &raw, &[(5, true)], Some(b"pgn text"));
+        let line = json_line(&g, &m, &raw, &[(crate::eval::SortValue::Number(5), true)], Some(b"pgn text"));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["number"], 3);
         assert_eq!(

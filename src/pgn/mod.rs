@@ -164,6 +164,11 @@ pub struct Game {
     pub line: u64,
     /// How the game's bytes were read as text; tags and comments are UTF-8 either way.
     pub encoding: TextEncoding,
+    /// The first move that could not be played, when there is one. As CQL 6.2 (its PGN
+    /// reader, SCID's `PgnParser::ParseMoves`) does, the game is then read only up to that
+    /// move — in a variation as on the main line, and nothing of the movetext after it —
+    /// and the position before it carries the comment `Error reading move: …`.
+    pub unplayable: Option<GameError>,
 }
 
 impl Game {

@@ -885,8 +885,19 @@ impl<'s> Parser<'s> {
                         self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
                     };
                 }
-                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK_WORD => {
-                    let left = w == "attackedby";
+                // `attack` is `attacks`, and `attacked by` in two words is `attackedby`
+                // (CQL 6.2 `match_intersect_x`).
+                Tok::Word(w)
+                    if (w == "attacks"
+                        || w == "attack"
+                        || w == "attackedby"
+                        || w == "attacked" && matches!(&self.peek_at(1).tok, Tok::Word(b) if b == "by"))
+                        && min_bp <= BP_ATTACK_WORD =>
+                {
+                    let left = w == "attackedby" || w == "attacked";
+                    if w == "attacked" {
+                        self.bump();
+                    }
                     self.bump();
                     let rhs = self.parse_expr(BP_ATTACK_WORD + 1)?;
                     lhs = self.attack(left, lhs, rhs);
@@ -2052,7 +2063,9 @@ impl<'s> Parser<'s> {
 
     /// The CQL 6.0 `move` filter: `move [from X] [to Y] [capture Z] [promote R] …`.
     fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut m = MoveFilter::any(MoveSource::Next);
+        // Castling is a king move only for `move` (checked on CQL 6.2: `move from R`,
+        // `move to f1` and `move previous from R` do not see the rook of `O-O`).
+        let mut m = MoveFilter { rook_of_castling: false, ..MoveFilter::any(MoveSource::Next) };
         let mut from_first = false;
         let mut words: Vec<String> = Vec::new();
         // Only keywords continue a `move` filter: in `move N to g5` the knight is a
@@ -2066,9 +2079,10 @@ impl<'s> Parser<'s> {
                 }
                 break;
             };
-            words.push(w.clone());
+            words.push(if w == "captures" { "capture".to_string() } else { w.clone() });
             match w.as_str() {
-                "from" | "to" | "capture" => {
+                // `captures` is `capture` (CQL 6.2 `match_move_capture`).
+                "from" | "to" | "capture" | "captures" => {
                     self.bump();
                     let v = self.parse_expr(BP_POSTFIX)?;
                     match w.as_str() {
@@ -3000,7 +3014,7 @@ fn binds_tighter_than_dash(t: &Tok) -> bool {
                 | Sym::Union
                 | Sym::Inter
         ),
-        Tok::Word(w) => w == "attacks" || w == "attackedby",
+        Tok::Word(w) => matches!(w.as_str(), "attacks" | "attack" | "attackedby" | "attacked"),
         _ => false,
     }
 }
