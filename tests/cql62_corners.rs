@@ -191,6 +191,28 @@ fn forms_cql_accepts_are_read_as_cql_reads_them() {
 }
 
 #[test]
+fn a_colon_after_position_n_applies_to_that_position() {
+    // `position 0` is the start; its child is the position after the first move.
+    assert_eq!(numbers("position 0 : child : comment (\"first position\")"), vec![1, 2, 3, 4, 5, 6]);
+    let text = pgn_output("position 0 : child : comment (\"first position\") gamenumber == 4");
+    assert!(text.contains("e4 {first position}"), "{text}");
+}
+
+#[test]
+fn line_constituents_are_read_as_cql_reads_them() {
+    // A `+` followed by an operand is arithmetic, a comparison is a constituent like any
+    // filter: the start position has more pieces than the black knights plus one.
+    assert_eq!(numbers("line --> 5 >= 4 --> #P + #A >= #n"), vec![1, 2, 3, 4, 5, 6]);
+    // A `+` before an arrow is a repetition; a line may be a constituent of a line.
+    assert_eq!(numbers("line --> wtm+ --> btm"), vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(numbers("line --> line --> btm --> wtm"), vec![1, 2, 3, 4, 5, 6]);
+    assert_eq!(numbers("{initial line --> wtm --> (btm or #P > 0)}"), vec![1, 2, 4, 5, 6]);
+    // A number or arithmetic alone is refused, as CQL 6.2 refuses it.
+    refused("line --> 5 --> mate");
+    refused("line --> #P + #A --> mate");
+}
+
+#[test]
 fn a_bare_lastgamenumber_is_refused() {
     let err = refused("lastgamenumber");
     assert!(err.contains("must not be ignored"), "{err}");

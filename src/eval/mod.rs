@@ -47,6 +47,23 @@ pub enum SortValue {
     Text(String),
 }
 
+/// The name a `sort` filter's values are gathered under in [`GameMatch::sort`]: its
+/// documentation string, or for a `sort` without one a name of its own (starting with
+/// U+0001, see [`is_unnamed_sort`]), so that two unnamed sorts are two keys, as CQL 6.2's
+/// `<sort-id-1>` and `<sort-id-2>` are.
+pub fn sort_name(doc: &str, filter: FilterId) -> String {
+    if doc.is_empty() {
+        format!("\u{1}{}", filter.0)
+    } else {
+        doc.to_string()
+    }
+}
+
+/// Is this name of [`GameMatch::sort`] that of a `sort` written without documentation?
+pub fn is_unnamed_sort(name: &str) -> bool {
+    name.is_empty() || name.starts_with('\u{1}')
+}
+
 impl SortValue {
     /// The value as JSON: a number or a string.
     pub fn to_json(&self) -> serde_json::Value {

@@ -31,13 +31,13 @@ impl<'a> Ctx<'a> {
                     // with that string as its value, and the games are ordered by it.
                     Some(Value::Str(text)) => {
                         let key = SortValue::Text(text.clone());
-                        self.out.sorts.push((doc.clone(), *min, *quiet, key.clone()));
+                        self.out.sorts.push((crate::eval::sort_name(doc, f), *min, *quiet, key.clone()));
                         self.hold_sort_comments(f, *min, key, made_from);
                         Some(Value::Str(text))
                     }
                     Some(v) => {
                         let Some(n) = self.as_number(&v, at) else { return Ok(None) };
-                        self.out.sorts.push((doc.clone(), *min, *quiet, SortValue::Number(n)));
+                        self.out.sorts.push((crate::eval::sort_name(doc, f), *min, *quiet, SortValue::Number(n)));
                         self.hold_sort_comments(f, *min, SortValue::Number(n), made_from);
                         Some(Value::Number(n))
                     }
@@ -96,7 +96,8 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for (f, value, made) in std::mem::take(&mut self.sort_comments) {
             let Filter::Sort { doc, .. } = self.ir.get(f) else { continue };
-            if best.iter().any(|(d, v)| d == doc && *v == value) {
+            let name = crate::eval::sort_name(doc, f);
+            if best.iter().any(|(d, v)| *d == name && *v == value) {
                 out.extend(made);
             }
         }

@@ -98,7 +98,7 @@ pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(crate::
         tags.insert(name.clone(), Value::String(value.clone()));
     }
     let plies: Vec<u32> = m.positions.iter().filter_map(|id| game.nodes.get(id.index())).map(|n| n.ply).collect();
-    let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": doc, "value": v.to_json()})).collect();
+    let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": if crate::eval::is_unnamed_sort(doc) { "" } else { doc.as_str() }, "value": v.to_json()})).collect();
     let predicates: Vec<Value> =
         m.predicates.iter().map(|(name, count)| json!({"predicate": name, "count": count})).collect();
     let key: Vec<Value> = sort_key.iter().map(|(v, ascending)| json!([v.to_json(), ascending])).collect();

@@ -134,7 +134,7 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
         .sort
         .iter()
         .map(|(doc, value)| {
-            if doc.is_empty() {
+            if crate::eval::is_unnamed_sort(doc) {
                 unnamed += 1;
                 format!("<sort-id-{unnamed}>: {value}")
             } else {

@@ -94,7 +94,7 @@ impl Parser<'_> {
                         self.error("`ray attack` needs at least two sets", sp);
                         return Err(());
                     }
-                    return self.simple(Filter::Ray { dirs: Directions::ANY, sets, xray: true }, sp);
+                    return self.simple(Filter::Ray { dirs: Directions::ANY, sets, xray: true }, sp).map(Some);
                 }
                 while let Tok::Word(d) = &self.peek().tok {
                     let Some(d) = directions_of(d) else { break };

@@ -909,7 +909,7 @@ impl<'s> Parser<'s> {
                     lhs = self.nary(lhs, Sym::Union, BP_UNION)?;
                 }
                 Tok::Sym(s @ (Sym::Star | Sym::Slash | Sym::Percent))
-                    if min_bp <= BP_MUL && !(self.in_sequence && *s == Sym::Star) =>
+                    if min_bp <= BP_MUL && !(*s == Sym::Star && self.sign_is_repetition()) =>
                 {
                     let op = match s {
                         Sym::Star => ArithOp::Mul,
@@ -926,7 +926,7 @@ impl<'s> Parser<'s> {
                 // and so is `――=q-2` (its arithmetic wants a number on the left).
                 Tok::Sym(s @ (Sym::Plus | Sym::Minus))
                     if min_bp <= BP_ADD
-                        && !(self.in_sequence && *s == Sym::Plus)
+                        && !(*s == Sym::Plus && self.sign_is_repetition())
                         && !(*s == Sym::Minus && (self.is_written_set(lhs) || self.is_plainly_not_a_number(lhs))) =>
                 {
                     let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
@@ -2521,7 +2521,9 @@ impl<'s> Parser<'s> {
                 self.add(Filter::SeqConcat(group), Self::join(open.span, end))
             }
         } else {
-            self.parse_expr(BP_OR)?
+            let item = self.parse_expr(BP_OR)?;
+            self.refuse_numeric_line_constituent(item)?;
+            item
         };
         let part = self.sequence_quantifier(part)?;
         if let Some(d) = super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
@@ -2530,6 +2532,16 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         Ok(part)
+    }
+
+    /// Inside a `line`, is the `+` or `*` ahead a repetition of the constituent before it
+    /// rather than arithmetic? CQL 6.2 reads it as arithmetic when an operand follows
+    /// (`line --> 5 >= 4 --> #P + #A >= #n`), and as a repetition when an arrow, a
+    /// closing bracket, the end of the text or another repetition does
+    /// (`Tokens::match_holderconstituent` reads the longest filter, then
+    /// `match_seqsuffix` the repetitions).
+    fn sign_is_repetition(&self) -> bool {
+        self.in_sequence && super::types::line_wildcard_end(self.peek(), self.peek_at(1), self.src).is_none()
     }
 
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
@@ -2790,6 +2802,23 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         Ok(item)
+    }
+
+    /// CQL 6.2 refuses a `line` constituent that is a bare number or arithmetic (`Tokens::match_holderconstituent`): most likely a range or a repetition
+    /// misread. A comparison is a constituent like any filter.
+    fn refuse_numeric_line_constituent(&mut self, item: FilterId) -> PResult<()> {
+        let what = match self.ir.get(item) {
+            Filter::Number(_) => "a single number",
+            Filter::Arith(..) => "arithmetic",
+            _ => return Ok(()),
+        };
+        let sp = self.ir.span(item);
+        self.error_hint(
+            format!("{what} cannot be a `line` constituent"),
+            sp,
+            Some("put the filter in braces, or write `{+}`/`{*}` for a repetition".into()),
+        );
+        Err(())
     }
 
     /// CQL 6.2 refuses a path constituent that is a bare number or arithmetic
