@@ -255,8 +255,9 @@ struct Outcome {
     number: u64,
     verdict: Verdict,
     messages: Vec<String>,
-    /// The game was read only up to a move that cannot be played: the warning.
-    partly_read: Option<String>,
+    /// The game was read only up to a move that cannot be played: the warning, and the
+    /// game's raw bytes when rejects are kept.
+    partly_read: Option<(String, Vec<u8>)>,
 }
 
 struct BatchResult {
@@ -478,7 +479,7 @@ fn work<E: Evaluator>(
                 outcomes.push(outcome);
                 continue;
             }
-            outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e));
+            outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
             let mut found = evaluator.eval_game(&mut scratch, &game);
             outcome.messages = std::mem::take(&mut found.messages);
             if let Some(e) = &found.error {
@@ -503,7 +504,8 @@ fn work<E: Evaluator>(
                         continue;
                     }
                     if outcome.partly_read.is_none() {
-                        outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e));
+                        outcome.partly_read =
+                            game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
                     }
                     let replayed = evaluator.eval_game(&mut scratch, &game);
                     if replayed.matched && replayed.error.is_none() {
@@ -535,12 +537,15 @@ fn work<E: Evaluator>(
     scratch
 }
 
-/// The warning for a game read only up to a move that cannot be played.
-fn partly_read_warning(raw: &RawGame, unplayable: &crate::pgn::GameError) -> String {
-    printable(&format!(
+/// The warning for a game read only up to a move that cannot be played, and the game's
+/// raw bytes for the rejects file when it is kept (such a game goes there too: its moves
+/// after the bad one were not searched).
+fn partly_read_warning(raw: &RawGame, unplayable: &crate::pgn::GameError, keep_rejects: bool) -> (String, Vec<u8>) {
+    let message = printable(&format!(
         "cqlrs: {}: game {} (line {}): {}; the game is read up to that move, as CQL 6.2 reads it",
         raw.file, raw.number, raw.line, unplayable
-    ))
+    ));
+    (message, if keep_rejects { raw.bytes.clone() } else { Vec::new() })
 }
 
 /// Order of two matches of a sorting query: better first; ties by game number.
@@ -625,9 +630,16 @@ fn write_in_order<S>(
             next_seq += 1;
             for outcome in batch.outcomes {
                 out.read += 1;
-                if let Some(message) = &outcome.partly_read {
+                if let Some((message, bytes)) = &outcome.partly_read {
                     out.partly_read += 1;
                     events.warning(message);
+                    if let Some(r) = rejects.as_deref_mut() {
+                        if out.rejects_error.is_none() {
+                            if let Err(e) = r.write(bytes).and_then(|()| r.write(b"\n\n")) {
+                                out.rejects_error = Some(e);
+                            }
+                        }
+                    }
                 }
                 for m in &outcome.messages {
                     events.query_message(m);
@@ -769,9 +781,15 @@ mod tests {
         let moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"];
         let mut text = String::new();
         for i in 0..games {
-            text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n"));
             if i % 17 == 5 {
-                text.push_str("1. e4 Ke7?? *\n\n"); // illegal: skipped
+                // A set-up that is no position: skipped.
+                text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n[FEN \"no position\"]\n\n1. e4 *\n\n"));
+                continue;
+            }
+            text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n"));
+            if i % 19 == 7 {
+                // An unplayable move: read up to it (one ply), counted as partly read.
+                text.push_str("1. e4 Ke7?? *\n\n");
                 continue;
             }
             for (k, m) in moves.iter().take(i % 11).enumerate() {
@@ -822,6 +840,8 @@ mod tests {
         assert_eq!(o1.read, games);
         assert_eq!(o1.read, o1.matched + o1.unmatched + o1.skipped + o1.abandoned);
         assert_eq!(o1.skipped, (0..games).filter(|i| i % 17 == 5).count() as u64);
+        assert_eq!(o1.partly_read, (0..games).filter(|i| i % 19 == 7 && i % 17 != 5).count() as u64);
+        assert_eq!(o1.partly_read, o3.partly_read);
         assert_eq!((o1.matched, o1.skipped), (o3.matched, o3.skipped));
         let evaluated: u64 = o3.scratches.iter().map(|s| s.evaluated).sum();
         assert_eq!(evaluated, games - o3.skipped);

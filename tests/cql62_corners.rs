@@ -113,7 +113,7 @@ fn a_partly_read_game_is_reported_and_counted_but_stdout_stays_game_numbers() {
     assert!(err.contains("game 2 (line 8)") && err.contains("`Ke3`"), "{err}");
     // Six games read, all matched; two of them only in part.
     assert!(err.contains("6 matches of 6 games (0 unmatched, 0 skipped"), "{err}");
-    assert!(err.contains("2 read only up to an unplayable move"), "{err}");
+    assert!(err.contains("; 2 games read only up to an unplayable move"), "{err}");
 }
 
 #[test]

@@ -410,14 +410,11 @@ pub struct Summary {
 
 impl Summary {
     /// `N matches of M games (U unmatched, K skipped[, A abandoned]) in S s using T
-    /// threads[ to FILE]`: every tally is printed (abandoned when there are any) so that
-    /// a reader can check M = N + U + K + A.
+    /// threads[; P games read only up to an unplayable move][ to FILE]`: every tally is
+    /// printed (abandoned and partly read ones when there are any) so that a reader can
+    /// check M = N + U + K + A.
     pub fn line(&self) -> String {
-        let mut abandoned =
-            if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
-        if self.partly_read > 0 {
-            abandoned.push_str(&format!("; {} read only up to an unplayable move", self.partly_read));
-        }
+        let abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
         let mut s = format!(
             "{} {} of {} {} ({} unmatched, {} skipped{abandoned}) in {:.2} s using {} {}",
             self.matched,
@@ -430,6 +427,10 @@ impl Summary {
             self.threads,
             if self.threads == 1 { "thread" } else { "threads" },
         );
+        if self.partly_read > 0 {
+            let games = if self.partly_read == 1 { "game" } else { "games" };
+            s.push_str(&format!("; {} {games} read only up to an unplayable move", self.partly_read));
+        }
         if let Some(path) = &self.output {
             s.push_str(" to ");
             s.push_str(path);
