@@ -278,7 +278,7 @@ pub fn run<E: Evaluator>(
 /// Run the scan over `sources` (whole files or shard byte ranges, see
 /// [`crate::input::shard`]), numbering games from `first_number`, writing to `sink`
 /// and, when `rejects` is given (set [`ScanConfig::keep_rejects`]), the raw bytes of
-/// every skipped game to `rejects`. Progress, warnings and messages go to `events`.
+/// every skipped or partly read game to `rejects`. Progress, warnings and messages go to `events`.
 pub fn run_sources<E: Evaluator>(
     evaluator: &E,
     sources: Vec<Source>,

@@ -155,6 +155,10 @@ fn castling_is_a_king_move_for_move_and_a_rook_move_for_a_dash() {
     assert_eq!(numbers("move castle"), vec![4]);
     assert_eq!(numbers("R--f1"), vec![4]);
     assert_eq!(numbers("h1--f1"), vec![4]);
+    // `from` and `to` after `O-O` hold the king's squares and the rook's.
+    assert_eq!(numbers("btm from == [e1,h1]"), vec![4]);
+    assert_eq!(numbers("btm to == [f1,g1]"), vec![4]);
+    assert_eq!(numbers("from == e1"), Vec::<u32>::new());
 }
 
 #[test]

@@ -1360,9 +1360,11 @@ impl<'a> Ctx<'a> {
         let mut to_acc = Bitboard::EMPTY;
         // The target filter's value after the first matching move (`MoveValue::Then`).
         let mut target: Option<Value> = None;
-        let mut record = |f: Option<&MoveFacts>| {
+        // `also`: the other view of a castling that fits the filter too (its squares join
+        // the values, the move is counted once).
+        let mut record = |f: Option<&MoveFacts>, also: Option<MoveFacts>| {
             count += 1;
-            if let Some(f) = f {
+            for f in f.into_iter().chain(also.as_ref()) {
                 from_acc.add(f.from);
                 to_acc.add(f.to);
             }
@@ -1416,12 +1418,15 @@ impl<'a> Ctx<'a> {
                         LineChoice::Secondary if main => continue,
                         _ => {}
                     }
-                    let (f, via_rook) = match m {
+                    let (f, via_rook, also) = match m {
                         Some(m) => {
                             let Some(f) = moves::facts(&m, mover) else { continue };
                             let rook_first = self.rook_view == Some(child);
                             match moves::matching_view(mf, &f, rook_first, from_set, to_set, capture_set) {
-                                Some((v, r)) => (Some(v), r),
+                                Some((v, r)) => {
+                                    let also = moves::other_view(mf, &f, r, from_set, to_set, capture_set);
+                                    (Some(v), r, also)
+                                }
                                 None => continue,
                             }
                         }
@@ -1429,7 +1434,7 @@ impl<'a> Ctx<'a> {
                             if !moves::shape_matches(mf, None, from_set, to_set, capture_set) {
                                 continue;
                             }
-                            (None, false)
+                            (None, false, None)
                         }
                     };
                     if let Some(t) = mf.then {
@@ -1444,7 +1449,7 @@ impl<'a> Ctx<'a> {
                             target = self.as_set(&v, child).map(Value::Set).or(Some(v));
                         }
                     }
-                    record(f.as_ref());
+                    record(f.as_ref(), also);
                 }
             }
             MoveSource::Legal | MoveSource::Pseudolegal => {
@@ -1483,7 +1488,7 @@ impl<'a> Ctx<'a> {
                             target = Some(v);
                         }
                     }
-                    record(Some(&f));
+                    record(Some(&f), None);
                 }
             }
         }

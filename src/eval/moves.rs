@@ -153,6 +153,25 @@ pub fn matching_view(
     views.into_iter().flatten().find(|(v, _)| shape_matches(filter, Some(v), from, to, capture))
 }
 
+/// For a castling that fits a filter seeing it as a rook move too, the view other than the
+/// one found first (`via_rook`: the rook's was found) when it fits the filter as well: CQL
+/// 6.2's `from` and `to` after `O-O` are {e1, h1} and {g1, f1} (`QMove::smartFrom`,
+/// `smartTo`: the king's squares and the rook's, each when it fits). `None` otherwise.
+pub fn other_view(
+    filter: &MoveFilter,
+    facts: &MoveFacts,
+    via_rook: bool,
+    from: Option<Bitboard>,
+    to: Option<Bitboard>,
+    capture: Option<Bitboard>,
+) -> Option<MoveFacts> {
+    if !filter.rook_of_castling {
+        return None;
+    }
+    let other = if via_rook { *facts } else { facts.as_rook_move()? };
+    shape_matches(filter, Some(&other), from, to, capture).then_some(other)
+}
+
 /// Every pseudo-legal move of the side to move: legal moves plus moves that leave (or
 /// put) the own king in check. Castling is taken from the legal moves only. Works on
 /// board-only positions too (which have no castling).

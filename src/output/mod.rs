@@ -410,7 +410,7 @@ pub struct Summary {
 
 impl Summary {
     /// `N matches of M games (U unmatched, K skipped[, A abandoned]) in S s using T
-    /// threads[; P games read only up to an unplayable move][ to FILE]`: every tally is
+    /// threads[ to FILE][; P games read only up to an unplayable move]`: every tally is
     /// printed (abandoned and partly read ones when there are any) so that a reader can
     /// check M = N + U + K + A.
     pub fn line(&self) -> String {
@@ -427,13 +427,13 @@ impl Summary {
             self.threads,
             if self.threads == 1 { "thread" } else { "threads" },
         );
-        if self.partly_read > 0 {
-            let games = if self.partly_read == 1 { "game" } else { "games" };
-            s.push_str(&format!("; {} {games} read only up to an unplayable move", self.partly_read));
-        }
         if let Some(path) = &self.output {
             s.push_str(" to ");
             s.push_str(path);
+        }
+        if self.partly_read > 0 {
+            let games = if self.partly_read == 1 { "game" } else { "games" };
+            s.push_str(&format!("; {} {games} read only up to an unplayable move", self.partly_read));
         }
         s
     }
@@ -581,6 +581,7 @@ mod tests {
             threads: 2,
             output: None,
             abandoned: 0,
+            partly_read: 0,
         };
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");
@@ -603,11 +604,18 @@ mod tests {
             unmatched: 7,
             skipped: 1,
             abandoned: 0,
+            partly_read: 0,
             seconds: 0.5,
             threads: 2,
             output: Some("o.pgn".into()),
         };
         assert_eq!(s.line(), "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn");
+        let partly = Summary { partly_read: 2, ..s.clone() };
+        assert_eq!(
+            partly.line(),
+            "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn; \
+             2 games read only up to an unplayable move"
+        );
         let one = Summary { matched: 1, read: 1, threads: 1, ..Summary::default() };
         let lost = Summary { read: 3, unmatched: 1, skipped: 1, abandoned: 1, threads: 1, ..Summary::default() };
         assert!(lost.line().starts_with("0 matches of 3 games (1 unmatched, 1 skipped, 1 abandoned) in"));
