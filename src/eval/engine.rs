@@ -182,6 +182,11 @@ pub struct Ctx<'a> {
     /// A position reached by castling seen as a move of the rook (a move filter matched the
     /// rook, or a path follows it): there `from`/`to` of that move are the rook's squares.
     pub rook_view: Option<Loc>,
+    /// A position reached by castling where the filter that moved there fits one of the
+    /// two views only (the king's, or the rook's: then [`Ctx::rook_view`] is set too):
+    /// there `from`/`to` of that move give that view's squares only, as CQL 6.2's
+    /// `smartFrom`/`smartTo` do with the owning filter's sets. Elsewhere they give both.
+    pub one_view: Option<Loc>,
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
     pub path_now: Option<super::path::PathNow>,
@@ -351,6 +356,7 @@ impl<'a> Ctx<'a> {
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
             rook_view: None,
+            one_view: None,
             path_now: None,
             path_covered: Default::default(),
             consecutive_runs: Vec::new(),
@@ -1424,7 +1430,11 @@ impl<'a> Ctx<'a> {
                             let rook_first = self.rook_view == Some(child);
                             match moves::matching_view(mf, &f, rook_first, from_set, to_set, capture_set) {
                                 Some((v, r)) => {
-                                    let also = moves::other_view(mf, &f, r, from_set, to_set, capture_set);
+                                    let also = if self.one_view == Some(child) {
+                                        None
+                                    } else {
+                                        moves::other_view(mf, &f, r, from_set, to_set, capture_set)
+                                    };
                                     (Some(v), r, also)
                                 }
                                 None => continue,
@@ -1438,12 +1448,15 @@ impl<'a> Ctx<'a> {
                         }
                     };
                     if let Some(t) = mf.then {
-                        let saved = self.rook_view;
+                        let saved = (self.rook_view, self.one_view);
                         if via_rook {
                             self.rook_view = Some(child);
                         }
+                        if f.as_ref().is_some_and(|f| f.rook.is_some() || via_rook) && also.is_none() {
+                            self.one_view = Some(child);
+                        }
                         let v = self.eval(t, child, false);
-                        self.rook_view = saved;
+                        (self.rook_view, self.one_view) = saved;
                         let Some(v) = v? else { continue };
                         if target.is_none() {
                             target = self.as_set(&v, child).map(Value::Set).or(Some(v));

@@ -312,6 +312,7 @@ impl GameParser {
         game.number = raw.number;
         game.line = raw.line;
         game.unplayable = None;
+        game.unplayable_variation = None;
         if let Some(text) = game.termination.take() {
             self.spare_termination = text;
         }
@@ -663,8 +664,9 @@ impl GameParser {
 
     /// End the game at a move that cannot be played, as CQL 6.2 does: the comment
     /// `Error reading move: …` goes on the position the move was to be played from (for a
-    /// variation's first move, on the move the variation is an alternative to, as are the
-    /// comments written after its `(`), and the game remembers where the reading stopped.
+    /// variation's first move, into that variation, left empty: see
+    /// [`Game::unplayable_variation`]; comments written after its `(` go with it, as CQL
+    /// 6.2's reader replaces them), and the game remembers where the reading stopped.
     fn stop_at_unplayable(
         &mut self,
         game: &mut Game,
@@ -673,11 +675,14 @@ impl GameParser {
         token: &[u8],
         unplayable: GameError,
     ) {
-        let holder = if variation_start { self.resume_stack.last().copied().unwrap_or(at) } else { at };
-        let pending = self.pending_comments.drain(..);
-        self.spare.add_comments(&mut game.nodes[holder.index()].comments, pending);
         let text = format!("Error reading move: {}", move_as_cql_reads_it(token));
-        self.spare.add_comments(&mut game.nodes[holder.index()].comments, [text]);
+        match self.resume_stack.last() {
+            Some(&alternative_to) if variation_start => {
+                self.pending_comments.clear();
+                game.unplayable_variation = Some((alternative_to, text));
+            }
+            _ => self.spare.add_comments(&mut game.nodes[at.index()].comments, [text]),
+        }
         game.unplayable = Some(unplayable);
     }
 

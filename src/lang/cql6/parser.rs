@@ -326,6 +326,9 @@ pub struct Parser<'s> {
     functions: HashMap<String, Function>,
     declared: HashSet<String>,
     in_sequence: bool,
+    /// The sequence being read is a `line` (not a path): a `+`/`*` there is arithmetic
+    /// when an operand follows it (see [`Parser::sign_is_repetition`]).
+    in_line: bool,
     /// Parsing the arguments of `(…)` (`max(ply 0)`): a number after a numeric filter is
     /// the next argument there, not a range.
     in_args: bool,
@@ -440,6 +443,7 @@ impl<'s> Parser<'s> {
             functions: HashMap::new(),
             declared,
             in_sequence: false,
+            in_line: false,
             in_args: false,
             implicit_search: None,
             path_top: false,
@@ -2485,6 +2489,7 @@ impl<'s> Parser<'s> {
         };
         let mut items = Vec::new();
         let saved = std::mem::replace(&mut self.in_sequence, true);
+        let saved_line = std::mem::replace(&mut self.in_line, true);
         let mut result = Ok(());
         while self.eat_sym(arrow) {
             match self.line_constituent(arrow) {
@@ -2496,6 +2501,7 @@ impl<'s> Parser<'s> {
             }
         }
         self.in_sequence = saved;
+        self.in_line = saved_line;
         result?;
         let end = self.toks[self.pos.saturating_sub(1)].span;
         let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
@@ -2534,14 +2540,16 @@ impl<'s> Parser<'s> {
         Ok(part)
     }
 
-    /// Inside a `line`, is the `+` or `*` ahead a repetition of the constituent before it
-    /// rather than arithmetic? CQL 6.2 reads it as arithmetic when an operand follows
+    /// Inside a `line` or a path, is the `+` or `*` ahead a repetition of the constituent
+    /// before it rather than arithmetic? In a path it always is; in a `line` CQL 6.2 reads
+    /// it as arithmetic when an operand follows
     /// (`line --> 5 >= 4 --> #P + #A >= #n`), and as a repetition when an arrow, a
     /// closing bracket, the end of the text or another repetition does
     /// (`Tokens::match_holderconstituent` reads the longest filter, then
     /// `match_seqsuffix` the repetitions).
     fn sign_is_repetition(&self) -> bool {
-        self.in_sequence && super::types::line_wildcard_end(self.peek(), self.peek_at(1), self.src).is_none()
+        self.in_sequence
+            && (!self.in_line || super::types::line_wildcard_end(self.peek(), self.peek_at(1), self.src).is_none())
     }
 
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
@@ -2910,9 +2918,11 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let saved = std::mem::replace(&mut self.in_sequence, true);
+        let saved_line = std::mem::replace(&mut self.in_line, false);
         let saved_top = std::mem::replace(&mut self.path_top, true);
         let items = self.parse_path_items(false);
         self.in_sequence = saved;
+        self.in_line = saved_line;
         self.path_top = saved_top;
         let items = items?;
         if items.is_empty() {

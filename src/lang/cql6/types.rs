@@ -1431,7 +1431,7 @@ mod tests {
     fn line_constituents_and_repetitions() {
         accepted(&["line --> check+ --> mate", "line --> check{2,3} --> mate", "line --> move from k *"]);
         refused_at("line --> 3", "3");
-        refused_at("line --> N + 2", "+");
+        refused_at("line --> N + 2", "N");
         refused_at("{5}", "{5}");
         refused_at("line primary secondary --> check", "line");
     }

@@ -43,8 +43,10 @@ fn header_filter_skips_replay_but_keeps_termination() {
     parser.parse(&r, &mut game, &|g| g.tag("White").is_some_and(|t| t.text() == "Y")).unwrap();
     assert!(game.nodes.is_empty());
     assert_eq!(game.termination.as_deref(), Some("0-1"));
-    // With moves wanted, the illegal move shows.
-    assert!(parser.parse(&r, &mut game, &|_| true).is_err());
+    // With moves wanted, the unplayable move shows; the game is read up to it.
+    parser.parse(&r, &mut game, &|_| true).unwrap();
+    assert!(game.unplayable.is_some());
+    assert_eq!(game.nodes.len(), 2);
 }
 
 #[test]
@@ -233,18 +235,18 @@ fn an_unplayable_move_in_a_variation_ends_the_reading_there() {
     assert_eq!(game.nodes.len(), 3);
     let e4 = game.mainline().nth(1).unwrap();
     let e5 = game.mainline().nth(2).unwrap();
-    assert!(game.node(e4).comments.is_empty());
-    // The comment goes on the move the variation is an alternative to, the move written
+    assert!(game.node(e4).comments.is_empty() && game.node(e5).comments.is_empty());
+    // The comment belongs to the variation, left empty, beside 1... e5; the move is written
     // as CQL's reader keeps it (no capture mark, no check or `!`).
-    assert_eq!(game.node(e5).comments, vec!["Error reading move: Ke6".to_string()]);
+    assert_eq!(game.unplayable_variation, Some((e5, "Error reading move: Ke6".to_string())));
     assert!(game.unplayable.is_some());
     // A game read whole has nothing noted, also when the parser read a broken one before.
     let mut parser = GameParser::new();
     let mut g = Game::default();
-    parser.parse(&raw(b"1. e4 Ke7 *", 1), &mut g, &|_| true).unwrap();
-    assert!(g.unplayable.is_some());
+    parser.parse(&raw(b"1. e4 e5 (1... Ke6) *", 1), &mut g, &|_| true).unwrap();
+    assert!(g.unplayable.is_some() && g.unplayable_variation.is_some());
     parser.parse(&raw(b"1. e4 e5 *", 2), &mut g, &|_| true).unwrap();
-    assert!(g.unplayable.is_none());
+    assert!(g.unplayable.is_none() && g.unplayable_variation.is_none());
     assert_eq!(g.nodes.len(), 3);
 }
 
