@@ -121,7 +121,7 @@ fn the_unplayable_move_is_named_in_a_comment_as_cql_names_it() {
     let text = pgn_output("wtm");
     // An unplayable first move of a variation leaves the variation empty, as CQL 6.2 writes
     // it; `hascomment` sees no comment there (no position holds it).
-    assert!(text.contains("( {Error reading move: Ke6} )"), "{text}");
+    assert!(text.contains("e5 {CQL} ({Error reading move: Ke6})"), "{text}");
     assert_eq!(numbers("hascomment"), vec![2]);
     assert!(text.contains("Error reading move: Ke3"), "{text}");
     // CQL 6.2's reader drops the capture mark (`1... Nxg5` → `Ng5`).
