@@ -35,8 +35,8 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use crate::eval::{GameMatch, Query, Scratch};
 use crate::eval::SortValue;
+use crate::eval::{GameMatch, Query, Scratch};
 use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
 use crate::pgn::{Game, GameParser};
@@ -515,7 +515,8 @@ fn work<E: Evaluator>(
                 }
                 let sort: Vec<(SortValue, bool)> = match &config.sort {
                     Some(order) => {
-                        let count = order.by_matchcount.then(|| (SortValue::Number(found.positions.len() as i64), false));
+                        let count =
+                            order.by_matchcount.then(|| (SortValue::Number(found.positions.len() as i64), false));
                         count
                             .into_iter()
                             .chain(found.sort.iter().map(|(doc, v)| (v.clone(), order.ascending.contains(doc))))

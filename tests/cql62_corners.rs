@@ -127,7 +127,8 @@ fn the_unplayable_move_is_named_in_a_comment_as_cql_names_it() {
     // CQL 6.2's reader drops the capture mark (`1... Nxg5` → `Ng5`).
     let dir = temp_dir("capture");
     let pgn = dir.join("capture.pgn");
-    std::fs::write(&pgn, "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 (2. Nc3 Nxg5 3. Nf3) 2... Nc6 *\n\n").unwrap();
+    std::fs::write(&pgn, "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 (2. Nc3 Nxg5 3. Nf3) 2... Nc6 *\n\n")
+        .unwrap();
     let o = run_on(&pgn, &["-o", "-"], "true");
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("Error reading move: Ng5"), "{text}");

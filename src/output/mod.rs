@@ -88,7 +88,13 @@ pub fn render_game(
 /// were read in (`utf-8` or `windows-1252`), tags, matched plies,
 /// sort values and sort key, YACPDB predicate counts, and with `pgn` the game as the
 /// PGN format writes it (field `pgn` when it is UTF-8, else `pgn_base64`).
-pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(crate::eval::SortValue, bool)], pgn: Option<&[u8]>) -> String {
+pub fn json_line(
+    game: &Game,
+    m: &GameMatch,
+    raw: &RawGame,
+    sort_key: &[(crate::eval::SortValue, bool)],
+    pgn: Option<&[u8]>,
+) -> String {
     use serde_json::{json, Map, Value};
     let mut tags = Map::new();
     for t in &game.tags {
