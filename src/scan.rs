@@ -516,7 +516,7 @@ fn work<E: Evaluator>(
                 let sort: Vec<(SortValue, bool)> = match &config.sort {
                     Some(order) => {
                         let count =
-                            order.by_matchcount.then(|| (SortValue::Number(found.positions.len() as i64), false));
+                            order.by_matchcount.then_some((SortValue::Number(found.positions.len() as i64), false));
                         count
                             .into_iter()
                             .chain(found.sort.iter().map(|(doc, v)| (v.clone(), order.ascending.contains(doc))))

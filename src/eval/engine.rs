@@ -58,6 +58,9 @@ pub struct Temp {
     pub played: Move,
 }
 
+/// Comments written at positions: the position and the text.
+pub type PositionComments = Vec<(NodeId, String)>;
+
 /// Output collected while evaluating, with marks to roll back what failed filters wrote.
 #[derive(Debug, Default)]
 pub struct Out {
@@ -198,7 +201,7 @@ pub struct Ctx<'a> {
     /// game, marked when the game is written.
     pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
     /// The comments each `sort` filter holds for its best value so far in this game.
-    pub sort_comments: Vec<(FilterId, super::SortValue, Vec<(NodeId, String)>)>,
+    pub sort_comments: Vec<(FilterId, super::SortValue, PositionComments)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
     /// Per piece identity, the last square it was looked up on at a game node (kept by the
