@@ -35,6 +35,7 @@ use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
+use crate::eval::SortValue;
 use crate::eval::{GameMatch, Query, Scratch};
 use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format, Sink};
@@ -219,6 +220,9 @@ pub struct ScanOutcome<S> {
     pub skipped: u64,
     /// Games the evaluator gave up on (runaway work, nesting), reported once each.
     pub abandoned: u64,
+    /// Games read only up to a move that cannot be played (counted among the matched or
+    /// unmatched ones as well, and reported once each), as CQL 6.2 reads them.
+    pub partly_read: u64,
     /// Input files that could not be read, or not to their end.
     pub input_errors: u64,
     /// The output was closed by its reader (`head`): the scan stopped quietly.
@@ -248,7 +252,7 @@ enum Verdict {
     Abandoned(String),
     Matched {
         bytes: Vec<u8>,
-        sort: Vec<(i64, bool)>,
+        sort: Vec<(SortValue, bool)>,
     },
 }
 
@@ -256,6 +260,9 @@ struct Outcome {
     number: u64,
     verdict: Verdict,
     messages: Vec<String>,
+    /// The game was read only up to a move that cannot be played: the warning, and the
+    /// game's raw bytes when rejects are kept.
+    partly_read: Option<(String, Vec<u8>)>,
 }
 
 struct BatchResult {
@@ -276,7 +283,7 @@ pub fn run<E: Evaluator>(
 /// Run the scan over `sources` (whole files or shard byte ranges, see
 /// [`crate::input::shard`]), numbering games from `first_number`, writing to `sink`
 /// and, when `rejects` is given (set [`ScanConfig::keep_rejects`]), the raw bytes of
-/// every skipped game to `rejects`. Progress, warnings and messages go to `events`.
+/// every skipped or partly read game to `rejects`. Progress, warnings and messages go to `events`.
 pub fn run_sources<E: Evaluator>(
     evaluator: &E,
     sources: Vec<Source>,
@@ -452,7 +459,8 @@ fn work<E: Evaluator>(
         let Some(batch) = batch else { break };
         let mut outcomes = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
-            let mut outcome = Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new() };
+            let mut outcome =
+                Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new(), partly_read: None };
             if let Some((lo, hi)) = config.gamenumber {
                 if raw.number < lo || raw.number > hi {
                     outcomes.push(outcome);
@@ -476,6 +484,7 @@ fn work<E: Evaluator>(
                 outcomes.push(outcome);
                 continue;
             }
+            outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
             let mut found = evaluator.eval_game(&mut scratch, &game);
             outcome.messages = std::mem::take(&mut found.messages);
             if let Some(e) = &found.error {
@@ -499,18 +508,23 @@ fn work<E: Evaluator>(
                         outcomes.push(outcome);
                         continue;
                     }
+                    if outcome.partly_read.is_none() {
+                        outcome.partly_read =
+                            game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
+                    }
                     let replayed = evaluator.eval_game(&mut scratch, &game);
                     if replayed.matched && replayed.error.is_none() {
                         found.positions = replayed.positions;
                         found.marked_after = replayed.marked_after;
                     }
                 }
-                let sort: Vec<(i64, bool)> = match &config.sort {
+                let sort: Vec<(SortValue, bool)> = match &config.sort {
                     Some(order) => {
-                        let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
+                        let count =
+                            order.by_matchcount.then_some((SortValue::Number(found.positions.len() as i64), false));
                         count
                             .into_iter()
-                            .chain(found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc))))
+                            .chain(found.sort.iter().map(|(doc, v)| (v.clone(), order.ascending.contains(doc))))
                             .collect()
                     }
                     None => Vec::new(),
@@ -529,15 +543,28 @@ fn work<E: Evaluator>(
     scratch
 }
 
+/// The warning for a game read only up to a move that cannot be played, and the game's
+/// raw bytes for the rejects file when it is kept (such a game goes there too: its moves
+/// after the bad one were not searched).
+fn partly_read_warning(raw: &RawGame, unplayable: &crate::pgn::GameError, keep_rejects: bool) -> (String, Vec<u8>) {
+    let message = printable(&format!(
+        "cqlrs: {}: game {} (line {}): {}; the game is read up to that move, as CQL 6.2 reads it",
+        raw.file, raw.number, raw.line, unplayable
+    ));
+    (message, if keep_rejects { raw.bytes.clone() } else { Vec::new() })
+}
+
 /// Order of two matches of a sorting query: better first; ties by game number.
-fn compare_sorted(a: &(Vec<(i64, bool)>, u64), b: &(Vec<(i64, bool)>, u64)) -> Ordering {
+fn compare_sorted(a: &(Vec<(SortValue, bool)>, u64), b: &(Vec<(SortValue, bool)>, u64)) -> Ordering {
     for i in 0..a.0.len().max(b.0.len()) {
         let ord = match (a.0.get(i), b.0.get(i)) {
-            (Some(&(x, ascending)), Some(&(y, _))) => {
-                if ascending {
-                    x.cmp(&y)
+            // Strings greatest first always, as CQL 6.2 orders them (`sort min event` too).
+            (Some((x @ SortValue::Text(_), _)), Some((y, _))) => y.cmp(x),
+            (Some((x, ascending)), Some((y, _))) => {
+                if *ascending {
+                    x.cmp(y)
                 } else {
-                    y.cmp(&x)
+                    y.cmp(x)
                 }
             }
             // A game without this sort value comes after those with one.
@@ -552,7 +579,7 @@ fn compare_sorted(a: &(Vec<(i64, bool)>, u64), b: &(Vec<(i64, bool)>, u64)) -> O
     a.1.cmp(&b.1)
 }
 
-type SortedMatch = ((Vec<(i64, bool)>, u64), Vec<u8>);
+type SortedMatch = ((Vec<(SortValue, bool)>, u64), Vec<u8>);
 
 /// Control characters of a message shown as `\u{…}` escapes, so that damaged or
 /// binary input never reaches the terminal raw.
@@ -578,6 +605,7 @@ fn write_in_order<S>(
         unmatched: 0,
         skipped: 0,
         abandoned: 0,
+        partly_read: 0,
         input_errors: 0,
         broken_pipe: false,
         write_error: None,
@@ -608,6 +636,17 @@ fn write_in_order<S>(
             next_seq += 1;
             for outcome in batch.outcomes {
                 out.read += 1;
+                if let Some((message, bytes)) = &outcome.partly_read {
+                    out.partly_read += 1;
+                    events.warning(message);
+                    if let Some(r) = rejects.as_deref_mut() {
+                        if out.rejects_error.is_none() {
+                            if let Err(e) = r.write(bytes).and_then(|()| r.write(b"\n\n")) {
+                                out.rejects_error = Some(e);
+                            }
+                        }
+                    }
+                }
                 for m in &outcome.messages {
                     events.query_message(m);
                 }
@@ -724,7 +763,7 @@ mod tests {
             GameMatch {
                 matched: plies >= self.min_plies,
                 positions: last.into_iter().collect(),
-                sort: if self.sort { vec![("plies".into(), plies as i64)] } else { Vec::new() },
+                sort: if self.sort { vec![("plies".into(), SortValue::Number(plies as i64))] } else { Vec::new() },
                 ..Default::default()
             }
         }
@@ -748,9 +787,15 @@ mod tests {
         let moves = ["e4", "e5", "Nf3", "Nc6", "Bb5", "a6", "Ba4", "Nf6", "O-O", "Be7"];
         let mut text = String::new();
         for i in 0..games {
-            text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n"));
             if i % 17 == 5 {
-                text.push_str("1. e4 Ke7?? *\n\n"); // illegal: skipped
+                // A set-up that is no position: skipped.
+                text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n[FEN \"no position\"]\n\n1. e4 *\n\n"));
+                continue;
+            }
+            text.push_str(&format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n"));
+            if i % 19 == 7 {
+                // An unplayable move: read up to it (one ply), counted as partly read.
+                text.push_str("1. e4 Ke7?? *\n\n");
                 continue;
             }
             for (k, m) in moves.iter().take(i % 11).enumerate() {
@@ -801,6 +846,8 @@ mod tests {
         assert_eq!(o1.read, games);
         assert_eq!(o1.read, o1.matched + o1.unmatched + o1.skipped + o1.abandoned);
         assert_eq!(o1.skipped, (0..games).filter(|i| i % 17 == 5).count() as u64);
+        assert_eq!(o1.partly_read, (0..games).filter(|i| i % 19 == 7 && i % 17 != 5).count() as u64);
+        assert_eq!(o1.partly_read, o3.partly_read);
         assert_eq!((o1.matched, o1.skipped), (o3.matched, o3.skipped));
         let evaluated: u64 = o3.scratches.iter().map(|s| s.evaluated).sum();
         assert_eq!(evaluated, games - o3.skipped);
@@ -840,7 +887,8 @@ mod tests {
         let eval = PlyCount { min_plies: 1, sort: true };
         let (bytes, _) = scan(&path, &eval, 2, Format::Numbers, None);
         let numbers: Vec<u64> = String::from_utf8(bytes).unwrap().lines().map(|l| l.parse().unwrap()).collect();
-        let plies = |n: u64| (n - 1) % 11;
+        // Games 8, 27, … (i % 19 == 7) stop after one ply at their unplayable move.
+        let plies = |n: u64| if (n - 1) % 19 == 7 { 1 } else { (n - 1) % 11 };
         assert!(numbers.windows(2).all(|w| plies(w[0]) > plies(w[1]) || (plies(w[0]) == plies(w[1]) && w[0] < w[1])));
         assert_eq!(plies(numbers[0]), 10);
         let (top, limited) = scan(&path, &eval, 2, Format::Numbers, Some(3));

@@ -19,14 +19,17 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// `games` games; White is "Tal" in every third; game 5 has an illegal move.
+/// `games` games; White is "Tal" in every third; game 5 has a set-up that is no position.
 fn write_corpus(dir: &PathBuf, games: usize) -> String {
     let mut text = String::new();
     for i in 1..=games {
         let white = if i % 3 == 1 { "Tal, Mikhail" } else { "Smyslov, Vassily" };
         let moves = if i == 5 { "1. e4 Ke7 0-1" } else { "1. e4 e5 2. Nf3 {a comment} Nc6 (2... d6 $2) 3. Bb5 1-0" };
+        // The FEN tag takes the place of the blank line before the moves, so that every
+        // game starts on the same line as before.
+        let setup = if i == 5 { "[FEN \"no position\"]" } else { "" };
         text.push_str(&format!(
-            "[Event \"Test {i}\"]\n[White \"{white}\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n{moves}\n\n"
+            "[Event \"Test {i}\"]\n[White \"{white}\"]\n[Black \"B\"]\n[Result \"1-0\"]\n{setup}\n{moves}\n\n"
         ));
     }
     let path = dir.join("games.pgn");
@@ -86,11 +89,11 @@ fn malformed_game_is_reported_and_skipped_with_totals_right() {
     let dir = temp_dir("malformed");
     let pgn = write_corpus(&dir, 7);
     // `ply < 0` needs positions, so every game is replayed (a header-only query would
-    // never look at the moves and so never notice the illegal one).
+    // never look at the moves and so never notice the broken set-up).
     let o = cqlrs(&["-input", &pgn, "-cql", "ply < 0", "--numbers"]);
     let err = stderr(&o);
     assert!(err.contains("game 5 (line 29)"), "{err}");
-    assert!(err.contains("Ke7"), "{err}");
+    assert!(err.contains("invalid FEN `no position`"), "{err}");
     assert!(err.contains("0 matches of 7 games (6 unmatched, 1 skipped)"), "{err}");
     // A completed run exits 0 without a match, as CQL 6.2 does.
     assert_eq!(o.status.code(), Some(0), "a malformed game is not fatal");

@@ -581,7 +581,7 @@ fn nestban_lines_and_paths_start_where_cql_starts_them() {
 }
 
 #[test]
-fn a_header_only_match_with_unreadable_moves_is_skipped_not_written_cut_short() {
+fn a_header_only_match_with_an_unplayable_move_is_written_as_far_as_it_is_read() {
     let dir = std::env::temp_dir().join(format!("cqlrs-bad-moves-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pgn = dir.join("bad.pgn");
@@ -592,7 +592,9 @@ fn a_header_only_match_with_unreadable_moves_is_skipped_not_written_cut_short() 
         .output()
         .unwrap();
     let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    // CQL 6.2 reads the game up to the bad move and writes it so, with the move named.
     assert!(err.contains("game 1 (line 1)") && err.contains("Qxx9"), "{err}");
-    assert!(err.contains("1 match of 2 games (0 unmatched, 1 skipped)"), "{err}");
-    assert!(!out.contains("[Event \"a\"]") && out.contains("2. Qh5"), "{out}");
+    assert!(err.contains("2 matches of 2 games (0 unmatched, 0 skipped)"), "{err}");
+    assert!(err.contains("; 1 game read only up to an unplayable move"), "{err}");
+    assert!(out.contains("[Event \"a\"]") && out.contains("Error reading move") && out.contains("2. Qh5"), "{out}");
 }

@@ -205,7 +205,7 @@ pub struct Args {
     /// that Latin-1 lacks)
     #[arg(long = "output-encoding", value_name = "ENC")]
     pub output_encoding: Option<String>,
-    /// Write the raw bytes of every skipped game to FILE
+    /// Write the raw bytes of every skipped or partly read game to FILE
     #[arg(long = "rejects", value_name = "FILE")]
     pub rejects: Option<String>,
     /// Print at most N warnings (skipped games, abandoned games) on stderr

@@ -390,6 +390,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         unmatched: outcome.unmatched,
         skipped: outcome.skipped,
         abandoned: outcome.abandoned,
+        partly_read: outcome.partly_read,
         seconds: outcome.seconds,
         threads: config.threads,
         output: if complete { sink.path.clone() } else { None },

@@ -58,13 +58,16 @@ pub struct Temp {
     pub played: Move,
 }
 
+/// Comments written at positions: the position and the text.
+pub type PositionComments = Vec<(NodeId, String)>;
+
 /// Output collected while evaluating, with marks to roll back what failed filters wrote.
 #[derive(Debug, Default)]
 pub struct Out {
     /// `comment` texts per node.
     pub comments: Vec<(NodeId, String)>,
     /// `sort` entries: doc, ascending, value.
-    pub sorts: Vec<(String, bool, bool, i64)>,
+    pub sorts: Vec<(String, bool, bool, super::SortValue)>,
     /// `settag` pairs.
     pub tags: Vec<(String, String)>,
     /// `message` lines.
@@ -182,6 +185,11 @@ pub struct Ctx<'a> {
     /// A position reached by castling seen as a move of the rook (a move filter matched the
     /// rook, or a path follows it): there `from`/`to` of that move are the rook's squares.
     pub rook_view: Option<Loc>,
+    /// A position reached by castling where the filter that moved there fits one of the
+    /// two views only (the king's, or the rook's: then [`Ctx::rook_view`] is set too):
+    /// there `from`/`to` of that move give that view's squares only, as CQL 6.2's
+    /// `smartFrom`/`smartTo` do with the owning filter's sets. Elsewhere they give both.
+    pub one_view: Option<Loc>,
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
     pub path_now: Option<super::path::PathNow>,
@@ -193,7 +201,7 @@ pub struct Ctx<'a> {
     /// game, marked when the game is written.
     pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
     /// The comments each `sort` filter holds for its best value so far in this game.
-    pub sort_comments: Vec<(FilterId, i64, Vec<(NodeId, String)>)>,
+    pub sort_comments: Vec<(FilterId, super::SortValue, PositionComments)>,
     /// `positionid` of every node (indexed by node), built on first use.
     pub position_ids: std::cell::OnceCell<Vec<u32>>,
     /// Per piece identity, the last square it was looked up on at a game node (kept by the
@@ -351,6 +359,7 @@ impl<'a> Ctx<'a> {
             position_ids: std::cell::OnceCell::new(),
             only_child: None,
             rook_view: None,
+            one_view: None,
             path_now: None,
             path_covered: Default::default(),
             consecutive_runs: Vec::new(),
@@ -492,6 +501,18 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The `movenumber` of a position as CQL 6.2 counts it (`QPos::getMoveNumber`): the
+    /// game's first move is move 1 whatever the move number of its `[FEN]` set-up, and the
+    /// number goes up when White is to move again (after Black's first move when the game
+    /// starts with Black to move).
+    pub(super) fn move_number(&self, at: Loc) -> Option<i64> {
+        let ply = self.ply(at)? as i64;
+        let white_to_move = self.pos(at)?.turn().is_white();
+        let white_first = self.game.nodes.first().is_none_or(|root| root.pos.turn().is_white());
+        let counted = if !white_first && white_to_move { ply + 1 } else { ply };
+        Some(counted / 2 + 1)
+    }
+
     /// The searched node after `n` in game-tree (pre-)order, the order of
     /// [`Ctx::searched_nodes`]: the main continuation first, then the next variation of the
     /// nearest position above that has one. Children are kept in ascending id order, so a
@@ -622,7 +643,8 @@ impl<'a> Ctx<'a> {
     pub(super) fn position_text(&mut self, n: NodeId) -> String {
         let Some(node) = self.game.nodes.get(n.index()) else { return String::new() };
         let side = if node.pos.turn().is_white() { "wtm" } else { "btm" };
-        let mut text = format!("move {}({side})", node.pos.fullmoves().get());
+        let number = self.move_number(Loc::Node(n)).unwrap_or(1);
+        let mut text = format!("move {number}({side})");
         if !node.is_mainline() {
             let id = self.position_id(n);
             text.push_str(&format!("[{id}]"));
@@ -1347,9 +1369,11 @@ impl<'a> Ctx<'a> {
         let mut to_acc = Bitboard::EMPTY;
         // The target filter's value after the first matching move (`MoveValue::Then`).
         let mut target: Option<Value> = None;
-        let mut record = |f: Option<&MoveFacts>| {
+        // `also`: the other view of a castling that fits the filter too (its squares join
+        // the values, the move is counted once).
+        let mut record = |f: Option<&MoveFacts>, also: Option<MoveFacts>| {
             count += 1;
-            if let Some(f) = f {
+            for f in f.into_iter().chain(also.as_ref()) {
                 from_acc.add(f.from);
                 to_acc.add(f.to);
             }
@@ -1403,12 +1427,19 @@ impl<'a> Ctx<'a> {
                         LineChoice::Secondary if main => continue,
                         _ => {}
                     }
-                    let (f, via_rook) = match m {
+                    let (f, via_rook, also) = match m {
                         Some(m) => {
                             let Some(f) = moves::facts(&m, mover) else { continue };
                             let rook_first = self.rook_view == Some(child);
                             match moves::matching_view(mf, &f, rook_first, from_set, to_set, capture_set) {
-                                Some((v, r)) => (Some(v), r),
+                                Some((v, r)) => {
+                                    let also = if self.one_view == Some(child) {
+                                        None
+                                    } else {
+                                        moves::other_view(mf, &f, r, from_set, to_set, capture_set)
+                                    };
+                                    (Some(v), r, also)
+                                }
                                 None => continue,
                             }
                         }
@@ -1416,22 +1447,25 @@ impl<'a> Ctx<'a> {
                             if !moves::shape_matches(mf, None, from_set, to_set, capture_set) {
                                 continue;
                             }
-                            (None, false)
+                            (None, false, None)
                         }
                     };
                     if let Some(t) = mf.then {
-                        let saved = self.rook_view;
+                        let saved = (self.rook_view, self.one_view);
                         if via_rook {
                             self.rook_view = Some(child);
                         }
+                        if f.as_ref().is_some_and(|f| f.rook.is_some() || via_rook) && also.is_none() {
+                            self.one_view = Some(child);
+                        }
                         let v = self.eval(t, child, false);
-                        self.rook_view = saved;
+                        (self.rook_view, self.one_view) = saved;
                         let Some(v) = v? else { continue };
                         if target.is_none() {
                             target = self.as_set(&v, child).map(Value::Set).or(Some(v));
                         }
                     }
-                    record(f.as_ref());
+                    record(f.as_ref(), also);
                 }
             }
             MoveSource::Legal | MoveSource::Pseudolegal => {
@@ -1470,7 +1504,7 @@ impl<'a> Ctx<'a> {
                             target = Some(v);
                         }
                     }
-                    record(Some(&f));
+                    record(Some(&f), None);
                 }
             }
         }

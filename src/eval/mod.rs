@@ -36,6 +36,53 @@ pub use files::register_inputs;
 pub use moves::{ids_after, initial_ids};
 pub use value::Value;
 
+/// The value a `sort` filter gives a game: a number, or a string (`sort event`), by which
+/// CQL 6.2 orders the matching games as well (a string sort puts the greatest string
+/// first, bytewise, whether or not `min` is written; observed on the reference binary).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SortValue {
+    /// A number (`sort ply`, `sort matchcount`).
+    Number(i64),
+    /// A string (`sort event`, `sort player white`).
+    Text(String),
+}
+
+/// The name a `sort` filter's values are gathered under in [`GameMatch::sort`]: its
+/// documentation string, or for a `sort` without one a name of its own (starting with
+/// U+0001, see [`is_unnamed_sort`]), so that two unnamed sorts are two keys, as CQL 6.2's
+/// `<sort-id-1>` and `<sort-id-2>` are.
+pub fn sort_name(doc: &str, filter: FilterId) -> String {
+    if doc.is_empty() {
+        format!("\u{1}{}", filter.0)
+    } else {
+        doc.to_string()
+    }
+}
+
+/// Is this name of [`GameMatch::sort`] that of a `sort` written without documentation?
+pub fn is_unnamed_sort(name: &str) -> bool {
+    name.is_empty() || name.starts_with('\u{1}')
+}
+
+impl SortValue {
+    /// The value as JSON: a number or a string.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            SortValue::Number(n) => serde_json::Value::from(*n),
+            SortValue::Text(t) => serde_json::Value::from(t.as_str()),
+        }
+    }
+}
+
+impl std::fmt::Display for SortValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SortValue::Number(n) => write!(f, "{n}"),
+            SortValue::Text(t) => f.write_str(t),
+        }
+    }
+}
+
 /// The error of the eval layer: a query the evaluator cannot run.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
@@ -127,7 +174,7 @@ pub struct GameMatch {
     /// CQL 6.2 writes it (missing: after all of them).
     pub marked_after: Vec<usize>,
     /// Sort keys (`sort`): documentation and value, outermost first.
-    pub sort: Vec<(String, i64)>,
+    pub sort: Vec<(String, SortValue)>,
     /// The documentation of the `sort quiet` keys among [`GameMatch::sort`]: they order the
     /// games but are not written into the game's comment.
     pub quiet_sort: Vec<String>,
@@ -370,7 +417,12 @@ impl Query {
                 result.quiet_sort.push(doc.clone());
             }
             match result.sort.iter_mut().find(|(d, _)| *d == doc) {
-                Some(entry) => entry.1 = if min { entry.1.min(value) } else { entry.1.max(value) },
+                Some(entry) => {
+                    let better = if min { value < entry.1 } else { value > entry.1 };
+                    if better {
+                        entry.1 = value;
+                    }
+                }
                 None => result.sort.push((doc, value)),
             }
         }

@@ -134,7 +134,8 @@ pub fn shape_matches(
 /// The view of a move under which it satisfies a move filter's shape: the move itself, or
 /// for castling that fails as a king move, the rook's move (`♖――f1` matches `O-O`).
 /// `rook_first` tries the rook's view first (the position was reached by a path or a move
-/// filter that followed the rook). `None` when no view matches.
+/// filter that followed the rook). Only a filter that sees castling as a rook move too
+/// ([`MoveFilter::rook_of_castling`]) gets the rook's view. `None` when no view matches.
 pub fn matching_view(
     filter: &MoveFilter,
     facts: &MoveFacts,
@@ -143,13 +144,32 @@ pub fn matching_view(
     to: Option<Bitboard>,
     capture: Option<Bitboard>,
 ) -> Option<(MoveFacts, bool)> {
-    let rook = facts.as_rook_move();
+    let rook = if filter.rook_of_castling { facts.as_rook_move() } else { None };
     let views: [Option<(MoveFacts, bool)>; 2] = if rook_first {
         [rook.map(|r| (r, true)), Some((*facts, false))]
     } else {
         [Some((*facts, false)), rook.map(|r| (r, true))]
     };
     views.into_iter().flatten().find(|(v, _)| shape_matches(filter, Some(v), from, to, capture))
+}
+
+/// For a castling that fits a filter seeing it as a rook move too, the view other than the
+/// one found first (`via_rook`: the rook's was found) when it fits the filter as well: CQL
+/// 6.2's `from` and `to` after `O-O` are {e1, h1} and {g1, f1} (`QMove::smartFrom`,
+/// `smartTo`: the king's squares and the rook's, each when it fits). `None` otherwise.
+pub fn other_view(
+    filter: &MoveFilter,
+    facts: &MoveFacts,
+    via_rook: bool,
+    from: Option<Bitboard>,
+    to: Option<Bitboard>,
+    capture: Option<Bitboard>,
+) -> Option<MoveFacts> {
+    if !filter.rook_of_castling {
+        return None;
+    }
+    let other = if via_rook { *facts } else { facts.as_rook_move()? };
+    shape_matches(filter, Some(&other), from, to, capture).then_some(other)
 }
 
 /// Every pseudo-legal move of the side to move: legal moves plus moves that leave (or

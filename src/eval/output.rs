@@ -4,6 +4,7 @@
 //! sections of `docs/output.md`; [`Ctx::eval_inner`] sends each filter to its family.
 
 use super::*;
+use crate::eval::SortValue;
 
 impl<'a> Ctx<'a> {
     /// A filter that writes output or reads comments: `comment`, `message`, `sort`, `settag`, `removecomment`, `hascomment`, `originalcomment`.
@@ -31,14 +32,18 @@ impl<'a> Ctx<'a> {
             Filter::Sort { doc, min, quiet, value } => {
                 let made_from = self.out.comments.len();
                 match self.value(*value, at)? {
-                    // CQL 6.2 sorts by a string value too (`sort str("1")`): the filter matches
-                    // with that string as its value. The games are not ordered by it (the
-                    // scan's sort keys are numbers; docs/compat.md).
-                    Some(Value::Str(text)) => Some(Value::Str(text)),
+                    // CQL 6.2 sorts by a string value too (`sort event`): the filter matches
+                    // with that string as its value, and the games are ordered by it.
+                    Some(Value::Str(text)) => {
+                        let key = SortValue::Text(text.clone());
+                        self.out.sorts.push((crate::eval::sort_name(doc, f), *min, *quiet, key.clone()));
+                        self.hold_sort_comments(f, *min, key, made_from);
+                        Some(Value::Str(text))
+                    }
                     Some(v) => {
                         let Some(n) = self.as_number(&v, at) else { return Ok(None) };
-                        self.out.sorts.push((doc.clone(), *min, *quiet, n));
-                        self.hold_sort_comments(f, *min, n, made_from);
+                        self.out.sorts.push((crate::eval::sort_name(doc, f), *min, *quiet, SortValue::Number(n)));
+                        self.hold_sort_comments(f, *min, SortValue::Number(n), made_from);
                         Some(Value::Number(n))
                     }
                     None => None,
@@ -64,12 +69,10 @@ impl<'a> Ctx<'a> {
             }
             Filter::OriginalComment => {
                 let Loc::Node(n) = at else { return Ok(None) };
-                let comments = &self.game.node(n).comments;
-                if comments.is_empty() {
-                    None
-                } else {
-                    Some(Value::Str(comments.join(" ")))
-                }
+                // CQL 6.2 keeps one comment per move (its PGN reader's `SetMoveComment`
+                // replaces the comment before): of two comments after a move it reads the
+                // last. cqlrs keeps them all in the game it writes.
+                self.game.node(n).comments.last().map(|c| Value::Str(c.clone()))
             }
             _ => return Err(internal("internal error: eval_output given a filter of another family")),
         })
@@ -79,11 +82,11 @@ impl<'a> Ctx<'a> {
     /// the filter when the value is better than any it had in this game, and dropped
     /// otherwise; the ones held for the game's best value are written at the end of the
     /// game (CQL 6.2 `SortNode::handle_new_value`, `makeComments`).
-    fn hold_sort_comments(&mut self, f: FilterId, smallest_first: bool, value: i64, made_from: usize) {
+    fn hold_sort_comments(&mut self, f: FilterId, smallest_first: bool, value: SortValue, made_from: usize) {
         let made: Vec<(NodeId, String)> = self.out.comments.drain(made_from..).collect();
-        let better = |old: i64| if smallest_first { value < old } else { value > old };
+        let better = |old: &SortValue| if smallest_first { value < *old } else { value > *old };
         match self.sort_comments.iter_mut().find(|held| held.0 == f) {
-            Some(held) if better(held.1) => {
+            Some(held) if better(&held.1) => {
                 held.1 = value;
                 held.2 = made;
             }
@@ -94,11 +97,12 @@ impl<'a> Ctx<'a> {
 
     /// The comments held by `sort` filters whose value is the game's value for their name
     /// (see [`Self::hold_sort_comments`]), in the order of the filters.
-    pub(crate) fn held_sort_comments(&mut self, best: &[(String, i64)]) -> Vec<(NodeId, String)> {
+    pub(crate) fn held_sort_comments(&mut self, best: &[(String, SortValue)]) -> Vec<(NodeId, String)> {
         let mut out = Vec::new();
         for (f, value, made) in std::mem::take(&mut self.sort_comments) {
             let Filter::Sort { doc, .. } = self.ir.get(f) else { continue };
-            if best.iter().any(|(d, v)| d == doc && *v == value) {
+            let name = crate::eval::sort_name(doc, f);
+            if best.iter().any(|(d, v)| *d == name && *v == value) {
                 out.extend(made);
             }
         }

@@ -413,12 +413,13 @@ impl<'a> Ctx<'a> {
                 self.path_now = Some(self.now(s, reach));
                 let m = self.out.mark();
                 self.only_child = Some(c);
-                let saved = self.rook_view;
+                let saved = (self.rook_view, self.one_view);
                 if self.follows_rook(n, c, s.focus.as_ref()) {
                     self.rook_view = Some(Loc::Node(c));
+                    self.one_view = Some(Loc::Node(c));
                 }
                 let ok = self.test(item, Loc::Node(n));
-                self.rook_view = saved;
+                (self.rook_view, self.one_view) = saved;
                 self.only_child = None;
                 let res = match ok {
                     Ok(true) => self.path_continue(s, next, reach),

@@ -40,7 +40,7 @@ impl<'a> Ctx<'a> {
                 Loc::Header => None,
             },
             Filter::Ply => self.ply(at).map(|p| Value::Number(p as i64)),
-            Filter::MoveNumber => self.pos(at).map(|p| Value::Number(p.fullmoves().get() as i64)),
+            Filter::MoveNumber => self.move_number(at).map(Value::Number),
             Filter::Mainline | Filter::Variation => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 let main = self.game.node(n).is_mainline();

@@ -3,7 +3,7 @@
 use shakmaty::{Bitboard, Color, Role, Square};
 
 use super::testutil::GameBuilder;
-use super::{GameMatch, Query, Scratch, Value};
+use super::{GameMatch, Query, Scratch, SortValue, Value};
 use crate::ir::*;
 use crate::pgn::{Game, NodeId};
 
@@ -425,11 +425,11 @@ fn sort_keeps_the_best_value() {
     let check = ir.add(Filter::Check, sp());
     let s = ir.add(Filter::Sort { doc: "ply".into(), min: false, quiet: false, value: ply }, sp());
     ir.root = Some(ir.add(Filter::And(vec![check, s]), sp()));
-    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 7)]);
+    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), SortValue::Number(7))]);
     let mut ir = Ir::new();
     let ply = ir.add(Filter::Ply, sp());
     ir.root = Some(ir.add(Filter::Sort { doc: "ply".into(), min: true, quiet: false, value: ply }, sp()));
-    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), 0)]);
+    assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), SortValue::Number(0))]);
 }
 
 #[test]
@@ -851,9 +851,14 @@ fn castling_is_a_move_of_the_rook_too() {
     // Under a match through the rook, `from` and `to` are the rook's squares.
     let m = run_script("cql() ♖――(from == h1 to == f1)", &b.game);
     assert_eq!(m.positions, vec![line[5]]);
-    // Elsewhere castling is the king's move. (`o-o` alone is the move that led here, as in
-    // CQL 6.2; inside the move's condition that is the move itself.)
+    // Under a match through the king, they are the king's; under a move filter both views
+    // fit, they are both (CQL 6.2 `QMove::smartFrom`/`smartTo`, checked on the reference).
+    // (`o-o` alone is the move that led here; inside the move's condition that is the move.)
+    let m = run_script("cql() ♔――(from == e1 to == g1)", &b.game);
+    assert_eq!(m.positions, vec![line[5]]);
     let m = run_script("cql() ――(o-o from == e1 to == g1)", &b.game);
+    assert!(!m.matched);
+    let m = run_script("cql() ――(o-o from == [e1,h1] to == [g1,f1])", &b.game);
     assert_eq!(m.positions, vec![line[5]]);
     // A path following the h1 rook sees O-O as its move to f1, then e1 and e2.
     let m = run_script("cql() ⊢◎♖h1 ―― x=to ―― ――e2 x == f1", &b.game);

@@ -286,6 +286,10 @@ pub struct MoveFilter {
     pub line: LineChoice,
     /// What the filter yields.
     pub value: MoveValue,
+    /// Is castling also seen as a move of its rook (`R--f1` matches `O-O`)? CQL 6.2's dash
+    /// filters see it so; its `move` filter sees castling as a king move only (`move from
+    /// R` does not match `O-O`: `MoveBase` compares the king's squares).
+    pub rook_of_castling: bool,
 }
 
 impl MoveFilter {
@@ -302,6 +306,7 @@ impl MoveFilter {
             then: None,
             line: LineChoice::Any,
             value: MoveValue::To,
+            rook_of_castling: true,
         }
     }
 }

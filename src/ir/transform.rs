@@ -1225,6 +1225,7 @@ mod tests {
                 then: None,
                 line: LineChoice::Any,
                 value: MoveValue::To,
+                rook_of_castling: true,
             })),
             Span::default(),
         );

@@ -60,7 +60,7 @@ pub fn render_game(
     game: &Game,
     m: &GameMatch,
     raw: &RawGame,
-    sort_key: &[(i64, bool)],
+    sort_key: &[(crate::eval::SortValue, bool)],
     out: &mut Vec<u8>,
 ) {
     match format {
@@ -88,7 +88,13 @@ pub fn render_game(
 /// were read in (`utf-8` or `windows-1252`), tags, matched plies,
 /// sort values and sort key, YACPDB predicate counts, and with `pgn` the game as the
 /// PGN format writes it (field `pgn` when it is UTF-8, else `pgn_base64`).
-pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bool)], pgn: Option<&[u8]>) -> String {
+pub fn json_line(
+    game: &Game,
+    m: &GameMatch,
+    raw: &RawGame,
+    sort_key: &[(crate::eval::SortValue, bool)],
+    pgn: Option<&[u8]>,
+) -> String {
     use serde_json::{json, Map, Value};
     let mut tags = Map::new();
     for t in &game.tags {
@@ -98,10 +104,10 @@ pub fn json_line(game: &Game, m: &GameMatch, raw: &RawGame, sort_key: &[(i64, bo
         tags.insert(name.clone(), Value::String(value.clone()));
     }
     let plies: Vec<u32> = m.positions.iter().filter_map(|id| game.nodes.get(id.index())).map(|n| n.ply).collect();
-    let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": doc, "value": v})).collect();
+    let sort: Vec<Value> = m.sort.iter().map(|(doc, v)| json!({"doc": if crate::eval::is_unnamed_sort(doc) { "" } else { doc.as_str() }, "value": v.to_json()})).collect();
     let predicates: Vec<Value> =
         m.predicates.iter().map(|(name, count)| json!({"predicate": name, "count": count})).collect();
-    let key: Vec<Value> = sort_key.iter().map(|(v, ascending)| json!([v, ascending])).collect();
+    let key: Vec<Value> = sort_key.iter().map(|(v, ascending)| json!([v.to_json(), ascending])).collect();
     let mut record = json!({
         "record": "match",
         "number": game.number,
@@ -154,6 +160,7 @@ pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, ra
         "unmatched": summary.unmatched,
         "skipped": summary.skipped,
         "abandoned": summary.abandoned,
+        "partly_read": summary.partly_read,
         "input_errors": input_errors,
         "bytes": bytes,
         "seconds": summary.seconds,
@@ -414,6 +421,9 @@ pub struct Summary {
     pub skipped: u64,
     /// Games the evaluator gave up on (runaway work or nesting).
     pub abandoned: u64,
+    /// Games read only up to a move that cannot be played (also counted as matched or
+    /// unmatched).
+    pub partly_read: u64,
     /// Wall-clock seconds.
     pub seconds: f64,
     /// Worker threads used.
@@ -424,8 +434,9 @@ pub struct Summary {
 
 impl Summary {
     /// `N matches of M games (U unmatched, K skipped[, A abandoned]) in S s using T
-    /// threads[ to FILE]`: every tally is printed (abandoned when there are any) so that
-    /// a reader can check M = N + U + K + A.
+    /// threads[ to FILE][; P games read only up to an unplayable move]`: every tally is
+    /// printed (abandoned and partly read ones when there are any) so that a reader can
+    /// check M = N + U + K + A.
     pub fn line(&self) -> String {
         let abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
         let mut s = format!(
@@ -443,6 +454,10 @@ impl Summary {
         if let Some(path) = &self.output {
             s.push_str(" to ");
             s.push_str(path);
+        }
+        if self.partly_read > 0 {
+            let games = if self.partly_read == 1 { "game" } else { "games" };
+            s.push_str(&format!("; {} {games} read only up to an unplayable move", self.partly_read));
         }
         s
     }
@@ -481,7 +496,7 @@ mod tests {
             matched: true,
             positions: vec![e5],
             comments: vec![(e5, "hello".into())],
-            sort: vec![("score".into(), 12)],
+            sort: vec![("score".into(), crate::eval::SortValue::Number(12))],
             ..Default::default()
         };
         let text = render(&PgnStyle::default(), &g, &m);
@@ -569,7 +584,7 @@ mod tests {
             bytes: vec![b' '; 9],
             ..RawGame::default()
         };
-        let line = json_line(&g, &m, &raw, &[(5, true)], Some(b"pgn text"));
+        let line = json_line(&g, &m, &raw, &[(crate::eval::SortValue::Number(5), true)], Some(b"pgn text"));
         let v: serde_json::Value = serde_json::from_str(&line).unwrap();
         assert_eq!(v["number"], 3);
         assert_eq!(
@@ -614,6 +629,7 @@ mod tests {
             threads: 2,
             output: None,
             abandoned: 0,
+            partly_read: 0,
         };
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");
@@ -636,11 +652,18 @@ mod tests {
             unmatched: 7,
             skipped: 1,
             abandoned: 0,
+            partly_read: 0,
             seconds: 0.5,
             threads: 2,
             output: Some("o.pgn".into()),
         };
         assert_eq!(s.line(), "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn");
+        let partly = Summary { partly_read: 2, ..s.clone() };
+        assert_eq!(
+            partly.line(),
+            "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn; \
+             2 games read only up to an unplayable move"
+        );
         let one = Summary { matched: 1, read: 1, threads: 1, ..Summary::default() };
         let lost = Summary { read: 3, unmatched: 1, skipped: 1, abandoned: 1, threads: 1, ..Summary::default() };
         assert!(lost.line().starts_with("0 matches of 3 games (1 unmatched, 1 skipped, 1 abandoned) in"));

@@ -89,7 +89,7 @@ impl Wrapper<'_> {
 }
 
 /// One step of the movetext walk.
-enum Step {
+enum Step<'a> {
     /// Write the move into this node (and continue down its main line); `alternatives`:
     /// the node is a main continuation, so its parent's variations follow it.
     Line {
@@ -99,6 +99,8 @@ enum Step {
     },
     Open,
     Close,
+    /// A comment standing alone (the text of an empty variation).
+    Note(&'a str),
 }
 
 /// Append the PGN of a matching game to `out`.
@@ -141,7 +143,7 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
         .sort
         .iter()
         .map(|(doc, value)| {
-            if doc.is_empty() {
+            if crate::eval::is_unnamed_sort(doc) {
                 unnamed += 1;
                 format!("<sort-id-{unnamed}>: {value}")
             } else {
@@ -197,6 +199,7 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
                     w.glue = true;
                 }
                 Step::Close => w.close_paren(),
+                Step::Note(text) => w.comment(text),
                 Step::Line { node, alternatives, force_number } => {
                     let n = game.node(node);
                     let Some(parent_id) = n.parent else { continue };
@@ -222,6 +225,15 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
                             alternatives: true,
                             force_number: wrote_comment || !variations.is_empty(),
                         });
+                    }
+                    // The empty variation CQL 6.2 keeps where an unplayable first move stopped
+                    // the reading: after the variations before it.
+                    if let Some((alternative_to, text)) = &game.unplayable_variation {
+                        if *alternative_to == node {
+                            stack.push(Step::Close);
+                            stack.push(Step::Note(text));
+                            stack.push(Step::Open);
+                        }
                     }
                     for &v in variations.iter().rev() {
                         stack.push(Step::Close);

@@ -164,6 +164,16 @@ pub struct Game {
     pub line: u64,
     /// How the game's bytes were read as text; tags and comments are UTF-8 either way.
     pub encoding: TextEncoding,
+    /// The first move that could not be played, when there is one. As CQL 6.2 (its PGN
+    /// reader, SCID's `PgnParser::ParseMoves`) does, the game is then read only up to that
+    /// move — in a variation as on the main line, and nothing of the movetext after it —
+    /// and the position before it carries the comment `Error reading move: …`.
+    pub unplayable: Option<GameError>,
+    /// When that move was the first of a variation: the move the variation is an
+    /// alternative to, and the `Error reading move: …` text. CQL 6.2 keeps that variation,
+    /// empty, with the text as its only comment, at no position (so `hascomment` does not
+    /// see it); the PGN writer writes it so: `1... e5 ( {Error reading move: Ke6} )`.
+    pub unplayable_variation: Option<(NodeId, String)>,
 }
 
 impl Game {

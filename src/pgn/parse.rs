@@ -22,7 +22,11 @@
 //!   (same side still to move), so the tree shape stays as written.
 //! - A variation before the first move of a game (nothing to be an alternative to) is
 //!   skipped.
-//! - Illegal moves are errors in variations too: the game is reported, not half-read.
+//! - A move that cannot be played (on the main line or in a variation) ends the reading
+//!   of the movetext, as in CQL 6.2: the game keeps every position before it, the
+//!   position it was to be played from gets the comment `Error reading move: …` (the move
+//!   written as CQL writes it there), and [`Game::unplayable`] says where it is, for the
+//!   warning and the count of partly read games.
 
 use shakmaty::fen::Fen;
 use shakmaty::san::San;
@@ -307,6 +311,8 @@ impl GameParser {
     ) -> Result<(), GameError> {
         game.number = raw.number;
         game.line = raw.line;
+        game.unplayable = None;
+        game.unplayable_variation = None;
         if let Some(text) = game.termination.take() {
             self.spare_termination = text;
         }
@@ -639,14 +645,45 @@ impl GameParser {
                         }
                         continue;
                     }
-                    if let Some(next) = self.read_move_token(game, at, token, token_line, variation_start)? {
-                        at = next;
-                        variation_start = false;
+                    match self.read_move_token(game, at, token, token_line, variation_start) {
+                        Ok(Some(next)) => {
+                            at = next;
+                            variation_start = false;
+                        }
+                        Ok(None) => {}
+                        Err(unplayable) => {
+                            self.stop_at_unplayable(game, at, variation_start, token, unplayable);
+                            break;
+                        }
                     }
                 }
             }
         }
         Ok(())
+    }
+
+    /// End the game at a move that cannot be played, as CQL 6.2 does: the comment
+    /// `Error reading move: …` goes on the position the move was to be played from (for a
+    /// variation's first move, into that variation, left empty: see
+    /// [`Game::unplayable_variation`]; comments written after its `(` go with it, as CQL
+    /// 6.2's reader replaces them), and the game remembers where the reading stopped.
+    fn stop_at_unplayable(
+        &mut self,
+        game: &mut Game,
+        at: NodeId,
+        variation_start: bool,
+        token: &[u8],
+        unplayable: GameError,
+    ) {
+        let text = format!("Error reading move: {}", move_as_cql_reads_it(token));
+        match self.resume_stack.last() {
+            Some(&alternative_to) if variation_start => {
+                self.pending_comments.clear();
+                game.unplayable_variation = Some((alternative_to, text));
+            }
+            _ => self.spare.add_comments(&mut game.nodes[at.index()].comments, [text]),
+        }
+        game.unplayable = Some(unplayable);
     }
 
     /// Attach a comment to the node it follows (or hold it for a variation's first move).
@@ -815,6 +852,56 @@ impl GameParser {
         }
         None
     }
+}
+
+/// A move token as CQL 6.2's PGN reader keeps it (SCID's `GetRestOfMove`,
+/// `GetRestOfPawnMove`, `GetRestOfCastling`), for the `Error reading move: …` comment:
+/// without its move number, capture and dash marks (`x`, `:`, `-`), check, mate and
+/// `!`/`?` signs, a leading `P`, and with `=` before a promotion piece (`e8Q` → `e8=Q`);
+/// castling keeps its letters and dashes.
+fn move_as_cql_reads_it(token: &[u8]) -> String {
+    let digits = token.iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut text = &token[digits..];
+    if digits > 0 && !text.starts_with(b".") && !text.starts_with(b"-") {
+        text = token;
+    }
+    while text.first() == Some(&b'.') {
+        text = &text[1..];
+    }
+    let mut out = String::new();
+    match text.first() {
+        Some(b'O' | b'o' | b'0') => {
+            for &b in text.iter().take_while(|b| matches!(b, b'O' | b'o' | b'0' | b'-')) {
+                out.push(b as char);
+            }
+        }
+        Some(&first) => {
+            let pawn = matches!(first, b'a'..=b'h' | b'P');
+            let body = if first == b'P' { &text[1..] } else { text };
+            for (i, &b) in body.iter().enumerate() {
+                match b {
+                    b'a'..=b'h' | b'1'..=b'8' => out.push(b as char),
+                    b'N' | b'B' | b'R' | b'Q' | b'K' if i == 0 && !pawn => out.push(b as char),
+                    b'x' | b':' | b'-' => {}
+                    b'=' if pawn => {
+                        if let Some(&piece @ (b'Q' | b'R' | b'B' | b'N')) = body.get(i + 1) {
+                            out.push('=');
+                            out.push(piece as char);
+                        }
+                        break;
+                    }
+                    b'Q' | b'R' | b'B' | b'N' if pawn => {
+                        out.push('=');
+                        out.push(b as char);
+                        break;
+                    }
+                    _ => break,
+                }
+            }
+        }
+        None => {}
+    }
+    out
 }
 
 /// Read the common shapes of a SAN move (`e4`, `exd5`, `Nf3`, `Nbd7`, `R1e2`, `Qh4xe1`,

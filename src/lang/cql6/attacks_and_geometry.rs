@@ -83,6 +83,19 @@ impl Parser<'_> {
                 // Several direction words may be given (`ray diagonal vertical (Q r)`); the
                 // ray may run in any of them (CQL 6.2 joins them). None: any direction.
                 let mut dirs = Directions(0);
+                // `ray attack (A b c)` (or `attacks`): every direction, each start square's
+                // piece only along the lines it moves on, as `xray` reads them (CQL 6.2
+                // `match_raydirections`: the ray is an attack ray then, direction words after
+                // it are not read).
+                if w == "ray" && matches!(&self.peek().tok, Tok::Word(a) if a == "attack" || a == "attacks") {
+                    self.bump();
+                    let sets = self.parse_args()?;
+                    if sets.len() < 2 {
+                        self.error("`ray attack` needs at least two sets", sp);
+                        return Err(());
+                    }
+                    return self.simple(Filter::Ray { dirs: Directions::ANY, sets, xray: true }, sp).map(Some);
+                }
                 while let Tok::Word(d) = &self.peek().tok {
                     let Some(d) = directions_of(d) else { break };
                     let t = self.bump();

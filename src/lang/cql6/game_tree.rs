@@ -44,8 +44,12 @@ impl Parser<'_> {
             "position" => {
                 // `position N`: the position whose positionid is N; the argument is an
                 // arithmetic expression (`position positionid+inc`).
-                let n = self.parse_expr(BP_ADD)?;
-                self.simple(Filter::PositionById(n), sp)
+                // A `:` after the number applies to the position (`position 0 : child`), as
+                // CQL 6.2 reads it: the number stops before a `:`, as in a subscript.
+                let outer = std::mem::replace(&mut self.in_subscript, true);
+                let n = self.parse_expr(BP_ADD);
+                self.in_subscript = outer;
+                self.simple(Filter::PositionById(n?), sp)
             }
             "child" => {
                 let n = if self.at_sym(Sym::LParen) && !self.peek().space_before {

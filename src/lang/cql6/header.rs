@@ -64,9 +64,15 @@ impl Parser<'_> {
                 match c {
                     Some(c) => self.simple(Filter::Header(HeaderField::Elo(c)), sp),
                     None => {
+                        // The higher of the two ratings, or the one a game has
+                        // (`EloNode::match_count`): `max` needs both, `or` takes the
+                        // first of the others that has a value.
                         let w = self.add(Filter::Header(HeaderField::Elo(Color::White)), sp);
                         let b = self.add(Filter::Header(HeaderField::Elo(Color::Black)), sp);
-                        self.simple(Filter::Or(vec![w, b]), sp)
+                        let higher = self.add(Filter::Call(Builtin::Max, vec![w, b]), sp);
+                        let w = self.add(Filter::Header(HeaderField::Elo(Color::White)), sp);
+                        let b = self.add(Filter::Header(HeaderField::Elo(Color::Black)), sp);
+                        self.simple(Filter::Or(vec![higher, w, b]), sp)
                     }
                 }
             }

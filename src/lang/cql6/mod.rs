@@ -52,6 +52,9 @@ fn parse_here(source: &str) -> Result<Ir, Error> {
         diagnostics = types::check(&p.ir, &p.kinds, source, 20);
     }
     if diagnostics.is_empty() {
+        diagnostics = types::ignored_values(&p.ir);
+    }
+    if diagnostics.is_empty() {
         Ok(p.ir)
     } else {
         diagnostics.sort_by_key(|d| d.span.start);

@@ -326,6 +326,9 @@ pub struct Parser<'s> {
     functions: HashMap<String, Function>,
     declared: HashSet<String>,
     in_sequence: bool,
+    /// The sequence being read is a `line` (not a path): a `+`/`*` there is arithmetic
+    /// when an operand follows it (see [`Parser::sign_is_repetition`]).
+    in_line: bool,
     /// Parsing the arguments of `(…)` (`max(ply 0)`): a number after a numeric filter is
     /// the next argument there, not a range.
     in_args: bool,
@@ -440,6 +443,7 @@ impl<'s> Parser<'s> {
             functions: HashMap::new(),
             declared,
             in_sequence: false,
+            in_line: false,
             in_args: false,
             implicit_search: None,
             path_top: false,
@@ -885,8 +889,19 @@ impl<'s> Parser<'s> {
                         self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
                     };
                 }
-                Tok::Word(w) if (w == "attacks" || w == "attackedby") && min_bp <= BP_ATTACK_WORD => {
-                    let left = w == "attackedby";
+                // `attack` is `attacks`, and `attacked by` in two words is `attackedby`
+                // (CQL 6.2 `match_intersect_x`).
+                Tok::Word(w)
+                    if (w == "attacks"
+                        || w == "attack"
+                        || w == "attackedby"
+                        || w == "attacked" && matches!(&self.peek_at(1).tok, Tok::Word(b) if b == "by"))
+                        && min_bp <= BP_ATTACK_WORD =>
+                {
+                    let left = w == "attackedby" || w == "attacked";
+                    if w == "attacked" {
+                        self.bump();
+                    }
                     self.bump();
                     let rhs = self.parse_expr(BP_ATTACK_WORD + 1)?;
                     lhs = self.attack(left, lhs, rhs);
@@ -898,7 +913,7 @@ impl<'s> Parser<'s> {
                     lhs = self.nary(lhs, Sym::Union, BP_UNION)?;
                 }
                 Tok::Sym(s @ (Sym::Star | Sym::Slash | Sym::Percent))
-                    if min_bp <= BP_MUL && !(self.in_sequence && *s == Sym::Star) =>
+                    if min_bp <= BP_MUL && !(*s == Sym::Star && self.sign_is_repetition()) =>
                 {
                     let op = match s {
                         Sym::Star => ArithOp::Mul,
@@ -915,7 +930,7 @@ impl<'s> Parser<'s> {
                 // and so is `――=q-2` (its arithmetic wants a number on the left).
                 Tok::Sym(s @ (Sym::Plus | Sym::Minus))
                     if min_bp <= BP_ADD
-                        && !(self.in_sequence && *s == Sym::Plus)
+                        && !(*s == Sym::Plus && self.sign_is_repetition())
                         && !(*s == Sym::Minus && (self.is_written_set(lhs) || self.is_plainly_not_a_number(lhs))) =>
                 {
                     let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
@@ -2052,7 +2067,9 @@ impl<'s> Parser<'s> {
 
     /// The CQL 6.0 `move` filter: `move [from X] [to Y] [capture Z] [promote R] …`.
     fn parse_move_keyword(&mut self, sp: Span) -> PResult<FilterId> {
-        let mut m = MoveFilter::any(MoveSource::Next);
+        // Castling is a king move only for `move` (checked on CQL 6.2: `move from R`,
+        // `move to f1` and `move previous from R` do not see the rook of `O-O`).
+        let mut m = MoveFilter { rook_of_castling: false, ..MoveFilter::any(MoveSource::Next) };
         let mut from_first = false;
         let mut words: Vec<String> = Vec::new();
         // Only keywords continue a `move` filter: in `move N to g5` the knight is a
@@ -2066,9 +2083,10 @@ impl<'s> Parser<'s> {
                 }
                 break;
             };
-            words.push(w.clone());
+            words.push(if w == "captures" { "capture".to_string() } else { w.clone() });
             match w.as_str() {
-                "from" | "to" | "capture" => {
+                // `captures` is `capture` (CQL 6.2 `match_move_capture`).
+                "from" | "to" | "capture" | "captures" => {
                     self.bump();
                     let v = self.parse_expr(BP_POSTFIX)?;
                     match w.as_str() {
@@ -2471,6 +2489,7 @@ impl<'s> Parser<'s> {
         };
         let mut items = Vec::new();
         let saved = std::mem::replace(&mut self.in_sequence, true);
+        let saved_line = std::mem::replace(&mut self.in_line, true);
         let mut result = Ok(());
         while self.eat_sym(arrow) {
             match self.line_constituent(arrow) {
@@ -2482,6 +2501,7 @@ impl<'s> Parser<'s> {
             }
         }
         self.in_sequence = saved;
+        self.in_line = saved_line;
         result?;
         let end = self.toks[self.pos.saturating_sub(1)].span;
         let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
@@ -2507,7 +2527,9 @@ impl<'s> Parser<'s> {
                 self.add(Filter::SeqConcat(group), Self::join(open.span, end))
             }
         } else {
-            self.parse_expr(BP_OR)?
+            let item = self.parse_expr(BP_OR)?;
+            self.refuse_numeric_line_constituent(item)?;
+            item
         };
         let part = self.sequence_quantifier(part)?;
         if let Some(d) = super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
@@ -2516,6 +2538,18 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         Ok(part)
+    }
+
+    /// Inside a `line` or a path, is the `+` or `*` ahead a repetition of the constituent
+    /// before it rather than arithmetic? In a path it always is; in a `line` CQL 6.2 reads
+    /// it as arithmetic when an operand follows
+    /// (`line --> 5 >= 4 --> #P + #A >= #n`), and as a repetition when an arrow, a
+    /// closing bracket, the end of the text or another repetition does
+    /// (`Tokens::match_holderconstituent` reads the longest filter, then
+    /// `match_seqsuffix` the repetitions).
+    fn sign_is_repetition(&self) -> bool {
+        self.in_sequence
+            && (!self.in_line || super::types::line_wildcard_end(self.peek(), self.peek_at(1), self.src).is_none())
     }
 
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
@@ -2778,6 +2812,23 @@ impl<'s> Parser<'s> {
         Ok(item)
     }
 
+    /// CQL 6.2 refuses a `line` constituent that is a bare number or arithmetic (`Tokens::match_holderconstituent`): most likely a range or a repetition
+    /// misread. A comparison is a constituent like any filter.
+    fn refuse_numeric_line_constituent(&mut self, item: FilterId) -> PResult<()> {
+        let what = match self.ir.get(item) {
+            Filter::Number(_) => "a single number",
+            Filter::Arith(..) => "arithmetic",
+            _ => return Ok(()),
+        };
+        let sp = self.ir.span(item);
+        self.error_hint(
+            format!("{what} cannot be a `line` constituent"),
+            sp,
+            Some("put the filter in braces, or write `{+}`/`{*}` for a repetition".into()),
+        );
+        Err(())
+    }
+
     /// CQL 6.2 refuses a path constituent that is a bare number or arithmetic
     /// (`Tokens::match_holdercon`): it is most likely a repetition or an operator misread.
     fn refuse_number_constituent(&mut self, item: FilterId) -> PResult<()> {
@@ -2867,9 +2918,11 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let saved = std::mem::replace(&mut self.in_sequence, true);
+        let saved_line = std::mem::replace(&mut self.in_line, false);
         let saved_top = std::mem::replace(&mut self.path_top, true);
         let items = self.parse_path_items(false);
         self.in_sequence = saved;
+        self.in_line = saved_line;
         self.path_top = saved_top;
         let items = items?;
         if items.is_empty() {
@@ -3000,7 +3053,7 @@ fn binds_tighter_than_dash(t: &Tok) -> bool {
                 | Sym::Union
                 | Sym::Inter
         ),
-        Tok::Word(w) => w == "attacks" || w == "attackedby",
+        Tok::Word(w) => matches!(w.as_str(), "attacks" | "attack" | "attackedby" | "attacked"),
         _ => false,
     }
 }

@@ -1431,7 +1431,7 @@ mod tests {
     fn line_constituents_and_repetitions() {
         accepted(&["line --> check+ --> mate", "line --> check{2,3} --> mate", "line --> move from k *"]);
         refused_at("line --> 3", "3");
-        refused_at("line --> N + 2", "+");
+        refused_at("line --> N + 2", "N");
         refused_at("{5}", "{5}");
         refused_at("line primary secondary --> check", "line");
     }
@@ -1477,4 +1477,36 @@ fn with_left_operand(filter: &Filter, left: FilterId) -> Option<Filter> {
         Filter::Arith(op, _, b) => Filter::Arith(*op, left, *b),
         _ => return None,
     })
+}
+
+/// `lastgamenumber` where only whether it matches counts: standing alone in the body, in
+/// braces, after `not`, as a part of `and`/`or`, or as the condition or a branch of
+/// `if`. CQL 6.2 stops there (`LastGameNumberNode::match_position`: "Do not ignore its
+/// numeric value"); cqlrs refuses the text before reading any game. In a comparison, an
+/// assignment, `sort` or `comment` its value is used and it is accepted.
+pub fn ignored_values(ir: &Ir) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+    let mut steps = 0usize;
+    while let Some(id) = todo.pop() {
+        steps += 1;
+        if steps > 1_000_000 {
+            break;
+        }
+        match ir.get(id) {
+            Filter::LastGameNumber => diags.push(
+                Diagnostic::new("`lastgamenumber` always matches: its numeric value must not be ignored", ir.span(id))
+                    .with_hint("compare it or use it as a value, e.g. `gamenumber == lastgamenumber`"),
+            ),
+            Filter::And(items) | Filter::Or(items) => todo.extend(items.iter().copied()),
+            Filter::Not(a) => todo.push(*a),
+            Filter::If { cond, then, otherwise } => {
+                todo.push(*cond);
+                todo.push(*then);
+                todo.extend(otherwise.iter().copied());
+            }
+            _ => {}
+        }
+    }
+    diags
 }

@@ -43,8 +43,10 @@ fn header_filter_skips_replay_but_keeps_termination() {
     parser.parse(&r, &mut game, &|g| g.tag("White").is_some_and(|t| t.text() == "Y")).unwrap();
     assert!(game.nodes.is_empty());
     assert_eq!(game.termination.as_deref(), Some("0-1"));
-    // With moves wanted, the illegal move shows.
-    assert!(parser.parse(&r, &mut game, &|_| true).is_err());
+    // With moves wanted, the unplayable move shows; the game is read up to it.
+    parser.parse(&r, &mut game, &|_| true).unwrap();
+    assert!(game.unplayable.is_some());
+    assert_eq!(game.nodes.len(), 2);
 }
 
 #[test]
@@ -167,9 +169,10 @@ fn kingless_setup_is_replayed_on_the_board() {
     assert_eq!(fen_of(&game, main[7]), "8/8/8/8/8/8/8/B6B b - - 4 1");
     // The bishop that left a1 is the one that comes back: identities follow the moves.
     assert_eq!(game.node(main[7]).ids.at(Square::A1), game.node(main[0]).ids.at(Square::A1));
-    // A move no piece can make is still an error.
-    let bad = parse("[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n1. Bh7 *").unwrap_err();
-    assert!(matches!(bad.kind, GameErrorKind::IllegalMove { .. }), "{bad}");
+    // A move no piece can make ends the reading there: the set-up alone is kept.
+    let cut = parse("[FEN \"8/8/8/8/8/8/8/B6B w - - 0 1\"]\n1. Bh7 *").unwrap();
+    assert_eq!(cut.nodes.len(), 1);
+    assert!(matches!(cut.unplayable.as_ref().map(|e| &e.kind), Some(GameErrorKind::IllegalMove { .. })));
     // An empty board is not a set-up.
     let empty = parse("[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n*").unwrap_err();
     assert!(matches!(empty.kind, GameErrorKind::BadFen(_)), "{empty}");
@@ -215,9 +218,36 @@ fn null_moves_swap_the_side_to_move() {
 fn illegal_move_reports_its_line_and_text() {
     let mut game = Game::default();
     let text = b"[Event \"x\"]\n\n1. e4 e5\n2. Nf3 Nc6\n3. Bb5 Ke4\n";
-    let err = GameParser::new().parse(&raw(text, 100), &mut game, &|_| true).unwrap_err();
+    GameParser::new().parse(&raw(text, 100), &mut game, &|_| true).unwrap();
+    let err = game.unplayable.clone().expect("the unplayable move is noted");
     assert_eq!(err.line, 104);
     assert_eq!(err.kind, GameErrorKind::IllegalMove { san: "Ke4".to_string(), ply: 6 });
+    // The game is read up to it, and the position before it says so as CQL 6.2 does.
+    let main: Vec<NodeId> = game.mainline().collect();
+    assert_eq!(main.len(), 6);
+    assert_eq!(game.node(main[5]).comments, vec!["Error reading move: Ke4".to_string()]);
+}
+
+#[test]
+fn an_unplayable_move_in_a_variation_ends_the_reading_there() {
+    let game = parse("1. e4 e5 (1... Kxe6+!) 2. Nf3 *").unwrap();
+    // 1. e4 e5 only: the main line's 2. Nf3 comes after the unplayable move.
+    assert_eq!(game.nodes.len(), 3);
+    let e4 = game.mainline().nth(1).unwrap();
+    let e5 = game.mainline().nth(2).unwrap();
+    assert!(game.node(e4).comments.is_empty() && game.node(e5).comments.is_empty());
+    // The comment belongs to the variation, left empty, beside 1... e5; the move is written
+    // as CQL's reader keeps it (no capture mark, no check or `!`).
+    assert_eq!(game.unplayable_variation, Some((e5, "Error reading move: Ke6".to_string())));
+    assert!(game.unplayable.is_some());
+    // A game read whole has nothing noted, also when the parser read a broken one before.
+    let mut parser = GameParser::new();
+    let mut g = Game::default();
+    parser.parse(&raw(b"1. e4 e5 (1... Ke6) *", 1), &mut g, &|_| true).unwrap();
+    assert!(g.unplayable.is_some() && g.unplayable_variation.is_some());
+    parser.parse(&raw(b"1. e4 e5 *", 2), &mut g, &|_| true).unwrap();
+    assert!(g.unplayable.is_none() && g.unplayable_variation.is_none());
+    assert_eq!(g.nodes.len(), 3);
 }
 
 #[test]
