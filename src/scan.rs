@@ -518,17 +518,7 @@ fn work<E: Evaluator>(
                         found.marked_after = replayed.marked_after;
                     }
                 }
-                let sort: Vec<(SortValue, bool)> = match &config.sort {
-                    Some(order) => {
-                        let count =
-                            order.by_matchcount.then_some((SortValue::Number(found.positions.len() as i64), false));
-                        count
-                            .into_iter()
-                            .chain(found.sort.iter().map(|(doc, v)| (v.clone(), order.ascending.contains(doc))))
-                            .collect()
-                    }
-                    None => Vec::new(),
-                };
+                let sort = sort_key(config.sort.as_ref(), &found);
                 let mut bytes = Vec::new();
                 render_game(&config.format, &game, &found, raw, &sort, &mut bytes);
                 outcome.verdict = Verdict::Matched { bytes, sort };
@@ -552,6 +542,21 @@ fn partly_read_warning(raw: &RawGame, unplayable: &crate::pgn::GameError, keep_r
         raw.file, raw.number, raw.line, unplayable
     ));
     (message, if keep_rejects { raw.bytes.clone() } else { Vec::new() })
+}
+
+/// A matching game's sort key, as written games are ordered: the match count first when
+/// the query sorts by it, then each `sort` value with whether it sorts ascending.
+fn sort_key(order: Option<&SortOrder>, found: &GameMatch) -> Vec<(SortValue, bool)> {
+    match order {
+        Some(order) => {
+            let count = order.by_matchcount.then_some((SortValue::Number(found.positions.len() as i64), false));
+            count
+                .into_iter()
+                .chain(found.sort.iter().map(|(doc, v)| (v.clone(), order.ascending.contains(doc))))
+                .collect()
+        }
+        None => Vec::new(),
+    }
 }
 
 /// Order of two matches of a sorting query: better first; ties by game number.

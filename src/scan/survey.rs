@@ -30,7 +30,7 @@ use std::time::Instant;
 use crossbeam_channel::{bounded, Receiver, Sender};
 
 use super::{printable, Evaluator, Reader, ScanConfig, ScanEvents, Shared, SortOrder, BATCH_SIZE, WORKER_STACK_BYTES};
-use crate::eval::{GameMatch, Query, Scratch};
+use crate::eval::{Query, Scratch, SortValue};
 use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format};
 use crate::pgn::{Game, GameParser};
@@ -65,7 +65,7 @@ pub struct ThemeMatch {
     /// The bytes the theme's own run writes for this game.
     pub bytes: Vec<u8>,
     /// The game's sort key (value, ascending?) when the theme sorts; empty otherwise.
-    pub sort: Vec<(i64, bool)>,
+    pub sort: Vec<(SortValue, bool)>,
     /// The positions the query marked.
     pub positions: u64,
     /// The first marked position, as a board to draw.
@@ -295,7 +295,7 @@ impl Worker {
                     found.marked_after = replayed.marked_after;
                 }
             }
-            let sort = sort_key(theme.sort.as_ref(), &found);
+            let sort = super::sort_key(theme.sort.as_ref(), &found);
             let mut bytes = Vec::new();
             render_game(&theme.format, &self.game, &found, raw, &sort, &mut bytes);
             out.matches.push(ThemeMatch {
@@ -307,17 +307,6 @@ impl Worker {
             });
         }
         out
-    }
-}
-
-/// A match's sort key as the single scan builds it.
-fn sort_key(order: Option<&SortOrder>, found: &GameMatch) -> Vec<(i64, bool)> {
-    match order {
-        Some(order) => {
-            let count = order.by_matchcount.then(|| (found.positions.len() as i64, false));
-            count.into_iter().chain(found.sort.iter().map(|(doc, v)| (*v, order.ascending.contains(doc)))).collect()
-        }
-        None => Vec::new(),
     }
 }
 
@@ -368,7 +357,7 @@ fn deliver_in_order(
 }
 
 /// A held match of a sorting theme: (sort key, game number) and the bytes to write.
-pub type SortedMatch = ((Vec<(i64, bool)>, u64), Vec<u8>);
+pub type SortedMatch = ((Vec<(SortValue, bool)>, u64), Vec<u8>);
 
 /// Put a sorting theme's held matches in the order its own run writes them: best
 /// first, ties by game number.
