@@ -471,6 +471,11 @@ fn work<E: Evaluator>(
         let Some(batch) = batch else { break };
         let mut outcomes = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
+            if shared.stop.load(AtomicOrdering::Relaxed) {
+                // The writer has stopped (interrupted, or the limit reached): what is
+                // left of the batch is never accounted for.
+                break;
+            }
             let mut outcome = Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new() };
             if let Some((lo, hi)) = config.gamenumber {
                 if raw.number < lo || raw.number > hi {

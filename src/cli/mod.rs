@@ -303,6 +303,9 @@ fn execute(args: &Args) -> Result<i32, String> {
     config.limit = args.limit;
     config.gamenumber = ir.settings.gamenumber;
     config.keep_rejects = args.rejects.is_some();
+    if let Some(max) = args.max_game_bytes {
+        config.max_game_bytes = usize::try_from(max).unwrap_or(usize::MAX);
+    }
     if args.parse {
         // `-parse`: the query compiled; nothing is read or written.
         if !args.quiet_stderr {
