@@ -399,7 +399,10 @@ impl Reader {
                     // input goes on.
                     let why = e.game_too_large().expect("checked");
                     let raw = e.partial.expect("checked");
-                    cut.push((raw.number, format!("cqlrs: {}: game {} (line {}): {why}", raw.file, raw.number, raw.line)));
+                    cut.push((
+                        raw.number,
+                        format!("cqlrs: {}: game {} (line {}): {why}", raw.file, raw.number, raw.line),
+                    ));
                     raw
                 }
                 Err(mut e) => {

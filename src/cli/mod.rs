@@ -467,7 +467,11 @@ fn watch_signals() -> Option<std::sync::Arc<std::sync::atomic::AtomicUsize>> {
 /// output stays as it was), the rejects file gets the skipped games read so far, and a
 /// line says how far the run got. The status is 128 + the signal's number (130 for
 /// SIGINT, 143 for SIGTERM).
-fn interrupted_run(outcome: &scan::ScanOutcome<crate::eval::Scratch>, sink: &mut Sink, rejects: Option<&mut Sink>) -> i32 {
+fn interrupted_run(
+    outcome: &scan::ScanOutcome<crate::eval::Scratch>,
+    sink: &mut Sink,
+    rejects: Option<&mut Sink>,
+) -> i32 {
     sink.discard();
     let mut rejects_note = String::new();
     if let Some(r) = rejects {

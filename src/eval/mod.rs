@@ -282,7 +282,18 @@ impl Query {
             }
         }
         let dictionaries = props::dictionary_contents(&ir);
-        Ok(Query { ir, limits: Limits::default(), regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes, set_assigned, dictionaries })
+        Ok(Query {
+            ir,
+            limits: Limits::default(),
+            regexes,
+            header_conjuncts,
+            header_only,
+            has_yacpdb,
+            pure,
+            shapes,
+            set_assigned,
+            dictionaries,
+        })
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?

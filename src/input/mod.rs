@@ -435,7 +435,11 @@ pub struct GameTooLarge {
 
 impl std::fmt::Display for GameTooLarge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "the game is larger than {} bytes ({} bytes read); not read (see --max-game-bytes)", self.max, self.bytes)
+        write!(
+            f,
+            "the game is larger than {} bytes ({} bytes read); not read (see --max-game-bytes)",
+            self.max, self.bytes
+        )
     }
 }
 
@@ -1250,3 +1254,68 @@ impl Iterator for Games {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    fn games_of(text: &[u8], max: usize) -> Vec<Result<RawGame, Error>> {
+        let reader = wrap_decoder(Box::new(io::Cursor::new(text.to_vec()))).unwrap();
+        Splitter::new(reader, Arc::from("t.pgn"), 1).with_max_game_bytes(max).collect()
+    }
+
+    #[test]
+    fn a_game_over_the_limit_is_handed_out_empty_and_the_next_one_whole() {
+        let small = "[Event \"a\"]\n[Result \"*\"]\n\n1. e4 *\n\n";
+        let long_line = "x".repeat(BUFFER_BYTES * 3);
+        let big = format!("[Event \"big\"]\n\n1. e4 {{{long_line}\n[not a tag\n}} *\n\n");
+        let text = format!("{small}{big}{small}");
+        let got = games_of(text.as_bytes(), 4096);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].as_ref().unwrap().bytes, small.trim_end().as_bytes());
+        let err = got[1].as_ref().unwrap_err();
+        let too_large = err.game_too_large().expect("too large");
+        assert_eq!(too_large.max, 4096);
+        assert!(too_large.bytes >= (BUFFER_BYTES * 3) as u64);
+        let partial = err.partial.as_ref().unwrap();
+        assert_eq!((partial.number, partial.line, partial.bytes.len()), (2, 6, 0));
+        let last = got[2].as_ref().unwrap();
+        assert_eq!((last.number, last.line), (3, 6 + 6));
+        assert_eq!(last.bytes, small.trim_end().as_bytes());
+        // Without a limit the same input gives three whole games.
+        assert!(games_of(text.as_bytes(), usize::MAX).iter().all(|g| g.is_ok()));
+    }
+
+    #[test]
+    fn a_last_game_over_the_limit_ends_the_input() {
+        let text = format!("[Event \"a\"]\n\n1. e4 {{{}}} *\n", "y".repeat(10_000));
+        let got = games_of(text.as_bytes(), 1000);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].as_ref().unwrap_err().game_too_large().is_some());
+    }
+
+    #[test]
+    fn cr_only_line_ends_are_read_as_line_ends() {
+        let text = "[Event \"a\"]\r[Result \"*\"]\r\r1. e4 *\r\r[Event \"b\"]\r\r1. d4 *\r";
+        let got = games_of(text.as_bytes(), usize::MAX);
+        let numbers: Vec<(u64, u64)> = got.iter().map(|g| g.as_ref().map(|g| (g.number, g.line)).unwrap()).collect();
+        assert_eq!(numbers, [(1, 1), (2, 6)]);
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read_whole() {
+        let dir = std::env::temp_dir().join(format!("cqlrs-regular-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f.cql");
+        std::fs::write(&file, "check").unwrap();
+        assert_eq!(read_regular_text(&file, 5).unwrap(), "check");
+        assert!(read_regular_file(&file, 4).unwrap_err().to_string().contains("larger than 4 bytes"));
+        assert!(read_regular_file(&dir, 100).unwrap_err().to_string().contains("directory"));
+        #[cfg(unix)]
+        assert!(read_regular_file(std::path::Path::new("/dev/zero"), 100)
+            .unwrap_err()
+            .to_string()
+            .contains("regular file"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
