@@ -339,6 +339,9 @@ fn execute(args: &Args) -> Result<i32, String> {
 
     let plan = scale::prepare(args, inputs, query.sequential())?;
 
+    // From here on (before any temporary file exists) SIGINT and SIGTERM stop the run in
+    // order (see `interrupted_run`).
+    config.interrupt = watch_signals();
     let encoding = args.output_encoding.as_deref().and_then(output::OutputEncoding::from_name).unwrap_or_default();
     let mut sink = match out_path.as_deref() {
         None | Some("-") => Sink::stdout(),
@@ -356,12 +359,9 @@ fn execute(args: &Args) -> Result<i32, String> {
     console.max_warnings = args.max_warnings;
     console.show_matches = args.showmatches;
     console.line_increment = args.lineincrement;
-    // From here on SIGINT and SIGTERM stop the run in order (see `interrupted_run`).
-    let interrupt = watch_signals();
     let mut limits = query.limits().clone();
-    limits.interrupt = interrupt.clone();
+    limits.interrupt = config.interrupt.clone();
     query.set_limits(limits);
-    config.interrupt = interrupt;
     let outcome =
         scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
     if outcome.interrupted != 0 {

@@ -1634,7 +1634,7 @@ impl<'a> Ctx<'a> {
         let total = counted.len();
         // Each note is a comment kept until the game ends: `find all` at every position of
         // a long game writes as many notes as the square of its length.
-        self.charge(total * (std::mem::size_of::<(NodeId, String)>() + 16))?;
+        self.charge(total * 64)?;
         for (i, n) in counted.into_iter().enumerate() {
             self.out.comments.push((n, format!("Found {} of {total}", i + 1)));
         }
