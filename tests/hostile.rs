@@ -250,27 +250,52 @@ fn find_all_on_a_long_game_is_bounded() {
     assert!(m.elapsed < Duration::from_secs(20), "took {:?}", m.elapsed);
 }
 
+/// A game whose variations nest `depth` deep: the main line and each variation play one
+/// move of a knight dance and one other move, and the next variation is the alternative
+/// to that other move.
+fn deeply_nested_game(depth: usize) -> String {
+    let dance = ["Nf3", "Nf6", "Ng1", "Ng8"];
+    let other = ["Nc3", "Nc6", "Nh4", "Nh5"];
+    let number = |ply: usize, first: bool| match (ply % 2, first) {
+        (0, _) => format!("{}. ", ply / 2 + 1),
+        (_, true) => format!("{}... ", ply / 2 + 1),
+        _ => String::new(),
+    };
+    let mut text = String::from("[Event \"deep\"]\n[Result \"*\"]\n\n");
+    // The main line and `depth` variations, each inside the one before.
+    for ply in 0..=depth {
+        text.push_str(&format!(
+            "{}{} {}{}",
+            number(ply, true),
+            dance[ply % 4],
+            number(ply + 1, false),
+            other[(ply + 1) % 4]
+        ));
+        text.push_str(if ply < depth { " (\n" } else { "\n" });
+    }
+    text.push_str(&")".repeat(depth));
+    text.push_str(" *\n\n");
+    text
+}
+
 #[test]
 fn deep_variations_are_bounded() {
     let dir = temp_dir("deep");
-    // 3,000 nested variations: 1. e4 (1. d4 (1. c4 (… ))) alternating two moves.
-    let depth = 3000;
-    let mut text = String::from("[Event \"deep\"]\n[Result \"*\"]\n\n1. e4 ");
-    for i in 0..depth {
-        text.push_str(if i % 2 == 0 { "(1. d4 " } else { "(1. c4 " });
-    }
-    for _ in 0..depth {
-        text.push(')');
-    }
-    text.push_str(" *\n\n");
-    text.push_str(SHORT_GAME);
     let pgn = dir.join("deep.pgn");
-    std::fs::write(&pgn, text).unwrap();
-    let m = run(&["-i", pgn.to_str().unwrap(), "--count", "--variations", "-cql", "find all true"], None);
+    std::fs::write(&pgn, format!("{}{SHORT_GAME}", deeply_nested_game(10_000))).unwrap();
+    let pgn = pgn.to_str().unwrap();
+    // Read, searched and written whole.
+    let out = dir.join("out.pgn");
+    let m = run(&["-i", pgn, "-o", out.to_str().unwrap(), "--variations", "-cql", "true"], None);
+    assert_eq!(m.tallies(), (2, 2, 0, 0, 0), "{}", m.stderr());
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(written.matches('(').count(), 10_000);
+    // `find all` at each of 20,000 positions: notes that grow as the square, abandoned.
+    let m = run(&["-i", pgn, "--count", "--variations", "--max-game-memory", "32M", "-cql", "find all true"], None);
     assert_ne!(m.out.status.code(), None, "killed by a signal: {}", m.stderr());
-    let (matched, read, unmatched, skipped, abandoned) = m.tallies();
-    assert_eq!(read, 2, "{}", m.stderr());
-    assert_eq!(matched + unmatched + skipped + abandoned, 2);
+    assert_eq!(m.tallies(), (1, 2, 0, 0, 1), "{}", m.stderr());
+    assert!(m.stderr().contains("--max-game-memory"), "{}", m.stderr());
+    assert!(m.peak_kib < 512 * 1024, "peak {} KiB", m.peak_kib);
     assert!(m.elapsed < Duration::from_secs(20), "took {:?}", m.elapsed);
 }
 
