@@ -316,6 +316,17 @@ fn a_huge_comment_is_skipped_unread() {
     assert!(m.stderr().contains("--max-game-bytes"), "{}", m.stderr());
     assert!(m.peak_kib < 64 * 1024, "peak {} KiB", m.peak_kib);
     assert_eq!(std::fs::read_to_string(&out).unwrap().matches("[Event \"short\"]").count(), 2);
+    // Under the game limit, a comment of more than 16 MiB and a tag value of more than
+    // 1 MiB each cost their game.
+    let text = format!(
+        "[Event \"c\"]\n\n1. e4 {{{}}} *\n\n[Event \"t\"]\n[Annotator \"{}\"]\n\n1. e4 *\n\n{SHORT_GAME}",
+        "c".repeat((16 << 20) + 1),
+        "t".repeat((1 << 20) + 1)
+    );
+    let m = run(&["-i", "-", "--count", "-cql", "mate"], Some(text.as_bytes()));
+    assert_eq!(m.tallies(), (1, 3, 0, 2, 0), "{}", m.stderr());
+    assert!(m.stderr().contains("a comment of 16777217 bytes"), "{}", m.stderr());
+    assert!(m.stderr().contains("a tag value of 1048577 bytes"), "{}", m.stderr());
     // A long line (a token of 4 MiB) in a game under the limit is cut in the message.
     let mut text = Vec::new();
     text.extend_from_slice(b"[Event \"token\"]\n[Result \"*\"]\n\n1. e4 ");
