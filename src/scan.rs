@@ -188,7 +188,17 @@ pub struct ScanConfig {
     pub in_flight: usize,
     /// Keep the raw bytes of skipped games for a rejects file.
     pub keep_rejects: bool,
+    /// A game of more bytes than this is skipped without being kept in memory
+    /// (default [`MAX_GAME_BYTES`]).
+    pub max_game_bytes: usize,
+    /// Set to a signal's number when the run is to stop (SIGINT, SIGTERM): the scan then
+    /// accounts for no further game and reports how far it got
+    /// ([`ScanOutcome::interrupted`]).
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
 }
+
+/// Default largest game read: larger ones are skipped and reported, unread.
+pub const MAX_GAME_BYTES: usize = 64 << 20;
 
 impl ScanConfig {
     /// Defaults: all cores, no limit, the given format.
@@ -203,6 +213,8 @@ impl ScanConfig {
             gamenumber: None,
             in_flight: 4 * threads + 4,
             keep_rejects: false,
+            max_game_bytes: MAX_GAME_BYTES,
+            interrupt: None,
         }
     }
 }
@@ -235,6 +247,9 @@ pub struct ScanOutcome<S> {
     pub scratches: Vec<S>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// The number of the signal that stopped the scan early (0: not interrupted). The
+    /// tallies then hold the games accounted for until then.
+    pub interrupted: usize,
 }
 
 struct Batch {
@@ -307,7 +322,8 @@ pub fn run_sources<E: Evaluator>(
     let in_flight = config.in_flight.max(2);
     let stop = AtomicBool::new(false);
     let input_errors = AtomicU64::new(0);
-    let reader = Mutex::new(Reader::new(Games::from_sources(sources, first_number), config.gamenumber));
+    let games = Games::from_sources(sources, first_number).with_max_game_bytes(config.max_game_bytes);
+    let reader = Mutex::new(Reader::new(games, config.gamenumber));
     let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
     let (token_tx, token_rx) = bounded::<()>(in_flight);
     for _ in 0..in_flight {
@@ -390,6 +406,17 @@ impl Reader {
             };
             let raw = match item {
                 Ok(raw) => raw,
+                Err(e) if e.game_too_large().is_some() && e.partial.is_some() => {
+                    // One game too large to keep: skipped like a malformed game; the
+                    // input goes on.
+                    let why = e.game_too_large().expect("checked");
+                    let raw = e.partial.expect("checked");
+                    cut.push((
+                        raw.number,
+                        format!("cqlrs: {}: game {} (line {}): {why}", raw.file, raw.number, raw.line),
+                    ));
+                    raw
+                }
                 Err(mut e) => {
                     shared.input_errors.fetch_add(1, AtomicOrdering::Relaxed);
                     shared.events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
@@ -459,6 +486,11 @@ fn work<E: Evaluator>(
         let Some(batch) = batch else { break };
         let mut outcomes = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
+            if shared.stop.load(AtomicOrdering::Relaxed) {
+                // The writer has stopped (interrupted, or the limit reached): what is
+                // left of the batch is never accounted for.
+                break;
+            }
             let mut outcome =
                 Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new(), partly_read: None };
             if let Some((lo, hi)) = config.gamenumber {
@@ -496,12 +528,15 @@ fn work<E: Evaluator>(
                 continue;
             }
             if found.matched {
-                // A header-only match has no moves yet; the PGN output needs them, and the
-                // positions it marks: every searched one, as CQL 6.2 evaluates the query at
-                // each (the query has no effects, so evaluating it again changes nothing).
-                if config.format.needs_moves() && game.nodes.is_empty() {
-                    // A game whose moves cannot be read is skipped and reported, as it is
-                    // when a query needs its moves: it is never written cut short.
+                // A header-only match has no moves yet. They are read in every output
+                // format, so that a game whose moves cannot be read is skipped and
+                // reported whatever is written (one count for `-o`, `--count`,
+                // `--numbers` and `--json`); it is never written cut short. The PGN output
+                // also needs the positions it marks: every searched one, as CQL 6.2
+                // evaluates the query at each (the query has no effects, so evaluating it
+                // again changes nothing).
+                let header_only = game.nodes.is_empty();
+                if header_only {
                     if let Err(e) = parser.parse(raw, &mut game, &|_| true) {
                         let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
                         outcome.verdict = rejected(message);
@@ -512,6 +547,8 @@ fn work<E: Evaluator>(
                         outcome.partly_read =
                             game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
                     }
+                }
+                if header_only && config.format.needs_moves() {
                     let replayed = evaluator.eval_game(&mut scratch, &game);
                     if replayed.matched && replayed.error.is_none() {
                         found.positions = replayed.positions;
@@ -617,6 +654,7 @@ fn write_in_order<S>(
         rejects_error: None,
         scratches: Vec::new(),
         seconds: 0.0,
+        interrupted: 0,
     };
     let mut sorted: Vec<SortedMatch> = Vec::new();
     let mut pending: BTreeMap<u64, BatchResult> = BTreeMap::new();
@@ -635,7 +673,24 @@ fn write_in_order<S>(
             }
         }
     };
-    'receive: for result in &results {
+    let interrupted = || config.interrupt.as_ref().map_or(0, |i| i.load(AtomicOrdering::Relaxed));
+    'receive: loop {
+        // Waits are short so that an interruption is seen while a batch is being worked on.
+        let result = match results.recv_timeout(std::time::Duration::from_millis(50)) {
+            Ok(result) => result,
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                out.interrupted = interrupted();
+                if out.interrupted != 0 {
+                    break 'receive;
+                }
+                continue;
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break 'receive,
+        };
+        out.interrupted = interrupted();
+        if out.interrupted != 0 {
+            break 'receive;
+        }
         pending.insert(result.seq, result);
         while let Some(batch) = pending.remove(&next_seq) {
             next_seq += 1;
@@ -708,7 +763,7 @@ fn write_in_order<S>(
     drop(tokens);
     drop(results);
     events.finished();
-    if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() {
+    if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() && out.interrupted == 0 {
         sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
         let keep = config.limit.map_or(sorted.len(), |l| (l as usize).min(sorted.len()));
         for ((_, number), bytes) in &sorted[..keep] {
@@ -722,7 +777,7 @@ fn write_in_order<S>(
             out.matched = out.matched.min(limit);
         }
     }
-    if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() {
+    if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() && out.interrupted == 0 {
         let line = format!("{}\n", out.matched);
         write(line.as_bytes(), None, &mut out);
     }

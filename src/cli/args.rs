@@ -208,6 +208,20 @@ pub struct Args {
     /// Write the raw bytes of every skipped or partly read game to FILE
     #[arg(long = "rejects", value_name = "FILE")]
     pub rejects: Option<String>,
+    /// Abandon a game after N evaluation steps (default 200000000; a string copy counts
+    /// one step per 64 bytes)
+    #[arg(long = "max-game-steps", value_name = "N")]
+    pub max_game_steps: Option<u64>,
+    /// Abandon a game after SECONDS of evaluation (default 10; 0 = no time limit)
+    #[arg(long = "max-game-time", value_name = "SECONDS")]
+    pub max_game_time: Option<f64>,
+    /// Abandon a game whose strings, dictionaries and notes take more than BYTES (default
+    /// 256M; suffixes K, M, G)
+    #[arg(long = "max-game-memory", value_name = "BYTES", value_parser = parse_size)]
+    pub max_game_memory: Option<u64>,
+    /// Skip (unread) a game of more than BYTES of PGN text (default 64M; suffixes K, M, G)
+    #[arg(long = "max-game-bytes", value_name = "BYTES", value_parser = parse_size)]
+    pub max_game_bytes: Option<u64>,
     /// Print at most N warnings (skipped games, abandoned games) on stderr
     #[arg(long = "max-warnings", value_name = "N")]
     pub max_warnings: Option<u64>,
@@ -283,6 +297,24 @@ pub struct Args {
 }
 
 /// `N`, `N-M`, `N:M` or `N..M` as an inclusive range.
+/// A size in bytes: a number with an optional K, M or G suffix (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (digits, unit) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&t[..i], c.to_ascii_uppercase()),
+        _ => (t, 'B'),
+    };
+    let shift = match unit {
+        'B' => 0,
+        'K' => 10,
+        'M' => 20,
+        'G' => 30,
+        _ => return Err(format!("`{s}`: a size is a number with an optional K, M or G")),
+    };
+    let n: u64 = digits.trim().parse().map_err(|_| format!("`{s}`: a size is a number with an optional K, M or G"))?;
+    n.checked_mul(1 << shift).ok_or_else(|| format!("`{s}`: too large"))
+}
+
 fn parse_range(s: &str) -> Result<(u64, u64), String> {
     let num = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("expected a number, found `{t}`"));
     for sep in ["..", "-", ":"] {
@@ -390,6 +422,10 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("lineincrement", Value("lineincrement")),
     ("quiet-stderr", Flag("quiet-stderr")),
     ("max-warnings", Value("max-warnings")),
+    ("max-game-steps", Value("max-game-steps")),
+    ("max-game-time", Value("max-game-time")),
+    ("max-game-memory", Value("max-game-memory")),
+    ("max-game-bytes", Value("max-game-bytes")),
     ("progress", Value("progress")),
     ("color", Value("color")),
     // Threads.

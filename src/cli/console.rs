@@ -67,6 +67,11 @@ impl InputSize {
 
 /// The size of a file that is read as it is stored (not compressed).
 fn plain_file_len(path: &str) -> Option<u64> {
+    // Only a regular file is opened to be looked at: opening a FIFO would wait for a
+    // writer, and reading from `/dev/stdin` would take bytes the scan must read.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let mut head = [0u8; 4];
     let mut file = std::fs::File::open(path).ok()?;
     let n = std::io::Read::read(&mut file, &mut head).ok()?;

@@ -22,10 +22,7 @@ enum FileId {
 }
 
 fn file_id(path: &str) -> Option<FileId> {
-    if path == "-" {
-        return None;
-    }
-    let meta = std::fs::metadata(Path::new(path)).ok()?;
+    let meta = if path == "-" { stdin_metadata()? } else { std::fs::metadata(Path::new(path)).ok()? };
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
@@ -36,6 +33,20 @@ fn file_id(path: &str) -> Option<FileId> {
         let _ = meta;
         std::fs::canonicalize(path).ok().map(FileId::Canonical)
     }
+}
+
+/// What standard input is (`-` as an input): the file redirected into it (`< s.pgn`),
+/// so that an output that is that file is refused like any other input.
+#[cfg(unix)]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    std::fs::File::from(fd).metadata().ok().filter(|m| m.is_file())
+}
+
+#[cfg(not(unix))]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    None
 }
 
 /// Refuse when an output is the same file as an input or as another output.

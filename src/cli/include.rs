@@ -160,8 +160,8 @@ impl Gatherer {
             if self.seen.contains(&canonical) {
                 continue;
             }
-            let included =
-                std::fs::read_to_string(&full).map_err(|e| fail(format!("cannot read `{path}`: {e}"), None))?;
+            let included = crate::input::read_regular_text(&full, crate::input::MAX_TEXT_FILE_BYTES)
+                .map_err(|e| fail(format!("cannot read `{path}`: {e}"), None))?;
             let shown = full.to_string_lossy().into_owned();
             self.stack.push(canonical.clone());
             let sub_dir = full.parent().map(Path::to_path_buf).unwrap_or_default();

@@ -145,7 +145,8 @@ impl QuerySource {
 }
 
 fn read_file(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cqlrs: {path}: {e}"))
+    crate::input::read_regular_text(std::path::Path::new(path), crate::input::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| format!("cqlrs: {path}: {e}"))
 }
 
 /// Check the option values (clap checks only their shape) and give the CQL 6 filter
@@ -184,12 +185,36 @@ fn validate(args: &Args) -> Result<(), String> {
             return Err(format!("cqlrs: `-assign {name}`: expected a variable name (letters, digits, `_`, `$`)"));
         }
     }
+    if let Some(t) = args.max_game_time {
+        if !(t >= 0.0 && t.is_finite()) {
+            return Err(format!("cqlrs: `--max-game-time {t}`: expected a number of seconds (0 = no limit)"));
+        }
+    }
+    if args.max_game_steps == Some(0) || args.max_game_bytes == Some(0) {
+        return Err("cqlrs: `--max-game-steps` and `--max-game-bytes` must be at least 1".into());
+    }
     if let Some(fen) = &args.fen {
         if fen.contains('"') {
             return Err("cqlrs: `-fen`: the FEN may not contain a quotation mark".into());
         }
     }
     Ok(())
+}
+
+/// The per-game budgets the options ask for (the defaults of [`crate::eval::Limits`] for
+/// those not given; `--max-game-time 0` turns the time limit off).
+fn limits_of(args: &Args) -> crate::eval::Limits {
+    let mut limits = crate::eval::Limits::default();
+    if let Some(n) = args.max_game_steps {
+        limits.max_steps = n;
+    }
+    if let Some(t) = args.max_game_time {
+        limits.max_time = (t > 0.0).then(|| std::time::Duration::from_secs_f64(t.min(1e9)));
+    }
+    if let Some(m) = args.max_game_memory {
+        limits.max_memory = m;
+    }
+    limits
 }
 
 /// The game result named on the command line, in one of its PGN spellings.
@@ -234,7 +259,8 @@ fn execute(args: &Args) -> Result<i32, String> {
             Query::from_ir(ir).map_err(|e| compile_message(&e, |d| d.render("<command line>", "")))
         }
     };
-    let query = compiled?;
+    let mut query = compiled?;
+    query.set_limits(limits_of(args));
     let ir = query.ir();
     if args.dump_ir {
         output::print_stdout(&crate::ir::dump::dump(ir)).map_err(|e| format!("cqlrs: {e}"))?;
@@ -302,6 +328,9 @@ fn execute(args: &Args) -> Result<i32, String> {
     config.unsorted = args.nosort;
     config.gamenumber = ir.settings.gamenumber;
     config.keep_rejects = args.rejects.is_some();
+    if let Some(max) = args.max_game_bytes {
+        config.max_game_bytes = usize::try_from(max).unwrap_or(usize::MAX);
+    }
     if args.parse {
         // `-parse`: the query compiled; nothing is read or written.
         if !args.quiet_stderr {
@@ -340,6 +369,9 @@ fn execute(args: &Args) -> Result<i32, String> {
 
     let plan = scale::prepare(args, inputs, query.sequential())?;
 
+    // From here on (before any temporary file exists) SIGINT and SIGTERM stop the run in
+    // order (see `interrupted_run`).
+    config.interrupt = watch_signals();
     let encoding = args.output_encoding.as_deref().and_then(output::OutputEncoding::from_name).unwrap_or_default();
     let gui_buffer = gui::Buffer::default();
     let mut sink = match out_path.as_deref() {
@@ -363,8 +395,14 @@ fn execute(args: &Args) -> Result<i32, String> {
     console.quiet = args.quiet_stderr;
     console.max_warnings = args.max_warnings;
     console.chatter = chatter;
+    let mut limits = query.limits().clone();
+    limits.interrupt = config.interrupt.clone();
+    query.set_limits(limits);
     let outcome =
         scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
+    if outcome.interrupted != 0 {
+        return Ok(interrupted_run(&outcome, &mut sink, rejects.as_mut()));
+    }
     if crate::eval::abort_requested() {
         sink.discard();
         return Err("cqlrs: the query reached `cql_abort`: the run was stopped and nothing was written".into());
@@ -464,6 +502,69 @@ fn execute(args: &Args) -> Result<i32, String> {
         let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
     }
     Ok(if outcome.matched > 0 || !args.grep_status { EXIT_MATCH } else { EXIT_NO_MATCH })
+}
+
+/// Have SIGINT and SIGTERM set a flag (to the signal's number) instead of ending the
+/// process, so that the scan can stop its workers, remove its temporary files and report
+/// how far it got. A second signal of the same kind ends the process at once. `None`
+/// when the handlers cannot be installed (the signals then act as usual).
+fn watch_signals() -> Option<std::sync::Arc<std::sync::atomic::AtomicUsize>> {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let flag = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        for signal in [SIGINT, SIGTERM] {
+            // The order matters: the second signal finds the flag already set.
+            let seen = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, seen.clone()).ok()?;
+            signal_hook::flag::register(signal, seen).ok()?;
+            signal_hook::flag::register_usize(signal, flag.clone(), signal as usize).ok()?;
+        }
+        Some(flag)
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// End a run stopped by a signal: the output's temporary file is removed (an existing
+/// output stays as it was), the rejects file gets the skipped games read so far, and a
+/// line says how far the run got. The status is 128 + the signal's number (130 for
+/// SIGINT, 143 for SIGTERM).
+fn interrupted_run(
+    outcome: &scan::ScanOutcome<crate::eval::Scratch>,
+    sink: &mut Sink,
+    rejects: Option<&mut Sink>,
+) -> i32 {
+    sink.discard();
+    let mut rejects_note = String::new();
+    if let Some(r) = rejects {
+        let path = r.path.clone().unwrap_or_default();
+        rejects_note = match r.commit() {
+            Ok(()) => format!("; the {} skipped games read so far are in `{path}`", outcome.skipped),
+            Err(e) => format!("; the rejects file `{path}` could not be written: {e}"),
+        };
+    }
+    let name = match outcome.interrupted {
+        2 => "SIGINT",
+        15 => "SIGTERM",
+        _ => "a signal",
+    };
+    let kept = match &sink.path {
+        Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
+        None => String::new(),
+    };
+    say!(
+        "cqlrs: interrupted by {name} after {} games ({} matched, {} unmatched, {} skipped, {} abandoned) in {:.1} s{kept}{rejects_note}",
+        outcome.read,
+        outcome.matched,
+        outcome.unmatched,
+        outcome.skipped,
+        outcome.abandoned,
+        outcome.seconds
+    );
+    128 + outcome.interrupted as i32
 }
 
 /// `<script stem>-out.pgn`, in the current directory.

@@ -23,8 +23,14 @@ use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 mod keywords62;
 pub use keywords62::abort_requested;
 
-/// Most filter evaluations allowed for one game before it is abandoned as runaway.
+/// Most filter evaluations allowed for one game before it is abandoned as runaway (the
+/// default of [`super::Limits::max_steps`]).
 pub const STEP_LIMIT: u64 = 200_000_000;
+/// The clock is read once every this many steps (reading it costs about as much as a few
+/// dozen steps).
+const CLOCK_EVERY: u64 = 1 << 14;
+/// Bytes copied that count as one step (a string copy costs what its length costs).
+pub const BYTES_PER_STEP: u64 = 64;
 /// Deepest nesting of filter evaluations: every IR the transform expander accepts
 /// (twice [`crate::NESTING_LIMIT`]) plus room for the evaluator's own helper levels.
 /// The scan's workers have a stack sized for it; an embedder evaluating deep queries
@@ -170,8 +176,15 @@ pub struct Ctx<'a> {
     pub analysis: Option<yacpdb::Analysis>,
     /// Identities held by enclosing identity iterations.
     pub bound_identities: Vec<PieceId>,
-    /// Evaluations made so far in this game.
+    /// Evaluations made so far in this game (with costly ones counted for what they cost).
     pub steps: u64,
+    /// At this many steps the budget is looked at next (the step limit, the clock).
+    next_check: u64,
+    /// When the evaluation of this game began (for the time budget).
+    started: std::time::Instant,
+    /// Bytes of strings, dictionary entries, comments and other growing values made so far
+    /// in this game (for the memory budget).
+    pub memory: u64,
     /// Current nesting depth.
     pub depth: u32,
     /// The position the query is being asked for (the scan's current position; the root
@@ -353,6 +366,9 @@ impl<'a> Ctx<'a> {
             analysis: None,
             bound_identities: Vec::new(),
             steps: 0,
+            next_check: CLOCK_EVERY.min(q.limits.max_steps.saturating_add(1)),
+            started: std::time::Instant::now(),
+            memory: 0,
             depth: 0,
             origin: NodeId::ROOT,
             variations: q.ir.settings.variations,
@@ -699,6 +715,12 @@ impl<'a> Ctx<'a> {
             Shape::Var(v) => match self.get_var(v) {
                 Some(Value::Set(b)) => Some(Value::Set(*b)),
                 Some(Value::Piece(id)) => Some(Value::Piece(*id)),
+                Some(Value::Str(s)) => {
+                    // A copy of the string: it costs its length.
+                    let (copy, len) = (s.clone(), s.len());
+                    self.charge(len)?;
+                    Some(Value::Str(copy))
+                }
                 other => other.cloned(),
             },
             Shape::Number(n) if value_mode => Some(Value::Number(n)),
@@ -742,13 +764,69 @@ impl<'a> Ctx<'a> {
 
     /// Count one filter evaluation against the per-game limits (work and nesting).
     #[inline]
-    fn count_step(&mut self) -> Result<(), Error> {
+    pub(super) fn count_step(&mut self) -> Result<(), Error> {
         self.steps += 1;
-        if self.steps > STEP_LIMIT {
-            return Err(internal("query abandoned: too much work in one game"));
+        if self.steps >= self.next_check {
+            self.check_budget()?;
         }
         if self.depth >= DEPTH_LIMIT {
             return Err(internal("query abandoned: filters nested too deeply"));
+        }
+        Ok(())
+    }
+
+    /// Look at the game's step and time budgets (every [`CLOCK_EVERY`] steps, and when a
+    /// costly step was charged): past either, the game is abandoned with the reason.
+    #[cold]
+    fn check_budget(&mut self) -> Result<(), Error> {
+        let limits = &self.q.limits;
+        if self.steps > limits.max_steps {
+            return Err(internal(format!(
+                "query abandoned: too much work in one game (more than {} steps; see --max-game-steps)",
+                limits.max_steps
+            )));
+        }
+        if limits.interrupt.as_ref().is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed) != 0) {
+            return Err(internal("query abandoned: the run was interrupted"));
+        }
+        if let Some(max) = limits.max_time {
+            if self.started.elapsed() > max {
+                return Err(internal(format!(
+                    "query abandoned: the game took more than {} s (see --max-game-time)",
+                    max.as_secs_f64()
+                )));
+            }
+        }
+        self.next_check = self.steps.saturating_add(CLOCK_EVERY).min(limits.max_steps.saturating_add(1));
+        Ok(())
+    }
+
+    /// Count work whose cost grows with its size: `bytes` copied or allocated (a string
+    /// made or copied, a dictionary entry, a comment) count against the memory budget, and
+    /// as one step per [`BYTES_PER_STEP`] of them against the step and time budgets.
+    pub(super) fn charge(&mut self, bytes: usize) -> Result<(), Error> {
+        let bytes = bytes as u64;
+        self.memory = self.memory.saturating_add(bytes);
+        if self.memory > self.q.limits.max_memory {
+            return Err(internal(format!(
+                "query abandoned: the game needed more than {} bytes for strings, dictionaries and notes (see --max-game-memory)",
+                self.q.limits.max_memory
+            )));
+        }
+        self.steps = self.steps.saturating_add(bytes / BYTES_PER_STEP);
+        if self.steps >= self.next_check {
+            self.check_budget()?;
+        }
+        Ok(())
+    }
+
+    /// Count visits of positions by a filter that walks many of them without
+    /// evaluating a filter at each (a `line` repetition, a search of the game tree).
+    #[inline]
+    pub(super) fn count_visits(&mut self, positions: usize) -> Result<(), Error> {
+        self.steps = self.steps.saturating_add(positions as u64);
+        if self.steps >= self.next_check {
+            self.check_budget()?;
         }
         Ok(())
     }
@@ -1588,6 +1666,9 @@ impl<'a> Ctx<'a> {
             return Ok(None);
         }
         let total = counted.len();
+        // Each note is a comment kept until the game ends: `find all` at every position of
+        // a long game writes as many notes as the square of its length.
+        self.charge(total * 64)?;
         for (i, n) in counted.into_iter().enumerate() {
             self.out.comments.push((n, format!("Found {} of {total}", i + 1)));
         }

@@ -74,7 +74,8 @@ pub fn read(name: &str) -> Result<String, String> {
     if !has_extension(name, &[".pgn", ".cql", ".cqo"]) {
         return Err(format!("readfile: \"{name}\" must end in .pgn, .cql or .cqo"));
     }
-    let bytes = std::fs::read(name).map_err(|e| format!("readfile: {name}: {e}"))?;
+    let bytes = crate::input::read_regular_file(std::path::Path::new(name), crate::input::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| format!("readfile: {name}: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

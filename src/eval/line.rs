@@ -196,6 +196,9 @@ impl<'a> Ctx<'a> {
                 while k < *max && k <= cap {
                     k += 1;
                     frontier = self.seq_states(*body, frontier, params, start)?;
+                    // Each state of the frontier is sorted, looked up and kept: a repetition
+                    // costs what its states cost, not one step.
+                    self.count_visits(frontier.len() + yielded.len() / 64)?;
                     frontier.sort_unstable();
                     frontier.dedup();
                     if k >= *min {

@@ -98,10 +98,53 @@ impl std::fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// How much one game may cost the evaluator before the query gives up on it (the game is
+/// then abandoned, reported and counted). One value per run, set on the [`Query`] that
+/// every worker shares.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Most evaluation steps for one game: a filter evaluated at a position is a step, and
+    /// costly work counts for what it costs (a string copy one step per 64 bytes, a
+    /// position visited by `line` or `find` one step).
+    pub max_steps: u64,
+    /// Most wall-clock time for one game (`None`: no time limit). The clock is read every
+    /// few thousand steps, so a game may run a little over.
+    pub max_time: Option<std::time::Duration>,
+    /// Most bytes of strings, dictionary entries and notes (`Found 3 of 7`) made while
+    /// evaluating one game, counted as they are made (a copy counts again).
+    pub max_memory: u64,
+    /// Set (to the signal's number) when the run is interrupted: the game being
+    /// evaluated is then given up at the next look at the budget, so that the workers
+    /// stop within moments.
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
+}
+
+impl Limits {
+    /// Default step budget: [`engine::STEP_LIMIT`].
+    pub const DEFAULT_STEPS: u64 = engine::STEP_LIMIT;
+    /// Default time budget: 10 seconds a game.
+    pub const DEFAULT_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+    /// Default memory budget: 256 MiB a game.
+    pub const DEFAULT_MEMORY: u64 = 256 << 20;
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_steps: Limits::DEFAULT_STEPS,
+            max_time: Some(Limits::DEFAULT_TIME),
+            max_memory: Limits::DEFAULT_MEMORY,
+            interrupt: None,
+        }
+    }
+}
+
 /// A compiled query: immutable, shared by all worker threads.
 #[derive(Debug)]
 pub struct Query {
     ir: Ir,
+    /// The per-game budgets of this run.
+    limits: Limits,
     /// Compiled `~~` patterns, indexed by the id of their `RegexMatch` node.
     regexes: Vec<Option<Regex>>,
     /// Conjuncts of the root that need only the game's tags.
@@ -286,7 +329,18 @@ impl Query {
             }
         }
         let dictionaries = props::dictionary_contents(&ir);
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes, set_assigned, dictionaries })
+        Ok(Query {
+            ir,
+            limits: Limits::default(),
+            regexes,
+            header_conjuncts,
+            header_only,
+            has_yacpdb,
+            pure,
+            shapes,
+            set_assigned,
+            dictionaries,
+        })
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
@@ -298,6 +352,16 @@ impl Query {
     /// [`props::dictionary_contents`]).
     pub(crate) fn dictionary_contents(&self, dict: crate::ir::VarId) -> DictionaryContents {
         self.dictionaries.get(dict.0 as usize).copied().unwrap_or(DictionaryContents::DecidedByEntries)
+    }
+
+    /// Set the per-game budgets (steps, time, memory) of the runs of this query.
+    pub fn set_limits(&mut self, limits: Limits) {
+        self.limits = limits;
+    }
+
+    /// The per-game budgets of the runs of this query.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// The IR this query runs.

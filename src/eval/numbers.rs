@@ -106,7 +106,10 @@ impl<'a> Ctx<'a> {
                     return Ok(None);
                 };
                 match (&x, &y, op) {
-                    (Value::Str(s), Value::Str(t), ArithOp::Add) => Some(Value::Str(format!("{s}{t}"))),
+                    (Value::Str(s), Value::Str(t), ArithOp::Add) => {
+                        self.charge(s.len() + t.len())?;
+                        Some(Value::Str(format!("{s}{t}")))
+                    }
                     _ => {
                         let (Some(m), Some(n)) = (self.as_number(&x, at), self.as_number(&y, at)) else {
                             return Ok(None);

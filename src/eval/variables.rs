@@ -46,7 +46,10 @@ impl<'a> Ctx<'a> {
                     Some(op) => {
                         let old = self.get_var(*var).cloned();
                         match (old, &new, op) {
-                            (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => Value::Str(format!("{s}{t}")),
+                            (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => {
+                                self.charge(s.len() + t.len())?;
+                                Value::Str(format!("{s}{t}"))
+                            }
                             // A string variable not yet given a value reads as the empty string
                             // (CQL 6.2 starts a `persistent` string at "").
                             (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
@@ -71,7 +74,11 @@ impl<'a> Ctx<'a> {
             }
             Filter::DictGet { dict, key } => {
                 let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
-                self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned()
+                let found = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
+                if let Some(Value::Str(t)) = &found {
+                    self.charge(t.len())?;
+                }
+                found
             }
             Filter::DictSet { dict, key, op, value } => {
                 let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
@@ -104,6 +111,13 @@ impl<'a> Ctx<'a> {
                         }
                     }
                 };
+                // An entry costs its key and its value (a string's bytes), whether new or replaced.
+                let text = |v: &Value| if let Value::Str(t) = v { t.len() } else { 0 };
+                let key_bytes = match &k {
+                    crate::eval::dict::DictKey::Str(t) => t.len(),
+                    _ => 0,
+                };
+                self.charge(64 + key_bytes + 2 * text(&new))?;
                 self.dict_mut(*dict).insert(k, new.clone());
                 Some(new)
             }

@@ -112,6 +112,12 @@ impl Error {
     fn new(path: &str, source: io::Error) -> Error {
         Error { path: Arc::from(path), source, offset: None, partial: None }
     }
+
+    /// Is this the report of one game too large to keep ([`GameTooLarge`]), after which
+    /// the input goes on, rather than a failure of the input?
+    pub fn game_too_large(&self) -> Option<GameTooLarge> {
+        self.source.get_ref().and_then(|e| e.downcast_ref::<GameTooLarge>()).copied()
+    }
 }
 
 /// The compression format of an input, as told by its first bytes.
@@ -281,7 +287,30 @@ fn decode(
     if looks_binary(&text[..text.len().min(8192)]) {
         return Err((not_text("this is binary data, not PGN text"), None));
     }
+    if memchr::memchr(b'\n', text).is_none() && memchr::memchr(b'\r', text).is_some() {
+        // Old Mac line ends (CR alone): read each CR as a line feed.
+        let lines = CrLineEnds { inner: decoded };
+        return Ok((Box::new(BufReader::with_capacity(BUFFER_BYTES, lines)), kind));
+    }
     Ok((decoded, kind))
+}
+
+/// Text whose lines end with a CR alone, read with a line feed in place of each CR (one
+/// byte for one: offsets in the text stay those of the file).
+struct CrLineEnds<R> {
+    inner: R,
+}
+
+impl<R: Read> Read for CrLineEnds<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        for b in &mut buf[..n] {
+            if *b == b'\r' {
+                *b = b'\n';
+            }
+        }
+        Ok(n)
+    }
 }
 
 fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io::Result<Box<dyn BufRead + Send>> {
@@ -297,6 +326,38 @@ fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io:
             Box::new(BufReader::with_capacity(BUFFER_BYTES, bzip2::bufread::MultiBzDecoder::new(reader)))
         }
     })
+}
+
+/// Most bytes of a text file read whole: a query script, an `include`d file, a
+/// `readfile`.
+pub const MAX_TEXT_FILE_BYTES: u64 = 64 << 20;
+
+/// Read a whole text file that must be a regular file of at most `max` bytes: a device
+/// (`/dev/zero`), a FIFO or a directory is refused before it is opened (opening a FIFO
+/// would wait for a writer), and a file larger than `max` is refused, also one that grows
+/// while it is read.
+pub fn read_regular_file(path: &std::path::Path, max: u64) -> io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a directory" } else { "not a regular file (a device, a FIFO or a socket)" };
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{what}: only regular files are read")));
+    }
+    let too_large = || io::Error::new(io::ErrorKind::InvalidData, format!("larger than {max} bytes: not read"));
+    if meta.len() > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// [`read_regular_file`] as UTF-8 text.
+pub fn read_regular_text(path: &std::path::Path, max: u64) -> io::Result<String> {
+    String::from_utf8(read_regular_file(path, max)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "stream did not contain valid UTF-8"))
 }
 
 /// Is this byte "blank" for deciding what a line holds? Spaces, tabs, CR/LF, NUL and
@@ -356,7 +417,33 @@ pub struct Splitter<R: BufRead> {
     done: bool,
     /// Emptied buffers of games handed out earlier, to hold the next games' bytes.
     spare: Vec<Vec<u8>>,
+    /// A game holding more bytes than this is not kept in memory (see [`GameTooLarge`]).
+    max_game_bytes: usize,
 }
+
+/// The error a [`Splitter`] gives for a game larger than its limit
+/// ([`Splitter::with_max_game_bytes`]): the game was read past, not kept, and is handed
+/// out as the [`Error::partial`] game (with no bytes) of an [`Error`] whose source holds
+/// this. The input goes on after it; [`Error::game_too_large`] tells it from a failed read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameTooLarge {
+    /// Bytes of the game read (at least; a huge line is counted as far as it was read).
+    pub bytes: u64,
+    /// The limit it went over.
+    pub max: u64,
+}
+
+impl std::fmt::Display for GameTooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the game is larger than {} bytes ({} bytes read); not read (see --max-game-bytes)",
+            self.max, self.bytes
+        )
+    }
+}
+
+impl std::error::Error for GameTooLarge {}
 
 impl<R: BufRead> Splitter<R> {
     /// A splitter over one input; `file` names it in messages, `first_number` is the
@@ -383,7 +470,110 @@ impl<R: BufRead> Splitter<R> {
             eof: false,
             done: false,
             spare: Vec::new(),
+            max_game_bytes: usize::MAX,
         }
+    }
+
+    /// Keep no game larger than `max` bytes: such a game is read past without being
+    /// kept (its end is the next line that looks like a tag pair after a blank line, as
+    /// for an unterminated comment) and handed out as a [`GameTooLarge`] error.
+    pub fn with_max_game_bytes(mut self, max: usize) -> Splitter<R> {
+        self.max_game_bytes = max.max(1);
+        self
+    }
+
+    /// Read past the current game, which went over [`Self::with_max_game_bytes`] while its
+    /// line at `scan` was not complete: nothing of it is kept. Ends where the next game
+    /// begins (kept in the buffer, accounted as its first line) or at the end of the
+    /// input; gives the game's place and size as an error holding [`GameTooLarge`].
+    fn skip_oversized(&mut self) -> Error {
+        let offset = self.base + self.start as u64;
+        let line = if self.has_content { self.line } else { self.lines_read + 1 };
+        let mut dropped = (self.end - self.start) as u64;
+        self.bytes_read += (self.end - self.scan) as u64;
+        self.scan = self.end;
+        self.searched = self.end;
+        self.start = self.end;
+        // The line the limit was reached in is dropped up to its end.
+        let mut mid_line = true;
+        let mut prev_blank = false;
+        let mut failure = None;
+        loop {
+            let from = self.searched.max(self.scan);
+            match memchr::memchr(b'\n', &self.buf()[from..]) {
+                Some(i) => {
+                    let (ls, le) = (self.scan, from + i + 1);
+                    self.scan = le;
+                    self.searched = le;
+                    self.bytes_read += (le - ls) as u64;
+                    self.lines_read += 1;
+                    if !std::mem::replace(&mut mid_line, false) {
+                        let first = self.buf()[ls..le].iter().position(|&b| !is_blank(b));
+                        match first {
+                            None => prev_blank = true,
+                            Some(f) if prev_blank && looks_like_tag_pair(&self.buf()[ls + f..le]) => {
+                                // The next game starts on this line.
+                                self.start = ls;
+                                self.has_content = false;
+                                self.has_movetext = false;
+                                self.in_comment = false;
+                                self.prev_blank = false;
+                                self.start_line(ls, le, f, self.lines_read);
+                                break;
+                            }
+                            Some(_) => prev_blank = false,
+                        }
+                    }
+                    dropped += (le - ls) as u64;
+                    self.start = le;
+                }
+                None if self.eof => {
+                    dropped += (self.end - self.scan) as u64;
+                    self.bytes_read += (self.end - self.scan) as u64;
+                    self.scan = self.end;
+                    self.start = self.end;
+                    self.done = true;
+                    break;
+                }
+                None => {
+                    if self.end - self.scan > BUFFER_BYTES {
+                        // A long line: no tag pair, dropped as it comes.
+                        dropped += (self.end - self.scan) as u64;
+                        self.bytes_read += (self.end - self.scan) as u64;
+                        self.scan = self.end;
+                        self.start = self.end;
+                        mid_line = true;
+                    }
+                    self.searched = self.end;
+                    if let Err(e) = self.fill() {
+                        self.done = true;
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+        if !self.done {
+            // Only the next game's first line is kept; nothing else of this one is.
+            self.has_content = true;
+        }
+        let game = RawGame {
+            number: self.next_number,
+            file: self.file.clone(),
+            line,
+            bytes: Vec::new(),
+            offset,
+            file_number: self.next_file_number,
+        };
+        self.next_number += 1;
+        self.next_file_number += 1;
+        let too_large = GameTooLarge { bytes: dropped, max: self.max_game_bytes as u64 };
+        let source = match failure {
+            // The input failed while the game was read past: that is the error to report.
+            Some(e) => e,
+            None => io::Error::new(io::ErrorKind::InvalidData, too_large),
+        };
+        Error { path: self.file.clone(), source, offset: None, partial: Some(game) }
     }
 
     /// Take back the bytes of a game handed out earlier that are no longer needed: a
@@ -618,6 +808,9 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     }
                     // The last line, without a line feed.
                     self.end
+                }
+                None if self.end - self.start > self.max_game_bytes => {
+                    return Some(Err(self.skip_oversized()));
                 }
                 None => {
                     self.searched = self.end;
@@ -967,6 +1160,8 @@ pub struct Games {
     /// File bytes read from the current input, and whether it is compressed.
     file_bytes: Option<(Arc<std::sync::atomic::AtomicU64>, bool)>,
     next_number: u64,
+    /// Largest game kept (see [`Splitter::with_max_game_bytes`]).
+    max_game_bytes: usize,
 }
 
 impl Games {
@@ -978,7 +1173,19 @@ impl Games {
     /// Chain the given sources in order; the first game read gets number `first_number`
     /// (1 for a whole run; a shard starts after the games of the shards before it).
     pub fn from_sources(sources: Vec<Source>, first_number: u64) -> Games {
-        Games { sources: sources.into_iter(), current: None, file_bytes: None, next_number: first_number }
+        Games {
+            sources: sources.into_iter(),
+            current: None,
+            file_bytes: None,
+            next_number: first_number,
+            max_game_bytes: usize::MAX,
+        }
+    }
+
+    /// Keep no game larger than `max` bytes (see [`Splitter::with_max_game_bytes`]).
+    pub fn with_max_game_bytes(mut self, max: usize) -> Games {
+        self.max_game_bytes = max;
+        self
     }
 
     /// Give the bytes of a game handed out earlier back for reuse (see
@@ -1033,11 +1240,11 @@ impl Iterator for Games {
             };
             match opened {
                 Ok((reader, offset)) => {
-                    self.current = Some(Splitter::new(reader, file, self.next_number).starting_at(
-                        offset,
-                        source.lines_before,
-                        source.games_before,
-                    ));
+                    self.current = Some(
+                        Splitter::new(reader, file, self.next_number)
+                            .starting_at(offset, source.lines_before, source.games_before)
+                            .with_max_game_bytes(self.max_game_bytes),
+                    );
                 }
                 Err(e) => return Some(Err(e)),
             }
@@ -1047,3 +1254,68 @@ impl Iterator for Games {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    fn games_of(text: &[u8], max: usize) -> Vec<Result<RawGame, Error>> {
+        let reader = wrap_decoder(Box::new(io::Cursor::new(text.to_vec()))).unwrap();
+        Splitter::new(reader, Arc::from("t.pgn"), 1).with_max_game_bytes(max).collect()
+    }
+
+    #[test]
+    fn a_game_over_the_limit_is_handed_out_empty_and_the_next_one_whole() {
+        let small = "[Event \"a\"]\n[Result \"*\"]\n\n1. e4 *\n\n";
+        let long_line = "x".repeat(BUFFER_BYTES * 3);
+        let big = format!("[Event \"big\"]\n\n1. e4 {{{long_line}\n[not a tag\n}} *\n\n");
+        let text = format!("{small}{big}{small}");
+        let got = games_of(text.as_bytes(), 4096);
+        assert_eq!(got.len(), 3);
+        assert_eq!(got[0].as_ref().unwrap().bytes, small.trim_end().as_bytes());
+        let err = got[1].as_ref().unwrap_err();
+        let too_large = err.game_too_large().expect("too large");
+        assert_eq!(too_large.max, 4096);
+        assert!(too_large.bytes >= (BUFFER_BYTES * 3) as u64);
+        let partial = err.partial.as_ref().unwrap();
+        assert_eq!((partial.number, partial.line, partial.bytes.len()), (2, 6, 0));
+        let last = got[2].as_ref().unwrap();
+        assert_eq!((last.number, last.line), (3, 6 + 6));
+        assert_eq!(last.bytes, small.trim_end().as_bytes());
+        // Without a limit the same input gives three whole games.
+        assert!(games_of(text.as_bytes(), usize::MAX).iter().all(|g| g.is_ok()));
+    }
+
+    #[test]
+    fn a_last_game_over_the_limit_ends_the_input() {
+        let text = format!("[Event \"a\"]\n\n1. e4 {{{}}} *\n", "y".repeat(10_000));
+        let got = games_of(text.as_bytes(), 1000);
+        assert_eq!(got.len(), 1);
+        assert!(got[0].as_ref().unwrap_err().game_too_large().is_some());
+    }
+
+    #[test]
+    fn cr_only_line_ends_are_read_as_line_ends() {
+        let text = "[Event \"a\"]\r[Result \"*\"]\r\r1. e4 *\r\r[Event \"b\"]\r\r1. d4 *\r";
+        let got = games_of(text.as_bytes(), usize::MAX);
+        let numbers: Vec<(u64, u64)> = got.iter().map(|g| g.as_ref().map(|g| (g.number, g.line)).unwrap()).collect();
+        assert_eq!(numbers, [(1, 1), (2, 6)]);
+    }
+
+    #[test]
+    fn only_regular_files_of_bounded_size_are_read_whole() {
+        let dir = std::env::temp_dir().join(format!("cqlrs-regular-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("f.cql");
+        std::fs::write(&file, "check").unwrap();
+        assert_eq!(read_regular_text(&file, 5).unwrap(), "check");
+        assert!(read_regular_file(&file, 4).unwrap_err().to_string().contains("larger than 4 bytes"));
+        assert!(read_regular_file(&dir, 100).unwrap_err().to_string().contains("directory"));
+        #[cfg(unix)]
+        assert!(read_regular_file(std::path::Path::new("/dev/zero"), 100)
+            .unwrap_err()
+            .to_string()
+            .contains("regular file"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

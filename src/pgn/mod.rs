@@ -229,16 +229,27 @@ impl std::fmt::Display for GameError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.kind {
             GameErrorKind::IllegalMove { san, ply } => {
-                write!(f, "line {}: illegal move `{}` at ply {}", self.line, san, ply)
+                write!(f, "line {}: illegal move `{}` at ply {}", self.line, shown(san), ply)
             }
-            GameErrorKind::BadFen(fen) => write!(f, "line {}: invalid FEN `{}`", self.line, fen),
+            GameErrorKind::BadFen(fen) => write!(f, "line {}: invalid FEN `{}`", self.line, shown(fen)),
             GameErrorKind::UnterminatedTag => write!(f, "line {}: unterminated tag", self.line),
             GameErrorKind::UnterminatedComment => {
                 write!(f, "line {}: unterminated comment", self.line)
             }
-            GameErrorKind::Syntax(s) => write!(f, "line {}: {}", self.line, s),
+            GameErrorKind::Syntax(s) => write!(f, "line {}: {}", self.line, shown(s)),
         }
     }
+}
+
+/// Text from a game as a message shows it: whole when short, else its first 60
+/// characters and its length (a damaged file may hold a "token" of megabytes).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    const MOST: usize = 80;
+    if text.len() <= MOST {
+        return text.into();
+    }
+    let cut = text.char_indices().nth(60).map_or(text.len(), |(i, _)| i);
+    format!("{}… ({} bytes)", &text[..cut], text.len()).into()
 }
 
 impl std::error::Error for GameError {}

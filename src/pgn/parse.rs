@@ -42,6 +42,10 @@ use crate::input::RawGame;
 const POOL_LIMIT: usize = 1 << 16;
 /// Variations nested deeper than this are refused.
 const MAX_VARIATION_NESTING: usize = 10_000;
+/// Longest comment read (its text, in bytes): a game with a longer one is skipped, reported.
+pub const MAX_COMMENT_BYTES: usize = 16 << 20;
+/// Longest tag value read (in bytes): a game with a longer one is skipped, reported.
+pub const MAX_TAG_BYTES: usize = 1 << 20;
 
 /// Reads games into [`Game`]s; keep one per worker and reuse it, it keeps buffers.
 #[derive(Default)]
@@ -566,6 +570,9 @@ impl GameParser {
                     let Some(len) = memchr::memchr(b'}', &bytes[body..]) else {
                         return Err(GameError { kind: GameErrorKind::UnterminatedComment, line: open_line });
                     };
+                    if len > MAX_COMMENT_BYTES {
+                        return Err(too_long("comment", len, MAX_COMMENT_BYTES, open_line));
+                    }
                     if skipping == 0 {
                         self.add_comment(game, at, variation_start, decode_text(&bytes[body..body + len]));
                     }
@@ -573,7 +580,11 @@ impl GameParser {
                 }
                 b';' => {
                     let body = cur.pos + 1;
+                    let open_line = cur.line;
                     cur.skip_line();
+                    if cur.pos - body > MAX_COMMENT_BYTES {
+                        return Err(too_long("comment", cur.pos - body, MAX_COMMENT_BYTES, open_line));
+                    }
                     if skipping == 0 {
                         self.add_comment(game, at, variation_start, decode_text(&bytes[body..cur.pos]));
                     }
@@ -1080,6 +1091,9 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
     i += 1;
     loop {
         let stop = crate::input::find_byte_of(bytes, i, [b'"', b'\\', b'\n', b'\n']);
+        if tag.value.len() + (stop - i) > MAX_TAG_BYTES {
+            return Err(too_long("tag value", tag.value.len() + (stop - i), MAX_TAG_BYTES, open_line));
+        }
         append_run(&mut tag.value, bytes, i, stop);
         i = stop;
         match bytes.get(i) {
@@ -1105,6 +1119,11 @@ fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), GameError> {
             }
         }
     }
+}
+
+/// The error for a comment or tag value longer than its limit.
+fn too_long(what: &str, len: usize, max: usize, line: u64) -> GameError {
+    GameError { kind: GameErrorKind::Syntax(format!("a {what} of {len} bytes, more than the {max} read")), line }
 }
 
 /// Append `src[from..to]` to `dst` sixteen bytes at a time: each step copies a whole
