@@ -35,15 +35,15 @@ pub enum When {
 /// CQL 6 single-dash options (`-input f.pgn`, `-gamenumber 5 9`, `-flipcolor`) are
 /// accepted as well as `--long` ones.
 #[derive(Debug, Parser)]
-#[command(name = "cqlrs", version, about, long_about = None, disable_help_subcommand = true)]
+#[command(name = "cqlrs", version, about, long_about = None, disable_help_subcommand = true, override_usage = USAGE)]
 pub struct Args {
-    /// Query script (.cql; legacy detected by `(match`; .yacpdb = YACPDB)
+    /// Query script (.cql; legacy detected by `(match`; .yacpdb = YACPDB); games go with `-i`
     pub script: Option<String>,
     /// PGN input file (repeatable; `-` = stdin; .gz .zst .bz2 are decompressed)
-    #[arg(long = "input", value_name = "FILE")]
+    #[arg(short = 'i', long = "input", value_name = "FILE")]
     pub input: Vec<String>,
     /// Output file (`-` = stdout); default `<script>-out.pgn`, stdout for inline queries
-    #[arg(long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
     /// Inline CQL 6 filter (used as the query body, or added to a CQL 6 script)
     #[arg(long = "cql", allow_hyphen_values = true, value_name = "FILTER")]
@@ -248,6 +248,14 @@ pub struct Args {
     pub extract: Vec<String>,
 }
 
+/// The usage lines of `--help` and the manual page's synopsis: games are given with
+/// `-i`, the query as a script, `-cql` or `--yacpdb`.
+const USAGE: &str = "cqlrs [OPTIONS] -i GAMES.pgn [-i MORE.pgn …] [-o OUT.pgn] SCRIPT.cql
+       cqlrs [OPTIONS] -i GAMES.pgn -cql 'FILTER'
+       cqlrs [OPTIONS] -i GAMES.pgn --yacpdb 'QUERY'
+       cqlrs completions bash|zsh|fish|powershell
+       cqlrs man";
+
 /// `N`, `N-M`, `N:M` or `N..M` as an inclusive range.
 fn parse_range(s: &str) -> Result<(u64, u64), String> {
     let num = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("expected a number, found `{t}`"));
@@ -398,6 +406,12 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("uniquecomments", Refused("comment de-duplication is not configurable in cqlrs")),
     ("nouniquecomments", Refused("comment de-duplication is not configurable in cqlrs")),
 ];
+
+/// The single-dash option words a user may type (`-gamenumber`, `-i`, …), for the shell
+/// completion scripts; refused words are left out.
+pub fn single_dash_words() -> impl Iterator<Item = String> {
+    OPTIONS.iter().filter(|(_, k)| !matches!(k, Refused(_))).map(|(n, _)| format!("-{n}"))
+}
 
 /// The entry for an option name (without dashes), ignoring case.
 fn lookup(name: &str) -> Option<Kind> {
