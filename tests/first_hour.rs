@@ -49,22 +49,26 @@ const ONE_CHECK: &str = "1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0";
 const TWO_CHECKS: &str = "1. e4 e5 2. Bc4 Nc6 3. Bxf7+ Kxf7 4. Qh5+ g6 *";
 const THREE_CHECKS: &str = "1. e4 e5 2. Bc4 Nc6 3. Bxf7+ Kxf7 4. Qh5+ g6 5. Qf3+ Ke8 *";
 
-/// Seven games: (date tag, movetext). Game 6 has no date, game 7 an unknown one.
+/// Seven games: (date tag, White's rating, movetext). Game 6 has no date and no rating,
+/// game 7 an unknown date.
 fn ranged_games() -> String {
     let games = [
-        (Some("1899.05.01"), NO_CHECK),
-        (Some("1900.01.01"), ONE_CHECK),
-        (Some("1905.03.03"), TWO_CHECKS),
-        (Some("1910.12.31"), THREE_CHECKS),
-        (Some("1911.01.01"), ONE_CHECK),
-        (None, TWO_CHECKS),
-        (Some("????.??.??"), THREE_CHECKS),
+        (Some("1899.05.01"), Some(1800), NO_CHECK),
+        (Some("1900.01.01"), Some(2000), ONE_CHECK),
+        (Some("1905.03.03"), Some(2100), TWO_CHECKS),
+        (Some("1910.12.31"), Some(2800), THREE_CHECKS),
+        (Some("1911.01.01"), Some(2801), ONE_CHECK),
+        (None, None, TWO_CHECKS),
+        (Some("????.??.??"), Some(1999), THREE_CHECKS),
     ];
     let mut text = String::new();
-    for (i, (date, moves)) in games.iter().enumerate() {
+    for (i, (date, elo, moves)) in games.iter().enumerate() {
         text.push_str(&format!("[Event \"game {}\"]\n", i + 1));
         if let Some(d) = date {
             text.push_str(&format!("[Date \"{d}\"]\n"));
+        }
+        if let Some(e) = elo {
+            text.push_str(&format!("[WhiteElo \"{e}\"]\n"));
         }
         text.push_str(&format!("\n{moves}\n\n"));
     }
@@ -94,6 +98,13 @@ fn ranged_options_select_the_games_their_script_forms_select() {
             &[3, 4],
         ),
     ];
+    // CQL 6.2 has no `-elo` option (its command-line reader has none): the option is
+    // refused with the query form, which selects the games rated 2000 to 2800.
+    let o = cqlrs_in(&dir, &["-i", "g.pgn", "--numbers", "-elo", "2000", "2800", "-cql", "true"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("2000 <= elo white <= 2800"), "{}", stderr(&o));
+    std::fs::write(dir.join("q.cql"), "2000 <= elo white <= 2800\n").unwrap();
+    assert_eq!(numbers(&cqlrs_in(&dir, &["-i", "g.pgn", "--numbers", "q.cql"])), [2, 3, 4]);
     for (options, body, scripts, expected) in cases {
         let mut args: Vec<&str> = vec!["-i", "g.pgn", "--numbers", "-cql", body];
         args.extend_from_slice(options);
@@ -139,6 +150,16 @@ fn a_pgn_given_as_the_script_is_named_and_the_fix_shown() {
         assert!(!err.contains("unknown filter"), "{args:?}: {err}");
         assert_eq!(err.lines().count(), 2, "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_query_word_given_as_the_script_gets_the_inline_form() {
+    let dir = temp_dir("word-script");
+    std::fs::write(dir.join("g.pgn"), ranged_games()).unwrap();
+    let o = cqlrs_in(&dir, &["-i", "g.pgn", "mate"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("mate: no such script file") && err.contains("-cql mate"), "{err}");
 }
 
 // ----- 3. inputs that are not PGN ------------------------------------------------------
@@ -233,6 +254,11 @@ fn a_typo_inside_braces_is_one_error() {
     let err = stderr(&o);
     assert_eq!(err.matches("error:").count(), 2, "{err}");
     assert!(!err.contains("unexpected `}`"), "{err}");
+    // A move written as in PGN gets the CQL 6 spelling.
+    let o = cqlrs_in(&dir, &["-parse", "-cql", "Qxh7"]);
+    assert!(stderr(&o).contains("`Q[x]h7`"), "{}", stderr(&o));
+    let o = cqlrs_in(&dir, &["-parse", "-cql", "exd5"]);
+    assert!(stderr(&o).contains("`P[x]d5`"), "{}", stderr(&o));
     // An unclosed brace is still reported as such.
     let o = cqlrs_in(&dir, &["-parse", "-cql", "{ mate"]);
     assert!(stderr(&o).contains("expected `}`"), "{}", stderr(&o));

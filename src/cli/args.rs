@@ -455,6 +455,7 @@ fn did_you_mean(name: &str) -> Option<&'static str> {
 const QUERY_WORDS: &[(&str, &str)] = &[
     ("sort", "`sort` is a filter of the query, not an option: e.g. `-cql 'sort \"material\" material'`"),
     ("matchcount", "give a range: `-matchcount N [M]`"),
+    ("elo", "CQL has no `-elo` option: write the range in the query, e.g. `-cql '2000 <= elo white <= 2800'`"),
     ("mate", "`mate` is a filter of the query: `-cql mate`"),
     ("check", "`check` is a filter of the query: `-cql check`"),
 ];

@@ -132,7 +132,17 @@ fn read_file(path: &str) -> Result<String, String> {
 /// Read the query script given where the script goes; a PGN file (plain or compressed)
 /// there is a game file given without `-i`, and is refused with the command to type.
 fn read_script(path: &str, args: &Args) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cqlrs: {path}: {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound && !path.contains(['/', '.']) {
+            // `cqlrs -i games.pgn mate`: a query typed where the script file goes.
+            format!(
+                "cqlrs: {path}: no such script file\n  = hint: to give the query itself, write `-cql {}`",
+                shell_word(path)
+            )
+        } else {
+            format!("cqlrs: {path}: {e}")
+        }
+    })?;
     let lower = path.to_ascii_lowercase();
     let pgn_name = [".pgn", ".pgn.gz", ".pgn.zst", ".pgn.bz2"].iter().any(|ext| lower.ends_with(ext));
     if pgn_name || crate::input::sniff::looks_like_pgn_file(&bytes) {
