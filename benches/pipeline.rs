@@ -1,9 +1,10 @@
 //! Pipeline benchmark (a plain binary: `cargo bench --bench pipeline`).
 //!
-//! Takes in: the first 40 MB of /work/shared/corpus/bench/pgnmentor.pgn.zst (or the
+//! Takes in: the first 40 MB of `../shared/corpus/bench/pgnmentor.pgn.zst` beside the
+//! repository (or the
 //! file named by `CQLRS_BENCH_PGN`, plain or compressed; `CQLRS_BENCH_MB` changes the
 //! size), cut before the last game start so no game is partial; and
-//! /work/shared/corpus/conformance/studies253.pgn (or `CQLRS_BENCH_STUDIES`) for the
+//! `../shared/corpus/conformance/studies253.pgn` (or `CQLRS_BENCH_STUDIES`) for the
 //! YACPDB workload.
 //! Gives out: a table: for each workload, one worker thread, best of 3 interleaved rounds:
 //! games, matches, wall and processor seconds, MB/s and games/s (processor time) and
@@ -268,18 +269,35 @@ fn print_row(row: &Row, baseline: Option<&Row>, target: Option<f64>) {
     );
 }
 
+/// A file of the shared data directory that lives beside the repository
+/// (`../shared/…` from the crate root), as a path string.
+fn beside_repository(relative: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(relative);
+    if !path.exists() {
+        eprintln!(
+            "pipeline bench: {} is missing: put the shared corpus beside the repository or set \
+             CQLRS_BENCH_PGN / CQLRS_BENCH_STUDIES",
+            path.display()
+        );
+        std::process::exit(2);
+    }
+    path.to_string_lossy().into_owned()
+}
+
 fn main() {
-    let pgn = std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| "/work/shared/corpus/bench/pgnmentor.pgn.zst".into());
+    let pgn = std::env::var("CQLRS_BENCH_PGN").unwrap_or_else(|_| beside_repository("corpus/bench/pgnmentor.pgn.zst"));
     let mb: usize = std::env::var("CQLRS_BENCH_MB").ok().and_then(|s| s.parse().ok()).unwrap_or(40);
     let runs: usize = std::env::var("CQLRS_BENCH_RUNS").ok().and_then(|s| s.parse().ok()).unwrap_or(RUNS);
-    let studies = std::env::var("CQLRS_BENCH_STUDIES")
-        .unwrap_or_else(|_| "/work/shared/corpus/conformance/studies253.pgn".into());
+    let studies =
+        std::env::var("CQLRS_BENCH_STUDIES").unwrap_or_else(|_| beside_repository("corpus/conformance/studies253.pgn"));
 
     let prefix = load_prefix(&pgn, mb << 20);
     let p = prefix.to_string_lossy().into_owned();
     let size = std::fs::metadata(&prefix).map(|m| m.len()).unwrap_or(0);
     println!(
-        "corpus: {pgn}, prefix {:.1} MB; one worker thread; {runs} interleaved rounds, best of each",
+        "corpus: {}, prefix {:.1} MB; one worker thread; {runs} interleaved rounds, best of each",
+        // Relative to the crate root when it is the shared corpus beside it.
+        pgn.strip_prefix(env!("CARGO_MANIFEST_DIR")).map_or(pgn.as_str(), |p| p.trim_start_matches('/')),
         size as f64 / (1 << 20) as f64
     );
 

@@ -1,6 +1,6 @@
 //! Integration tests of the `cqlrs` binary: exit codes, output formats, thread-count
 //! independence, malformed games, broken pipes. Each test writes small PGN files
-//! to its own temporary directory; nothing here needs /work/shared.
+//! to its own temporary directory; nothing here needs the shared corpus beside the repository.
 //!
 //! Tests whose assertions need a working evaluator for header filters (`-player`)
 //! check that first and say so on stderr when they cannot run their match checks.

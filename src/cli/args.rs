@@ -41,17 +41,18 @@ pub enum When {
     about,
     long_about = None,
     disable_help_subcommand = true,
+    override_usage = USAGE,
     after_help = "Exit status: 0 when the run completed, whether or not a game matched (as CQL); \
                   1 when no game matched, only with --grep-status; 2 on an error."
 )]
 pub struct Args {
-    /// Query script (.cql; legacy detected by `(match`; .yacpdb = YACPDB)
+    /// Query script (.cql; legacy detected by `(match`; .yacpdb = YACPDB); games go with `-i`
     pub script: Option<String>,
     /// PGN input file (repeatable; `-` = stdin; .gz .zst .bz2 are decompressed)
-    #[arg(long = "input", value_name = "FILE")]
+    #[arg(short = 'i', long = "input", value_name = "FILE")]
     pub input: Vec<String>,
     /// Output file (`-` = stdout); default `<script>-out.pgn`, stdout for inline queries
-    #[arg(long = "output", value_name = "FILE")]
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<String>,
     /// Inline CQL 6 filter (used as the query body, or added to a CQL 6 script)
     #[arg(long = "cql", allow_hyphen_values = true, value_name = "FILTER")]
@@ -296,6 +297,14 @@ pub struct Args {
     pub extract: Vec<String>,
 }
 
+/// The usage lines of `--help` and the manual page's synopsis: games are given with
+/// `-i`, the query as a script, `-cql` or `--yacpdb`.
+const USAGE: &str = "cqlrs [OPTIONS] -i GAMES.pgn [-i MORE.pgn …] [-o OUT.pgn] SCRIPT.cql
+       cqlrs [OPTIONS] -i GAMES.pgn -cql 'FILTER'
+       cqlrs [OPTIONS] -i GAMES.pgn --yacpdb 'QUERY'
+       cqlrs completions bash|zsh|fish|powershell
+       cqlrs man";
+
 /// `N`, `N-M`, `N:M` or `N..M` as an inclusive range.
 /// A size in bytes: a number with an optional K, M or G suffix (powers of 1024).
 fn parse_size(s: &str) -> Result<u64, String> {
@@ -475,6 +484,12 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("nouniquecomments", Refused("comment de-duplication is not configurable in cqlrs")),
 ];
 
+/// The single-dash option words a user may type (`-gamenumber`, `-i`, …), for the shell
+/// completion scripts; refused words are left out.
+pub fn single_dash_words() -> impl Iterator<Item = String> {
+    OPTIONS.iter().filter(|(_, k)| !matches!(k, Refused(_))).map(|(n, _)| format!("-{n}"))
+}
+
 /// The entry for an option name (without dashes), ignoring case.
 fn lookup(name: &str) -> Option<Kind> {
     OPTIONS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, k)| *k)
@@ -517,6 +532,7 @@ fn did_you_mean(name: &str) -> Option<&'static str> {
 const QUERY_WORDS: &[(&str, &str)] = &[
     ("sort", "`sort` is a filter of the query, not an option: e.g. `-cql 'sort \"material\" material'`"),
     ("matchcount", "give a range: `-matchcount N [M]`"),
+    ("elo", "CQL has no `-elo` option: write the range in the query, e.g. `-cql '2000 <= elo white <= 2800'`"),
     ("mate", "`mate` is a filter of the query: `-cql mate`"),
     ("check", "`check` is a filter of the query: `-cql check`"),
 ];

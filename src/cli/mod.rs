@@ -149,6 +149,54 @@ fn read_file(path: &str) -> Result<String, String> {
         .map_err(|e| format!("cqlrs: {path}: {e}"))
 }
 
+/// Read the query script given where the script goes; a PGN file (plain or compressed)
+/// there is a game file given without `-i`, and is refused with the command to type.
+fn read_script(path: &str, args: &Args) -> Result<String, String> {
+    let lower = path.to_ascii_lowercase();
+    let pgn_name = [".pgn", ".pgn.gz", ".pgn.zst", ".pgn.bz2"].iter().any(|ext| lower.ends_with(ext));
+    let given_as_script = || {
+        let query = match (&args.cql, &args.yacpdb) {
+            (Some(q), _) => format!("-cql {}", shell_word(q)),
+            (None, Some(q)) => format!("--yacpdb {}", shell_word(q)),
+            (None, None) => "QUERY.cql".to_string(),
+        };
+        format!(
+            "cqlrs: {path}: this is a PGN file, given where the query script goes\n  = hint: give games \
+             with `-i`: `cqlrs -i {} {query}`",
+            shell_word(path)
+        )
+    };
+    if pgn_name && std::path::Path::new(path).is_file() {
+        // Named as games: refused before a byte of a possibly huge archive is read.
+        return Err(given_as_script());
+    }
+    let bytes = crate::input::read_regular_file(std::path::Path::new(path), crate::input::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound && !path.contains(['/', '.']) {
+                // `cqlrs -i games.pgn mate`: a query typed where the script file goes.
+                format!(
+                    "cqlrs: {path}: no such script file\n  = hint: to give the query itself, write `-cql {}`",
+                    shell_word(path)
+                )
+            } else {
+                format!("cqlrs: {path}: {e}")
+            }
+        })?;
+    if crate::input::sniff::looks_like_pgn_file(&bytes) {
+        return Err(given_as_script());
+    }
+    String::from_utf8(bytes).map_err(|_| format!("cqlrs: {path}: the query script is not UTF-8 text"))
+}
+
+/// `word` as one shell word (quoted when it holds anything but plain characters).
+fn shell_word(word: &str) -> String {
+    if !word.is_empty() && word.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:+,@%".contains(c)) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Check the option values (clap checks only their shape) and give the CQL 6 filter
 /// text the options add in front of the query's body (`-fen`, `-wtm`, `-assign`, …).
 pub fn check_args(args: &Args) -> Result<Vec<String>, String> {
@@ -473,10 +521,11 @@ fn execute(args: &Args) -> Result<i32, String> {
             Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
             None => String::new(),
         };
+        // Said for a missing file as for a cut one: the message above names the cause.
+        let (files, messages) = if outcome.input_errors == 1 { ("file", "message") } else { ("files", "messages") };
         let message = format!(
-            "cqlrs: the run is incomplete: {} input {} could not be read to the end{kept}",
+            "cqlrs: the run is incomplete: {} input {files} could not be read (see the {messages} above){kept}",
             outcome.input_errors,
-            if outcome.input_errors == 1 { "file" } else { "files" }
         );
         say!("{message}");
         if args.gui {
@@ -704,7 +753,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
         }));
     }
     if let Some(path) = &args.script {
-        let mut text = read_file(path)?;
+        let mut text = read_script(path, args)?;
         let syntax = match args.syntax {
             Some(s) => syntax_of(s),
             None if path.ends_with(".yacpdb") => Syntax::Yacpdb,
@@ -844,7 +893,9 @@ fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
         let year = ir.add(Filter::Year, none);
         let lo = ir.add(Filter::Number(lo as i64), none);
         let hi = ir.add(Filter::Number(hi as i64), none);
-        filters.push(ir.add(Filter::Compare { first: year, rest: vec![(CmpOp::Ge, lo), (CmpOp::Le, hi)] }, none));
+        // `lo <= year <= hi`: a chained comparison compares each operand with the one
+        // before it, so the year must stand between the two bounds.
+        filters.push(ir.add(Filter::Compare { first: lo, rest: vec![(CmpOp::Le, year), (CmpOp::Le, hi)] }, none));
     }
     if !filters.is_empty() {
         filters.push(body);

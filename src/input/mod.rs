@@ -29,6 +29,7 @@ use std::sync::Arc;
 #[cfg(test)]
 mod reference;
 pub mod shard;
+pub mod sniff;
 
 /// Size of the read buffers around files and decoders.
 const BUFFER_BYTES: usize = 256 * 1024;
@@ -84,6 +85,12 @@ pub struct Offset {
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.offset {
+            Some(o) if o.compressed && stream_ends_early(&self.source) => write!(
+                f,
+                "{}: the compressed stream ends early: the file is cut short at byte {} \
+                 (after {} bytes, {} lines of text): {}",
+                self.path, o.file_bytes, o.text_bytes, o.lines, self.source
+            )?,
             Some(o) if o.compressed => write!(
                 f,
                 "{}: the compressed data is cut short or damaged near byte {} of the file \
@@ -100,6 +107,14 @@ impl std::fmt::Display for Error {
         }
         Ok(())
     }
+}
+
+/// Did a decoder stop because its compressed input ended before the stream did (the
+/// words of flate2, zstd and bzip2 for it), rather than on damaged data?
+fn stream_ends_early(e: &io::Error) -> bool {
+    let text = e.to_string();
+    e.kind() == io::ErrorKind::UnexpectedEof
+        || ["incomplete deflate stream", "incomplete frame", "EOF reached"].iter().any(|w| text.contains(w))
 }
 
 impl std::error::Error for Error {
@@ -211,7 +226,7 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Error> {
 /// [`open`], also giving the count of file bytes read (for error positions).
 pub fn open_counted(path: &str) -> Result<Opened, Error> {
     let raw: Box<dyn Read + Send> =
-        if path == "-" { Box::new(io::stdin()) } else { Box::new(File::open(path).map_err(|e| Error::new(path, e))?) };
+        if path == "-" { Box::new(io::stdin()) } else { Box::new(open_file(path).map_err(|e| Error::new(path, e))?) };
     let count = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let raw = Box::new(Counting { inner: raw, count: count.clone() });
     let (reader, compression) = decode(raw).map_err(|(e, kind)| {
@@ -226,10 +241,28 @@ pub fn open_counted(path: &str) -> Result<Opened, Error> {
     Ok(Opened { reader, file_bytes: count, compression })
 }
 
+/// Open a file for reading, with plain words for the two commonest mistakes: a path
+/// that does not exist and a directory.
+fn open_file(path: &str) -> io::Result<File> {
+    let file = File::open(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => io::Error::new(e.kind(), "no such file"),
+        _ => e,
+    })?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        let hint =
+            format!("is a directory, not a PGN file: give the files in it (`-i {}/*.pgn`)", path.trim_end_matches('/'));
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, hint));
+    }
+    Ok(file)
+}
+
 /// Put the right decoder around a byte stream, judging by its first bytes.
 pub fn wrap_decoder(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + Send>> {
     decode(raw).map(|(r, _)| r).map_err(|(e, _)| e)
 }
+
+/// Why a text input is refused as a whole.
+const NOT_PGN: &str = "this is not PGN: its first lines hold no tag pair (`[Event \"…\"]`) and no moves (`1. e4 e5`)";
 
 fn not_text(why: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, why.to_string())
@@ -287,7 +320,17 @@ fn decode(
     if looks_binary(&text[..text.len().min(8192)]) {
         return Err((not_text("this is binary data, not PGN text"), None));
     }
-    if memchr::memchr(b'\n', text).is_none() && memchr::memchr(b'\r', text).is_some() {
+    let cr_only = memchr::memchr(b'\n', text).is_none() && memchr::memchr(b'\r', text).is_some();
+    let head = &text[..text.len().min(64 * 1024)];
+    let judged = if cr_only {
+        sniff::judge(&head.iter().map(|&b| if b == b'\r' { b'\n' } else { b }).collect::<Vec<u8>>())
+    } else {
+        sniff::judge(head)
+    };
+    if judged == sniff::Verdict::NotPgn {
+        return Err((not_text(NOT_PGN), None));
+    }
+    if cr_only {
         // Old Mac line ends (CR alone): read each CR as a line feed.
         let lines = CrLineEnds { inner: decoded };
         return Ok((Box::new(BufReader::with_capacity(BUFFER_BYTES, lines)), kind));

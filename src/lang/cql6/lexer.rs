@@ -273,6 +273,46 @@ fn scan_piece_squares(src: &str, i: usize) -> Option<Result<(Bitboard, usize), u
     scan_square_spec(b, i)
 }
 
+/// A square specification with a rank outside 1–8 at `i` (`h9`, `a-h9`, `e0`, `a1-9`),
+/// ending where a word ends: its end offset and the first number that is no rank. Used
+/// only where a square must follow (after a piece designator, or a file range such as
+/// `a-h`), so that `♚a-h9` is reported as one bad square, not as stray words.
+fn bad_square_spec(b: &[u8], i: usize) -> Option<(usize, String)> {
+    let is_file = |j: usize| b.get(j).is_some_and(|c| (b'a'..=b'h').contains(c));
+    if !is_file(i) {
+        return None;
+    }
+    let mut j = i + 1;
+    if b.get(j) == Some(&b'-') && is_file(j + 1) {
+        j += 2;
+    }
+    let digits = |from: usize| b[from..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let n0 = digits(j);
+    if n0 == 0 {
+        return None;
+    }
+    let mut numbers = vec![&b[j..j + n0]];
+    j += n0;
+    if b.get(j) == Some(&b'-') {
+        let n1 = digits(j + 1);
+        if n1 > 0 {
+            numbers.push(&b[j + 1..j + 1 + n1]);
+            j += 1 + n1;
+        }
+    }
+    if b.get(j).is_some_and(|&x| is_word_byte(x)) {
+        return None;
+    }
+    let bad = numbers.into_iter().find(|n| !(n.len() == 1 && (b'1'..=b'8').contains(&n[0])))?;
+    Some((j, String::from_utf8_lossy(bad).into_owned()))
+}
+
+/// The diagnostic for [`bad_square_spec`]'s find.
+fn bad_square_diagnostic(src: &str, start: usize, end: usize, rank: &str) -> Diagnostic {
+    Diagnostic::new(format!("`{}` is not a square: there is no rank {rank}", &src[start..end]), Span::new(start, end))
+        .with_hint("ranks run from 1 to 8 and files from a to h (`a-h8` is the eighth rank)")
+}
+
 /// Parse the inside of a `[…]` square list (`a1,h8`, `a-d4, e5`).
 fn square_list(content: &str) -> Option<Bitboard> {
     let mut bb = Bitboard::EMPTY;
@@ -394,7 +434,15 @@ pub fn lex(src: &str) -> Lexed {
                         space = false;
                         continue;
                     }
-                    _ => {}
+                    _ => {
+                        if let Some((e, rank)) = bad_square_spec(b, end) {
+                            diagnostics.push(bad_square_diagnostic(src, end, e, &rank));
+                            push(Tok::Pieces { mask, squares: None }, e, &mut tokens);
+                            i = e;
+                            space = false;
+                            continue;
+                        }
+                    }
                 }
                 push(Tok::Pieces { mask, squares }, end, &mut tokens);
                 i = end;
@@ -612,7 +660,18 @@ pub fn lex(src: &str) -> Lexed {
                         space = false;
                         continue;
                     }
-                    _ => {}
+                    _ => {
+                        // `Ka-h9`: a piece letter and a file range are no name; `Ka9`
+                        // may be one, so only the range form is reported here.
+                        if let Some((e, rank)) = bad_square_spec(b, i + 1).filter(|_| wend < b.len() && b[wend] == b'-')
+                        {
+                            diagnostics.push(bad_square_diagnostic(src, i + 1, e, &rank));
+                            push(Tok::Pieces { mask, squares: None }, e, &mut tokens);
+                            i = e;
+                            space = false;
+                            continue;
+                        }
+                    }
                 }
                 if wend == i + 1 {
                     push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
@@ -635,6 +694,14 @@ pub fn lex(src: &str) -> Lexed {
                     continue;
                 }
                 _ => {}
+            }
+            // `a-h9` (a file range, so no name): a square with a rank that does not exist.
+            if let Some((e, rank)) = bad_square_spec(b, i).filter(|_| b.get(i + 1) == Some(&b'-')) {
+                diagnostics.push(bad_square_diagnostic(src, i, e, &rank));
+                push(Tok::Squares(Bitboard::EMPTY), e, &mut tokens);
+                i = e;
+                space = false;
+                continue;
             }
             push(Tok::Word(src[i..wend].to_string()), wend, &mut tokens);
             i = wend;

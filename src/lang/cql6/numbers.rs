@@ -198,6 +198,8 @@ impl Parser<'_> {
         let hint = if keyword {
             // A keyword out of place: suggesting the word itself would not help.
             Some(format!("`{w}` is a parameter of another filter or must come first in it; see its page in docs/"))
+        } else if let Some(capture) = san_capture(&w) {
+            Some(capture)
         } else {
             near.map(|n| format!("did you mean `{n}`?"))
         };
@@ -206,4 +208,26 @@ impl Parser<'_> {
         self.error_hint(msg, sp, hint);
         Err(())
     }
+}
+
+/// For a word that is a capture in PGN's notation (`Qxh7`, `exd5`, `Nbxd7`), how CQL 6
+/// writes it: `Q[x]h7` (`♕×h7`), a move filter.
+fn san_capture(word: &str) -> Option<String> {
+    let b = word.as_bytes();
+    let x = word.find('x')?;
+    let (from, to) = (&b[..x], &b[x + 1..]);
+    let is_file = |c: u8| (b'a'..=b'h').contains(&c);
+    let is_rank = |c: u8| (b'1'..=b'8').contains(&c);
+    let square = to.len() == 2 && is_file(to[0]) && is_rank(to[1]);
+    let piece = match from {
+        [p, ..] if b"KQRBN".contains(p) => from[1..].iter().all(|&c| is_file(c) || is_rank(c)) && from.len() <= 3,
+        [f] => is_file(*f),
+        _ => false,
+    };
+    if !(square && piece) {
+        return None;
+    }
+    let mover = if b"KQRBN".contains(&from[0]) { (from[0] as char).to_string() } else { "P".to_string() };
+    let target = &word[x + 1..];
+    Some(format!("`{word}` is PGN's notation; in CQL 6 a capture is a move filter: `{mover}[x]{target}` (Unicode `×`)"))
 }

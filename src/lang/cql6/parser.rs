@@ -1110,9 +1110,16 @@ impl<'s> Parser<'s> {
         let saved = std::mem::replace(&mut self.in_sequence, false);
         let saved_top = std::mem::replace(&mut self.path_top, false);
         let mut items = Vec::new();
+        // After an error inside the block, the rest of it is still read (its own errors
+        // are reported too) up to the closing brace, which is taken, so that the brace
+        // is not reported a second time as unexpected.
+        let mut failed = false;
         let result = loop {
             if self.eat_sym(close) {
-                break Ok(());
+                break if failed { Err(()) } else { Ok(()) };
+            }
+            if failed && (self.at_eof() || self.closes_here() || self.fatal || self.diags.len() >= MAX_DIAGNOSTICS) {
+                break Err(());
             }
             if self.at_eof() || self.closes_here() {
                 let what = if close == Sym::RBrace { "`}`" } else { "`)`" };
@@ -1125,10 +1132,16 @@ impl<'s> Parser<'s> {
                 );
                 break Err(());
             }
+            let before = self.pos;
             match self.parse_unit() {
                 Ok(Some(f)) => items.push(f),
                 Ok(None) => {}
-                Err(()) => break Err(()),
+                Err(()) => {
+                    failed = true;
+                    if self.pos == before && !self.at_eof() && !self.at_sym(close) {
+                        self.bump();
+                    }
+                }
             }
         };
         self.in_sequence = saved;
