@@ -357,7 +357,21 @@ fn readme_examples() -> Vec<Example> {
     let text = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let mut examples: Vec<Example> = Vec::new();
     let mut in_sh = false;
+    // A line ending in `\` goes on in the next one, as the shell reads it.
+    let mut lines: Vec<String> = Vec::new();
+    let mut open = false;
     for line in text.lines() {
+        match lines.last_mut() {
+            Some(last) if open => last.push_str(line.trim_start()),
+            _ => lines.push(line.to_string()),
+        }
+        let last = lines.last_mut().expect("a line was just pushed");
+        open = last.ends_with('\\');
+        if open {
+            last.pop();
+        }
+    }
+    for line in lines.iter().map(String::as_str) {
         if line.starts_with("```") {
             in_sh = line.trim() == "```sh";
             continue;

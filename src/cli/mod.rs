@@ -591,7 +591,10 @@ fn interrupted_run(
     if let Some(r) = rejects {
         let path = r.path.clone().unwrap_or_default();
         rejects_note = match r.commit() {
-            Ok(()) => format!("; the {} skipped games read so far are in `{path}`", outcome.skipped),
+            Ok(()) => format!(
+                "; the {} skipped and {} partly read games read so far are in `{path}`",
+                outcome.skipped, outcome.partly_read
+            ),
             Err(e) => format!("; the rejects file `{path}` could not be written: {e}"),
         };
     }
