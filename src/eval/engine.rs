@@ -514,6 +514,24 @@ impl<'a> Ctx<'a> {
         None
     }
 
+    /// The searched node after everything below `n` in game-tree order, staying below
+    /// `top` (`n` at or under it): the next variation of the nearest position between
+    /// them that has one.
+    fn next_beside(&self, n: NodeId, top: NodeId) -> Option<NodeId> {
+        let mut cur = n;
+        while cur != top {
+            let parent = self.game.nodes.get(cur.index())?.parent?;
+            let siblings = self.children(parent);
+            if let Ok(i) = siblings.binary_search(&cur) {
+                if let Some(&next) = siblings.get(i + 1) {
+                    return Some(next);
+                }
+            }
+            cur = parent;
+        }
+        None
+    }
+
     /// Searched nodes of the game in game-tree (pre-)order.
     pub fn searched_nodes(&self) -> Vec<NodeId> {
         let mut out = Vec::new();
@@ -804,8 +822,19 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Or(items) => self.test_parts(f, items, at, true),
-            Filter::And(items) => self.test_parts(f, items, at, false),
+            Filter::Or(items) | Filter::And(items) => {
+                let any = matches!(ir.get(f), Filter::Or(_));
+                let q: &'a Query = self.q;
+                match q.plan(f) {
+                    super::plan::Plan::Patterns(table) if !matches!(at, Loc::Header) => {
+                        self.count_step()?;
+                        let in_check = table.uses_check && self.in_check(at) == Some(true);
+                        Ok(self.pos(at).is_some_and(|pos| table.matches(pos, in_check)))
+                    }
+                    super::plan::Plan::Order(order) => self.test_parts(f, order, at, any),
+                    _ => self.test_parts(f, items, at, any),
+                }
+            }
             Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)
             }
@@ -1500,6 +1529,7 @@ impl<'a> Ctx<'a> {
     /// none).
     fn find(
         &mut self,
+        f: FilterId,
         direction: FindDirection,
         (counting, notes): (bool, bool),
         range: Option<(i64, i64)>,
@@ -1528,11 +1558,21 @@ impl<'a> Ctx<'a> {
             }
             Loc::Header => return Ok(None),
         };
+        // A body that holds only up to some ply: nothing beyond that ply is looked at.
+        let last_ply = match self.q.plan(f) {
+            super::plan::Plan::FindUpToPly { bound, strict } => {
+                self.number_value(*bound, at)?.map(|b| if *strict { b.saturating_sub(1) } else { b })
+            }
+            _ => None,
+        };
         // The positions counted, kept only to note them (no allocation without a match).
         let mut counted: Vec<NodeId> = Vec::new();
-        let mut stack = vec![start];
-        while let Some(n) = stack.pop() {
-            if self.test(body, Loc::Node(n))? {
+        // Walked in place (game-tree order below `start`, or up to the start): no list of
+        // positions is built.
+        let mut next = Some(start);
+        while let Some(n) = next {
+            let beyond = last_ply.is_some_and(|last| i64::from(self.game.node(n).ply) > last);
+            if !beyond && self.test(body, Loc::Node(n))? {
                 if !counting {
                     if notes {
                         self.out.comments.push((n, "Found".into()));
@@ -1544,11 +1584,15 @@ impl<'a> Ctx<'a> {
                     counted.push(n);
                 }
             }
-            match direction {
-                FindDirection::Backward => stack.extend(self.game.node(n).parent),
-                FindDirection::Forward if !self.variations => stack.extend(self.children(n).first().copied()),
-                FindDirection::Forward => stack.extend(self.children(n).iter().rev()),
-            }
+            next = match direction {
+                FindDirection::Backward => self.game.node(n).parent,
+                // Everything below a position beyond the last ply is beyond it too.
+                FindDirection::Forward if beyond => self.next_beside(n, start),
+                FindDirection::Forward => match self.children(n).first() {
+                    Some(&child) => Some(child),
+                    None => self.next_beside(n, start),
+                },
+            };
         }
         if !(counting && (lo..=hi).contains(&count)) {
             return Ok(None);
@@ -1574,13 +1618,19 @@ impl<'a> Ctx<'a> {
         // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`);
         // the legacy `:relation (:variations)` takes in the variations in any case.
         let searched = self.variations;
-        self.variations |= variations;
-        let targets: Vec<NodeId> = self.searched_nodes().into_iter().filter(|&t| in_all || t != s).collect();
-        self.variations = searched;
+        let walked = searched || variations;
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;
-        for t in targets {
+        // The targets are walked in place, in game-tree order (no list per source).
+        let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
+        while let Some(t) = next {
+            self.variations = walked;
+            next = self.next_searched(t);
+            self.variations = searched;
+            if !in_all && t == s {
+                continue;
+            }
             self.set_var(target, Some(Value::Position(t)));
             if let Some(v) = self.eval(body, Loc::Node(t), false)? {
                 if marks && self.writes_notes() {
