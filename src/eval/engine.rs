@@ -548,15 +548,31 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// Is `x` the position `y` itself or one that led to it? Decided by the plies: an
+    /// ancestor is fewer plies from the start, a main-line position has only main-line
+    /// ancestors (one per ply), and otherwise `y` is climbed to `x`'s ply only. `echo` asks
+    /// this for every pair of positions, so it must not walk to the start each time.
     fn is_ancestor_or_self(&self, x: NodeId, y: NodeId) -> bool {
-        let mut cur = Some(y);
-        while let Some(c) = cur {
-            if c == x {
-                return true;
-            }
-            cur = self.game.nodes.get(c.index()).and_then(|n| n.parent);
+        if x == y {
+            return true;
         }
-        false
+        let (Some(above), Some(below)) = (self.game.nodes.get(x.index()), self.game.nodes.get(y.index())) else {
+            return false;
+        };
+        if above.ply > below.ply {
+            return false;
+        }
+        if below.is_mainline() {
+            return above.is_mainline();
+        }
+        let mut cur = y;
+        for _ in above.ply..below.ply {
+            match self.game.nodes.get(cur.index()).and_then(|n| n.parent) {
+                Some(p) => cur = p,
+                None => return false,
+            }
+        }
+        cur == x
     }
 
     /// Whether `n` lies on the virtual main line (CQL 6.2 `QPos::virtualmainline`): reached from
@@ -1222,13 +1238,20 @@ impl<'a> Ctx<'a> {
             // `str` always matches: an argument that fails is written `<false>` in its text.
             return Ok(Some(Value::Str(self.args_text(args, at)?)));
         }
-        let mut values: Vec<Value> = Vec::with_capacity(args.len());
-        for &a in args {
-            match self.value(a, at)? {
-                Some(v) => values.push(v),
-                None => return Ok(None),
+        // Up to three arguments are held on the stack: a built-in call is made at every
+        // position (or for every square of an iteration) and must not allocate for them.
+        let mut held: [Value; 3] = [Value::None, Value::None, Value::None];
+        let mut spilled: Vec<Value> = Vec::new();
+        let on_stack = args.len() <= held.len();
+        for (k, &a) in args.iter().enumerate() {
+            let Some(v) = self.value(a, at)? else { return Ok(None) };
+            if on_stack {
+                held[k] = v;
+            } else {
+                spilled.push(v);
             }
         }
+        let values: &[Value] = if on_stack { &held[..args.len()] } else { &spilled };
         let num = |k: usize| values.get(k).and_then(|v| self.as_number(v, at));
         let string = |k: usize| match values.get(k) {
             Some(Value::Str(s)) => Some(s.as_str()),
