@@ -16,6 +16,7 @@ mod legacy_facts;
 mod line;
 mod moves;
 mod path;
+mod plan;
 mod similar;
 mod value;
 pub mod yacpdb;
@@ -164,6 +165,9 @@ pub struct Query {
     set_assigned: Vec<bool>,
     /// Per variable: what it holds as a dictionary, as far as the query's text tells.
     dictionaries: Vec<DictionaryContents>,
+    /// Per filter: how an `and`/`or` is tested where only its match counts (the order of
+    /// its parts, or a table of piece placements; see [`plan::Plan`]).
+    plans: Vec<plan::Plan>,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -329,6 +333,7 @@ impl Query {
             }
         }
         let dictionaries = props::dictionary_contents(&ir);
+        let plans = plan::plans(&ir);
         Ok(Query {
             ir,
             limits: Limits::default(),
@@ -340,7 +345,15 @@ impl Query {
             shapes,
             set_assigned,
             dictionaries,
+            plans,
         })
+    }
+
+    /// How an `and`/`or` is tested where only its match counts (see [`plan::Plan`]).
+    #[inline]
+    pub(crate) fn plan(&self, f: FilterId) -> &plan::Plan {
+        static AS_STORED: plan::Plan = plan::Plan::AsStored;
+        self.plans.get(f.0 as usize).unwrap_or(&AS_STORED)
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
