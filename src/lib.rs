@@ -26,5 +26,5 @@ pub mod pgn;
 pub mod scan;
 
 pub use compile::{CompileError, CompileOptions};
-pub use eval::Query;
+pub use eval::{FileAccess, FilePolicy, FileUse, Query};
 pub use lang::Syntax;

@@ -32,7 +32,7 @@ use crate::pgn::{Game, NodeId};
 
 pub use engine::abort_requested;
 use engine::{Ctx, Loc};
-pub use files::register_inputs;
+pub use files::{register_inputs, FileAccess, FilePolicy, FileUse};
 pub use moves::{ids_after, initial_ids};
 pub use value::Value;
 
@@ -74,6 +74,8 @@ pub struct Query {
     set_assigned: Vec<bool>,
     /// Per variable: what it holds as a dictionary, as far as the query's text tells.
     dictionaries: Vec<DictionaryContents>,
+    /// Which files the query's `readfile` and `writefile` may reach.
+    files: files::FilePolicy,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -239,7 +241,18 @@ impl Query {
             }
         }
         let dictionaries = props::dictionary_contents(&ir);
-        Ok(Query { ir, regexes, header_conjuncts, header_only, has_yacpdb, pure, shapes, set_assigned, dictionaries })
+        Ok(Query {
+            ir,
+            regexes,
+            header_conjuncts,
+            header_only,
+            has_yacpdb,
+            pure,
+            shapes,
+            set_assigned,
+            dictionaries,
+            files: files::FilePolicy::default(),
+        })
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
@@ -251,6 +264,22 @@ impl Query {
     /// [`props::dictionary_contents`]).
     pub(crate) fn dictionary_contents(&self, dict: crate::ir::VarId) -> DictionaryContents {
         self.dictionaries.get(dict.0 as usize).copied().unwrap_or(DictionaryContents::DecidedByEntries)
+    }
+
+    /// Which files the query's `readfile` and `writefile` may reach.
+    pub fn file_policy(&self) -> &files::FilePolicy {
+        &self.files
+    }
+
+    /// Set the files the query may reach, after checking the file names it writes as
+    /// quoted strings: the diagnostics of those the policy refuses (nothing changed then).
+    pub fn set_file_policy(&mut self, policy: files::FilePolicy) -> Result<(), Vec<crate::diag::Diagnostic>> {
+        let refused = files::check_constant_names(&self.ir, &policy);
+        if !refused.is_empty() {
+            return Err(refused);
+        }
+        self.files = policy;
+        Ok(())
     }
 
     /// The IR this query runs.
