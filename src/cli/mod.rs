@@ -407,8 +407,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     Ok(if outcome.matched > 0 || args.exit_zero { EXIT_MATCH } else { EXIT_NO_MATCH })
 }
 
-/// `<script stem>-out.pgn`, in the current directory.
-/// The file policy of the run (docs/compat.md, "Files a script may reach"): `--secure`
+/// The file policy of the run (docs/output.md, "Which files a script may reach"): `--secure`
 /// forbids every file access from the script; otherwise the script reaches its own folder
 /// (the current directory for `-cql`), the output's folder (that of `-o FILE`, else the
 /// current directory, where the default output goes) and the `--allow-files` folders.
@@ -474,6 +473,7 @@ fn header_name_span(text: &str, word: &str, name: &str) -> Option<Span> {
     None
 }
 
+/// `<script stem>-out.pgn`, in the current directory.
 fn default_output(script: &str) -> String {
     let stem = std::path::Path::new(script).file_stem().map_or("cql".into(), |s| s.to_string_lossy().into_owned());
     format!("{stem}-out.pgn")
