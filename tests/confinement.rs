@@ -104,8 +104,11 @@ fn stderr(out: &Output) -> String {
 /// own PGN output in the script's folder.
 fn changed(before: &BTreeMap<PathBuf, Vec<u8>>, after: &BTreeMap<PathBuf, Vec<u8>>, scripts: &Path) -> Vec<PathBuf> {
     let own_output = |p: &Path| p.parent() == Some(scripts) && p.extension().is_some_and(|e| e == "pgn");
-    let mut differ: Vec<PathBuf> =
-        after.iter().filter(|(p, bytes)| before.get(*p) != Some(bytes) && !own_output(p)).map(|(p, _)| p.clone()).collect();
+    let mut differ: Vec<PathBuf> = after
+        .iter()
+        .filter(|(p, bytes)| before.get(*p) != Some(bytes) && !own_output(p))
+        .map(|(p, _)| p.clone())
+        .collect();
     differ.extend(before.keys().filter(|p| !after.contains_key(*p)).cloned());
     differ
 }
@@ -198,7 +201,8 @@ fn files_in_the_folders_work_and_allow_files_opens_another() {
     let text = format!("cql()\ninitial settag (\"Note\" readfile \"{prep}\")\n");
     let refused = site.run("reach.cql", &text, &["-o", "reach-out.pgn"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
-    let allowed = site.run("reach.cql", &text, &["--allow-files", site.victims.to_str().unwrap(), "-o", "reach-out.pgn"]);
+    let allowed =
+        site.run("reach.cql", &text, &["--allow-files", site.victims.to_str().unwrap(), "-o", "reach-out.pgn"]);
     assert_eq!(allowed.status.code(), Some(0), "{}", stderr(&allowed));
     let games = read_games(&site.scripts.join("reach-out.pgn"));
     // A tag value cannot hold a line break: each is written as a space.
@@ -266,7 +270,8 @@ fn injected_text_stays_data() {
     let site = Site::new("injection");
     // A tag value with escaped quotes that, written back unescaped, would be two tags.
     let evil_event = r#"a"] [White "Evil"#;
-    let games = "[Event \"a\\\"] [White \\\"Evil\"]\n[White \"Real\"]\n[Black \"B\"]\n[Result \"*\"]\n\n1. e4 {a} e5 *\n";
+    let games =
+        "[Event \"a\\\"] [White \\\"Evil\"]\n[White \"Real\"]\n[Black \"B\"]\n[Result \"*\"]\n\n1. e4 {a} e5 *\n";
     std::fs::write(site.scripts.join("evil.pgn"), games).unwrap();
     let script = "cql()\ninitial comment (\"a} 1. e4 {b\") settag (\"Annotator\" event)\n";
     std::fs::write(site.scripts.join("inject.cql"), script).unwrap();

@@ -32,7 +32,8 @@ const CASES: u32 = 24;
 /// The query: the Event and Site values into new tags, White's name into a comment at
 /// the start. `quiet`: no match marks, so the comments read back are exactly the game's
 /// own, the game number and the query's.
-const QUERY: &str = "cql(quiet)\ninitial {comment (player white) settag (\"Annotator\" event) settag (\"Note\" site)}\n";
+const QUERY: &str =
+    "cql(quiet)\ninitial {comment (player white) settag (\"Annotator\" event) settag (\"Note\" site)}\n";
 
 /// One generated game.
 #[derive(Clone, Debug)]
@@ -51,8 +52,7 @@ const TAG_NAMES: [&str; 6] = ["Event", "Site", "White", "Black", "Round", "Remar
 /// The characters generated texts are made of: the PGN's own punctuation, escapes,
 /// blanks and line breaks, and a few letters (ASCII and not).
 fn text_char(line_breaks: bool, close_brace: bool) -> impl Strategy<Value = char> {
-    let mut chars: Vec<char> =
-        "ab Z09\"\\{[];%().*$-!?#+=/e\u{e9}\u{265a}\u{4e2d}\t".chars().collect();
+    let mut chars: Vec<char> = "ab Z09\"\\{[];%().*$-!?#+=/e\u{e9}\u{265a}\u{4e2d}\t".chars().collect();
     if close_brace {
         chars.push('}');
     }
@@ -137,7 +137,17 @@ fn trimmed(text: &str) -> String {
 /// The text the query writes into a comment, as CQL 6.2 writes it: braces as `_`, line
 /// breaks as spaces (docs/output.md).
 fn as_written_in_comment(text: &str) -> String {
-    text.chars().map(|c| if matches!(c, '{' | '}') { '_' } else if matches!(c, '\n' | '\r') { ' ' } else { c }).collect()
+    text.chars()
+        .map(|c| {
+            if matches!(c, '{' | '}') {
+                '_'
+            } else if matches!(c, '\n' | '\r') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// The games of a PGN file as cqlrs reads them.
@@ -206,7 +216,8 @@ fn check_case(dir: &Path, case: usize, specs: &[GameSpec]) -> Result<(), TestCas
 #[test]
 fn tags_moves_and_comments_read_back_the_same() {
     let keep = std::env::var_os("CQLRS_ROUNDTRIP_DIR").map(PathBuf::from);
-    let dir = keep.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("cqlrs-roundtrip-{}", std::process::id())));
+    let dir =
+        keep.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("cqlrs-roundtrip-{}", std::process::id())));
     std::fs::create_dir_all(&dir).unwrap();
     let case = AtomicUsize::new(0);
     let cases = std::env::var("CQLRS_ROUNDTRIP_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(CASES);

@@ -373,7 +373,10 @@ mod tests {
         // `--allow-files` opens another folder to any path; `--secure` closes everything.
         let wider = FilePolicy::confined(&[&home], &[&other]).unwrap();
         assert!(wider.check(FileUse::Read, &abs, None).is_ok());
-        assert!(FilePolicy::forbidden().check(FileUse::Read, "sub/x.pgn", Some(&home)).unwrap_err().contains("--secure"));
+        assert!(FilePolicy::forbidden()
+            .check(FileUse::Read, "sub/x.pgn", Some(&home))
+            .unwrap_err()
+            .contains("--secure"));
         assert!(FilePolicy::unrestricted().check(FileUse::Read, &abs, None).is_ok());
         assert!(FilePolicy::confined(&[&home], &[&root.join("missing")]).is_err());
         let _ = std::fs::remove_dir_all(&root);
