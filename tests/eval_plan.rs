@@ -67,7 +67,8 @@ fn a_transformed_corner_mate_is_found_in_both_colours() {
 #[test]
 fn a_comment_beside_the_pattern_is_written_once_at_the_mate() {
     let pgn = temp_file("corner-comment.pgn", &corner_games());
-    let o = run(&["-i", pgn.to_str().unwrap(), "-o", "-", "-cql", "flipcolor { Nf7 kh8 ph7 } mate comment(\"corner\")"]);
+    let o =
+        run(&["-i", pgn.to_str().unwrap(), "-o", "-", "-cql", "flipcolor { Nf7 kh8 ph7 } mate comment(\"corner\")"]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();
     assert_eq!(out.matches("corner").count(), 2, "{out}");
 }

@@ -297,8 +297,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     // the front-end's IR before its transforms are expanded.
     let compiled = match &source {
         Some(src) => {
-            let mut options =
-                CompileOptions::new(src.syntax).amend(|ir| apply_cli(args, ir)).files(policy.clone());
+            let mut options = CompileOptions::new(src.syntax).amend(|ir| apply_cli(args, ir)).files(policy.clone());
             Query::compile(&src.text, &mut options).map_err(|e| compile_message(&e, |d| src.render(d)))
         }
         None => {
@@ -632,7 +631,12 @@ fn file_policy(args: &Args) -> Result<FilePolicy, String> {
 
 /// [`file_policy`] from its parts: the script file (`None` for `-cql`), the output file
 /// (`None` or `-` for the current directory), the `--allow-files` folders and `--secure`.
-fn policy_for(script: Option<&str>, output: Option<&str>, allow: &[String], secure: bool) -> Result<FilePolicy, String> {
+fn policy_for(
+    script: Option<&str>,
+    output: Option<&str>,
+    allow: &[String],
+    secure: bool,
+) -> Result<FilePolicy, String> {
     if secure {
         return Ok(FilePolicy::forbidden());
     }

@@ -272,7 +272,8 @@ fn has_extension(name: &str, exts: &[&str]) -> bool {
 /// `readfile NAME`: the text of a `.pgn`, `.cql` or `.cqo` file the policy allows.
 pub fn read(name: &str, policy: &FilePolicy) -> Result<String, String> {
     let path = policy.check(FileUse::Read, name, None).map_err(|why| format!("readfile: {why}"))?;
-    let bytes = crate::input::read_regular_file(&path, crate::input::MAX_TEXT_FILE_BYTES).map_err(|e| format!("readfile: {name}: {e}"))?;
+    let bytes = crate::input::read_regular_file(&path, crate::input::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| format!("readfile: {name}: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 

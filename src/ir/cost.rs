@@ -261,8 +261,10 @@ mod tests {
         let root = ir.root.unwrap();
         let Filter::And(parts) = ir.get(root) else { panic!("root is not an and") };
         let order = orders.iter().find(|(f, _)| *f == root).map_or(parts.clone(), |(_, o)| o.clone());
-        let comments: Vec<usize> = (0..order.len()).filter(|&i| matches!(ir.get(order[i]), Filter::Comment(_))).collect();
-        let written: Vec<usize> = (0..parts.len()).filter(|&i| matches!(ir.get(parts[i]), Filter::Comment(_))).collect();
+        let comments: Vec<usize> =
+            (0..order.len()).filter(|&i| matches!(ir.get(order[i]), Filter::Comment(_))).collect();
+        let written: Vec<usize> =
+            (0..parts.len()).filter(|&i| matches!(ir.get(parts[i]), Filter::Comment(_))).collect();
         assert_eq!(comments, written);
         let mut sorted = order.clone();
         sorted.sort();
