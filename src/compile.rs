@@ -13,7 +13,7 @@
 //! sequence.
 
 use crate::diag::Diagnostic;
-use crate::eval::Query;
+use crate::eval::{FilePolicy, Query};
 use crate::ir::Ir;
 use crate::lang::Syntax;
 
@@ -25,18 +25,28 @@ pub struct CompileOptions<'a> {
     /// Called with the front-end's IR before anything else runs: may add filters or
     /// change settings; its error is reported as [`CompileError::Amend`].
     amend: Option<Box<dyn FnOnce(&mut Ir) -> Result<(), String> + 'a>>,
+    /// Which files the query's `readfile` and `writefile` may reach (default: the
+    /// current directory only).
+    files: FilePolicy,
 }
 
 impl<'a> CompileOptions<'a> {
     /// Compile text in this language, with nothing added.
     pub fn new(syntax: Syntax) -> CompileOptions<'a> {
-        CompileOptions { syntax, amend: None }
+        CompileOptions { syntax, amend: None, files: FilePolicy::default() }
     }
 
     /// Change the IR the front-end produced before it is expanded and normalized (how
     /// the command line turns options such as `-flipcolor` into filters).
     pub fn amend(mut self, edit: impl FnOnce(&mut Ir) -> Result<(), String> + 'a) -> CompileOptions<'a> {
         self.amend = Some(Box::new(edit));
+        self
+    }
+
+    /// The files the query may read and write (see [`FilePolicy`]); a quoted file name
+    /// the policy refuses is a compile error at that name.
+    pub fn files(mut self, policy: FilePolicy) -> CompileOptions<'a> {
+        self.files = policy;
         self
     }
 }
@@ -105,7 +115,9 @@ impl Query {
         if let Some(edit) = options.amend.take() {
             edit(&mut ir).map_err(CompileError::Amend)?;
         }
-        Query::from_ir(ir)
+        let mut query = Query::from_ir(ir)?;
+        query.set_file_policy(options.files.clone())?;
+        Ok(query)
     }
 
     /// Compile an IR built in code (or by a front-end): expand its transforms, normalize

@@ -27,5 +27,5 @@ pub mod scan;
 pub mod survey;
 
 pub use compile::{CompileError, CompileOptions};
-pub use eval::Query;
+pub use eval::{FileAccess, FilePolicy, FileUse, Query};
 pub use lang::Syntax;

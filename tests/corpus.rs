@@ -7,13 +7,17 @@
 //!   Latin-1 bytes give the same games as the plain file.
 //!
 //! The self-contained tests use the bundled `data/` games. The tests over the shared
-//! corpora (`/work/shared/corpus`, or the directory named by `CQLRS_SHARED_CORPUS`)
-//! say so on stderr and pass when that directory is absent. The 60 MB benchmark file
+//! corpora (`corpus/` of the shared folder — `$CQLRS_SHARED`, else `../shared` beside
+//! the repository — or the directory named by `CQLRS_SHARED_CORPUS`) say so on stderr
+//! and pass when that directory is absent, and fail when it is absent under `CI=true`. The 60 MB benchmark file
 //! under `bench/` is scanned only when `CQLRS_BENCH_CORPUS` is set.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+#[path = "support/shared.rs"]
+mod shared;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
 
@@ -27,15 +31,16 @@ fn bundled_sample() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data/lichess-2017-05-sample.pgn")
 }
 
-/// The shared corpus directory, or `None` (with a note) when it is absent.
+/// The shared corpus directory, or `None` (with a note) when it is absent; a failure
+/// when it is absent under `CI=true`.
 fn shared_corpus() -> Option<PathBuf> {
-    let dir =
-        std::env::var_os("CQLRS_SHARED_CORPUS").map_or_else(|| PathBuf::from("/work/shared/corpus"), PathBuf::from);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("note: {} is absent; shared-corpus checks not run", dir.display());
-        None
+    match std::env::var_os("CQLRS_SHARED_CORPUS") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(dir.is_dir() || !shared::in_ci(), "CI=true: CQLRS_SHARED_CORPUS {} is missing", dir.display());
+            dir.is_dir().then_some(dir)
+        }
+        None => shared::shared_path("corpus"),
     }
 }
 

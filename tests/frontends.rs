@@ -2,8 +2,8 @@
 //! same `--dump-ir` (after `ir::normalize`).
 //!
 //! Two sources of pairs: the legacy conformance suite (every case that names a
-//! `cql6_equivalent`; skipped when `/work/shared` is not there, or when
-//! `CQLRS_SHARED` points elsewhere), and the self-contained pairs written below.
+//! `cql6_equivalent`; the shared folder is `$CQLRS_SHARED`, else `../shared` beside the
+//! repository; skipped with a note when it is not there, a failure under `CI=true`), and the self-contained pairs written below.
 //! File names are not meaning: the `input`/`output` parts of the settings line are left
 //! out of the comparison (a script may name its PGN files, its equivalent may not). Both
 //! are compiled with `-quiet`: a CQL 6 `find` notes what it found in the output
@@ -63,17 +63,13 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn shared_root() -> PathBuf {
-    std::env::var_os("CQLRS_SHARED").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/shared"))
-}
+#[path = "support/shared.rs"]
+mod shared;
 
 #[test]
 fn suite_pairs_print_the_same_ir() {
-    let dir = shared_root().join("conformance/legacy");
-    let Ok(cases) = std::fs::read_to_string(dir.join("cases.jsonl")) else {
-        eprintln!("skipped: no legacy conformance suite under {}", dir.display());
-        return;
-    };
+    let Some(dir) = shared::shared_path("conformance/legacy") else { return };
+    let cases = std::fs::read_to_string(dir.join("cases.jsonl")).expect("the legacy suite's cases.jsonl");
     let mut pairs: Vec<(String, String)> = Vec::new();
     for line in cases.lines().filter(|l| !l.trim().is_empty()) {
         let case: serde_json::Value = serde_json::from_str(line).expect("a JSON case");
@@ -213,12 +209,9 @@ fn game_numbers(pgn: &Path, script: &Path) -> Vec<u64> {
 
 #[test]
 fn relation_finds_the_games_its_echo_finds() {
-    let corpus = shared_root().join("corpus/conformance");
+    let Some(corpus) = shared::shared_path("corpus/conformance") else { return };
     let pgns = [corpus.join("worldmatches.pgn"), corpus.join("studies253.pgn")];
-    if !pgns.iter().all(|p| p.exists()) {
-        eprintln!("skipped: no conformance corpus under {}", corpus.display());
-        return;
-    }
+    assert!(pgns.iter().all(|p| p.exists()), "the conformance corpus under {} lacks {pgns:?}", corpus.display());
     let dir = scratch("relation");
     for (n, (legacy_text, cql6_text, what)) in RELATION_PAIRS.iter().enumerate() {
         let legacy = dir.join(format!("relation{n}-legacy.cql"));

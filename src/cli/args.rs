@@ -223,6 +223,14 @@ pub struct Args {
     /// Skip (unread) a game of more than BYTES of PGN text (default 64M; suffixes K, M, G)
     #[arg(long = "max-game-bytes", value_name = "BYTES", value_parser = parse_size)]
     pub max_game_bytes: Option<u64>,
+    /// Let the script's readfile, writefile, include and output reach files in DIR too
+    /// (repeatable); by default only the script's folder and the output's folder
+    #[arg(long = "allow-files", value_name = "DIR")]
+    pub allow_files: Vec<String>,
+    /// Forbid every file access from the script (readfile, writefile, include, and its
+    /// own input and output)
+    #[arg(long = "secure")]
+    pub secure: bool,
     /// Print at most N warnings (skipped games, abandoned games) on stderr
     #[arg(long = "max-warnings", value_name = "N")]
     pub max_warnings: Option<u64>,
@@ -377,6 +385,8 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("vi", Fixed("--input=hhdbvi.pgn")),
     ("vii", Fixed("--input=hhdbvii.pgn")),
     ("rejects", Value("rejects")),
+    ("allow-files", Value("allow-files")),
+    ("secure", Flag("secure")),
     ("output-encoding", Value("output-encoding")),
     // The query.
     ("cql", Value("cql")),

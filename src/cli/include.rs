@@ -17,6 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::eval::{FilePolicy, FileUse};
 use crate::ir::Span;
 use crate::lang::{Diagnostic, Error};
 
@@ -123,7 +124,9 @@ fn blanked(text: &str, ranges: &[(usize, usize)]) -> String {
 }
 
 /// Gather the files a script includes, depth first (a file's own includes before it).
-struct Gatherer {
+struct Gatherer<'p> {
+    /// The files the script may reach.
+    policy: &'p FilePolicy,
     /// Files being read (for cycles), canonical paths.
     stack: Vec<PathBuf>,
     /// Files already taken in, canonical paths.
@@ -131,7 +134,7 @@ struct Gatherer {
     regions: Vec<(String, String, String)>,
 }
 
-impl Gatherer {
+impl Gatherer<'_> {
     /// Take in the files `text` (the file `name` in directory `dir`) includes.
     fn visit(&mut self, name: &str, text: &str, dir: &Path) -> Result<(), String> {
         let (found, _) = includes_in(text);
@@ -141,6 +144,12 @@ impl Gatherer {
                 d.hint = hint.map(str::to_string);
                 Error { diagnostics: vec![d] }.render(name, text)
             };
+            if let Err(why) = self.policy.check(FileUse::Include, &path, Some(dir)) {
+                return Err(fail(
+                    format!("cannot include {why}"),
+                    Some("include a `.cql` file inside the script's folder or the output's folder, or allow a folder with `--allow-files DIR` (`--secure` forbids include)"),
+                ));
+            }
             let full = dir.join(&path);
             let canonical = match std::fs::canonicalize(&full) {
                 Ok(c) => c,
@@ -179,16 +188,17 @@ impl Gatherer {
 }
 
 /// Expand the includes of the CQL 6 script `text` read from `path`: the combined text
-/// and its source map; `Ok(None)` when the script includes nothing. A missing file or an
-/// include cycle is an error rendered with a caret under the file name.
-pub fn expand(text: &str, path: Option<&str>) -> Result<Option<(String, SourceMap)>, String> {
+/// and its source map; `Ok(None)` when the script includes nothing. A missing file, an
+/// include cycle or a file `policy` refuses is an error rendered with a caret under the
+/// file name.
+pub fn expand(text: &str, path: Option<&str>, policy: &FilePolicy) -> Result<Option<(String, SourceMap)>, String> {
     let (found, blank) = includes_in(text);
     if found.is_empty() {
         return Ok(None);
     }
     let name = path.unwrap_or("<command line>");
     let dir = path.and_then(|p| Path::new(p).parent()).map(Path::to_path_buf).unwrap_or_default();
-    let mut g = Gatherer { stack: Vec::new(), seen: Vec::new(), regions: Vec::new() };
+    let mut g = Gatherer { policy, stack: Vec::new(), seen: Vec::new(), regions: Vec::new() };
     if let Some(p) = path.and_then(|p| std::fs::canonicalize(p).ok()) {
         g.stack.push(p);
     }
@@ -253,7 +263,8 @@ mod tests {
         let script = dir.join("main.cql");
         let text = "cql(include \"lib/a.cql\")\nMated()\n";
         std::fs::write(&script, text).unwrap();
-        let (combined, map) = expand(text, script.to_str()).unwrap().unwrap();
+        let any = FilePolicy::unrestricted();
+        let (combined, map) = expand(text, script.to_str(), &any).unwrap().unwrap();
         assert!(combined.contains("function Mated()") && combined.ends_with("\nMated()\n"));
         let at = combined.find("Mated()\n").unwrap();
         let err = Error { diagnostics: vec![Diagnostic::new("here", Span::new(at, at + 5))] };
@@ -263,10 +274,10 @@ mod tests {
         let rendered = map.render(&Error { diagnostics: vec![Diagnostic::new("x", Span::new(inside, inside + 1))] });
         assert!(rendered.contains("a.cql:2:"), "{rendered}");
         // Missing files and cycles are errors with a caret under the name.
-        let err = expand("cql(include \"nope.cql\") mate", script.to_str()).unwrap_err();
+        let err = expand("cql(include \"nope.cql\") mate", script.to_str(), &any).unwrap_err();
         assert!(err.contains("cannot include `nope.cql`") && err.contains('^'), "{err}");
         std::fs::write(dir.join("lib/self.cql"), "cql(include \"self.cql\")\nfunction F() { check }\n").unwrap();
-        let err = expand("cql(include \"lib/self.cql\") F", script.to_str()).unwrap_err();
+        let err = expand("cql(include \"lib/self.cql\") F", script.to_str(), &any).unwrap_err();
         assert!(err.contains("includes itself") && err.contains('^'), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -40,10 +40,11 @@ mod scale;
 pub mod survey;
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
-use crate::eval::Query;
+use crate::eval::{FileAccess, FilePolicy, FileUse, Query};
 use crate::ir::{CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, Span, TransformKind};
 use crate::lang::{self, Syntax};
 use crate::output::{self, Format, PgnStyle, Sink, Summary};
@@ -133,9 +134,9 @@ impl QuerySource {
     }
 
     /// Take in the files the `cql( … )` header includes (CQL 6 only).
-    fn with_includes(mut self) -> Result<QuerySource, String> {
+    fn with_includes(mut self, policy: &FilePolicy) -> Result<QuerySource, String> {
         if self.syntax == Syntax::Cql6 {
-            if let Some((text, map)) = include::expand(&self.text, self.script.as_deref())? {
+            if let Some((text, map)) = include::expand(&self.text, self.script.as_deref(), policy)? {
                 self.text = text;
                 self.map = Some(map);
             }
@@ -290,12 +291,13 @@ fn execute(args: &Args) -> Result<i32, String> {
         output::print_stdout(&converted).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
     }
-    let source = query_source(args)?;
+    let policy = file_policy(args)?;
+    let source = query_source(args, &policy)?;
     // The one compile pipeline of the library; the command line's filters are added to
     // the front-end's IR before its transforms are expanded.
     let compiled = match &source {
         Some(src) => {
-            let mut options = CompileOptions::new(src.syntax).amend(|ir| apply_cli(args, ir));
+            let mut options = CompileOptions::new(src.syntax).amend(|ir| apply_cli(args, ir)).files(policy.clone());
             Query::compile(&src.text, &mut options).map_err(|e| compile_message(&e, |d| src.render(d)))
         }
         None => {
@@ -310,6 +312,9 @@ fn execute(args: &Args) -> Result<i32, String> {
     let mut query = compiled?;
     query.set_limits(limits_of(args));
     let ir = query.ir();
+    if let Some(src) = &source {
+        check_header_files(args, ir, src, &policy)?;
+    }
     if args.dump_ir {
         output::print_stdout(&crate::ir::dump::dump(ir)).map_err(|e| format!("cqlrs: {e}"))?;
         return Ok(EXIT_MATCH);
@@ -619,6 +624,83 @@ fn interrupted_run(
     128 + outcome.interrupted as i32
 }
 
+/// The file policy of the run (docs/output.md, "Which files a script may reach"): `--secure`
+/// forbids every file access from the script; otherwise the script reaches its own folder
+/// (the current directory for `-cql`), the output's folder (that of `-o FILE`, else the
+/// current directory, where the default output goes) and the `--allow-files` folders.
+fn file_policy(args: &Args) -> Result<FilePolicy, String> {
+    policy_for(args.script.as_deref(), args.output.as_deref(), &args.allow_files, args.secure)
+}
+
+/// [`file_policy`] from its parts: the script file (`None` for `-cql`), the output file
+/// (`None` or `-` for the current directory), the `--allow-files` folders and `--secure`.
+fn policy_for(
+    script: Option<&str>,
+    output: Option<&str>,
+    allow: &[String],
+    secure: bool,
+) -> Result<FilePolicy, String> {
+    if secure {
+        return Ok(FilePolicy::forbidden());
+    }
+    let folder_of = |file: &str| match Path::new(file).parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let script = script.map_or_else(|| PathBuf::from("."), folder_of);
+    let output = output.filter(|o| *o != "-").map_or_else(|| PathBuf::from("."), folder_of);
+    let allowed: Vec<&Path> = allow.iter().map(Path::new).collect();
+    FilePolicy::confined(&[&script, &output], &allowed)
+}
+
+/// Check the files the script's header names against the policy: its `output` (when it
+/// is the one written) and, under `--secure`, its `input` (when it is the one read). A
+/// refusal is an error with a caret under the name.
+fn check_header_files(args: &Args, ir: &Ir, src: &QuerySource, policy: &FilePolicy) -> Result<(), String> {
+    let refuse = |word: &str, name: &str, why: String, hint: &str| {
+        let span = header_name_span(&src.text, word, name).unwrap_or_default();
+        let d = crate::diag::Diagnostic::new(format!("{word}: {why}"), span).with_hint(hint);
+        Err(src.render(&lang::Error { diagnostics: vec![d] }))
+    };
+    if args.output.is_none() {
+        if let Some(name) = &ir.settings.output {
+            if let Err(why) = policy.check(FileUse::Output, name, None) {
+                let hint = match policy.access() {
+                    FileAccess::Forbidden => "`--secure` forbids a script's own output: give `-o FILE`",
+                    _ => "name a `.pgn` file inside the script's folder or the output's folder, or give `-o FILE`",
+                };
+                return refuse("output", name, why, hint);
+            }
+        }
+    }
+    if args.input.is_empty() && policy.access() == FileAccess::Forbidden {
+        if let Some(name) = ir.settings.input.first() {
+            let why = format!("`{name}`: a script may not name its input under `--secure`");
+            return refuse("input", name, why, "give the PGN input with `-i FILE`");
+        }
+    }
+    Ok(())
+}
+
+/// Where `name`, written after the header word `word` (`output`, `input`), is in the
+/// header of `text`.
+fn header_name_span(text: &str, word: &str, name: &str) -> Option<Span> {
+    let (start, end) = header_span(text)?;
+    let header = &text[start..end];
+    let mut from = 0;
+    while let Some(at) = header[from..].find(word) {
+        let after = from + at + word.len();
+        let rest = &header[after..];
+        let gap = rest.len() - rest.trim_start().len();
+        if gap > 0 && rest.trim_start().starts_with(name) {
+            let s = start + after + gap;
+            return Some(Span::new(s, s + name.len()));
+        }
+        from = after;
+    }
+    None
+}
+
 /// `<script stem>-out.pgn`, in the current directory.
 fn default_output(script: &str) -> String {
     let stem = std::path::Path::new(script).file_stem().map_or("cql".into(), |s| s.to_string_lossy().into_owned());
@@ -732,7 +814,7 @@ fn insert_filters(text: &str, added: &[String]) -> String {
 }
 
 /// Which query the arguments give, if any.
-fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
+fn query_source(args: &Args, policy: &FilePolicy) -> Result<Option<QuerySource>, String> {
     let added = added_filters(args);
     let only_cql6 = |syntax: Syntax| -> Result<(), String> {
         if syntax != Syntax::Cql6 && !added.is_empty() {
@@ -773,7 +855,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
             text.push('\n');
         }
         return QuerySource { name: path.clone(), text, syntax, script: Some(path.clone()), map: None }
-            .with_includes()
+            .with_includes(policy)
             .map(Some);
     }
     if let Some(filter) = &args.cql {
@@ -783,7 +865,7 @@ fn query_source(args: &Args) -> Result<Option<QuerySource>, String> {
         // positions refer to it.
         let text = insert_filters(filter, &added);
         return QuerySource { name: "<command line>".into(), text, syntax, script: None, map: None }
-            .with_includes()
+            .with_includes(policy)
             .map(Some);
     }
     if !added.is_empty() {

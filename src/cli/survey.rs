@@ -116,11 +116,14 @@ fn script_files(named: &[String]) -> Result<Vec<String>, String> {
 /// Compile one script as a single run compiles it (same front-end choice, includes and
 /// command-line amendments), with the PGN style its run would write.
 fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyle), String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cqlrs: {path}: {e}"))?;
+    let text = crate::input::read_regular_text(std::path::Path::new(path), crate::input::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| format!("cqlrs: {path}: {e}"))?;
+    // The script reaches the files its own run would: its folder and the current directory.
+    let policy = super::policy_for(Some(path), None, &defaults.allow_files, defaults.secure)?;
     let syntax = if path.ends_with(".yacpdb") { Syntax::Yacpdb } else { Syntax::detect(&text) };
     let source = QuerySource { name: path.to_string(), text, syntax, script: Some(path.to_string()), map: None }
-        .with_includes()?;
-    let mut options = CompileOptions::new(syntax).amend(|ir| apply_cli(defaults, ir));
+        .with_includes(&policy)?;
+    let mut options = CompileOptions::new(syntax).amend(|ir| apply_cli(defaults, ir)).files(policy);
     let query = Query::compile(&source.text, &mut options).map_err(|e| compile_message(&e, |d| source.render(d)))?;
     let settings = &query.ir().settings;
     let style = PgnStyle {

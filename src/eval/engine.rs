@@ -551,6 +551,24 @@ impl<'a> Ctx<'a> {
         None
     }
 
+    /// The searched node after everything below `n` in game-tree order, staying below
+    /// `top` (`n` at or under it): the next variation of the nearest position between
+    /// them that has one.
+    fn next_beside(&self, n: NodeId, top: NodeId) -> Option<NodeId> {
+        let mut cur = n;
+        while cur != top {
+            let parent = self.game.nodes.get(cur.index())?.parent?;
+            let siblings = self.children(parent);
+            if let Ok(i) = siblings.binary_search(&cur) {
+                if let Some(&next) = siblings.get(i + 1) {
+                    return Some(next);
+                }
+            }
+            cur = parent;
+        }
+        None
+    }
+
     /// Searched nodes of the game in game-tree (pre-)order.
     pub fn searched_nodes(&self) -> Vec<NodeId> {
         let mut out = Vec::new();
@@ -567,15 +585,31 @@ impl<'a> Ctx<'a> {
         out
     }
 
+    /// Is `x` the position `y` itself or one that led to it? Decided by the plies: an
+    /// ancestor is fewer plies from the start, a main-line position has only main-line
+    /// ancestors (one per ply), and otherwise `y` is climbed to `x`'s ply only. `echo` asks
+    /// this for every pair of positions, so it must not walk to the start each time.
     fn is_ancestor_or_self(&self, x: NodeId, y: NodeId) -> bool {
-        let mut cur = Some(y);
-        while let Some(c) = cur {
-            if c == x {
-                return true;
-            }
-            cur = self.game.nodes.get(c.index()).and_then(|n| n.parent);
+        if x == y {
+            return true;
         }
-        false
+        let (Some(above), Some(below)) = (self.game.nodes.get(x.index()), self.game.nodes.get(y.index())) else {
+            return false;
+        };
+        if above.ply > below.ply {
+            return false;
+        }
+        if below.is_mainline() {
+            return above.is_mainline();
+        }
+        let mut cur = y;
+        for _ in above.ply..below.ply {
+            match self.game.nodes.get(cur.index()).and_then(|n| n.parent) {
+                Some(p) => cur = p,
+                None => return false,
+            }
+        }
+        cur == x
     }
 
     /// Whether `n` lies on the virtual main line (CQL 6.2 `QPos::virtualmainline`): reached from
@@ -904,8 +938,19 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Or(items) => self.test_parts(f, items, at, true),
-            Filter::And(items) => self.test_parts(f, items, at, false),
+            Filter::Or(items) | Filter::And(items) => {
+                let any = matches!(ir.get(f), Filter::Or(_));
+                let q: &'a Query = self.q;
+                match q.plan(f) {
+                    super::plan::Plan::Patterns(table) if !matches!(at, Loc::Header) => {
+                        self.count_step()?;
+                        let in_check = table.uses_check && self.in_check(at) == Some(true);
+                        Ok(self.pos(at).is_some_and(|pos| table.matches(pos, in_check)))
+                    }
+                    super::plan::Plan::Order(order) => self.test_parts(f, order, at, any),
+                    _ => self.test_parts(f, items, at, any),
+                }
+            }
             Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)
             }
@@ -1293,13 +1338,20 @@ impl<'a> Ctx<'a> {
             // `str` always matches: an argument that fails is written `<false>` in its text.
             return Ok(Some(Value::Str(self.args_text(args, at)?)));
         }
-        let mut values: Vec<Value> = Vec::with_capacity(args.len());
-        for &a in args {
-            match self.value(a, at)? {
-                Some(v) => values.push(v),
-                None => return Ok(None),
+        // Up to three arguments are held on the stack: a built-in call is made at every
+        // position (or for every square of an iteration) and must not allocate for them.
+        let mut held: [Value; 3] = [Value::None, Value::None, Value::None];
+        let mut spilled: Vec<Value> = Vec::new();
+        let on_stack = args.len() <= held.len();
+        for (k, &a) in args.iter().enumerate() {
+            let Some(v) = self.value(a, at)? else { return Ok(None) };
+            if on_stack {
+                held[k] = v;
+            } else {
+                spilled.push(v);
             }
         }
+        let values: &[Value] = if on_stack { &held[..args.len()] } else { &spilled };
         let num = |k: usize| values.get(k).and_then(|v| self.as_number(v, at));
         let string = |k: usize| match values.get(k) {
             Some(Value::Str(s)) => Some(s.as_str()),
@@ -1612,6 +1664,7 @@ impl<'a> Ctx<'a> {
     /// none).
     fn find(
         &mut self,
+        f: FilterId,
         direction: FindDirection,
         (counting, notes): (bool, bool),
         range: Option<(i64, i64)>,
@@ -1640,11 +1693,21 @@ impl<'a> Ctx<'a> {
             }
             Loc::Header => return Ok(None),
         };
+        // A body that holds only up to some ply: nothing beyond that ply is looked at.
+        let last_ply = match self.q.plan(f) {
+            super::plan::Plan::FindUpToPly { bound, strict } => {
+                self.number_value(*bound, at)?.map(|b| if *strict { b.saturating_sub(1) } else { b })
+            }
+            _ => None,
+        };
         // The positions counted, kept only to note them (no allocation without a match).
         let mut counted: Vec<NodeId> = Vec::new();
-        let mut stack = vec![start];
-        while let Some(n) = stack.pop() {
-            if self.test(body, Loc::Node(n))? {
+        // Walked in place (game-tree order below `start`, or up to the start): no list of
+        // positions is built.
+        let mut next = Some(start);
+        while let Some(n) = next {
+            let beyond = last_ply.is_some_and(|last| i64::from(self.game.node(n).ply) > last);
+            if !beyond && self.test(body, Loc::Node(n))? {
                 if !counting {
                     if notes {
                         self.out.comments.push((n, "Found".into()));
@@ -1656,11 +1719,15 @@ impl<'a> Ctx<'a> {
                     counted.push(n);
                 }
             }
-            match direction {
-                FindDirection::Backward => stack.extend(self.game.node(n).parent),
-                FindDirection::Forward if !self.variations => stack.extend(self.children(n).first().copied()),
-                FindDirection::Forward => stack.extend(self.children(n).iter().rev()),
-            }
+            next = match direction {
+                FindDirection::Backward => self.game.node(n).parent,
+                // Everything below a position beyond the last ply is beyond it too.
+                FindDirection::Forward if beyond => self.next_beside(n, start),
+                FindDirection::Forward => match self.children(n).first() {
+                    Some(&child) => Some(child),
+                    None => self.next_beside(n, start),
+                },
+            };
         }
         if !(counting && (lo..=hi).contains(&count)) {
             return Ok(None);
@@ -1689,13 +1756,19 @@ impl<'a> Ctx<'a> {
         // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`);
         // the legacy `:relation (:variations)` takes in the variations in any case.
         let searched = self.variations;
-        self.variations |= variations;
-        let targets: Vec<NodeId> = self.searched_nodes().into_iter().filter(|&t| in_all || t != s).collect();
-        self.variations = searched;
+        let walked = searched || variations;
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;
-        for t in targets {
+        // The targets are walked in place, in game-tree order (no list per source).
+        let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
+        while let Some(t) = next {
+            self.variations = walked;
+            next = self.next_searched(t);
+            self.variations = searched;
+            if !in_all && t == s {
+                continue;
+            }
             self.set_var(target, Some(Value::Position(t)));
             if let Some(v) = self.eval(body, Loc::Node(t), false)? {
                 if marks && self.writes_notes() {

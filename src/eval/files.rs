@@ -2,15 +2,215 @@
 //! inputs of the run (`lastgamenumber` counts their games; `writefile` must never write
 //! over one of them).
 //!
-//! Takes in: the run's input paths ([`register_inputs`]), file names from the query.
+//! Takes in: the run's input paths ([`register_inputs`]), file names from the query, and
+//! the [`FilePolicy`] the query was compiled with.
 //! Gives out: file contents, appends to output files, the number of input games.
 //! Must never: write over an input of the run (a PGN input, the query script, a
-//! `-similarposition` file), or open an output file twice in one run.
+//! `-similarposition` file), open an output file twice in one run, or touch a file the
+//! policy does not allow (a script from a stranger must not reach the user's files).
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
+
+use crate::diag::Diagnostic;
+use crate::ir::{Filter, FilterId, Ir};
+
+/// How far a script's own file access reaches: `readfile`, `writefile`, `include` and
+/// `cql(output …)`. The files the user names on the command line are not the script's
+/// and are not limited by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileAccess {
+    /// Only files inside the policy's folders (the default: the script's folder, the
+    /// output's folder, and those the user allowed with `--allow-files`): the file a
+    /// name leads to, with `..` and symbolic links followed, must be inside one of them
+    /// (an absolute path, a `..` or a link that leads out is refused). An existing
+    /// `.cql` file is never written over.
+    Confined,
+    /// No file access at all (`--secure`).
+    Forbidden,
+    /// Any path, only the file name extensions checked (what CQL 6.2 does).
+    Unrestricted,
+}
+
+/// What a script does with a file, for the extension rule and for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileUse {
+    /// `readfile NAME`: a `.pgn`, `.cql` or `.cqo` file (CQL 6.2 `ReadFileNode`).
+    Read,
+    /// `writefile (NAME …)`: a `.cql` or `.cqo` file (CQL 6.2 `WriteFileNode`).
+    Write,
+    /// `include "NAME"` in the header: a `.cql` file.
+    Include,
+    /// `cql(output NAME)`: a `.pgn` file (CQL 6.2 `CqlNode`, `filename_is_pgn`).
+    Output,
+}
+
+impl FileUse {
+    /// The keyword, for messages.
+    fn keyword(self) -> &'static str {
+        match self {
+            FileUse::Read => "readfile",
+            FileUse::Write => "writefile",
+            FileUse::Include => "include",
+            FileUse::Output => "output",
+        }
+    }
+
+    /// The extensions a file name must end in (ASCII case ignored).
+    fn extensions(self) -> &'static [&'static str] {
+        match self {
+            FileUse::Read => &[".pgn", ".cql", ".cqo"],
+            FileUse::Write => &[".cql", ".cqo"],
+            FileUse::Include => &[".cql"],
+            FileUse::Output => &[".pgn"],
+        }
+    }
+}
+
+/// The file policy of a run: which files a script may read and write. It is part of the
+/// compiled query (set through [`crate::CompileOptions::files`]) and read by the
+/// evaluator, so two runs in one process can have different policies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FilePolicy {
+    access: FileAccess,
+    /// The script's own folders (its folder and the output's folder), canonical.
+    home: Vec<PathBuf>,
+    /// Folders the user allowed besides (`--allow-files`), canonical.
+    allowed: Vec<PathBuf>,
+}
+
+impl Default for FilePolicy {
+    /// Confined to the current directory.
+    fn default() -> Self {
+        FilePolicy::confined(&[Path::new(".")], &[]).unwrap_or(FilePolicy::forbidden())
+    }
+}
+
+impl FilePolicy {
+    /// Confined to `home` (the script's folder and the output's folder; one that does not
+    /// exist holds nothing and is left out) and the `allowed` folders, which must exist
+    /// (an error names one that does not).
+    pub fn confined(home: &[&Path], allowed: &[&Path]) -> Result<FilePolicy, String> {
+        let canonical = |dir: &Path| {
+            let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+            std::fs::canonicalize(dir).map_err(|e| format!("cqlrs: the folder `{}`: {e}", dir.display()))
+        };
+        Ok(FilePolicy {
+            access: FileAccess::Confined,
+            home: home.iter().filter_map(|d| canonical(d).ok()).collect(),
+            allowed: allowed.iter().map(|d| canonical(d)).collect::<Result<_, _>>()?,
+        })
+    }
+
+    /// No file access from the script (`--secure`).
+    pub fn forbidden() -> FilePolicy {
+        FilePolicy { access: FileAccess::Forbidden, home: Vec::new(), allowed: Vec::new() }
+    }
+
+    /// Any path, as CQL 6.2 allows (only the extensions are checked).
+    pub fn unrestricted() -> FilePolicy {
+        FilePolicy { access: FileAccess::Unrestricted, home: Vec::new(), allowed: Vec::new() }
+    }
+
+    /// How far this policy reaches.
+    pub fn access(&self) -> FileAccess {
+        self.access
+    }
+
+    /// May the script use the file `name` this way? Relative names are read from `base`
+    /// (the current directory when `None`). `Ok` with the path to open, or the rule the
+    /// name breaks (a sentence without the keyword's name in front).
+    pub fn check(&self, what: FileUse, name: &str, base: Option<&Path>) -> Result<PathBuf, String> {
+        if self.access == FileAccess::Forbidden {
+            return Err(format!("`{name}`: a script may not use files under `--secure`"));
+        }
+        let exts = what.extensions();
+        if !has_extension(name, exts) {
+            return Err(format!("`{name}` must end in {}", exts.join(", ")));
+        }
+        let path = match base {
+            Some(dir) if Path::new(name).is_relative() => dir.join(name),
+            _ => PathBuf::from(name),
+        };
+        if self.access == FileAccess::Unrestricted {
+            return Ok(path);
+        }
+        let real = real_location(&path).map_err(|why| format!("`{name}`: {why}"))?;
+        let inside = |dirs: &[PathBuf]| dirs.iter().any(|dir| real.starts_with(dir));
+        if !inside(&self.home) && !inside(&self.allowed) {
+            let written = Path::new(name);
+            let how = if written.is_absolute() {
+                "an absolute path"
+            } else if written.components().any(|c| matches!(c, Component::ParentDir)) {
+                "`..`"
+            } else {
+                "the path (a symbolic link, or the current directory)"
+            };
+            return Err(format!(
+                "`{name}` is `{}`: {how} leads outside the script's folder and the output's folder",
+                real.display()
+            ));
+        }
+        if what == FileUse::Write && has_extension(name, &[".cql"]) && std::fs::symlink_metadata(&path).is_ok() {
+            return Err(format!("`{name}` exists: a script never writes over an existing `.cql` file"));
+        }
+        Ok(path)
+    }
+
+    /// The hint that goes with a refusal.
+    fn hint(&self) -> &'static str {
+        match self.access {
+            FileAccess::Forbidden => "`--secure` forbids `readfile`, `writefile`, `include` and `output` in scripts",
+            _ => "name a file inside the script's folder or the output's folder, or allow a folder with `--allow-files DIR`",
+        }
+    }
+}
+
+/// Where `path` really is: its canonical form when it exists, else its folder's canonical
+/// form and its name (a file about to be made). A link that leads nowhere is refused: it
+/// would make its target wherever it points.
+fn real_location(path: &Path) -> Result<PathBuf, String> {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return Ok(real);
+    }
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err("a symbolic link that leads nowhere".into());
+    }
+    let name = path.file_name().ok_or_else(|| "not a file name".to_string())?;
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let folder = std::fs::canonicalize(folder).map_err(|e| format!("its folder: {e}"))?;
+    Ok(folder.join(name))
+}
+
+/// Check the file names a query gives as quoted strings (`readfile "x.pgn"`,
+/// `writefile ("x.cqo" …)`) against `policy` before the run: one diagnostic, with the
+/// place of the name and the rule, per name refused. Names computed while the query
+/// runs are checked then (the game is abandoned).
+pub fn check_constant_names(ir: &Ir, policy: &FilePolicy) -> Vec<Diagnostic> {
+    let mut refused: Vec<Diagnostic> = Vec::new();
+    for i in 0..ir.len() {
+        let (what, name) = match ir.get(FilterId(i as u32)) {
+            Filter::ReadFile(name) => (FileUse::Read, *name),
+            Filter::WriteFile(name, _) => (FileUse::Write, *name),
+            _ => continue,
+        };
+        let Filter::Str(text) = ir.get(name) else { continue };
+        if let Err(why) = policy.check(what, text, None) {
+            let span = ir.span(name);
+            if !refused.iter().any(|d| d.span == span) {
+                refused.push(Diagnostic::new(format!("{}: {why}", what.keyword()), span).with_hint(policy.hint()));
+            }
+        }
+    }
+    refused.sort_by_key(|d| d.span.start);
+    refused
+}
 
 /// The identity of an existing file: device and inode on Unix, else its canonical path.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -69,24 +269,20 @@ fn has_extension(name: &str, exts: &[&str]) -> bool {
     exts.iter().any(|e| lower.ends_with(e))
 }
 
-/// `readfile NAME`: the text of a `.pgn`, `.cql` or `.cqo` file.
-pub fn read(name: &str) -> Result<String, String> {
-    if !has_extension(name, &[".pgn", ".cql", ".cqo"]) {
-        return Err(format!("readfile: \"{name}\" must end in .pgn, .cql or .cqo"));
-    }
-    let bytes = crate::input::read_regular_file(std::path::Path::new(name), crate::input::MAX_TEXT_FILE_BYTES)
+/// `readfile NAME`: the text of a `.pgn`, `.cql` or `.cqo` file the policy allows.
+pub fn read(name: &str, policy: &FilePolicy) -> Result<String, String> {
+    let path = policy.check(FileUse::Read, name, None).map_err(|why| format!("readfile: {why}"))?;
+    let bytes = crate::input::read_regular_file(&path, crate::input::MAX_TEXT_FILE_BYTES)
         .map_err(|e| format!("readfile: {name}: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// `writefile (NAME TEXT)`: append TEXT to NAME (a `.cql` or `.cqo` file), emptied when
-/// the run first writes to it. A file the run reads is refused.
-pub fn write(name: &str, text: &str) -> Result<(), String> {
-    if !has_extension(name, &[".cql", ".cqo"]) {
-        return Err(format!("writefile: \"{name}\" must end in .cql or .cqo"));
-    }
+/// `writefile (NAME TEXT)`: append TEXT to NAME (a `.cql` or `.cqo` file the policy
+/// allows), emptied when the run first writes to it. A file the run reads is refused.
+pub fn write(name: &str, text: &str, policy: &FilePolicy) -> Result<(), String> {
     let mut reg = registry().lock().map_err(|_| "writefile: lock poisoned".to_string())?;
     if !reg.open.contains_key(name) {
+        policy.check(FileUse::Write, name, None).map_err(|why| format!("writefile: {why}"))?;
         if let Some(id) = file_id(name) {
             if reg.protected.contains(&id) {
                 return Err(format!("writefile: {name} is an input of this run; it is never written over"));
@@ -121,8 +317,9 @@ mod tests {
     #[test]
     fn extensions_are_checked() {
         assert!(has_extension("a.CQL", &[".cql"]));
-        assert!(read("notes.txt").is_err());
-        assert!(write("out.pgn", "x").is_err());
+        let any = FilePolicy::unrestricted();
+        assert!(read("notes.txt", &any).is_err());
+        assert!(write("out.pgn", "x", &any).is_err());
     }
 
     #[test]
@@ -134,12 +331,55 @@ mod tests {
         std::fs::write(&input, "check").unwrap();
         std::fs::write(&out, "old text").unwrap();
         register_inputs(&[], std::slice::from_ref(&input));
-        write(&out, "a").unwrap();
-        write(&out, "b").unwrap();
+        let any = FilePolicy::unrestricted();
+        write(&out, "a", &any).unwrap();
+        write(&out, "b", &any).unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "ab");
-        assert!(write(&input, "x").is_err());
+        assert!(write(&input, "x", &any).is_err());
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "check");
-        assert_eq!(read(&out).unwrap(), "ab");
+        assert_eq!(read(&out, &any).unwrap(), "ab");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_confined_script_reaches_only_its_folders() {
+        let root = std::env::temp_dir().join(format!("cqlrs-policy-{}", std::process::id()));
+        let home = root.join("home");
+        let other = root.join("other");
+        std::fs::create_dir_all(home.join("sub")).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        std::fs::write(other.join("secret.pgn"), "1. e4 *\n").unwrap();
+        std::fs::write(home.join("script.cql"), "check").unwrap();
+        let policy = FilePolicy::confined(&[&home], &[]).unwrap();
+        let at = |name: &str| policy.check(FileUse::Read, name, Some(&home));
+        assert!(at("sub/x.pgn").is_ok());
+        assert!(at("sub/../x.pgn").is_ok(), "a `..` that stays inside");
+        let abs = other.join("secret.pgn").to_string_lossy().into_owned();
+        assert!(at(&abs).unwrap_err().contains("an absolute path leads outside"));
+        assert!(at("../other/secret.pgn").unwrap_err().contains("`..` leads outside"));
+        assert!(at("notes.txt").unwrap_err().contains("must end in"));
+        // Writing over an existing script, or making one anew.
+        assert!(policy.check(FileUse::Write, "script.cql", Some(&home)).unwrap_err().contains("never writes over"));
+        assert!(policy.check(FileUse::Write, "new.cql", Some(&home)).is_ok());
+        assert!(policy.check(FileUse::Output, "out.cqo", Some(&home)).unwrap_err().contains(".pgn"));
+        #[cfg(unix)]
+        {
+            // A link inside the folder that leads out, and one that leads nowhere.
+            std::os::unix::fs::symlink(&other, home.join("door")).unwrap();
+            assert!(at("door/secret.pgn").unwrap_err().contains("symbolic link"));
+            std::os::unix::fs::symlink(other.join("none.cqo"), home.join("dangling.cqo")).unwrap();
+            let err = policy.check(FileUse::Write, "dangling.cqo", Some(&home)).unwrap_err();
+            assert!(err.contains("leads nowhere"), "{err}");
+        }
+        // `--allow-files` opens another folder to any path; `--secure` closes everything.
+        let wider = FilePolicy::confined(&[&home], &[&other]).unwrap();
+        assert!(wider.check(FileUse::Read, &abs, None).is_ok());
+        assert!(FilePolicy::forbidden()
+            .check(FileUse::Read, "sub/x.pgn", Some(&home))
+            .unwrap_err()
+            .contains("--secure"));
+        assert!(FilePolicy::unrestricted().check(FileUse::Read, &abs, None).is_ok());
+        assert!(FilePolicy::confined(&[&home], &[&root.join("missing")]).is_err());
+        let _ = std::fs::remove_dir_all(&root);
     }
 }

@@ -13,7 +13,7 @@ impl<'a> Ctx<'a> {
         Ok(match filter {
             Filter::Find { direction, all, range, quiet, body } => {
                 let notes = !*quiet && self.writes_notes();
-                return self.find(*direction, (*all || range.is_some(), notes), *range, *body, at);
+                return self.find(f, *direction, (*all || range.is_some(), notes), *range, *body, at);
             }
             Filter::AtPosition { at: where_, body } => {
                 let Some(n) = self.position_value(*where_, at)? else { return Ok(None) };

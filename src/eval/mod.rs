@@ -16,6 +16,7 @@ mod legacy_facts;
 mod line;
 mod moves;
 mod path;
+mod plan;
 mod similar;
 mod value;
 pub mod yacpdb;
@@ -32,7 +33,7 @@ use crate::pgn::{Game, NodeId};
 
 pub use engine::abort_requested;
 use engine::{Ctx, Loc};
-pub use files::register_inputs;
+pub use files::{register_inputs, FileAccess, FilePolicy, FileUse};
 pub use moves::{ids_after, initial_ids};
 pub use value::Value;
 
@@ -164,6 +165,11 @@ pub struct Query {
     set_assigned: Vec<bool>,
     /// Per variable: what it holds as a dictionary, as far as the query's text tells.
     dictionaries: Vec<DictionaryContents>,
+    /// Per filter: how an `and`/`or` is tested where only its match counts (the order of
+    /// its parts, or a table of piece placements; see [`plan::Plan`]).
+    plans: Vec<plan::Plan>,
+    /// Which files the query's `readfile` and `writefile` may reach.
+    files: files::FilePolicy,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -329,6 +335,7 @@ impl Query {
             }
         }
         let dictionaries = props::dictionary_contents(&ir);
+        let plans = plan::plans(&ir);
         Ok(Query {
             ir,
             limits: Limits::default(),
@@ -340,7 +347,16 @@ impl Query {
             shapes,
             set_assigned,
             dictionaries,
+            plans,
+            files: files::FilePolicy::default(),
         })
+    }
+
+    /// How an `and`/`or` is tested where only its match counts (see [`plan::Plan`]).
+    #[inline]
+    pub(crate) fn plan(&self, f: FilterId) -> &plan::Plan {
+        static AS_STORED: plan::Plan = plan::Plan::AsStored;
+        self.plans.get(f.0 as usize).unwrap_or(&AS_STORED)
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
@@ -362,6 +378,22 @@ impl Query {
     /// The per-game budgets of the runs of this query.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// Which files the query's `readfile` and `writefile` may reach.
+    pub fn file_policy(&self) -> &files::FilePolicy {
+        &self.files
+    }
+
+    /// Set the files the query may reach, after checking the file names it writes as
+    /// quoted strings: the diagnostics of those the policy refuses (nothing changed then).
+    pub fn set_file_policy(&mut self, policy: files::FilePolicy) -> Result<(), Vec<crate::diag::Diagnostic>> {
+        let refused = files::check_constant_names(&self.ir, &policy);
+        if !refused.is_empty() {
+            return Err(refused);
+        }
+        self.files = policy;
+        Ok(())
     }
 
     /// The IR this query runs.

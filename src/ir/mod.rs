@@ -18,6 +18,7 @@
 //! Arena nodes are hash-consed: adding a node equal to an existing one returns the
 //! existing id, so copies made by transforms share every sub-tree they leave unchanged.
 
+pub mod cost;
 pub mod dump;
 pub mod legacy;
 pub mod loops;

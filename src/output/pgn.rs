@@ -83,7 +83,12 @@ impl Wrapper<'_> {
             None => self.column + word.len(),
         };
     }
+    /// A comment of the run's: its text made safe by [`comment_text`].
     fn comment(&mut self, text: &str) {
+        self.word(&format!("{{{}}}", comment_text(text)));
+    }
+    /// A comment of the game's own, as it was read (it holds no `}`: that ended it).
+    fn original_comment(&mut self, text: &str) {
         self.word(&format!("{{{text}}}"));
     }
 }
@@ -158,7 +163,7 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
         let removed = style.remove_comments && m.removed_comments.contains(&id);
         if let Some(node) = game.nodes.get(id.index()).filter(|_| !removed) {
             for c in &node.comments {
-                w.comment(c);
+                w.original_comment(c);
             }
         }
         if id == NodeId::ROOT && style.sort_matchcount && !style.silent {
@@ -312,8 +317,8 @@ fn write_tags(game: &Game, set_tags: &[(String, String)], result: &str, out: &mu
         out.extend_from_slice(name.as_bytes());
         out.extend_from_slice(b" \"");
         match (set_value, value) {
-            (Some(v), _) => out.extend_from_slice(escape(v).as_bytes()),
-            (None, Some(v)) => out.extend_from_slice(v),
+            (Some(v), _) => escape_into(v.as_bytes(), out),
+            (None, Some(v)) => escape_into(v, out),
             (None, None) => {}
         }
         out.extend_from_slice(b"\"]\n");
@@ -366,7 +371,43 @@ fn write_tags(game: &Game, set_tags: &[(String, String)], result: &str, out: &mu
     }
 }
 
-/// Escape a tag value written by the query (`settag`).
-fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"")
+/// Append a tag value as it is written between the quotes of `[Name "value"]`: a
+/// backslash and a quote escaped (`\\`, `\"`, as the PGN standard says; the reader
+/// undoes both), and a line break, which a tag value cannot hold, written as a space.
+/// Reading the result back gives the value again, whatever it holds (a value read from a
+/// game has no line break). Bytes, not characters: a value that is not UTF-8 keeps its
+/// bytes.
+fn escape_into(value: &[u8], out: &mut Vec<u8>) {
+    if !value.iter().any(|b| matches!(b, b'\\' | b'"' | b'\n' | b'\r')) {
+        out.extend_from_slice(value);
+        return;
+    }
+    for &b in value {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\n' | b'\r' => out.push(b' '),
+            b => out.push(b),
+        }
+    }
+}
+
+/// A text of the run's (a query's `comment`, a sort value, the match mark) as it is
+/// written inside `{…}`: a brace, which would end the comment or open a new one, written
+/// as `_` (as CQL 6.2 does, `MarkBoard::cleanCommentBuffer`), and a line break as a space
+/// (so no text can make a line of the comment look like the start of another game).
+/// Everything else is kept.
+fn comment_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['{', '}', '\n', '\r']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars()
+            .map(|c| match c {
+                '{' | '}' => '_',
+                '\n' | '\r' => ' ',
+                c => c,
+            })
+            .collect(),
+    )
 }

@@ -58,12 +58,12 @@ impl<'a> Ctx<'a> {
             }
             Filter::ReadFile(name) => {
                 let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
-                Some(Value::Str(files::read(&name).map_err(|message| Error { message })?))
+                Some(Value::Str(files::read(&name, self.q.file_policy()).map_err(|message| Error { message })?))
             }
             Filter::WriteFile(name, text) => {
                 let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
                 let Some(text) = self.string_value(*text, at)? else { return Ok(None) };
-                files::write(&name, &text).map_err(|message| Error { message })?;
+                files::write(&name, &text, self.q.file_policy()).map_err(|message| Error { message })?;
                 Some(Value::None)
             }
             Filter::Equal(a, b) => {

@@ -1,0 +1,279 @@
+//! How the evaluator tests each `and` and `or`: decided once per query, from the
+//! estimates of [`crate::ir::cost`].
+//!
+//! Takes in: a normalized [`Ir`].
+//! Gives out: per filter a [`Plan`] — test the parts in the stored order, in another
+//! order (cheap deciding parts first), or, for a combination of plain piece placements
+//! (the images of a transformed mate pattern: `flipcolor shift flip {Nf7 kh8 ph7 Rg1-7}`
+//! is an `or` of some 600 such `and`s), as a table of bitboard masks checked in one tight
+//! loop instead of hundreds of separately evaluated filters.
+//! Must never: change which positions match. A table is built only from filters without
+//! effects or values that anyone reads (their `and`/`or` is only asked whether it matches),
+//! and each entry tests exactly what the filter it replaces tests.
+
+use shakmaty::{Bitboard, Color, Position};
+
+use super::board;
+use crate::ir::cost;
+use crate::ir::props::{self, Memo};
+use crate::ir::transform::MAX_DEPTH;
+use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask};
+use crate::pgn::Pos;
+
+/// How to test one filter when only whether it matches counts.
+#[derive(Debug, Default)]
+pub(crate) enum Plan {
+    /// As stored (not an `and`/`or`, or its stored order is already the best).
+    #[default]
+    AsStored,
+    /// The parts of an `and`/`or`, in the order to test them.
+    Order(Box<[FilterId]>),
+    /// An `or` of `and`s (or one `and`) of plain position facts, as masks.
+    Patterns(Box<Patterns>),
+    /// A forward `find` whose body holds only up to some ply (`find {ply <= Start + 10 …}`):
+    /// the ply only grows along the moves, so the search skips what lies beyond it. The
+    /// bound is a number that no position changes (numbers, variables, arithmetic), read
+    /// once where the search starts; `strict` for `<`.
+    FindUpToPly { bound: FilterId, strict: bool },
+}
+
+/// One fact of a [`Patterns`] alternative.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Need {
+    /// Some square of the set holds a piece of this one kind (index into the kinds of
+    /// [`kind_boards`]: 0–5 white pawn to king, 6–11 black, 12 empty).
+    Kind(u8, Bitboard),
+    /// Some square of the set holds a piece the mask accepts.
+    Mask(PieceMask, Bitboard),
+    /// No square of the set holds a piece the mask accepts (`not` of a placement).
+    NoneOf(PieceMask, Bitboard),
+    /// This side is to move.
+    ToMove(Color),
+    /// The side to move is in check (`true`) or not (`false`).
+    Check(bool),
+    /// Never holds (an empty constant set).
+    Never,
+}
+
+/// Alternatives of facts: the filter matches when every fact of some alternative holds.
+#[derive(Debug)]
+pub(crate) struct Patterns {
+    /// Every alternative's facts, one after another (cheapest deciding fact first).
+    needs: Vec<Need>,
+    /// Where each alternative's facts end in `needs`.
+    ends: Vec<u32>,
+    /// Some alternative looks at the piece kinds one by one.
+    uses_kinds: bool,
+    /// Some alternative asks whether the side to move is in check.
+    pub(crate) uses_check: bool,
+}
+
+/// The board of each piece kind (index as in [`Need::Kind`]) and of the empty squares.
+fn kind_boards(board: &shakmaty::Board) -> [Bitboard; 13] {
+    let mut out = [Bitboard::EMPTY; 13];
+    for (c, color) in [Color::White, Color::Black].into_iter().enumerate() {
+        let side = board.by_color(color);
+        for (r, role) in shakmaty::Role::ALL.into_iter().enumerate() {
+            out[c * 6 + r] = side & board.by_role(role);
+        }
+    }
+    out[12] = !board.occupied();
+    out
+}
+
+impl Patterns {
+    /// Does some alternative hold at this position? `in_check`: is the side to move in check.
+    pub(crate) fn matches(&self, pos: &Pos, in_check: bool) -> bool {
+        let board = pos.board();
+        let kinds = if self.uses_kinds { kind_boards(board) } else { [Bitboard::EMPTY; 13] };
+        let turn = pos.turn();
+        let mut start = 0usize;
+        'alternatives: for &end in &self.ends {
+            let end = end as usize;
+            for need in &self.needs[start..end] {
+                let holds = match *need {
+                    Need::Kind(k, squares) => (kinds[k as usize] & squares).any(),
+                    Need::Mask(mask, squares) => board::pieces(board, mask, squares).any(),
+                    Need::NoneOf(mask, squares) => board::pieces(board, mask, squares).is_empty(),
+                    Need::ToMove(color) => turn == color,
+                    Need::Check(wanted) => in_check == wanted,
+                    Need::Never => false,
+                };
+                if !holds {
+                    start = end;
+                    continue 'alternatives;
+                }
+            }
+            return true;
+        }
+        false
+    }
+}
+
+/// The fact a plain position test stands for, if it is one.
+fn need_of(ir: &Ir, f: FilterId) -> Option<Need> {
+    Some(match ir.get(f) {
+        Filter::Pieces { mask, squares } => {
+            let bits = mask.0 & PieceMask::ANYTHING.0;
+            if bits == 0 {
+                Need::Never
+            } else if bits.count_ones() == 1 {
+                Need::Kind(bits.trailing_zeros() as u8, *squares)
+            } else {
+                Need::Mask(*mask, *squares)
+            }
+        }
+        Filter::Squares(b) if b.is_empty() => Need::Never,
+        Filter::Not(inner) => match ir.get(*inner) {
+            Filter::Pieces { mask, squares } => Need::NoneOf(*mask, *squares),
+            Filter::Check => Need::Check(false),
+            _ => return None,
+        },
+        Filter::ToMove(color) => Need::ToMove(*color),
+        Filter::Check => Need::Check(true),
+        _ => return None,
+    })
+}
+
+/// Does the kind of `need` need the boards of the kinds?
+fn uses_kinds(need: &Need) -> bool {
+    matches!(need, Need::Kind(..))
+}
+
+/// The facts of one alternative, in `order` (an `and` of plain tests, or one plain test);
+/// `None` when some part is not a plain test. A constant non-empty set always holds and
+/// adds nothing.
+fn alternative(ir: &Ir, f: FilterId, orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>) -> Option<Vec<Need>> {
+    let parts: Vec<FilterId> = match ir.get(f) {
+        Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+        _ => vec![f],
+    };
+    let mut needs = Vec::with_capacity(parts.len());
+    for p in parts {
+        match ir.get(p) {
+            Filter::Squares(b) if b.any() => continue,
+            Filter::True => continue,
+            _ => needs.push(need_of(ir, p)?),
+        }
+    }
+    Some(needs)
+}
+
+/// Is `f` a number that is the same at every position: numbers, variables and arithmetic
+/// on them?
+fn fixed_number(ir: &Ir, f: FilterId, depth: usize) -> bool {
+    depth <= MAX_DEPTH
+        && match ir.get(f) {
+            Filter::Number(_) | Filter::Var(_) => true,
+            Filter::Arith(_, a, b) => fixed_number(ir, *a, depth + 1) && fixed_number(ir, *b, depth + 1),
+            Filter::Neg(a) => fixed_number(ir, *a, depth + 1),
+            _ => false,
+        }
+}
+
+/// The ply bound of a forward `find`'s body, if the body (without effects) requires
+/// `ply <= bound` or `ply < bound` with a fixed bound (see [`Plan::FindUpToPly`]).
+fn find_ply_bound(ir: &Ir, f: FilterId, pure: &mut Memo) -> Option<Plan> {
+    let Filter::Find { direction: FindDirection::Forward, body, .. } = ir.get(f) else { return None };
+    if !props::is_pure(ir, *body, pure) {
+        return None;
+    }
+    let parts = match ir.get(*body) {
+        Filter::And(parts) => parts.clone(),
+        _ => vec![*body],
+    };
+    parts.into_iter().find_map(|p| match ir.get(p) {
+        Filter::Compare { first, rest } if rest.len() == 1 && matches!(ir.get(*first), Filter::Ply) => {
+            let (op, bound) = rest[0];
+            let strict = match op {
+                CmpOp::Le => false,
+                CmpOp::Lt => true,
+                _ => return None,
+            };
+            fixed_number(ir, bound, 0).then_some(Plan::FindUpToPly { bound, strict })
+        }
+        _ => None,
+    })
+}
+
+/// Most facts one table holds (a bigger `or` is evaluated the general way).
+const MOST_NEEDS: usize = 1 << 16;
+
+/// The plan of every filter of the IR, indexed by filter.
+pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
+    let orders: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::evaluation_orders(ir).into_iter().collect();
+    let mut plans: Vec<Plan> = (0..ir.len()).map(|_| Plan::AsStored).collect();
+    let mut pure = Memo::default();
+    for i in 0..ir.len() {
+        let f = FilterId(i as u32);
+        if let Some(plan) = find_ply_bound(ir, f, &mut pure) {
+            plans[i] = plan;
+            continue;
+        }
+        let alternatives: Vec<FilterId> = match ir.get(f) {
+            Filter::Or(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            Filter::And(_) => vec![f],
+            _ => continue,
+        };
+        let mut needs = Vec::new();
+        let mut ends = Vec::with_capacity(alternatives.len());
+        let mut plain = alternatives.len() >= 2 || matches!(ir.get(f), Filter::And(parts) if parts.len() >= 2);
+        for &a in &alternatives {
+            match alternative(ir, a, &orders) {
+                Some(facts) if plain && needs.len() + facts.len() <= MOST_NEEDS => {
+                    needs.extend(facts);
+                    ends.push(needs.len() as u32);
+                }
+                _ => {
+                    plain = false;
+                    break;
+                }
+            }
+        }
+        if plain {
+            let uses_kinds = needs.iter().any(uses_kinds);
+            let uses_check = needs.iter().any(|n| matches!(n, Need::Check(_)));
+            plans[i] = Plan::Patterns(Box::new(Patterns { needs, ends, uses_kinds, uses_check }));
+        } else if let Some(order) = orders.get(&f) {
+            plans[i] = Plan::Order(order.clone().into_boxed_slice());
+        }
+    }
+    plans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CompileOptions, Query};
+
+    fn plan_of_root(text: &str) -> (Query, FilterId) {
+        let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
+        let root = query.ir().root.unwrap();
+        (query, root)
+    }
+
+    #[test]
+    fn a_transformed_placement_becomes_one_table() {
+        let (query, root) = plan_of_root("cql() flipcolor shift flip { Nf7 kh8 ph7 Rg1-7 }");
+        let plans = plans(query.ir());
+        let Plan::Patterns(p) = &plans[root.0 as usize] else { panic!("no table: {:?}", plans[root.0 as usize]) };
+        assert!(p.ends.len() > 100, "{} alternatives", p.ends.len());
+    }
+
+    #[test]
+    fn the_table_agrees_with_the_pattern_on_a_position() {
+        use shakmaty::fen::Fen;
+        use shakmaty::CastlingMode;
+        let (query, root) = plan_of_root("cql() flipcolor shift flip { Nf7 kh8 ph7 Rg1-7 }");
+        let plans = plans(query.ir());
+        let Plan::Patterns(p) = &plans[root.0 as usize] else { panic!("no table") };
+        let position = |fen: &str| -> Pos {
+            let fen: Fen = fen.parse().unwrap();
+            Pos::from_fen(fen, CastlingMode::Standard, CastlingMode::Chess960).unwrap()
+        };
+        // The corner mate itself, its colour-swapped image one file over, and a near miss.
+        assert!(p.matches(&position("7k/5N1p/8/8/8/8/8/6RK b - - 0 1"), true));
+        assert!(p.matches(&position("k5r1/8/8/8/8/8/5n1P/7K w - - 0 1"), true));
+        assert!(!p.matches(&position("7k/5N2/8/8/8/8/8/6RK b - - 0 1"), true));
+    }
+}
