@@ -181,9 +181,15 @@ fn check_case(dir: &Path, case: usize, specs: &[GameSpec]) -> Result<(), TestCas
     let mut checked = 0;
     for (n, (spec, game)) in specs.iter().zip(&games).enumerate() {
         let tag = |name: &str| game.tag(name).map(|t| t.text().into_owned());
-        // The tags: the game's own, then those `settag` added, each value exact.
+        // The tags in the PGN export format: the Seven Tag Roster in its order (the date
+        // the game lacks written as `????.??.??`), the game's other tags, then those
+        // `settag` added; each value exact.
         let names: Vec<&str> = game.tags.iter().map(|t| t.name.as_str()).collect();
-        prop_assert_eq!(names, ["Event", "Site", "White", "Black", "Round", "Remark", "Result", "Annotator", "Note"]);
+        prop_assert_eq!(
+            names,
+            ["Event", "Site", "Date", "Round", "White", "Black", "Result", "Remark", "Annotator", "Note"]
+        );
+        prop_assert_eq!(tag("Date"), Some("????.??.??".to_string()));
         for (name, value) in TAG_NAMES.iter().zip(&spec.tags) {
             prop_assert_eq!(tag(name), Some(value.clone()), "game {} tag {}", n + 1, name);
         }
