@@ -49,3 +49,41 @@ mod embed;
 fn the_embedding_example_finds_both_mates() {
     assert_eq!(embed::mates_found(), vec![("fool's mate".to_string(), 4), ("scholar's mate".to_string(), 7)]);
 }
+
+/// A `cql_abort` belongs to the query that reached it: another query compiled in the same
+/// process, before or after it, on one thread or on two, keeps its answers (the flag was
+/// once process-wide, and a fresh `mate` then found nothing).
+#[test]
+fn an_aborted_query_leaves_other_queries_in_the_process_alone() {
+    use cqlrs::eval::Scratch;
+    use cqlrs::pgn::GameBuilder;
+    let fools_mate = || {
+        let mut builder = GameBuilder::new(1);
+        for san in ["f3", "e5", "g4", "Qh4#"] {
+            builder.play(san).expect("a legal move");
+        }
+        builder.finish(Some("0-1"))
+    };
+    let compile = |text: &str| Query::compile(text, &mut CompileOptions::default()).expect("the query compiles");
+    let game = fools_mate();
+    let before = compile("cql() mate");
+    let aborting = compile("cql() cql_abort");
+    let result = aborting.eval_game(&mut Scratch::default(), &game);
+    assert!(result.error.is_some(), "cql_abort gives the game up");
+    assert!(aborting.abort_requested());
+    // The query compiled before, and one compiled after, still find the mate (the
+    // fool's mate ends in mate at ply 4), on this thread and on another.
+    let after = compile("cql() mate");
+    for query in [&before, &after] {
+        assert!(!query.abort_requested());
+        assert!(query.eval_game(&mut Scratch::default(), &game).matched);
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let aborting = compile("cql() cql_abort");
+            assert!(aborting.eval_game(&mut Scratch::default(), &fools_mate()).error.is_some());
+        });
+        s.spawn(|| assert!(after.eval_game(&mut Scratch::default(), &fools_mate()).matched));
+    });
+    assert!(before.eval_game(&mut Scratch::default(), &game).matched);
+}

@@ -456,7 +456,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     if outcome.interrupted != 0 {
         return Ok(interrupted_run(&outcome, &mut sink, rejects.as_mut()));
     }
-    if crate::eval::abort_requested() {
+    if query.abort_requested() {
         sink.discard();
         return Err("cqlrs: the query reached `cql_abort`: the run was stopped and nothing was written".into());
     }

@@ -248,7 +248,7 @@ fn survey(args: &SurveyArgs) -> Result<i32, String> {
         }
         true
     });
-    if crate::eval::abort_requested() {
+    if themes.iter().any(|t| t.query.abort_requested()) {
         return Err("cqlrs: a query reached `cql_abort`: the survey was stopped and nothing was written".into());
     }
     if let Some(message) = write_error {

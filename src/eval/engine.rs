@@ -21,7 +21,6 @@ use crate::ir::{
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
 mod keywords62;
-pub use keywords62::abort_requested;
 
 /// Most filter evaluations allowed for one game before it is abandoned as runaway (the
 /// default of [`super::Limits::max_steps`]).

@@ -31,7 +31,6 @@ use regex::Regex;
 use crate::ir::{Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
-pub use engine::abort_requested;
 use engine::{Ctx, Loc};
 pub use files::{register_inputs, FileAccess, FilePolicy, FileUse};
 pub use moves::{ids_after, initial_ids};
@@ -170,6 +169,10 @@ pub struct Query {
     plans: Vec<plan::Plan>,
     /// Which files the query's `readfile` and `writefile` may reach.
     files: files::FilePolicy,
+    /// Set once the query reached a `cql_abort` (or a failed `assert`): this query's run
+    /// stops, and evaluates no further game. It belongs to this compiled query alone, so
+    /// another query in the same process runs on unaffected.
+    aborted: std::sync::atomic::AtomicBool,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -349,6 +352,7 @@ impl Query {
             dictionaries,
             plans,
             files: files::FilePolicy::default(),
+            aborted: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -378,6 +382,12 @@ impl Query {
     /// The per-game budgets of the runs of this query.
     pub fn limits(&self) -> &Limits {
         &self.limits
+    }
+
+    /// Has this query reached a `cql_abort` (or a failed `assert`)? Its run then evaluates
+    /// no further game.
+    pub fn abort_requested(&self) -> bool {
+        self.aborted.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Which files the query's `readfile` and `writefile` may reach.
@@ -420,7 +430,7 @@ impl Query {
     /// Can a game with these tags (no moves read yet) still match? Header filters
     /// are checked here, before replay.
     pub fn may_match_tags(&self, game: &Game) -> bool {
-        if !self.game_selected(game) || abort_requested() {
+        if !self.game_selected(game) || self.abort_requested() {
             return false;
         }
         thread_local! {
@@ -463,7 +473,7 @@ impl Query {
         let mut result = GameMatch::default();
         scratch.prepare(&self.ir);
         let Some(root) = self.ir.root else { return result };
-        if !self.game_selected(game) || abort_requested() {
+        if !self.game_selected(game) || self.abort_requested() {
             return result;
         }
         let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts, &scratch.squares);

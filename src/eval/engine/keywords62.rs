@@ -2,7 +2,7 @@
 //! `notransform`, `currenttransform`, `similarposition`, `readfile`, `writefile`, `equal`,
 //! `cql_abort`, `pathdebug`, `lastgamenumber` and `consecutivemoves` with a range.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 use shakmaty::Position;
 
@@ -10,14 +10,6 @@ use super::super::value::Value;
 use super::super::{files, similar, Error};
 use super::{Ctx, Eval, Loc};
 use crate::ir::{Filter, FilterId};
-
-/// Set once a `cql_abort` was reached: the run stops (see [`abort_requested`]).
-static ABORTED: AtomicBool = AtomicBool::new(false);
-
-/// Has a `cql_abort` been reached in this run? The scan then evaluates no further game.
-pub fn abort_requested() -> bool {
-    ABORTED.load(Ordering::Relaxed)
-}
 
 /// What `equal` compares: a filter without a value counts as whether it matched.
 #[derive(Debug, PartialEq, Eq)]
@@ -71,7 +63,7 @@ impl<'a> Ctx<'a> {
                 (x == y).then_some(Value::None)
             }
             Filter::Abort(place) => {
-                ABORTED.store(true, Ordering::Relaxed);
+                self.q.aborted.store(true, Ordering::Relaxed);
                 let what = if place.contains("assert") { "the run stopped" } else { "cql_abort reached" };
                 return Err(Error { message: format!("{what} at {place}") });
             }
