@@ -368,6 +368,26 @@ struct Shared<'a> {
     events: &'a dyn ScanEvents,
 }
 
+impl Shared<'_> {
+    /// A worker's next batch: a token first (the writer hands one back when a batch's
+    /// turn has come, so at most `in_flight` batches exist), then the input, cut under
+    /// the reader's lock. `spent` is the previous batch's vector, whose game buffers go
+    /// back to the splitter. `None` when the run stops or the input is done.
+    fn take_batch(&self, tokens: &Receiver<()>, spent: Vec<RawGame>) -> Option<Batch> {
+        if self.stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
+            return None;
+        }
+        if self.stop.load(AtomicOrdering::Relaxed) {
+            return None;
+        }
+        let mut reader = match self.reader.lock() {
+            Ok(reader) => reader,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        reader.next_batch(spent, self)
+    }
+}
+
 /// The input side of the scan, taken in turn by the workers: each worker that needs
 /// games locks it, cuts the next batch out of the input and numbers it, and lets go.
 /// There is no reader thread: on N cores N workers do all the work, and a game is cut
@@ -468,22 +488,7 @@ fn work<E: Evaluator>(
     // The previous batch's vector: its game buffers go back to the splitter.
     let mut spent: Vec<RawGame> = Vec::with_capacity(BATCH_SIZE);
     loop {
-        // A token first (the writer hands one back when a batch's turn has come, so at
-        // most `in_flight` batches exist), then the input.
-        if shared.stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
-            break;
-        }
-        if shared.stop.load(AtomicOrdering::Relaxed) {
-            break;
-        }
-        let batch = {
-            let mut reader = match shared.reader.lock() {
-                Ok(reader) => reader,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            reader.next_batch(std::mem::take(&mut spent), &shared)
-        };
-        let Some(batch) = batch else { break };
+        let Some(batch) = shared.take_batch(&tokens, std::mem::take(&mut spent)) else { break };
         let mut outcomes = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
             if shared.stop.load(AtomicOrdering::Relaxed) {

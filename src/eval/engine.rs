@@ -537,17 +537,7 @@ impl<'a> Ctx<'a> {
         if let Some(&first) = self.children(n).first() {
             return Some(first);
         }
-        let mut cur = n;
-        while let Some(parent) = self.game.nodes.get(cur.index()).and_then(|node| node.parent) {
-            let siblings = self.children(parent);
-            if let Ok(i) = siblings.binary_search(&cur) {
-                if let Some(&next) = siblings.get(i + 1) {
-                    return Some(next);
-                }
-            }
-            cur = parent;
-        }
-        None
+        self.next_beside(n, NodeId::ROOT)
     }
 
     /// The searched node after everything below `n` in game-tree order, staying below

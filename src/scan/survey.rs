@@ -177,20 +177,7 @@ fn work(themes: &[Theme], shared: Shared, tokens: Receiver<()>, result_tx: Sende
     };
     let mut spent: Vec<RawGame> = Vec::with_capacity(BATCH_SIZE);
     loop {
-        if shared.stop.load(AtomicOrdering::Relaxed) || tokens.recv().is_err() {
-            break;
-        }
-        if shared.stop.load(AtomicOrdering::Relaxed) {
-            break;
-        }
-        let batch = {
-            let mut reader = match shared.reader.lock() {
-                Ok(reader) => reader,
-                Err(poisoned) => poisoned.into_inner(),
-            };
-            reader.next_batch(std::mem::take(&mut spent), &shared)
-        };
-        let Some(batch) = batch else { break };
+        let Some(batch) = shared.take_batch(&tokens, std::mem::take(&mut spent)) else { break };
         let mut games = Vec::with_capacity(batch.games.len());
         for raw in &batch.games {
             let cut = batch.cut.iter().find(|(n, _)| *n == raw.number).map(|(_, m)| m.clone());

@@ -2541,7 +2541,7 @@ impl<'s> Parser<'s> {
             }
         } else {
             let item = self.parse_expr(BP_OR)?;
-            self.refuse_numeric_line_constituent(item)?;
+            self.refuse_number_constituent(item, true)?;
             item
         };
         let part = self.sequence_quantifier(part)?;
@@ -2804,7 +2804,7 @@ impl<'s> Parser<'s> {
                 *next_move = Some(item);
                 return Ok(unit);
             }
-            self.refuse_number_constituent(item)?;
+            self.refuse_number_constituent(item, false)?;
             unit = self.attach_then(unit, item);
         }
         self.path_wildcards(unit)
@@ -2812,7 +2812,7 @@ impl<'s> Parser<'s> {
 
     /// A filter standing alone in a path: tested where the path stands.
     fn path_holder(&mut self, item: FilterId) -> PResult<FilterId> {
-        self.refuse_number_constituent(item)?;
+        self.refuse_number_constituent(item, false)?;
         if self.at_path_wildcard() {
             let s = self.span_here();
             self.error_hint(
@@ -2825,37 +2825,22 @@ impl<'s> Parser<'s> {
         Ok(item)
     }
 
-    /// CQL 6.2 refuses a `line` constituent that is a bare number or arithmetic (`Tokens::match_holderconstituent`): most likely a range or a repetition
-    /// misread. A comparison is a constituent like any filter.
-    fn refuse_numeric_line_constituent(&mut self, item: FilterId) -> PResult<()> {
+    /// CQL 6.2 refuses a `line` or path constituent that is a bare number or arithmetic
+    /// (`Tokens::match_holderconstituent`, `Tokens::match_holdercon`): most likely a range,
+    /// a repetition or an operator misread. A comparison is a constituent like any filter.
+    fn refuse_number_constituent(&mut self, item: FilterId, in_line: bool) -> PResult<()> {
         let what = match self.ir.get(item) {
             Filter::Number(_) => "a single number",
             Filter::Arith(..) => "arithmetic",
             _ => return Ok(()),
         };
-        let sp = self.ir.span(item);
-        self.error_hint(
-            format!("{what} cannot be a `line` constituent"),
-            sp,
-            Some("put the filter in braces, or write `{+}`/`{*}` for a repetition".into()),
-        );
-        Err(())
-    }
-
-    /// CQL 6.2 refuses a path constituent that is a bare number or arithmetic
-    /// (`Tokens::match_holdercon`): it is most likely a repetition or an operator misread.
-    fn refuse_number_constituent(&mut self, item: FilterId) -> PResult<()> {
-        let what = match self.ir.get(item) {
-            Filter::Number(_) => "a single number",
-            Filter::Arith(..) => "arithmetic",
-            _ => return Ok(()),
+        let (holder, hint) = if in_line {
+            ("a `line`", "put the filter in braces, or write `{+}`/`{*}` for a repetition")
+        } else {
+            ("a path", "in a path `*` and `+` are repetitions; put the filter in braces: `{x * 2}`")
         };
         let sp = self.ir.span(item);
-        self.error_hint(
-            format!("{what} cannot be a path constituent"),
-            sp,
-            Some("in a path `*` and `+` are repetitions; put the filter in braces: `{x * 2}`".into()),
-        );
+        self.error_hint(format!("{what} cannot be {holder} constituent"), sp, Some(hint.into()));
         Err(())
     }
 
