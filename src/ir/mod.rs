@@ -671,18 +671,6 @@ pub enum Filter {
         /// the attacker's line.
         xray: bool,
     },
-    /// `pin [from A] [through B] [to C]`: the set of pinned pieces — pieces of B
-    /// standing between a line piece of A of the other colour and a piece of C of their own
-    /// colour, nothing else between. Defaults: A all sliders, B any piece, C the kings.
-    /// With `from` given and `through` not, the value is the set of pinning pieces instead.
-    Pin {
-        /// Pinning pieces.
-        from: Option<FilterId>,
-        /// Pinned pieces.
-        through: Option<FilterId>,
-        /// Pieces shielded (default: kings).
-        to: Option<FilterId>,
-    },
     /// Pawn structure sets (`passedpawns` …), restricted to the argument if given.
     PawnStructure(PawnStructure),
 
