@@ -401,3 +401,355 @@ fn builtin_kind(builtin: Builtin, first_argument: impl FnOnce() -> Kind, text: b
         | Builtin::PieceId => Kind::Number,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::*;
+    use shakmaty::{Bitboard, Color, Square};
+
+    /// The type check's question, asked of the tree alone.
+    struct TextAlone;
+
+    impl KindContext for TextAlone {
+        fn reading(&self) -> Reading {
+            Reading::Text
+        }
+    }
+
+    /// A distinct number for every variant, with no catch-all: a new variant does not
+    /// compile until it is numbered here, and then `every_variant_has_a_kind` fails until
+    /// an example of it is added.
+    fn variant_number(filter: &Filter) -> usize {
+        match filter {
+            Filter::True => 0,
+            Filter::False => 1,
+            Filter::Number(_) => 2,
+            Filter::Str(_) => 3,
+            Filter::Squares(_) => 4,
+            Filter::Pieces { .. } => 5,
+            Filter::Union(_) => 6,
+            Filter::Intersection(_) => 7,
+            Filter::Complement(_) => 8,
+            Filter::In(..) => 9,
+            Filter::Count(_) => 10,
+            Filter::Direction { .. } => 11,
+            Filter::Attacks { .. } => 12,
+            Filter::AttackChain { .. } => 13,
+            Filter::Between(..) => 14,
+            Filter::Ray { .. } => 15,
+            Filter::PawnStructure(_) => 16,
+            Filter::Compare { .. } => 17,
+            Filter::Arith(..) => 18,
+            Filter::Neg(_) => 19,
+            Filter::Call(..) => 20,
+            Filter::RegexMatch { .. } => 21,
+            Filter::RegexGroup(_) => 22,
+            Filter::RegexGroupStart(_) => 23,
+            Filter::Contains { .. } => 24,
+            Filter::And(_) => 25,
+            Filter::Or(_) => 26,
+            Filter::Not(_) => 27,
+            Filter::If { .. } => 28,
+            Filter::CountMatching(_) => 29,
+            Filter::Check => 30,
+            Filter::Mate => 31,
+            Filter::Stalemate => 32,
+            Filter::ToMove(_) => 33,
+            Filter::SideToMove => 34,
+            Filter::Initial => 35,
+            Filter::Terminal => 36,
+            Filter::Ply => 37,
+            Filter::MoveNumber => 38,
+            Filter::Mainline => 39,
+            Filter::Variation => 40,
+            Filter::VirtualMainline => 41,
+            Filter::Try => 42,
+            Filter::Move(_) => 43,
+            Filter::HasComment => 44,
+            Filter::OriginalComment => 45,
+            Filter::Header(_) => 46,
+            Filter::Result(_) => 47,
+            Filter::Year => 48,
+            Filter::GameNumber => 49,
+            Filter::Find { .. } => 50,
+            Filter::AtPosition { .. } => 51,
+            Filter::Tree(_) => 52,
+            Filter::Child(_) => 53,
+            Filter::TreeRelation(..) => 54,
+            Filter::Lca(..) => 55,
+            Filter::Distance(..) => 56,
+            Filter::Depth => 57,
+            Filter::PositionId => 58,
+            Filter::PositionById(_) => 59,
+            Filter::Line { .. } => 60,
+            Filter::Path { .. } => 61,
+            Filter::PathStatus(_) => 62,
+            Filter::SeqConcat(_) => 63,
+            Filter::SeqRepeat { .. } => 64,
+            Filter::SeqAlt(_) => 65,
+            Filter::Echo { .. } => 66,
+            Filter::Var(_) => 67,
+            Filter::Assign { .. } => 68,
+            Filter::IsBound(_) => 69,
+            Filter::Unbind(_) => 70,
+            Filter::DictGet { .. } => 71,
+            Filter::DictSet { .. } => 72,
+            Filter::DictUnbind { .. } => 73,
+            Filter::DictCount(_) => 74,
+            Filter::SquareIter { .. } => 75,
+            Filter::PieceIter { .. } => 76,
+            Filter::IdentityIter { .. } => 77,
+            Filter::While { .. } => 78,
+            Filter::Comment(_) => 79,
+            Filter::Message { .. } => 80,
+            Filter::Sort { .. } => 81,
+            Filter::SetTag(..) => 82,
+            Filter::RemoveComment => 83,
+            Filter::Yacpdb(_) => 84,
+            Filter::Transform { .. } => 85,
+            Filter::LegacyFact(_) => 86,
+            Filter::PinOf { .. } => 87,
+            Filter::NoTransform(_) => 88,
+            Filter::CurrentTransform(_) => 89,
+            Filter::SimilarPosition { .. } => 90,
+            Filter::ReadFile(_) => 91,
+            Filter::WriteFile(..) => 92,
+            Filter::Equal(..) => 93,
+            Filter::Abort(_) => 94,
+            Filter::PathDebug => 95,
+            Filter::LastGameNumber => 96,
+            Filter::ConsecutiveMovesIn { .. } => 97,
+            Filter::GameTextContains(_) => 98,
+            Filter::HhdbAward { .. } => 99,
+            Filter::CurrentFen => 100,
+        }
+    }
+
+    /// How many variants `variant_number` numbers.
+    const VARIANTS: usize = 101;
+
+    /// One example of every variant, with the kind CQL 6.2 gives its text and the type of
+    /// the value the evaluator gives, as the CQL 6.2 manual and the IR's documentation of
+    /// the variant say (`ply` is a number, `find F` a position, `x = 3` has no value in
+    /// CQL 6.2 while the evaluator yields the 3 assigned …).
+    fn examples(ir: &mut Ir) -> Vec<(Filter, Kind, ValueType)> {
+        use Kind as K;
+        use ValueType as V;
+        let span = Span::default();
+        let n = ir.add(Filter::Number(3), span);
+        let s = ir.add(Filter::Str("a".into()), span);
+        let sq = ir.add(Filter::Squares(Bitboard::from(Square::E4)), span);
+        let pos = ir.add(Filter::Tree(TreeStep::Current), span);
+        let check = ir.add(Filter::Check, span);
+        let square = ir.var("square", VarKind::Square);
+        let piece = ir.var("piece", VarKind::Piece);
+        let value = ir.var("value", VarKind::Value);
+        let dict = ir.var("dict", VarKind::Dictionary { local: false });
+        let source = ir.var("source", VarKind::Position);
+        let target = ir.var("target", VarKind::Position);
+        vec![
+            (Filter::True, K::Logical, V::None),
+            (Filter::False, K::Logical, V::None),
+            (Filter::Number(3), K::Number, V::Number),
+            (Filter::Str("a".into()), K::String, V::String),
+            (Filter::Squares(Bitboard::from(Square::E4)), K::Set, V::Set),
+            (Filter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }, K::Set, V::Set),
+            (Filter::Union(vec![sq, sq]), K::Set, V::Set),
+            (Filter::Intersection(vec![sq, sq]), K::Set, V::Set),
+            (Filter::Complement(sq), K::Set, V::Set),
+            (Filter::In(sq, sq), K::Logical, V::None),
+            (Filter::Count(sq), K::Number, V::Number),
+            (
+                Filter::Direction { dirs: Directions::UP, min: 1, max: 7, range_variables: (None, None), arg: sq },
+                K::Set,
+                V::Set,
+            ),
+            (Filter::Attacks { attackers: sq, targets: sq, value_is_targets: false }, K::Set, V::Set),
+            (Filter::AttackChain { sets: vec![sq, sq], value_is_last: false }, K::Set, V::Set),
+            (Filter::Between(sq, sq), K::Set, V::Set),
+            (Filter::Ray { dirs: Directions::UP, sets: vec![sq, sq], xray: false }, K::Set, V::Set),
+            (Filter::PawnStructure(PawnStructure::Passed), K::Set, V::Set),
+            (Filter::Compare { first: n, rest: vec![(CmpOp::Lt, n)] }, K::Number, V::Number),
+            (Filter::Arith(ArithOp::Add, s, s), K::String, V::String),
+            (Filter::Neg(n), K::Number, V::Number),
+            (Filter::Call(Builtin::Abs, vec![n]), K::Number, V::Number),
+            (Filter::RegexMatch { subject: s, pattern: "a".into() }, K::String, V::String),
+            (Filter::RegexGroup(1), K::String, V::String),
+            (Filter::RegexGroupStart(1), K::Number, V::Number),
+            (Filter::Contains { haystack: s, needle: s, ignore_case: false }, K::Logical, V::None),
+            (Filter::And(vec![check, n]), K::Number, V::Number),
+            (Filter::Or(vec![n, s]), K::Unknown, V::None),
+            (Filter::Not(check), K::Logical, V::None),
+            (Filter::If { cond: check, then: n, otherwise: Some(n) }, K::Number, V::Number),
+            (Filter::CountMatching(vec![check]), K::Number, V::Number),
+            (Filter::Check, K::Logical, V::None),
+            (Filter::Mate, K::Logical, V::None),
+            (Filter::Stalemate, K::Logical, V::None),
+            (Filter::ToMove(Color::White), K::Logical, V::None),
+            (Filter::SideToMove, K::Number, V::Number),
+            (Filter::Initial, K::Logical, V::None),
+            (Filter::Terminal, K::Logical, V::None),
+            (Filter::Ply, K::Number, V::Number),
+            (Filter::MoveNumber, K::Number, V::Number),
+            (Filter::Mainline, K::Logical, V::None),
+            (Filter::Variation, K::Logical, V::None),
+            (Filter::VirtualMainline, K::Logical, V::None),
+            (Filter::Try, K::Logical, V::None),
+            (Filter::Move(Box::new(MoveFilter::any(MoveSource::Next))), K::Set, V::Set),
+            (Filter::HasComment, K::Logical, V::None),
+            (Filter::OriginalComment, K::String, V::String),
+            (Filter::Header(HeaderField::Event), K::String, V::String),
+            (Filter::Header(HeaderField::Elo(Color::Black)), K::Number, V::Number),
+            (Filter::Result(GameResult::WhiteWins), K::Logical, V::None),
+            (Filter::Year, K::Number, V::Number),
+            (Filter::GameNumber, K::Number, V::Number),
+            (
+                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: false, body: check },
+                K::Position,
+                V::Position,
+            ),
+            (
+                Filter::Find { direction: FindDirection::Forward, all: true, range: None, quiet: false, body: check },
+                K::Number,
+                V::Number,
+            ),
+            (Filter::AtPosition { at: pos, body: n }, K::Number, V::Number),
+            (Filter::Tree(TreeStep::Parent), K::Position, V::Position),
+            (Filter::Child(n), K::Position, V::Position),
+            (Filter::TreeRelation(TreeRelation::Ancestor, pos, pos), K::Position, V::None),
+            (Filter::Lca(pos, pos), K::Position, V::Position),
+            (Filter::Distance(pos, pos), K::Number, V::Number),
+            (Filter::Depth, K::Number, V::Number),
+            (Filter::PositionId, K::Number, V::Number),
+            (Filter::PositionById(n), K::Position, V::Position),
+            (Filter::Line { params: LineParams::default(), body: check }, K::Number, V::Number),
+            (
+                Filter::Path { params: PathParams::default(), focus: None, best: None, title: None, body: check },
+                K::Number,
+                V::Number,
+            ),
+            (Filter::PathStatus(PathStatus::Count), K::Number, V::Number),
+            (Filter::PathStatus(PathStatus::Start), K::Position, V::Position),
+            (Filter::SeqConcat(vec![check]), K::Unknown, V::None),
+            (Filter::SeqRepeat { body: check, min: 1, max: 2 }, K::Unknown, V::None),
+            (Filter::SeqAlt(vec![check]), K::Unknown, V::None),
+            (
+                Filter::Echo { source, target, in_all: false, variations: false, marks: false, body: check },
+                K::Logical,
+                V::None,
+            ),
+            (Filter::Var(square), K::Set, V::Set),
+            (Filter::Var(piece), K::Piece, V::Piece),
+            (Filter::Var(value), K::Unknown, V::None),
+            (Filter::Assign { var: value, op: None, value: n }, K::Logical, V::Number),
+            (Filter::IsBound(value), K::Logical, V::None),
+            (Filter::Unbind(value), K::Logical, V::None),
+            (Filter::DictGet { dict, key: s }, K::Unknown, V::None),
+            (Filter::DictSet { dict, key: s, op: None, value: n }, K::Logical, V::Number),
+            (Filter::DictUnbind { dict, key: Some(s) }, K::Logical, V::None),
+            (Filter::DictCount(dict), K::Number, V::Number),
+            (Filter::SquareIter { var: square, domain: sq, body: check, forall: false }, K::Set, V::Set),
+            (Filter::PieceIter { var: piece, domain: sq, body: check, forall: true }, K::Logical, V::None),
+            (Filter::IdentityIter { var: piece, mask: PieceMask::WHITE, body: check }, K::Logical, V::None),
+            (Filter::While { cond: Some(check), body: check }, K::Logical, V::None),
+            (Filter::Comment(vec![s]), K::Logical, V::None),
+            (Filter::Message { args: vec![s], quiet: false }, K::Logical, V::None),
+            (Filter::Sort { doc: String::new(), min: false, quiet: false, value: n }, K::Number, V::Number),
+            (Filter::SetTag(s, s), K::Logical, V::None),
+            (Filter::RemoveComment, K::Logical, V::None),
+            (Filter::Yacpdb(YacpdbPredicate { name: "PW".into(), args: Vec::new() }), K::Number, V::Number),
+            (Filter::Transform { kind: TransformKind::Flip, range: None, count: false, body: sq }, K::Set, V::Set),
+            (Filter::Transform { kind: TransformKind::Flip, range: None, count: true, body: sq }, K::Number, V::Number),
+            (Filter::LegacyFact(LegacyFact::HalfmoveClock), K::Number, V::Number),
+            (Filter::LegacyFact(LegacyFact::Nag(1)), K::Logical, V::None),
+            (Filter::PinOf { from: None, through: None, to: None, part: PinPart::Pinned }, K::Set, V::Set),
+            (Filter::NoTransform(sq), K::Set, V::Set),
+            (Filter::CurrentTransform("flip".into()), K::String, V::String),
+            (Filter::SimilarPosition { file: "a.pgn".into(), transform: false, game_number: false }, K::Logical, V::None),
+            (Filter::SimilarPosition { file: "a.pgn".into(), transform: false, game_number: true }, K::Number, V::Number),
+            (Filter::ReadFile(s), K::String, V::String),
+            (Filter::WriteFile(s, s), K::Logical, V::None),
+            (Filter::Equal(n, n), K::Logical, V::None),
+            (Filter::Abort("stop".into()), K::Logical, V::None),
+            (Filter::PathDebug, K::Logical, V::None),
+            (Filter::LastGameNumber, K::Number, V::Number),
+            (Filter::ConsecutiveMovesIn { x: pos, y: pos, min: 1, max: 9, quiet: true }, K::Number, V::Number),
+            (Filter::GameTextContains("x".into()), K::Logical, V::None),
+            (Filter::HhdbAward { kind: HhdbAwardKind::Any, special: false, max: false }, K::Number, V::Number),
+            (Filter::CurrentFen, K::String, V::String),
+        ]
+    }
+
+    #[test]
+    fn every_variant_has_a_kind() {
+        let mut ir = Ir::new();
+        let mut seen = [false; VARIANTS];
+        for (filter, text, value) in examples(&mut ir) {
+            seen[variant_number(&filter)] = true;
+            let id = ir.add(filter.clone(), Span::default());
+            assert_eq!(kind(&ir, id, &TextAlone), text, "CQL 6.2's kind of {filter:?}");
+            assert_eq!(value_type(&ir, id), value, "the evaluator's value of {filter:?}");
+        }
+        let missing: Vec<usize> = (0..VARIANTS).filter(|&i| !seen[i]).collect();
+        assert!(missing.is_empty(), "variants without an example: {missing:?}");
+    }
+
+    #[test]
+    fn the_two_readings_differ_only_where_cql_and_the_evaluator_do() {
+        let mut ir = Ir::new();
+        let span = Span::default();
+        let rooks = ir.add(Filter::Pieces { mask: PieceMask(1 << 3), squares: Bitboard::FULL }, span);
+        let two = ir.add(Filter::Number(2), span);
+        let check = ir.add(Filter::Check, span);
+        let x = ir.var("x", VarKind::Value);
+        let x = ir.add(Filter::Var(x), span);
+        // `R > 2`: CQL 6.2 counts the rooks; the evaluator's value is the rooks.
+        let more_rooks = ir.add(Filter::Compare { first: rooks, rest: vec![(CmpOp::Gt, two)] }, span);
+        assert_eq!(kind(&ir, more_rooks, &TextAlone), Kind::Number);
+        assert_eq!(value_type(&ir, more_rooks), ValueType::Set);
+        // `R == R`: no value in CQL 6.2.
+        let same = ir.add(Filter::Compare { first: rooks, rest: vec![(CmpOp::Eq, rooks)] }, span);
+        assert_eq!(kind(&ir, same, &TextAlone), Kind::Logical);
+        // `if check 2`: no value in CQL 6.2; the evaluator gives 2 when the branch is taken.
+        let when = ir.add(Filter::If { cond: check, then: two, otherwise: None }, span);
+        assert_eq!(kind(&ir, when, &TextAlone), Kind::Logical);
+        assert_eq!(value_type(&ir, when), ValueType::Number);
+        // `x + 2` with `x` of unknown kind: may be a string to CQL 6.2, likely a number.
+        let sum = ir.add(Filter::Arith(ArithOp::Add, x, two), span);
+        assert_eq!(kind(&ir, sum, &TextAlone), Kind::Unknown);
+        assert_eq!(value_type(&ir, sum), ValueType::Number);
+    }
+
+    #[test]
+    fn a_noted_kind_and_a_known_variable_override_the_table() {
+        struct Noting(FilterId, VarId);
+        impl KindContext for Noting {
+            fn reading(&self) -> Reading {
+                Reading::Text
+            }
+            fn noted(&self, id: FilterId) -> Option<Kind> {
+                (id == self.0).then_some(Kind::Logical)
+            }
+            fn variable(&self, ir: &Ir, var: VarId) -> Kind {
+                if var == self.1 {
+                    Kind::String
+                } else {
+                    declared_kind(ir, var)
+                }
+            }
+        }
+        let mut ir = Ir::new();
+        let span = Span::default();
+        let check = ir.add(Filter::Check, span);
+        let two = ir.add(Filter::Number(2), span);
+        let both = ir.add(Filter::And(vec![check, two]), span);
+        let name = ir.var("name", VarKind::Value);
+        let name_filter = ir.add(Filter::Var(name), span);
+        let cx = Noting(both, name);
+        assert_eq!(kind(&ir, both, &cx), Kind::Logical);
+        assert_eq!(kind(&ir, name_filter, &cx), Kind::String);
+        let joined = ir.add(Filter::Arith(ArithOp::Add, name_filter, name_filter), span);
+        assert_eq!(kind(&ir, joined, &cx), Kind::String);
+    }
+}
