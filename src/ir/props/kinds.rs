@@ -666,8 +666,16 @@ mod tests {
             (Filter::PinOf { from: None, through: None, to: None, part: PinPart::Pinned }, K::Set, V::Set),
             (Filter::NoTransform(sq), K::Set, V::Set),
             (Filter::CurrentTransform("flip".into()), K::String, V::String),
-            (Filter::SimilarPosition { file: "a.pgn".into(), transform: false, game_number: false }, K::Logical, V::None),
-            (Filter::SimilarPosition { file: "a.pgn".into(), transform: false, game_number: true }, K::Number, V::Number),
+            (
+                Filter::SimilarPosition { file: "a.pgn".into(), transform: false, game_number: false },
+                K::Logical,
+                V::None,
+            ),
+            (
+                Filter::SimilarPosition { file: "a.pgn".into(), transform: false, game_number: true },
+                K::Number,
+                V::Number,
+            ),
             (Filter::ReadFile(s), K::String, V::String),
             (Filter::WriteFile(s, s), K::Logical, V::None),
             (Filter::Equal(n, n), K::Logical, V::None),

@@ -375,7 +375,6 @@ impl Checker<'_> {
     }
 }
 
-
 /// May a comparison `op` have a left side of kind `a` and a right side of kind `b`? Two
 /// sets only with `==`/`!=`, a set with a number (the set counts its squares), positions with
 /// positions (not `!=`), numbers with numbers, strings with strings.
