@@ -149,10 +149,10 @@ pub fn value_type(ir: &Ir, id: FilterId) -> ValueType {
 /// The kind of filter `id` in `context`; a filter nested deeper than the expander's
 /// [`MAX_DEPTH`] is [`Kind::Unknown`].
 pub fn kind<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, context: &C) -> Kind {
-    kind_at(ir, id, context, 0)
+    kind_nested(ir, id, context, 0)
 }
 
-fn kind_at<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: usize) -> Kind {
+fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: usize) -> Kind {
     if depth > MAX_DEPTH {
         return Kind::Unknown;
     }
@@ -160,7 +160,7 @@ fn kind_at<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: usize)
         return noted;
     }
     let text = cx.reading() == Reading::Text;
-    let sub = |c: FilterId| kind_at(ir, c, cx, depth + 1);
+    let sub = |c: FilterId| kind_nested(ir, c, cx, depth + 1);
     // Where the parts leave the kind open: unknown to the text reading, `likely` to the
     // value reading.
     let open = |likely: Kind| if text { Kind::Unknown } else { likely };
