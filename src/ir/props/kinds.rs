@@ -7,7 +7,8 @@
 //! gives the text when it parses it, to refuse what CQL 6.2 refuses. The two agree on almost
 //! every variant; the few rows where CQL 6.2's reading of the text differs from the value
 //! cqlrs computes (a comparison, `if` without `else`, an assignment, a position relation, a
-//! move with a target filter) say both answers side by side, chosen by [`Reading`].
+//! move with a target filter, `sort` of a set) say both answers side by side, chosen by
+//! [`Reading`].
 
 use super::MAX_DEPTH;
 use crate::ir::{
@@ -335,8 +336,13 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         }
         Filter::IdentityIter { .. } | Filter::While { .. } => Kind::Logical,
 
-        // Output and files.
-        Filter::Sort { value, .. } => sub(*value),
+        // Output and files. CQL 6.2 types `sort` of a set as a number (it sorts by the
+        // count); the evaluator keeps the set's kind, so that `y = sort "a" q` matches where
+        // there is no queen, as it does in CQL 6.2.
+        Filter::Sort { value, .. } => match sub(*value) {
+            Kind::Set if text => Kind::Number,
+            k => k,
+        },
         Filter::ReadFile(_) => Kind::String,
         Filter::Comment(_)
         | Filter::Message { .. }
@@ -656,6 +662,7 @@ mod tests {
             (Filter::Comment(vec![s]), K::Logical, V::None),
             (Filter::Message { args: vec![s], quiet: false }, K::Logical, V::None),
             (Filter::Sort { doc: String::new(), min: false, quiet: false, value: n }, K::Number, V::Number),
+            (Filter::Sort { doc: String::new(), min: false, quiet: false, value: sq }, K::Number, V::Set),
             (Filter::SetTag(s, s), K::Logical, V::None),
             (Filter::RemoveComment, K::Logical, V::None),
             (Filter::Yacpdb(YacpdbPredicate { name: "PW".into(), args: Vec::new() }), K::Number, V::Number),

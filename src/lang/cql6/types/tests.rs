@@ -130,3 +130,11 @@ fn echo_and_a_comment_symbol_have_no_value() {
     // Without a symbol, `hascomment` is the comment's text.
     accepted(&["x = hascomment"]);
 }
+
+#[test]
+fn sort_of_a_set_is_a_number() {
+    // CQL 6.2 sorts by the number of squares and types the filter as a number.
+    accepted(&["{sort \"a\" R} + 1 > 2", "y = sort \"a\" R y + 1 > 2", "y = sort \"a\" R y = 3"]);
+    refused_at("y = sort \"a\" R #y > 2", "y > 2");
+    refused_at("y = sort \"a\" R y = a1", "a1");
+}
