@@ -60,26 +60,6 @@ impl<'a> Ctx<'a> {
                     crate::ir::PinPart::Targets => targets,
                 }))
             }
-            Filter::Pin { from, through, to } => {
-                let from_only = from.is_some() && through.is_none();
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let kings = pos.board().kings();
-                let from = match from {
-                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                    None => Bitboard::FULL,
-                };
-                let through = match through {
-                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                    None => Bitboard::FULL,
-                };
-                let to = match to {
-                    Some(x) => self.set_value(*x, at)?.unwrap_or(Bitboard::EMPTY),
-                    None => kings,
-                };
-                let Some(pos) = self.pos(at) else { return Ok(None) };
-                let (pinners, pinned) = board::pins(pos.board(), from, through, to);
-                Some(Value::Set(if from_only { pinners } else { pinned }))
-            }
             _ => return Err(internal("internal error: eval_attacks_and_geometry given a filter of another family")),
         })
     }

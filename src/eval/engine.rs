@@ -1181,8 +1181,7 @@ impl<'a> Ctx<'a> {
             | Filter::AttackChain { .. }
             | Filter::Between(..)
             | Filter::Ray { .. }
-            | Filter::PinOf { .. }
-            | Filter::Pin { .. } => self.eval_attacks_and_geometry(f, filter, at),
+            | Filter::PinOf { .. } => self.eval_attacks_and_geometry(f, filter, at),
             Filter::True
             | Filter::False
             | Filter::Number(..)

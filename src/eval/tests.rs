@@ -106,7 +106,7 @@ fn directions_and_pins() {
     b.line(NodeId::ROOT, &["Kg2"]);
     let game = b.game;
     let mut ir = Ir::new();
-    let pin = ir.add(Filter::Pin { from: None, through: None, to: None }, sp());
+    let pin = ir.add(Filter::PinOf { from: None, through: None, to: None, part: PinPart::Pinned }, sp());
     let n = pieces(&mut ir, Color::Black, Role::Knight, Bitboard::FULL);
     ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, n)] }, sp()));
     assert_eq!(run(ir, &game).positions.len(), 2);
@@ -123,26 +123,27 @@ fn directions_and_pins() {
 }
 
 #[test]
-fn pin_from_alone_gives_the_pinners() {
-    // Re1 pins the knight e7 to the black king.
+fn pin_gives_the_part_asked_for() {
+    // Re1 pins the knight e7 to the black king e8.
     let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
     let game = b.game;
     let rook = Bitboard::from(Square::E1);
     let knight = Bitboard::from(Square::E7);
-    // does `pin [from ◭] [through ◭] == expected` hold?
-    let value_is = |from: bool, through: bool, expected: Bitboard| {
+    let king = Bitboard::from(Square::E8);
+    // does `pin from ◭ through ◭` giving `part` equal the pieces on `expected`?
+    let value_is = |part: PinPart, expected: Bitboard| {
         let mut ir = Ir::new();
         let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
-        let pin = ir.add(Filter::Pin { from: from.then_some(any), through: through.then_some(any), to: None }, sp());
+        let pin = ir.add(Filter::PinOf { from: Some(any), through: Some(any), to: None, part }, sp());
         let want = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: expected }, sp());
         ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, want)] }, sp()));
         run(ir, &game).matched
     };
-    assert!(value_is(true, false, rook));
-    assert!(!value_is(true, false, knight));
-    assert!(value_is(false, false, knight));
-    assert!(value_is(true, true, knight));
-    assert!(value_is(false, true, knight));
+    assert!(value_is(PinPart::Pinners, rook));
+    assert!(!value_is(PinPart::Pinners, knight));
+    assert!(value_is(PinPart::Pinned, knight));
+    assert!(value_is(PinPart::Targets, king));
+    assert!(!value_is(PinPart::Targets, knight));
 }
 
 #[test]

@@ -154,7 +154,7 @@ impl Estimator {
             Filter::SquareIter { .. } | Filter::PieceIter { .. } | Filter::IdentityIter { .. } => {
                 e(5.0 + 10.0 * self.children_cost(ir, id, depth), 0.3)
             }
-            Filter::Attacks { .. } | Filter::AttackChain { .. } | Filter::Pin { .. } | Filter::PinOf { .. } => {
+            Filter::Attacks { .. } | Filter::AttackChain { .. } | Filter::PinOf { .. } => {
                 e(3.0 + self.children_cost(ir, id, depth), 0.3)
             }
             Filter::Compare { .. } => e(0.5 + self.children_cost(ir, id, depth), 0.4),

@@ -138,7 +138,7 @@ fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
     let opt = |name: &'static str, o: &Option<FilterId>| o.map(|c| (name, c));
     match filter {
         Filter::Attacks { attackers, targets, .. } => vec![("attackers", *attackers), ("targets", *targets)],
-        Filter::Pin { from, through, to } | Filter::PinOf { from, through, to, .. } => {
+        Filter::PinOf { from, through, to, .. } => {
             [opt("from", from), opt("through", through), opt("to", to)].into_iter().flatten().collect()
         }
         Filter::Compare { first, rest } => {

@@ -8,15 +8,20 @@
 //! Must never: change the IR, look at a game, or recurse without bound (every fact that
 //! looks into children has a depth limit and gives its cautious answer beyond it).
 //!
-//! Every variant of [`Filter`] is named in `own_facts` and in `value_type_at`, and every
-//! [`Builtin`] in `builtin_facts` and `builtin_value_type`, with no catch-all, so a new
-//! variant does not compile until someone decides its facts. The transform expander, the
-//! normalizer, the loop check and the evaluator all ask here; the CQL 6 type checker
-//! (`lang::cql6::types`) keeps its own kinds, which also know the kinds of variables.
+//! Every variant of [`Filter`] is named in `own_facts` and in the table of kinds
+//! ([`kind`]), and every [`Builtin`] in `builtin_facts` and `builtin_kind`, with no
+//! catch-all, so a new variant does not compile until someone decides its facts. The
+//! transform expander, the normalizer, the loop check, the evaluator and the CQL 6 type
+//! check (`lang::cql6::types`, which adds the kinds of variables it has seen assigned) all
+//! ask here.
+
+mod kinds;
+
+pub use kinds::{declared_kind, kind, value_type, Kind, KindContext, Reading};
 
 use super::transform::MAX_DEPTH;
 use super::visit::children;
-use super::{ArithOp, Builtin, Filter, FilterId, HeaderField, Ir, MoveValue, PathStatus, ValueType, VarId, VarKind};
+use super::{Builtin, Filter, FilterId, Ir, ValueType, VarId, VarKind};
 
 /// How deep the evaluator's analyses ([`is_pure`], [`is_header_only_before_replay`],
 /// [`writes_across_games`]) look into a filter; deeper, they give their cautious answer.
@@ -119,7 +124,6 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         | Filter::Direction { .. }
         | Filter::Attacks { .. }
         | Filter::AttackChain { .. }
-        | Filter::Pin { .. }
         | Filter::PinOf { .. }
         | Filter::PawnStructure(_) => OwnFacts::SET_OF_THE_BOARD,
         // Set operations the evaluator computes from its parts' sets (an intersection only
@@ -510,196 +514,6 @@ pub fn dictionary_contents(ir: &Ir) -> Vec<DictionaryContents> {
             Stores { .. } => DictionaryContents::DecidedByEntries,
         })
         .collect()
-}
-
-/// What kind of value a filter yields when it matches, as far as the tree alone tells
-/// (a variable whose kind shows only when the query runs gives [`ValueType::None`]).
-pub fn value_type(ir: &Ir, id: FilterId) -> ValueType {
-    value_type_at(ir, id, 0)
-}
-
-fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
-    if depth > MAX_DEPTH {
-        return ValueType::None;
-    }
-    let sub = |c: FilterId| value_type_at(ir, c, depth + 1);
-    let number_or_position = |last_position: bool| if last_position { ValueType::Position } else { ValueType::Number };
-    match ir.get(id) {
-        // Constants.
-        Filter::True | Filter::False => ValueType::None,
-        Filter::Number(_) => ValueType::Number,
-        Filter::Str(_) => ValueType::String,
-
-        // Square sets.
-        Filter::Squares(_)
-        | Filter::Pieces { .. }
-        | Filter::Union(_)
-        | Filter::Intersection(_)
-        | Filter::Complement(_)
-        | Filter::Direction { .. }
-        | Filter::Attacks { .. }
-        | Filter::AttackChain { .. }
-        | Filter::Between(..)
-        | Filter::Ray { .. }
-        | Filter::Pin { .. }
-        | Filter::PinOf { .. }
-        | Filter::PawnStructure(_) => ValueType::Set,
-        Filter::In(..) => ValueType::None,
-        Filter::Count(_) => ValueType::Number,
-
-        // Numbers, strings, comparisons.
-        Filter::Compare { first, .. } => sub(*first),
-        Filter::Arith(ArithOp::Add, a, _) if sub(*a) == ValueType::String => ValueType::String,
-        Filter::Arith(..) | Filter::Neg(_) => ValueType::Number,
-        Filter::Call(builtin, args) => builtin_value_type(*builtin, || args.first().map(|&a| sub(a))),
-        Filter::RegexMatch { .. } | Filter::RegexGroup(_) => ValueType::String,
-        Filter::RegexGroupStart(_) => ValueType::Number,
-        Filter::Contains { .. } | Filter::GameTextContains(_) => ValueType::None,
-
-        // Logic.
-        Filter::And(parts) => parts.last().map_or(ValueType::None, |&c| sub(c)),
-        Filter::Or(parts) => {
-            let mut types = parts.iter().map(|&c| sub(c));
-            match types.next() {
-                Some(first) if types.all(|t| t == first) => first,
-                _ => ValueType::None,
-            }
-        }
-        Filter::Not(_) => ValueType::None,
-        Filter::If { then, .. } => sub(*then),
-        Filter::CountMatching(_) => ValueType::Number,
-
-        // The current position.
-        Filter::SideToMove | Filter::Ply | Filter::MoveNumber => ValueType::Number,
-        Filter::CurrentFen => ValueType::String,
-        Filter::Check
-        | Filter::Mate
-        | Filter::Stalemate
-        | Filter::ToMove(_)
-        | Filter::Initial
-        | Filter::Terminal
-        | Filter::Mainline
-        | Filter::Variation
-        | Filter::VirtualMainline
-        | Filter::Try => ValueType::None,
-
-        // Moves, comments of the game.
-        Filter::Move(m) => match m.value {
-            MoveValue::Count => ValueType::Number,
-            MoveValue::To | MoveValue::From | MoveValue::Then => ValueType::Set,
-        },
-        Filter::ConsecutiveMovesIn { .. } => ValueType::Number,
-        Filter::OriginalComment => ValueType::String,
-        Filter::HasComment => ValueType::None,
-
-        // The game header.
-        Filter::Header(HeaderField::Elo(_)) => ValueType::Number,
-        Filter::Header(_) => ValueType::String,
-        Filter::Year | Filter::GameNumber | Filter::LastGameNumber | Filter::HhdbAward { .. } => ValueType::Number,
-        Filter::Result(_) => ValueType::None,
-
-        // The game tree.
-        Filter::Find { all, range, .. } => number_or_position(!*all && range.is_none()),
-        Filter::AtPosition { body, .. } => sub(*body),
-        Filter::Tree(_) | Filter::Child(_) | Filter::PositionById(_) | Filter::Lca(..) => ValueType::Position,
-        Filter::Distance(..) | Filter::Depth | Filter::PositionId => ValueType::Number,
-        Filter::TreeRelation(..) => ValueType::None,
-
-        // Lines and paths.
-        Filter::Path { params, .. } => number_or_position(params.last_position),
-        Filter::Line { params, .. } => number_or_position(params.last_position),
-        Filter::PathStatus(PathStatus::Start | PathStatus::LastPosition) => ValueType::Position,
-        Filter::PathStatus(_) => ValueType::Number,
-        Filter::PathDebug
-        | Filter::SeqConcat(_)
-        | Filter::SeqRepeat { .. }
-        | Filter::SeqAlt(_)
-        | Filter::Echo { .. } => ValueType::None,
-
-        // Variables and dictionaries.
-        Filter::Var(v) => match ir.vars.get(v.0 as usize).map(|info| info.kind) {
-            Some(VarKind::Square) => ValueType::Set,
-            Some(VarKind::Piece) => ValueType::Piece,
-            Some(VarKind::Position) => ValueType::Position,
-            Some(VarKind::Value | VarKind::Dictionary { .. }) | None => ValueType::None,
-        },
-        Filter::Assign { value, .. } => sub(*value),
-        Filter::DictSet { value, op: None, .. } => sub(*value),
-        Filter::DictSet { .. } | Filter::DictCount(_) => ValueType::Number,
-        Filter::DictGet { .. } | Filter::DictUnbind { .. } | Filter::IsBound(_) | Filter::Unbind(_) => ValueType::None,
-
-        // Iteration and loops: an existential iteration gives the squares that matched.
-        Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
-            if *forall {
-                ValueType::None
-            } else {
-                ValueType::Set
-            }
-        }
-        Filter::IdentityIter { .. } | Filter::While { .. } => ValueType::None,
-
-        // Output and files.
-        Filter::Sort { value, .. } => sub(*value),
-        Filter::ReadFile(_) => ValueType::String,
-        Filter::Comment(_)
-        | Filter::Message { .. }
-        | Filter::SetTag(..)
-        | Filter::RemoveComment
-        | Filter::WriteFile(..)
-        | Filter::Abort(_) => ValueType::None,
-
-        // Transforms and similar positions.
-        Filter::Transform { range, count, body, .. } => {
-            if *count || range.is_some() {
-                ValueType::Number
-            } else {
-                sub(*body)
-            }
-        }
-        Filter::NoTransform(body) => sub(*body),
-        Filter::CurrentTransform(_) => ValueType::String,
-        Filter::SimilarPosition { game_number: true, .. } => ValueType::Number,
-        Filter::SimilarPosition { game_number: false, .. } | Filter::Equal(..) => ValueType::None,
-
-        // The other languages.
-        Filter::Yacpdb(_) => ValueType::Number,
-        Filter::LegacyFact(fact) => fact.value_type(),
-    }
-}
-
-/// The value type of a call of a built-in function; `first_argument` gives the value type
-/// of its first argument, asked only by `ascii` (which turns a string into a number and a
-/// number into a string).
-fn builtin_value_type(builtin: Builtin, first_argument: impl FnOnce() -> Option<ValueType>) -> ValueType {
-    match builtin {
-        Builtin::Str
-        | Builtin::Lowercase
-        | Builtin::Uppercase
-        | Builtin::TypeName
-        | Builtin::PieceName
-        | Builtin::Substring => ValueType::String,
-        Builtin::MakeSquare | Builtin::Light | Builtin::Dark => ValueType::Set,
-        Builtin::Ascii => {
-            if first_argument() == Some(ValueType::String) {
-                ValueType::Number
-            } else {
-                ValueType::String
-            }
-        }
-        Builtin::Abs
-        | Builtin::Min
-        | Builtin::Max
-        | Builtin::Sqrt
-        | Builtin::Int
-        | Builtin::IndexOf
-        | Builtin::File
-        | Builtin::Rank
-        | Builtin::Type
-        | Builtin::ColorType
-        | Builtin::Power
-        | Builtin::Length
-        | Builtin::PieceId => ValueType::Number,
-    }
 }
 
 #[cfg(test)]

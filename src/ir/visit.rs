@@ -124,7 +124,7 @@ macro_rules! each_child {
                 $visit(b)?;
             }
             // Optional children.
-            Filter::Pin { from, through, to } | Filter::PinOf { from, through, to, .. } => {
+            Filter::PinOf { from, through, to, .. } => {
                 for c in [from, through, to] {
                     if let Some(c) = c.$opt() {
                         $visit(c)?;
@@ -242,7 +242,7 @@ pub fn skeleton(filter: &Filter) -> Filter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{CmpOp, MoveFilter, MoveSource};
+    use crate::ir::{CmpOp, MoveFilter, MoveSource, PinPart};
 
     fn id(n: u32) -> FilterId {
         FilterId(n)
@@ -262,7 +262,7 @@ mod tests {
         assert_eq!(children(&compare), vec![id(1), id(2), id(3)]);
         let cond = Filter::If { cond: id(4), then: id(5), otherwise: Some(id(6)) };
         assert_eq!(children(&cond), vec![id(4), id(5), id(6)]);
-        let pin = Filter::Pin { from: Some(id(7)), through: None, to: Some(id(8)) };
+        let pin = Filter::PinOf { from: Some(id(7)), through: None, to: Some(id(8)), part: PinPart::Pinners };
         assert_eq!(children(&pin), vec![id(7), id(8)]);
         let looped = Filter::While { cond: Some(id(9)), body: id(10) };
         assert_eq!(children(&looped), vec![id(9), id(10)]);
