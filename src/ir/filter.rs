@@ -3,7 +3,11 @@
 
 use shakmaty::{Bitboard, Color};
 
-use super::*;
+use super::{
+    ArithOp, Builtin, CmpOp, Directions, FilterId, FindDirection, GameResult, HeaderField, LegacyFact, LineParams,
+    MoveFilter, PathParams, PathStatus, PawnStructure, PieceMask, TransformKind, TreeRelation, TreeStep, VarId,
+    YacpdbPredicate,
+};
 
 /// One typed filter node. Each variant says what it means in chess terms and how it
 /// is spelled in the front-ends (CQL 6 / legacy / YACPDB).
