@@ -339,7 +339,7 @@ pub enum Filter {
     /// string, number, set of squares or position). No match when `k` does not match or
     /// `D` has no entry for it.
     DictGet {
-        /// The dictionary (a variable of kind [`VarKind::Dictionary`]).
+        /// The dictionary (a variable of kind [`VarKind::Dictionary`](super::VarKind::Dictionary)).
         dict: VarId,
         /// The key.
         key: FilterId,
