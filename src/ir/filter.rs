@@ -3,7 +3,11 @@
 
 use shakmaty::{Bitboard, Color};
 
-use super::*;
+use super::{
+    ArithOp, Builtin, CmpOp, Directions, FilterId, FindDirection, GameResult, HeaderField, LegacyFact, LineParams,
+    MoveFilter, PathParams, PathStatus, PawnStructure, PieceMask, TransformKind, TreeRelation, TreeStep, VarId,
+    YacpdbPredicate,
+};
 
 /// One typed filter node. Each variant says what it means in chess terms and how it
 /// is spelled in the front-ends (CQL 6 / legacy / YACPDB).
@@ -335,7 +339,7 @@ pub enum Filter {
     /// string, number, set of squares or position). No match when `k` does not match or
     /// `D` has no entry for it.
     DictGet {
-        /// The dictionary (a variable of kind [`VarKind::Dictionary`]).
+        /// The dictionary (a variable of kind [`VarKind::Dictionary`](super::VarKind::Dictionary)).
         dict: VarId,
         /// The key.
         key: FilterId,

@@ -247,7 +247,7 @@ fn rotate_delta_45(df: i8, dr: i8, steps: u8) -> (i8, i8) {
 }
 
 /// The basic transforms of a transform filter, identity first (none for `reversecolor`).
-/// For the shifts this lists every offset; [`expand`] drops those that push a named square
+/// For the shifts this lists every offset; [`expand`](super::expand) drops those that push a named square
 /// set off the board.
 pub fn group(kind: TransformKind) -> Vec<BoardMap> {
     match kind {
