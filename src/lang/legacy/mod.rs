@@ -14,7 +14,7 @@ pub mod lower;
 pub mod syntax;
 
 use crate::ir::{Ir, Span};
-use crate::lang::{Diagnostic, Error};
+use crate::diag::{Diagnostic, Error};
 
 /// Parse a legacy `(match …)` script into IR.
 ///
