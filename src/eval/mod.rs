@@ -90,6 +90,15 @@ pub struct Error {
     pub message: String,
 }
 
+impl Error {
+    /// The query was given up on one game because a limit of the run was reached (steps,
+    /// time, memory, nesting, loop iterations) or the run was interrupted; `reason` says
+    /// which. The game is counted as abandoned and the scan goes on.
+    pub fn abandoned(reason: impl std::fmt::Display) -> Error {
+        Error { message: format!("query abandoned: {reason}") }
+    }
+}
+
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
