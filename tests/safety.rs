@@ -139,7 +139,7 @@ fn cql_single_dash_words_are_options_not_bundles() {
     assert!(stderr(&o).contains("<1>"), "{}", stderr(&o));
     assert!(stdout(&o).contains("Qxf7#"));
     // An option cqlrs does not implement is refused clearly.
-    let o = cqlrs_in(&dir, &["-hhdb", "-i", "g.pgn", "q.cql"]);
+    let o = cqlrs_in(&dir, &["-html", "-i", "g.pgn", "q.cql"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not supported"), "{}", stderr(&o));
 }

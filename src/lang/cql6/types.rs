@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::lexer::{Sym, Tok, Token};
 use crate::ir::*;
-use crate::lang::Diagnostic;
+use crate::diag::Diagnostic;
 
 /// What a CQL 6.2 filter yields when it matches, as far as the type check is concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
