@@ -758,7 +758,7 @@ mod tests {
         assert!(err.contains("did you mean `-gamenumber`"), "{err}");
         let got = normalize(strings(&["cqlrs", "-showMatches", "-PARSE", "-i", "-x.pgn"])).unwrap();
         assert_eq!(got, strings(&["cqlrs", "--showmatches", "--parse", "--input=-x.pgn"]));
-        let err = normalize(strings(&["cqlrs", "-hhdb"])).unwrap_err();
+        let err = normalize(strings(&["cqlrs", "-html"])).unwrap_err();
         assert!(err.contains("not supported"), "{err}");
     }
 
@@ -773,6 +773,7 @@ mod tests {
                 Value(_) | Range(_) => argv.push("3".into()),
                 Pair(_) => argv.extend(strings(&["x", "1"])),
                 Words(..) => argv.push("f.pgn".into()),
+                HhdbWords(_) => argv.push("cooked".into()),
                 NoEffect(true) => argv.push("200000".into()),
                 _ => {}
             }
@@ -795,6 +796,19 @@ mod tests {
         assert_eq!(args.assign, vec!["x=5".to_string()]);
         assert_eq!(args.similarposition, strings(&["nosort", "s.pgn"]));
         assert!(normalize(strings(&["cqlrs", "-assign", "x"])).unwrap_err().contains("needs"));
+    }
+
+    #[test]
+    fn hhdb_reads_its_keys_and_the_text_after_a_key_that_takes_one() {
+        // As CQL 6.2's hhdb_parse_option: keys until a word that is not one, the text
+        // after `composer` ends the option, keys of other characters are quoted.
+        let got = normalize(strings(&["cqlrs", "-hhdb", "composer", "Kasparyan", "q.cql"])).unwrap();
+        assert_eq!(got, strings(&["cqlrs", "--hhdb=hhdb composer \"Kasparyan\"", "q.cql"]));
+        let got = normalize(strings(&["cqlrs", "-hhdb", "(c)", "cooked", "q.cql", "-hhdb", "special", "prize"])).unwrap();
+        assert_eq!(got, strings(&["cqlrs", "--hhdb=hhdb \"(c)\" cooked", "q.cql", "--hhdb=hhdb special prize"]));
+        let args = Args::try_parse_from(got).unwrap();
+        assert_eq!(args.hhdb.len(), 2);
+        assert!(normalize(strings(&["cqlrs", "-hhdb", "q.cql"])).unwrap_err().contains("needs hhdb keys"));
     }
 
     #[test]
