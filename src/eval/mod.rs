@@ -23,8 +23,6 @@ pub mod yacpdb;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod testutil;
 
 use regex::Regex;
 
