@@ -3,17 +3,10 @@
 //! here, their `[White]`/`[Black]` tags as HHdb writes them; the expected game numbers are
 //! what CQL 6.2 (build 9.493) gives with `-hhdb composer Kasparyan` and `-hhdb "(c)"`.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-hhdb-option-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{cqlrs, temp_dir};
 
 /// Three studies: 1 by Kasparyan with the mark `(c)`, 2 by Troitzky, 3 by Kasparyan.
 fn studies(dir: &std::path::Path) -> String {
@@ -29,10 +22,6 @@ fn studies(dir: &std::path::Path) -> String {
     let path = dir.join("studies.pgn");
     std::fs::write(&path, text).unwrap();
     path.to_string_lossy().into_owned()
-}
-
-fn cqlrs(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 fn numbers(o: &Output) -> Vec<String> {
