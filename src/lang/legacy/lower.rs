@@ -8,11 +8,11 @@
 //! Must never: evaluate anything, expand transforms (`ir::transform` does), or panic on
 //! any script — every problem becomes a [`Diagnostic`].
 //!
-//! Families: [`header`] (the game's PGN tags), [`game`] (facts about the whole game and the
-//! match list's settings), [`logic`] (`:and`, `:or`, `:xor`, `:not`, `:cond`, `:match`),
-//! [`facts`] (the position's state), [`material`] (pieces, counts, rays, pawns), [`moves`]
-//! (the next move and `:line`), [`search`] (how a list searches the game: counts,
-//! sequences, `:cut`), [`transforms`] (board transforms and accumulators), [`relation`]
+//! Families, one module each: `header` (the game's PGN tags), `game` (facts about the whole
+//! game and the match list's settings), `logic` (`:and`, `:or`, `:xor`, `:not`, `:cond`,
+//! `:match`), `facts` (the position's state), `material` (pieces, counts, rays, pawns),
+//! `moves` (the next move and `:line`), `search` (how a list searches the game: counts,
+//! sequences, `:cut`), `transforms` (board transforms and accumulators), `relation`
 //! (`:relation (…)`).
 
 use shakmaty::{Bitboard, Color, Role};
