@@ -7,7 +7,8 @@
 //! nesting is limited by [`syntax::MAX_DEPTH`]).
 //!
 //! Stages: [`syntax`] reads items and lists, [`designator`] reads piece designators and
-//! ranges, [`lower`] turns the match list into IR.
+//! ranges, [`lower`] turns the match list into IR, reading every keyword through the one
+//! table [`lower::keywords::KEYWORDS`] (in the order of docs/legacy.md's keyword index).
 
 pub mod designator;
 pub mod lower;
