@@ -1275,7 +1275,7 @@ impl<'a> Ctx<'a> {
             | Filter::Abort(_)
             | Filter::PathDebug
             | Filter::LastGameNumber
-            | Filter::ConsecutiveMovesIn { .. } => self.eval_keyword62(f, filter, at),
+            | Filter::ConsecutiveMoves { .. } => self.eval_keyword62(f, filter, at),
         }
     }
 
@@ -1868,7 +1868,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn consecutive_run_marks(&self) -> Vec<(NodeId, String)> {
         let mut marks = Vec::new();
         for (f, pairs) in &self.consecutive_runs {
-            let Filter::ConsecutiveMovesIn { x, y, .. } = self.ir.get(*f) else { continue };
+            let Filter::ConsecutiveMoves { x, y, .. } = self.ir.get(*f) else { continue };
             let name = |v: FilterId| match self.ir.get(v) {
                 Filter::Var(var) => self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone()),
                 _ => String::new(),

@@ -576,7 +576,7 @@ fn consecutive_moves_across_branches() {
     let t = ir.var("t", VarKind::Position);
     let sv = ir.add(Filter::Var(s), sp());
     let tv = ir.add(Filter::Var(t), sp());
-    let cm = ir.add(Filter::ConsecutiveMovesIn { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
+    let cm = ir.add(Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
     let two = ir.add(Filter::Number(2), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
@@ -610,7 +610,7 @@ fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
     let t = ir.var("t", VarKind::Position);
     let sv = ir.add(Filter::Var(s), sp());
     let tv = ir.add(Filter::Var(t), sp());
-    let cm = ir.add(Filter::ConsecutiveMovesIn { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
+    let cm = ir.add(Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
     let num = ir.add(Filter::Number(n), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());

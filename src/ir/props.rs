@@ -168,7 +168,7 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         // Moves, comments of the game.
         Filter::Move(_) => OwnFacts::NONE,
         // Its marks are written at the end of the game, from the longest run seen.
-        Filter::ConsecutiveMovesIn { quiet, .. } => OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE },
+        Filter::ConsecutiveMoves { quiet, .. } => OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE },
         Filter::HasComment | Filter::OriginalComment => OwnFacts::NONE,
 
         // The game header.
@@ -588,7 +588,7 @@ fn value_type_at(ir: &Ir, id: FilterId, depth: usize) -> ValueType {
             MoveValue::Count => ValueType::Number,
             MoveValue::To | MoveValue::From | MoveValue::Then => ValueType::Set,
         },
-        Filter::ConsecutiveMovesIn { .. } => ValueType::Number,
+        Filter::ConsecutiveMoves { .. } => ValueType::Number,
         Filter::OriginalComment => ValueType::String,
         Filter::HasComment => ValueType::None,
 

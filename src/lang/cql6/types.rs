@@ -520,7 +520,7 @@ impl Checker<'_> {
             }
             Filter::NoTransform(body) => sub(*body),
             Filter::CurrentTransform(_) | Filter::ReadFile(_) => Kind::String,
-            Filter::LastGameNumber | Filter::ConsecutiveMovesIn { .. } => Kind::Number,
+            Filter::LastGameNumber | Filter::ConsecutiveMoves { .. } => Kind::Number,
             Filter::SimilarPosition { game_number, .. } => {
                 if *game_number {
                     Kind::Number
@@ -870,7 +870,7 @@ impl Checker<'_> {
                 self.want(*name, Kind::String, "the file name of `writefile`");
                 self.want(*text, Kind::String, "the text of `writefile`");
             }
-            Filter::ConsecutiveMovesIn { x: a, y: b, .. } | Filter::Lca(a, b) | Filter::Distance(a, b) => {
+            Filter::ConsecutiveMoves { x: a, y: b, .. } | Filter::Lca(a, b) | Filter::Distance(a, b) => {
                 self.want(*a, Kind::Position, "each argument");
                 self.want(*b, Kind::Position, "each argument");
             }
