@@ -3,18 +3,10 @@
 //! nodes are one node, so the place is found per occurrence). Each test writes its
 //! script and a one-game PGN file to its own temporary directory and runs the binary.
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-
-/// A fresh temporary directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-carets-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{temp_dir, BIN};
 
 /// Run the script `text` (written as `q.cql`) on one short game; exit code and stderr.
 fn run(name: &str, text: &str) -> (Option<i32>, String) {

@@ -7,17 +7,10 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-
-/// A fresh temporary directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+mod common;
+use common::{cqlrs, stderr, stdout, temp_dir, BIN};
 
 /// `games` games; White is "Tal" in every third; game 5 has a set-up that is no position.
 fn write_corpus(dir: &PathBuf, games: usize) -> String {
@@ -35,18 +28,6 @@ fn write_corpus(dir: &PathBuf, games: usize) -> String {
     let path = dir.join("games.pgn");
     std::fs::write(&path, text).unwrap();
     path.to_string_lossy().into_owned()
-}
-
-fn cqlrs(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// Does the evaluator handle header filters yet? (It is built in parallel.)

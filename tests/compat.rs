@@ -1,22 +1,8 @@
 //! Known, deliberate differences from CQL 6.2 and YACPDB, each pinned by a test.
 //! `docs/compat.md` lists them and names the test that pins each one.
 
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-compat-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
-}
+mod common;
+use common::{cqlrs as run, temp_file};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -16,10 +16,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-#[path = "support/shared.rs"]
-mod shared;
-
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
+mod common;
+use common::{cqlrs, stderr, temp_dir, BIN};
 
 /// A query that matches many games and writes a comment at every matching position.
 const CHECK_WITH_COMMENT: &str = r#"check comment("check at ply " ply)"#;
@@ -37,23 +35,15 @@ fn shared_corpus() -> Option<PathBuf> {
     match std::env::var_os("CQLRS_SHARED_CORPUS") {
         Some(dir) => {
             let dir = PathBuf::from(dir);
-            assert!(dir.is_dir() || !shared::in_ci(), "CI=true: CQLRS_SHARED_CORPUS {} is missing", dir.display());
+            assert!(
+                dir.is_dir() || !common::shared::in_ci(),
+                "CI=true: CQLRS_SHARED_CORPUS {} is missing",
+                dir.display()
+            );
             dir.is_dir().then_some(dir)
         }
-        None => shared::shared_path("corpus"),
+        None => common::shared::shared_path("corpus"),
     }
-}
-
-/// A fresh temporary directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-corpus-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cqlrs(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 /// Run with `input` on standard input.
@@ -73,10 +63,6 @@ fn cqlrs_stdin(args: &[&str], input: &[u8]) -> Output {
     let out = child.wait_with_output().unwrap();
     feeder.join().unwrap();
     out
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 /// The tallies of a summary line `N matches of M games (U unmatched, K skipped) in …`.

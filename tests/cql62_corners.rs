@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
+mod common;
+use common::{temp_dir, BIN};
 
 /// 1: an unplayable move in a variation (`1... Ke6`, e6 is attacked by nothing but the king
 /// cannot reach it from e8); 2: an unplayable move on the main line (`2. Ke3`); 3: a study set
@@ -27,18 +28,11 @@ const GAMES: &str = "[Event \"b\"]\n[White \"w1\"]\n[Black \"b1\"]\n[Result \"*\
 [Event \"a\"]\n[White \"w6\"]\n[Black \"b6\"]\n[WhiteElo \"2300\"]\n[Result \"*\"]\n\n\
 1. c4 c5 *\n\n";
 
-/// A directory of this test run's own (the tests run in parallel).
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-cql62-corners-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 /// The games, written once per test run.
 fn games_file() -> PathBuf {
     static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     FILE.get_or_init(|| {
-        let path = temp_dir("games").join("games.pgn");
+        let path = temp_dir("games").keep().join("games.pgn");
         std::fs::write(&path, GAMES).unwrap();
         path
     })

@@ -3,21 +3,9 @@
 //! binary on small games whose answers are chess facts worked out by hand.
 
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-eval-plan-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
-}
+mod common;
+use common::{cqlrs as run, temp_file};
 
 /// The numbers of the games `query` matches (a CQL file body; `cql()` added when it has no
 /// header).

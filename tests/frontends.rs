@@ -9,7 +9,7 @@
 //! are compiled with `-quiet`: a CQL 6 `find` notes what it found in the output
 //! (`Found`), a legacy position list does not, and that is the only difference.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 /// Pairs of the suite whose CQL 6 equivalent means something slightly different, with
@@ -56,19 +56,12 @@ fn dump_ir(script: &Path) -> String {
     comparable(&String::from_utf8_lossy(&out.stdout))
 }
 
-/// A fresh scratch directory for this test process.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-frontends-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
-}
-
-#[path = "support/shared.rs"]
-mod shared;
+mod common;
+use common::temp_dir;
 
 #[test]
 fn suite_pairs_print_the_same_ir() {
-    let Some(dir) = shared::shared_path("conformance/legacy") else { return };
+    let Some(dir) = common::shared::shared_path("conformance/legacy") else { return };
     let cases = std::fs::read_to_string(dir.join("cases.jsonl")).expect("the legacy suite's cases.jsonl");
     let mut pairs: Vec<(String, String)> = Vec::new();
     for line in cases.lines().filter(|l| !l.trim().is_empty()) {
@@ -133,7 +126,7 @@ const INLINE_PAIRS: &[(&str, &str)] = &[
 
 #[test]
 fn inline_pairs_print_the_same_ir() {
-    let dir = scratch("inline");
+    let dir = temp_dir("inline");
     let mut failures = Vec::new();
     for (n, (legacy_text, cql6_text)) in INLINE_PAIRS.iter().enumerate() {
         let legacy_path = dir.join(format!("pair{n}-legacy.cql"));
@@ -154,7 +147,7 @@ fn inline_pairs_print_the_same_ir() {
 #[test]
 fn different_meanings_print_different_ir() {
     // The comparison is not vacuous: a changed number or keyword shows.
-    let dir = scratch("different");
+    let dir = temp_dir("different");
     let a = dir.join("a.cql");
     let b = dir.join("b.cql");
     std::fs::write(&a, "(match (position :wtm :check :attackcount n K 1))").expect("write");
@@ -209,10 +202,10 @@ fn game_numbers(pgn: &Path, script: &Path) -> Vec<u64> {
 
 #[test]
 fn relation_finds_the_games_its_echo_finds() {
-    let Some(corpus) = shared::shared_path("corpus/conformance") else { return };
+    let Some(corpus) = common::shared::shared_path("corpus/conformance") else { return };
     let pgns = [corpus.join("worldmatches.pgn"), corpus.join("studies253.pgn")];
     assert!(pgns.iter().all(|p| p.exists()), "the conformance corpus under {} lacks {pgns:?}", corpus.display());
-    let dir = scratch("relation");
+    let dir = temp_dir("relation");
     for (n, (legacy_text, cql6_text, what)) in RELATION_PAIRS.iter().enumerate() {
         let legacy = dir.join(format!("relation{n}-legacy.cql"));
         let cql6 = dir.join(format!("relation{n}-cql6.cql"));

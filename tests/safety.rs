@@ -5,43 +5,17 @@
 //! Every test works in its own temporary directory.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-
-/// A fresh temporary directory for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-safety-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Run the binary in `dir` with no stdin.
-fn cqlrs_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN).current_dir(dir).args(args).stdin(Stdio::null()).output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+mod common;
+use common::{cqlrs_in, stderr, stdout, temp_dir, write, BIN};
 
 /// Three games: a mate (game 1), a quiet game (game 2) and a draw (game 3).
 const GAMES: &str = "[Event \"A\"]\n[White \"W1\"]\n[Black \"B1\"]\n[Result \"1-0\"]\n\n\
 1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n\
 [Event \"B\"]\n[White \"W2\"]\n[Black \"B2\"]\n[Result \"0-1\"]\n\n1. d4 d5 2. c4 e6 0-1\n\n\
 [Event \"C\"]\n[White \"W3\"]\n[Black \"B3\"]\n[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 1/2-1/2\n";
-
-fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, bytes).unwrap();
-    p
-}
 
 /// Directory entries other than the ones named (temporary files left behind).
 fn leftovers(dir: &Path, known: &[&str]) -> Vec<String> {
@@ -139,7 +113,7 @@ fn cql_single_dash_words_are_options_not_bundles() {
     assert!(stderr(&o).contains("<1>"), "{}", stderr(&o));
     assert!(stdout(&o).contains("Qxf7#"));
     // An option cqlrs does not implement is refused clearly.
-    let o = cqlrs_in(&dir, &["-hhdb", "-i", "g.pgn", "q.cql"]);
+    let o = cqlrs_in(&dir, &["-html", "-i", "g.pgn", "q.cql"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not supported"), "{}", stderr(&o));
 }

@@ -6,15 +6,16 @@
 //! compressed bench file, which is one shard by design and is covered by a small gzip
 //! file here); it is skipped with a note when ../shared is absent.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
+
+mod common;
+use common::{cqlrs, temp_dir};
 
 use cqlrs::input::shard::{self, ByteRange};
 use cqlrs::input::{Games, RawGame, Source};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
 
 /// Every game of `paths` read by one pass: (number, file, offset, file ordinal, bytes).
 type Key = (u64, String, u64, u64, Vec<u8>);
@@ -178,17 +179,6 @@ fn shards_read_every_game_of_hostile_input_exactly_once() {
             check_union(&paths, &reference, cuts, n)
         })
         .unwrap();
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-scale-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn cqlrs(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).stdin(Stdio::null()).output().unwrap()
 }
 
 /// Games with tricky boundaries: a header-only game, tags right after movetext, an

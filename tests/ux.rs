@@ -2,18 +2,12 @@
 //! (through `script` from util-linux), completions and the manual page, colour in error
 //! messages, "did you mean" for mistyped options, and the player options.
 
-use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
-const DATA: [&str; 2] = ["data/lichess-2016-05-first1500.pgn", "data/lichess-2017-05-sample.pgn"];
+mod common;
+use common::{temp_dir, BIN};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cqlrs-ux-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+const DATA: [&str; 2] = ["data/lichess-2016-05-first1500.pgn", "data/lichess-2017-05-sample.pgn"];
 
 fn cqlrs(args: &[&str]) -> Output {
     Command::new(BIN).args(args).stdin(Stdio::null()).env_remove("NO_COLOR").output().unwrap()

@@ -191,6 +191,10 @@ pub struct Args {
     /// Positions like those of a PGN file: `-similarposition [nosort] [notransform] FILE`
     #[arg(long = "similarposition", value_name = "WORD")]
     pub similarposition: Vec<String>,
+    /// An `hhdb` filter for the endgame study database HHdb, as CQL 6 text (CQL's
+    /// `-hhdb KEY… [TEXT]`, e.g. `-hhdb composer Kasparyan` adds `hhdb composer "Kasparyan"`)
+    #[arg(long = "hhdb", value_name = "FILTER")]
+    pub hhdb: Vec<String>,
     /// Search variations as if each were the main line (adds `virtualmainline`)
     #[arg(long = "virtualmainline")]
     pub virtualmainline: bool,
@@ -332,6 +336,47 @@ fn parse_size(s: &str) -> Result<u64, String> {
     n.checked_mul(1 << shift).ok_or_else(|| format!("`{s}`: too large"))
 }
 
+/// The `hhdb` keys after which CQL's `-hhdb` reads one more argument, the text to look
+/// for (CQL 6.2's command-line reader, `hhdb-options-parse.cpp`).
+const HHDB_TEXT_KEYS: &[&str] = &["composer", "firstcomment", "gbr", "search", "source", "stipulation"];
+
+/// Read the words of `-hhdb` as CQL 6.2 does: every following argument that is an `hhdb`
+/// key, until one that is not, or until the text after a key that takes one; the result
+/// is the `hhdb` filter they spell, with keys of other characters than letters, digits
+/// and `_` quoted (`"(c)"`) and the text quoted.
+fn hhdb_filter(arg: &str, rest: &mut std::collections::VecDeque<String>) -> Result<String, String> {
+    let mut filter = String::from("hhdb");
+    let mut keys = 0;
+    while let Some(word) = rest.front().cloned() {
+        if !crate::lang::cql6::hhdb_key(&word) {
+            break;
+        }
+        rest.pop_front();
+        keys += 1;
+        if word.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            filter = format!("{filter} {word}");
+        } else {
+            filter = format!("{filter} \"{word}\"");
+        }
+        if HHDB_TEXT_KEYS.contains(&word.as_str()) {
+            let text = rest.pop_front().ok_or_else(|| format!("cqlrs: `{arg} {word}` needs the text to look for"))?;
+            if text.is_empty() || text.contains('"') {
+                return Err(format!("cqlrs: `{arg} {word}` needs a text without quotation marks, not `{text}`"));
+            }
+            filter = format!("{filter} \"{text}\"");
+            break;
+        }
+    }
+    if keys == 0 {
+        let found = rest.front().map_or("nothing".to_string(), |w| format!("`{w}`"));
+        return Err(format!(
+            "cqlrs: `{arg}` needs hhdb keys such as `composer`, `cooked` or `(c)`, found {found} \
+             (docs/header.md lists the keys of `hhdb`)"
+        ));
+    }
+    Ok(filter)
+}
+
 fn parse_range(s: &str) -> Result<(u64, u64), String> {
     let num = |t: &str| t.trim().parse::<u64>().map_err(|_| format!("expected a number, found `{t}`"));
     for sep in ["..", "-", ":"] {
@@ -361,6 +406,9 @@ enum Kind {
     Pair(&'static str),
     /// `-similarposition [nosort] [notransform] FILE`: each word as `--long=WORD`.
     Words(&'static str, &'static [&'static str]),
+    /// `-hhdb KEY… [TEXT]`: the words that are `hhdb` keys, and the text after a key that
+    /// takes one, as one `hhdb` filter: `--long=hhdb KEY… "TEXT"`.
+    HhdbWords(&'static str),
     /// A fixed replacement: `-vi` = `--input=hhdbvi.pgn`.
     Fixed(&'static str),
     /// Accepted and without effect, because cqlrs already behaves as the option asks;
@@ -398,6 +446,7 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("btm", Flag("btm")),
     ("assign", Pair("assign")),
     ("similarposition", Words("similarposition", &["nosort", "notransform"])),
+    ("hhdb", HhdbWords("hhdb")),
     ("virtualmainline", Flag("virtualmainline")),
     // Which games.
     ("g", Range("gamenumber")),
@@ -477,7 +526,6 @@ const OPTIONS: &[(&str, Kind)] = &[
     ("v", Flag("version")),
     ("version", Flag("version")),
     // Refused.
-    ("hhdb", Refused("HHdb annotations are not implemented")),
     ("html", Refused("HTML export of a query is not implemented; `--to-unicode FILE` prints the query")),
     ("utf8", Refused("use `--to-unicode FILE`, which prints the converted query")),
     ("echo", Refused("use `--to-ascii FILE` or `--to-unicode FILE`, which print the query")),
@@ -641,6 +689,11 @@ pub fn normalize(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, 
                 }
                 out.push(format!("--{long}={word}"));
             }
+            HhdbWords(long) => {
+                let first = next_value("an hhdb key such as `composer`")?;
+                rest.push_front(first);
+                out.push(format!("--{long}={}", hhdb_filter(&arg, &mut rest)?));
+            }
             Fixed(replacement) => out.push(replacement.to_string()),
             NoEffect(takes_value) => {
                 if takes_value {
@@ -705,7 +758,7 @@ mod tests {
         assert!(err.contains("did you mean `-gamenumber`"), "{err}");
         let got = normalize(strings(&["cqlrs", "-showMatches", "-PARSE", "-i", "-x.pgn"])).unwrap();
         assert_eq!(got, strings(&["cqlrs", "--showmatches", "--parse", "--input=-x.pgn"]));
-        let err = normalize(strings(&["cqlrs", "-hhdb"])).unwrap_err();
+        let err = normalize(strings(&["cqlrs", "-html"])).unwrap_err();
         assert!(err.contains("not supported"), "{err}");
     }
 
@@ -720,6 +773,7 @@ mod tests {
                 Value(_) | Range(_) => argv.push("3".into()),
                 Pair(_) => argv.extend(strings(&["x", "1"])),
                 Words(..) => argv.push("f.pgn".into()),
+                HhdbWords(_) => argv.push("cooked".into()),
                 NoEffect(true) => argv.push("200000".into()),
                 _ => {}
             }
@@ -742,6 +796,19 @@ mod tests {
         assert_eq!(args.assign, vec!["x=5".to_string()]);
         assert_eq!(args.similarposition, strings(&["nosort", "s.pgn"]));
         assert!(normalize(strings(&["cqlrs", "-assign", "x"])).unwrap_err().contains("needs"));
+    }
+
+    #[test]
+    fn hhdb_reads_its_keys_and_the_text_after_a_key_that_takes_one() {
+        // As CQL 6.2's hhdb_parse_option: keys until a word that is not one, the text
+        // after `composer` ends the option, keys of other characters are quoted.
+        let got = normalize(strings(&["cqlrs", "-hhdb", "composer", "Kasparyan", "q.cql"])).unwrap();
+        assert_eq!(got, strings(&["cqlrs", "--hhdb=hhdb composer \"Kasparyan\"", "q.cql"]));
+        let got = normalize(strings(&["cqlrs", "-hhdb", "(c)", "cooked", "q.cql", "-hhdb", "special", "prize"])).unwrap();
+        assert_eq!(got, strings(&["cqlrs", "--hhdb=hhdb \"(c)\" cooked", "q.cql", "--hhdb=hhdb special prize"]));
+        let args = Args::try_parse_from(got).unwrap();
+        assert_eq!(args.hhdb.len(), 2);
+        assert!(normalize(strings(&["cqlrs", "-hhdb", "q.cql"])).unwrap_err().contains("needs hhdb keys"));
     }
 
     #[test]

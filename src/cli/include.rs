@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use crate::eval::{FilePolicy, FileUse};
 use crate::ir::Span;
-use crate::lang::{Diagnostic, Error};
+use crate::diag::{Diagnostic, Error};
 
 /// One file's part of the combined text.
 #[derive(Clone, Debug)]

@@ -126,7 +126,7 @@ struct QuerySource {
 
 impl QuerySource {
     /// An error of the query, rendered against the file each diagnostic is in.
-    fn render(&self, error: &lang::Error) -> String {
+    fn render(&self, error: &crate::diag::Error) -> String {
         match &self.map {
             Some(map) => map.render(error),
             None => error.render(&self.name, &self.text),
@@ -660,7 +660,7 @@ fn check_header_files(args: &Args, ir: &Ir, src: &QuerySource, policy: &FilePoli
     let refuse = |word: &str, name: &str, why: String, hint: &str| {
         let span = header_name_span(&src.text, word, name).unwrap_or_default();
         let d = crate::diag::Diagnostic::new(format!("{word}: {why}"), span).with_hint(hint);
-        Err(src.render(&lang::Error { diagnostics: vec![d] }))
+        Err(src.render(&crate::diag::Error { diagnostics: vec![d] }))
     };
     if args.output.is_none() {
         if let Some(name) = &ir.settings.output {
@@ -732,6 +732,7 @@ fn added_filters(args: &Args) -> Vec<String> {
     if args.virtualmainline {
         added.push("virtualmainline".into());
     }
+    added.extend(args.hhdb.iter().cloned());
     if let Some(fen) = &args.fen {
         added.push(format!("fen {}", cql_string(fen)));
     }
@@ -818,8 +819,8 @@ fn query_source(args: &Args, policy: &FilePolicy) -> Result<Option<QuerySource>,
     let added = added_filters(args);
     let only_cql6 = |syntax: Syntax| -> Result<(), String> {
         if syntax != Syntax::Cql6 && !added.is_empty() {
-            return Err("cqlrs: `-fen`, `-wtm`, `-btm`, `-assign`, `-similarposition` and `-virtualmainline` \
-                        can only be added to a CQL 6 query"
+            return Err("cqlrs: `-fen`, `-wtm`, `-btm`, `-assign`, `-similarposition`, `-virtualmainline` \
+                        and `-hhdb` can only be added to a CQL 6 query"
                 .into());
         }
         Ok(())
@@ -1037,7 +1038,7 @@ mod tests {
 
 /// A compile error as the command line prints it: diagnostics rendered by `render` (with
 /// a caret under the text, in the file each one is in), other errors on one line.
-fn compile_message(err: &CompileError, render: impl Fn(&lang::Error) -> String) -> String {
+fn compile_message(err: &CompileError, render: impl Fn(&crate::diag::Error) -> String) -> String {
     match err {
         CompileError::Query(e) => render(e),
         CompileError::Amend(message) => message.clone(),

@@ -75,14 +75,14 @@ impl<'a> Ctx<'a> {
         let read = |written: i8, var: Option<VarId>| -> Result<i64, Error> {
             self.range_end(i64::from(written), var).ok_or_else(|| {
                 let name = var.map_or("?", |v| self.ir.vars[v.0 as usize].name.as_str());
-                internal(format!("query abandoned: the direction range variable `{name}` has no value"))
+                Error::abandoned(format!("the direction range variable `{name}` has no value"))
             })
         };
         let (a, b) = (read(min, low)?, read(max, high)?);
         match (i8::try_from(a), i8::try_from(b)) {
             (Ok(a), Ok(b)) if (-7..=7).contains(&a) && (-7..=7).contains(&b) && a <= b => Ok((a, b)),
-            _ => Err(internal(format!(
-                "query abandoned: a direction range must lie in -7..7 with its smaller end first, not {a}..{b}"
+            _ => Err(Error::abandoned(format!(
+                "a direction range must lie in -7..7 with its smaller end first, not {a}..{b}"
             ))),
         }
     }

@@ -130,14 +130,14 @@ mod tests {
 
     // ----- dictionaries in scripts, on a small game ------------------------------
 
-    use crate::eval::testutil::GameBuilder;
+    use crate::pgn::GameBuilder;
     use crate::eval::{GameMatch, Query, Scratch};
 
     /// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#
     fn scholars_mate() -> (crate::pgn::Game, Vec<NodeId>) {
-        let mut b = GameBuilder::new(None);
-        let line = b.line(NodeId::ROOT, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
-        (b.game, line)
+        let mut b = GameBuilder::new(1);
+        let line = b.line(NodeId::ROOT, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]).unwrap();
+        (b.finish(None), line)
     }
 
     fn query(src: &str) -> Query {
@@ -253,14 +253,14 @@ mod tests {
 
     #[test]
     fn tags_do_not_skip_a_game_after_a_write_kept_for_later_games() {
-        let mut b = GameBuilder::new(None);
-        b.line(NodeId::ROOT, &["e4", "e5"]);
+        let mut b = GameBuilder::new(1);
+        b.line(NodeId::ROOT, &["e4", "e5"]).unwrap();
         b.tag("Result", "0-1");
         // The count must see the Black win too, although `result 1-0` then fails.
         let q = query("cql() dictionary Games initial Games[1] += 1 result 1-0");
-        assert!(q.may_match_tags(&b.game));
+        assert!(q.may_match_tags(b.game()));
         // Tags tested before the write, or a local dictionary, may still skip the game.
-        assert!(!query("cql() dictionary Games result 1-0 Games[1] += 1").may_match_tags(&b.game));
-        assert!(!query("cql() local dictionary Games Games[1] += 1 result 1-0").may_match_tags(&b.game));
+        assert!(!query("cql() dictionary Games result 1-0 Games[1] += 1").may_match_tags(b.game()));
+        assert!(!query("cql() local dictionary Games Games[1] += 1 result 1-0").may_match_tags(b.game()));
     }
 }

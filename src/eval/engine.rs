@@ -261,6 +261,8 @@ impl SquareMemo {
     }
 }
 
+/// An invariant of the compiled query broke: a bug in cqlrs, not a problem of the query or
+/// the game (limits of the run give [`Error::abandoned`]).
 fn internal(msg: impl Into<String>) -> Error {
     Error { message: msg.into() }
 }
@@ -793,7 +795,7 @@ impl<'a> Ctx<'a> {
             self.check_budget()?;
         }
         if self.depth >= DEPTH_LIMIT {
-            return Err(internal("query abandoned: filters nested too deeply"));
+            return Err(Error::abandoned("filters nested too deeply"));
         }
         Ok(())
     }
@@ -804,18 +806,18 @@ impl<'a> Ctx<'a> {
     fn check_budget(&mut self) -> Result<(), Error> {
         let limits = &self.q.limits;
         if self.steps > limits.max_steps {
-            return Err(internal(format!(
-                "query abandoned: too much work in one game (more than {} steps; see --max-game-steps)",
+            return Err(Error::abandoned(format!(
+                "too much work in one game (more than {} steps; see --max-game-steps)",
                 limits.max_steps
             )));
         }
         if limits.interrupt.as_ref().is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed) != 0) {
-            return Err(internal("query abandoned: the run was interrupted"));
+            return Err(Error::abandoned("the run was interrupted"));
         }
         if let Some(max) = limits.max_time {
             if self.started.elapsed() > max {
-                return Err(internal(format!(
-                    "query abandoned: the game took more than {} s (see --max-game-time)",
+                return Err(Error::abandoned(format!(
+                    "the game took more than {} s (see --max-game-time)",
                     max.as_secs_f64()
                 )));
             }
@@ -831,8 +833,8 @@ impl<'a> Ctx<'a> {
         let bytes = bytes as u64;
         self.memory = self.memory.saturating_add(bytes);
         if self.memory > self.q.limits.max_memory {
-            return Err(internal(format!(
-                "query abandoned: the game needed more than {} bytes for strings, dictionaries and notes (see --max-game-memory)",
+            return Err(Error::abandoned(format!(
+                "the game needed more than {} bytes for strings, dictionaries and notes (see --max-game-memory)",
                 self.q.limits.max_memory
             )));
         }
@@ -1272,7 +1274,7 @@ impl<'a> Ctx<'a> {
             | Filter::Abort(_)
             | Filter::PathDebug
             | Filter::LastGameNumber
-            | Filter::ConsecutiveMovesIn { .. } => self.eval_keyword62(f, filter, at),
+            | Filter::ConsecutiveMoves { .. } => self.eval_keyword62(f, filter, at),
         }
     }
 
@@ -1865,7 +1867,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn consecutive_run_marks(&self) -> Vec<(NodeId, String)> {
         let mut marks = Vec::new();
         for (f, pairs) in &self.consecutive_runs {
-            let Filter::ConsecutiveMovesIn { x, y, .. } = self.ir.get(*f) else { continue };
+            let Filter::ConsecutiveMoves { x, y, .. } = self.ir.get(*f) else { continue };
             let name = |v: FilterId| match self.ir.get(v) {
                 Filter::Var(var) => self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone()),
                 _ => String::new(),

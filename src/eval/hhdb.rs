@@ -189,14 +189,13 @@ mod tests {
         assert_eq!(read_distinction(""), None);
     }
 
-    use crate::eval::testutil::GameBuilder;
-    use crate::pgn::Tag;
+    use crate::pgn::GameBuilder;
 
     fn game_with_event(event: &str) -> Game {
-        let mut b = GameBuilder::new(None);
-        b.line(NodeId(0), &["e4", "e5"]);
-        b.game.tags.push(Tag { name: "Event".into(), value: event.as_bytes().to_vec() });
-        b.game
+        let mut b = GameBuilder::new(1);
+        b.line(NodeId(0), &["e4", "e5"]).unwrap();
+        b.tag("Event", event);
+        b.finish(None)
     }
 
     #[test]
@@ -214,21 +213,21 @@ mod tests {
 
     #[test]
     fn text_anywhere_in_the_game() {
-        let mut b = GameBuilder::new(None);
-        b.line(NodeId(0), &["e4", "e5"]);
-        let side = b.line(NodeId(0), &["d4"]);
-        b.game.nodes[side[0].index()].comments.push("<cook> refutes".into());
-        let g = b.game;
+        let mut b = GameBuilder::new(1);
+        b.line(NodeId(0), &["e4", "e5"]).unwrap();
+        let side = b.line(NodeId(0), &["d4"]).unwrap();
+        let mut g = b.finish(None);
+        g.nodes[side[0].index()].comments.push("<cook> refutes".into());
         assert!(game_text_contains(&g, "<cook"));
         assert!(!game_text_contains(&g, "<eg>"));
     }
 
     #[test]
     fn fen_of_positions() {
-        let mut b = GameBuilder::new(None);
+        let mut b = GameBuilder::new(1);
         let mut line = vec![NodeId(0)];
-        line.extend(b.line(NodeId(0), &["e4", "Nf6", "Ke2"]));
-        let g = b.game;
+        line.extend(b.line(NodeId(0), &["e4", "Nf6", "Ke2"]).unwrap());
+        let g = b.finish(None);
         assert_eq!(current_fen(&g, line[0]), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
         assert_eq!(current_fen(&g, line[1]), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1");
         assert_eq!(current_fen(&g, line[3]), "rnbqkb1r/pppppppp/5n2/8/4P3/8/PPPPKPPP/RNBQ1BNR b kq - 0 1");

@@ -148,7 +148,7 @@ impl<'a> Ctx<'a> {
             return Ok(states);
         }
         if self.depth >= DEPTH_LIMIT {
-            return Err(Error { message: "query abandoned: line constituents nested too deeply".into() });
+            return Err(Error::abandoned("line constituents nested too deeply"));
         }
         self.depth += 1;
         let r = self.seq_states_inner(item, states, params, start);

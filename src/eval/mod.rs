@@ -23,8 +23,6 @@ pub mod yacpdb;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod testutil;
 
 use regex::Regex;
 
@@ -88,6 +86,15 @@ impl std::fmt::Display for SortValue {
 pub struct Error {
     /// What is wrong.
     pub message: String,
+}
+
+impl Error {
+    /// The query was given up on one game because a limit of the run was reached (steps,
+    /// time, memory, nesting, loop iterations) or the run was interrupted; `reason` says
+    /// which. The game is counted as abandoned and the scan goes on.
+    pub fn abandoned(reason: impl std::fmt::Display) -> Error {
+        Error { message: format!("query abandoned: {reason}") }
+    }
 }
 
 impl std::fmt::Display for Error {

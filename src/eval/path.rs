@@ -282,7 +282,7 @@ impl<'a> Ctx<'a> {
         }
         s.frames += 1;
         if s.frames > PATH_FRAMES_LIMIT {
-            return Err(Error { message: "query abandoned: path too long".into() });
+            return Err(Error::abandoned("path too long"));
         }
         let res = self.path_step_inner(s, item, next, r);
         s.frames -= 1;

@@ -2,7 +2,7 @@
 
 use shakmaty::{Bitboard, Color, Role, Square};
 
-use super::testutil::GameBuilder;
+use crate::pgn::GameBuilder;
 use super::{GameMatch, Query, Scratch, SortValue, Value};
 use crate::ir::*;
 use crate::pgn::{Game, NodeId};
@@ -30,9 +30,9 @@ fn mv(source: MoveSource) -> MoveFilter {
 
 /// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#
 fn scholars_mate() -> (Game, Vec<NodeId>) {
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]);
-    (b.game, line)
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Bc4", "Nc6", "Qh5", "Nf6", "Qxf7#"]).unwrap();
+    (b.finish(None), line)
 }
 
 #[test]
@@ -102,9 +102,9 @@ fn attacks_check_mate_and_attack_values() {
 
 #[test]
 fn directions_and_pins() {
-    let mut b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
-    b.line(NodeId::ROOT, &["Kg2"]);
-    let game = b.game;
+    let mut b = GameBuilder::from_fen(1, "4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1").unwrap();
+    b.line(NodeId::ROOT, &["Kg2"]).unwrap();
+    let game = b.finish(None);
     let mut ir = Ir::new();
     let pin = ir.add(Filter::PinOf { from: None, through: None, to: None, part: PinPart::Pinned }, sp());
     let n = pieces(&mut ir, Color::Black, Role::Knight, Bitboard::FULL);
@@ -125,8 +125,8 @@ fn directions_and_pins() {
 #[test]
 fn pin_gives_the_part_asked_for() {
     // Re1 pins the knight e7 to the black king e8.
-    let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
-    let game = b.game;
+    let b = GameBuilder::from_fen(1, "4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1").unwrap();
+    let game = b.finish(None);
     let rook = Bitboard::from(Square::E1);
     let knight = Bitboard::from(Square::E7);
     let king = Bitboard::from(Square::E8);
@@ -148,8 +148,8 @@ fn pin_gives_the_part_asked_for() {
 
 #[test]
 fn piece_assignment_needs_exactly_one_piece() {
-    let b = GameBuilder::new(Some("4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1"));
-    let game = b.game;
+    let b = GameBuilder::from_fen(1, "4k3/4n3/8/8/8/8/8/4RK2 w - - 0 1").unwrap();
+    let game = b.finish(None);
     let assign = |squares: Bitboard| {
         let mut ir = Ir::new();
         let x = ir.var("x", VarKind::Piece);
@@ -211,9 +211,9 @@ fn position_by_id_finds_the_numbered_position() {
 
 #[test]
 fn en_passant_and_capture_shapes() {
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "a6", "e5", "d5", "exd6"]);
-    let game = b.game;
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "a6", "e5", "d5", "exd6"]).unwrap();
+    let game = b.finish(None);
     // enpassant: matches at the position before exd6
     let mut ir = Ir::new();
     let mut f = mv(MoveSource::Next);
@@ -244,9 +244,9 @@ fn en_passant_and_capture_shapes() {
 
 #[test]
 fn promotion_ignores_colour_and_identity_follows_the_piece() {
-    let mut b = GameBuilder::new(Some("8/P6k/8/8/8/8/p6K/8 w - - 0 1"));
-    let line = b.line(NodeId::ROOT, &["a8=R", "a1=R"]);
-    let game = b.game;
+    let mut b = GameBuilder::from_fen(1, "8/P6k/8/8/8/8/p6K/8 w - - 0 1").unwrap();
+    let line = b.line(NodeId::ROOT, &["a8=R", "a1=R"]).unwrap();
+    let game = b.finish(None);
     let mut ir = Ir::new();
     let mut f = mv(MoveSource::Next);
     f.promote = 1 << (Role::Rook as u8);
@@ -270,9 +270,9 @@ fn promotion_ignores_colour_and_identity_follows_the_piece() {
 
 #[test]
 fn castling_kinds_and_legal_moves() {
-    let mut b = GameBuilder::new(Some("r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1"));
-    let line = b.line(NodeId::ROOT, &["O-O", "O-O-O"]);
-    let game = b.game;
+    let mut b = GameBuilder::from_fen(1, "r3k3/8/8/8/8/8/8/4K2R w Kq - 0 1").unwrap();
+    let line = b.line(NodeId::ROOT, &["O-O", "O-O-O"]).unwrap();
+    let game = b.finish(None);
     let mut ir = Ir::new();
     let mut f = mv(MoveSource::Next);
     f.kind = MoveKind::CastleKingside;
@@ -287,7 +287,7 @@ fn castling_kinds_and_legal_moves() {
     assert_eq!(run(ir, &game).positions, vec![line[0]]);
 
     // countmoves legal at the start of a normal game is 20; legal moves giving check
-    let start = GameBuilder::new(None).game;
+    let start = GameBuilder::new(1).finish(None);
     let mut ir = Ir::new();
     let mut f = mv(MoveSource::Legal);
     f.value = MoveValue::Count;
@@ -435,10 +435,10 @@ fn sort_keeps_the_best_value() {
 
 #[test]
 fn header_filters_and_tag_prefiltering() {
-    let mut b = GameBuilder::new(None);
-    b.line(NodeId::ROOT, &["e4"]);
+    let mut b = GameBuilder::new(1);
+    b.line(NodeId::ROOT, &["e4"]).unwrap();
     b.tag("White", "Carlsen, Magnus").tag("WhiteElo", "2850").tag("Date", "2019.05.01").tag("Result", "1-0");
-    let game = b.game;
+    let game = b.finish(None);
     let mut ir = Ir::new();
     let w = ir.add(Filter::Header(HeaderField::Player(Color::White)), sp());
     let needle = ir.add(Filter::Str("Carlsen".into()), sp());
@@ -471,10 +471,10 @@ fn header_filters_and_tag_prefiltering() {
 
 #[test]
 fn variations_are_searched_only_when_asked() {
-    let mut b = GameBuilder::new(None);
-    let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]);
-    let side = b.line(main[2], &["Qh4#"]);
-    let mut game = b.game;
+    let mut b = GameBuilder::new(1);
+    let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]).unwrap();
+    let side = b.line(main[2], &["Qh4#"]).unwrap();
+    let mut game = b.finish(None);
     game.number = 1;
     let mut ir = Ir::new();
     ir.root = Some(ir.add(Filter::Mate, sp()));
@@ -504,9 +504,9 @@ fn runaway_loop_and_bad_regex_are_errors() {
 
 #[test]
 fn regex_groups_and_string_builtins() {
-    let mut b = GameBuilder::new(None);
+    let mut b = GameBuilder::new(1);
     b.tag("Event", "World Championship 2021");
-    let game = b.game;
+    let game = b.finish(None);
     let mut ir = Ir::new();
     let ev = ir.add(Filter::Header(HeaderField::Event), sp());
     let re = ir.add(Filter::RegexMatch { subject: ev, pattern: r"(\d{4})".into() }, sp());
@@ -547,9 +547,9 @@ fn identity_iteration_binds_distinct_pieces() {
 #[test]
 fn echo_compares_positions_square_by_square() {
     // 1.Nf3 Nf6 2.Ng1 Ng8 repeats the start position at ply 4.
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["Nf3", "Nf6", "Ng1", "Ng8"]);
-    let game = b.game;
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["Nf3", "Nf6", "Ng1", "Ng8"]).unwrap();
+    let game = b.finish(None);
     let mut ir = Ir::new();
     let s = ir.var("s", VarKind::Position);
     let t = ir.var("t", VarKind::Position);
@@ -568,23 +568,23 @@ fn echo_compares_positions_square_by_square() {
 
 #[test]
 fn consecutive_moves_across_branches() {
-    let mut b = GameBuilder::new(None);
-    let main = b.line(NodeId::ROOT, &["e4", "e5", "Nf3"]);
-    let side = b.line(NodeId::ROOT, &["d4", "e5", "Nf3"]);
+    let mut b = GameBuilder::new(1);
+    let main = b.line(NodeId::ROOT, &["e4", "e5", "Nf3"]).unwrap();
+    let side = b.line(NodeId::ROOT, &["d4", "e5", "Nf3"]).unwrap();
     let mut ir = Ir::new();
     ir.settings.variations = true;
     let s = ir.var("s", VarKind::Position);
     let t = ir.var("t", VarKind::Position);
     let sv = ir.add(Filter::Var(s), sp());
     let tv = ir.add(Filter::Var(t), sp());
-    let cm = ir.add(Filter::ConsecutiveMovesIn { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
+    let cm = ir.add(Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
     let two = ir.add(Filter::Number(2), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
     let echo =
         ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
     ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
-    let m = run(ir, &b.game);
+    let m = run(ir, b.game());
     assert_eq!(m.positions, vec![main[2]]);
     let _ = side;
 }
@@ -611,7 +611,7 @@ fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
     let t = ir.var("t", VarKind::Position);
     let sv = ir.add(Filter::Var(s), sp());
     let tv = ir.add(Filter::Var(t), sp());
-    let cm = ir.add(Filter::ConsecutiveMovesIn { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
+    let cm = ir.add(Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
     let num = ir.add(Filter::Number(n), sp());
     let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }, sp());
     let mainline = ir.add(Filter::Mainline, sp());
@@ -624,13 +624,13 @@ fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
 #[test]
 fn consecutive_moves_found_at_an_offset() {
     // The side line plays the knight manoeuvre Nf3 Nf6 Ng1 two plies later than the main line.
-    let mut b = GameBuilder::new(None);
-    let main = b.line(NodeId::ROOT, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3"]);
-    b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nf6", "Ng1"]);
+    let mut b = GameBuilder::new(1);
+    let main = b.line(NodeId::ROOT, &["Nf3", "Nf6", "Ng1", "Ng8", "Nf3"]).unwrap();
+    b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nf6", "Ng1"]).unwrap();
     // Every main-line position from 2.Ng1 on shares the three-move run with the side line's end,
     // even where the run does not end at the main-line position itself.
-    assert_eq!(consecutive_echo(&b.game, 3), main[2..].to_vec());
-    assert!(consecutive_echo(&b.game, 4).is_empty());
+    assert_eq!(consecutive_echo(b.game(), 3), main[2..].to_vec());
+    assert!(consecutive_echo(b.game(), 4).is_empty());
 }
 
 #[test]
@@ -638,25 +638,25 @@ fn consecutive_moves_ignore_the_promotion_piece() {
     // 1.a8=Q+ Kb2 2.Ke2 against 1.a8=R+ Kb2 2.Ke2: the same pawn move with a different
     // promotion piece counts as the same move.
     let fen = "8/P7/8/8/8/8/k7/4K3 w - - 0 1";
-    let mut b = GameBuilder::new(Some(fen));
-    let main = b.line(NodeId::ROOT, &["a8=Q+", "Kb2", "Ke2"]);
-    b.line(NodeId::ROOT, &["a8=R+", "Kb2", "Ke2"]);
+    let mut b = GameBuilder::from_fen(1, fen).unwrap();
+    let main = b.line(NodeId::ROOT, &["a8=Q+", "Kb2", "Ke2"]).unwrap();
+    b.line(NodeId::ROOT, &["a8=R+", "Kb2", "Ke2"]).unwrap();
     // All three moves agree (pawn a7-a8, Ka2-b2, Ke1-e2), so the main line's last position has
     // a run of three with the side line's last position.
-    assert_eq!(consecutive_echo(&b.game, 3), vec![main[2]]);
+    assert_eq!(consecutive_echo(b.game(), 3), vec![main[2]]);
 }
 
 #[test]
 fn try_marks_white_alternatives_off_the_main_line() {
-    let mut b = GameBuilder::new(None);
-    let main = b.line(NodeId::ROOT, &["e4", "e5", "Nf3"]);
-    let white_try = b.line(NodeId::ROOT, &["d4", "d5"]);
-    let black_alt = b.line(main[0], &["c5", "Nf3"]);
-    let nested = b.line(white_try[0], &["Nf6", "c4"]);
+    let mut b = GameBuilder::new(1);
+    let main = b.line(NodeId::ROOT, &["e4", "e5", "Nf3"]).unwrap();
+    let white_try = b.line(NodeId::ROOT, &["d4", "d5"]).unwrap();
+    let black_alt = b.line(main[0], &["c5", "Nf3"]).unwrap();
+    let nested = b.line(white_try[0], &["Nf6", "c4"]).unwrap();
     let mut ir = Ir::new();
     ir.settings.variations = true;
     ir.root = Some(ir.add(Filter::Try, sp()));
-    let m = run(ir, &b.game);
+    let m = run(ir, b.game());
     // Only the positions of the White alternative 1.d4 that hang directly off the main line.
     assert_eq!(m.positions, white_try);
     assert!(!m.positions.iter().any(|p| black_alt.contains(p) || nested.contains(p)));
@@ -667,9 +667,9 @@ fn path_goes_on_along_the_move_that_matched() {
     // From the start: main 1.e4 e5, variation 1.Nf3 d5. The path "a knight move, then a black
     // pawn move to e5" must not mix the two lines: the knight move is in the variation, the
     // move to e5 only in the main line.
-    let mut b = GameBuilder::new(None);
-    b.line(NodeId::ROOT, &["e4", "e5"]);
-    let side = b.line(NodeId::ROOT, &["Nf3", "d5"]);
+    let mut b = GameBuilder::new(1);
+    b.line(NodeId::ROOT, &["e4", "e5"]).unwrap();
+    let side = b.line(NodeId::ROOT, &["Nf3", "d5"]).unwrap();
     let build = |to_e5: bool| {
         let mut ir = Ir::new();
         ir.settings.variations = true;
@@ -688,8 +688,8 @@ fn path_goes_on_along_the_move_that_matched() {
         ir.root = Some(ir.add(Filter::And(vec![init, line]), sp()));
         ir
     };
-    assert!(!run(build(true), &b.game).matched);
-    let m = run(build(false), &b.game);
+    assert!(!run(build(true), b.game()).matched);
+    let m = run(build(false), b.game());
     assert!(m.matched);
     assert_eq!(m.positions, vec![NodeId::ROOT]);
     let _ = side;
@@ -699,15 +699,15 @@ fn path_goes_on_along_the_move_that_matched() {
 fn positionid_numbers_the_main_line_first() {
     // Main 1.e4 e5, variation 1.d4: the variation is written first in PGN order but is
     // numbered after the whole main line.
-    let mut b = GameBuilder::new(None);
-    let main = b.line(NodeId::ROOT, &["e4", "e5"]);
-    let side = b.line(NodeId::ROOT, &["d4"]);
+    let mut b = GameBuilder::new(1);
+    let main = b.line(NodeId::ROOT, &["e4", "e5"]).unwrap();
+    let side = b.line(NodeId::ROOT, &["d4"]).unwrap();
     let mut ir = Ir::new();
     ir.settings.variations = true;
     let id = ir.add(Filter::PositionId, sp());
     let three = ir.add(Filter::Number(3), sp());
     ir.root = Some(ir.add(Filter::Compare { first: id, rest: vec![(CmpOp::Eq, three)] }, sp()));
-    let m = run(ir, &b.game);
+    let m = run(ir, b.game());
     assert_eq!(m.positions, side);
     let _ = main;
 }
@@ -739,28 +739,28 @@ fn piece_seen_in_another_position_is_its_square_there() {
 
 #[test]
 fn path_focus_skips_moves_of_other_pieces() {
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]).unwrap();
     // Two moves of the king's knight, with 2...Nc6 skipped over. The path begins with a move
     // of the focus, so it starts just before 2.Nf3, not earlier.
-    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5", b.game());
     assert_eq!(m.positions, vec![line[1]]);
     // Without a focus every move counts: no skipping.
-    let m = run_script("cql() ⊢ ♘――f3 ♘――g5", &b.game);
+    let m = run_script("cql() ⊢ ♘――f3 ♘――g5", b.game());
     assert!(!m.matched);
 }
 
 #[test]
 fn path_value_counts_focused_moves_and_max_scores_the_skipped_ones() {
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]).unwrap();
     // Value: the knight's moves (2); `max pathcountunfocused`: the moves skipped (Nc6).
-    let m = run_script("cql() (⊢◎♘g1 ――f3 ――g5) == 2", &b.game);
+    let m = run_script("cql() (⊢◎♘g1 ――f3 ――g5) == 2", b.game());
     assert_eq!(m.positions, vec![line[1]]);
-    let m = run_script("cql() (⊢◎♘g1 max pathcountunfocused ――f3 ――g5) == 1", &b.game);
+    let m = run_script("cql() (⊢◎♘g1 max pathcountunfocused ――f3 ――g5) == 1", b.game());
     assert_eq!(m.positions, vec![line[1]]);
     // The longest path wins: three knight moves from just before 2.Nf3.
-    let m = run_script("cql() (⊢◎♘g1 ――+) == 3", &b.game);
+    let m = run_script("cql() (⊢◎♘g1 ――+) == 3", b.game());
     assert_eq!(m.positions, vec![line[1]]);
 }
 
@@ -769,43 +769,43 @@ fn path_variables_follow_each_path_on_its_own() {
     // Main 1.e4 d5, variation 1.d4 e5: no black reply is on the file of White's pawn move,
     // although each file occurs in some line. Main 1.e4 e5, variation 1.d4 d5: both are.
     let script = "cql(variations) initial ⊢ ♙―― F=file to ♟―― file to == F";
-    let mut crossed = GameBuilder::new(None);
-    crossed.line(NodeId::ROOT, &["e4", "d5"]);
-    crossed.line(NodeId::ROOT, &["d4", "e5"]);
-    assert!(!run_script(script, &crossed.game).matched);
-    let mut mirrored = GameBuilder::new(None);
-    mirrored.line(NodeId::ROOT, &["e4", "e5"]);
-    mirrored.line(NodeId::ROOT, &["d4", "d5"]);
-    assert!(run_script(script, &mirrored.game).matched);
+    let mut crossed = GameBuilder::new(1);
+    crossed.line(NodeId::ROOT, &["e4", "d5"]).unwrap();
+    crossed.line(NodeId::ROOT, &["d4", "e5"]).unwrap();
+    assert!(!run_script(script, crossed.game()).matched);
+    let mut mirrored = GameBuilder::new(1);
+    mirrored.line(NodeId::ROOT, &["e4", "e5"]).unwrap();
+    mirrored.line(NodeId::ROOT, &["d4", "d5"]).unwrap();
+    assert!(run_script(script, mirrored.game()).matched);
 }
 
 #[test]
 fn path_status_and_piecepath() {
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]);
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Ng5", "d6", "Nf3"]).unwrap();
     // `pathstart` is the position the path started from: the pawn was still on e2 there.
-    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e5", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e5", b.game());
     assert_eq!(m.positions, vec![line[1]]);
-    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e7", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 ――g5 pathstart:♟e7", b.game());
     assert!(!m.matched);
     // `piecepath` comments the knight's route at the start of the path (CQL 6.2
     // `PathNode::notate`).
-    let m = run_script("cql() ⊢◎♘g1 piecepath ――f3 ――g5 ――f3", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 piecepath ――f3 ――g5 ――f3", b.game());
     assert!(m.comments.contains(&(line[1], "Focus path: Ng1-f3-g5-f3".to_string())), "{:?}", m.comments);
     // A path's `pathcount` inside its constituents counts the moves made so far.
-    let m = run_script("cql() ⊢◎♘g1 ――f3 pathcount == 1 ――g5 pathcount == 2", &b.game);
+    let m = run_script("cql() ⊢◎♘g1 ――f3 pathcount == 1 ――g5 pathcount == 2", b.game());
     assert!(m.matched);
 }
 
 #[test]
 fn path_nestban_starts_no_path_inside_a_found_one() {
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["Nf3", "e5", "Ng5", "d6", "Nh3", "c6", "Ng5", "a6", "Nf3", "h6", "Ng1"]);
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["Nf3", "e5", "Ng5", "d6", "Nh3", "c6", "Ng5", "a6", "Nf3", "h6", "Ng1"]).unwrap();
     // The knight's round trip g1-f3-g5-h3-g5-f3-g1 is found from the start, and the shorter
     // f3-g5-h3-g5-f3 from inside it; nestban keeps only the first.
     let round = "⊢◎♘ ――~pathstart:♘∩□ {2,} ――pathstart:♘∩□";
-    let all = run_script(&format!("cql() {round}"), &b.game);
-    let banned = run_script(&format!("cql() {}", round.replace("◎♘", "◎♘ nestban")), &b.game);
+    let all = run_script(&format!("cql() {round}"), b.game());
+    let banned = run_script(&format!("cql() {}", round.replace("◎♘", "◎♘ nestban")), b.game());
     assert!(all.positions.contains(&line[1]));
     assert_eq!(banned.positions, vec![NodeId::ROOT]);
 }
@@ -838,43 +838,43 @@ fn dash_target_gives_the_value() {
 
 #[test]
 fn castling_is_a_move_of_the_rook_too() {
-    let mut b = GameBuilder::new(None);
+    let mut b = GameBuilder::new(1);
     // 4.O-O, then the castled rook goes f1-e1-e2.
     // line[5] is the position before 4.O-O.
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "d6", "Re1", "a6", "Re2"]);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "d6", "Re1", "a6", "Re2"]).unwrap();
     // The rook's move: h1 to f1. The king's: e1 to g1. The two are not mixed.
-    let m = run_script("cql() ♖h1――f1", &b.game);
+    let m = run_script("cql() ♖h1――f1", b.game());
     assert_eq!(m.positions, vec![line[5]]);
-    let m = run_script("cql() ♔――g1", &b.game);
+    let m = run_script("cql() ♔――g1", b.game());
     assert_eq!(m.positions, vec![line[5]]);
-    let m = run_script("cql() ♔――f1", &b.game);
+    let m = run_script("cql() ♔――f1", b.game());
     assert!(!m.matched);
     // Under a match through the rook, `from` and `to` are the rook's squares.
-    let m = run_script("cql() ♖――(from == h1 to == f1)", &b.game);
+    let m = run_script("cql() ♖――(from == h1 to == f1)", b.game());
     assert_eq!(m.positions, vec![line[5]]);
     // Under a match through the king, they are the king's; under a move filter both views
     // fit, they are both (CQL 6.2 `QMove::smartFrom`/`smartTo`, checked on the reference).
     // (`o-o` alone is the move that led here; inside the move's condition that is the move.)
-    let m = run_script("cql() ♔――(from == e1 to == g1)", &b.game);
+    let m = run_script("cql() ♔――(from == e1 to == g1)", b.game());
     assert_eq!(m.positions, vec![line[5]]);
-    let m = run_script("cql() ――(o-o from == e1 to == g1)", &b.game);
+    let m = run_script("cql() ――(o-o from == e1 to == g1)", b.game());
     assert!(!m.matched);
-    let m = run_script("cql() ――(o-o from == [e1,h1] to == [g1,f1])", &b.game);
+    let m = run_script("cql() ――(o-o from == [e1,h1] to == [g1,f1])", b.game());
     assert_eq!(m.positions, vec![line[5]]);
     // A path following the h1 rook sees O-O as its move to f1, then e1 and e2.
-    let m = run_script("cql() ⊢◎♖h1 ―― x=to ―― ――e2 x == f1", &b.game);
+    let m = run_script("cql() ⊢◎♖h1 ―― x=to ―― ――e2 x == f1", b.game());
     assert_eq!(m.positions, vec![line[5]]);
 }
 
 #[test]
 fn virtual_mainline_is_main_moves_and_black_alternatives() {
     // 1.f3 e5 2.g4 Nc6 (2...Qh4#), and (1...d5 2.g4) off the first move.
-    let mut b = GameBuilder::new(None);
-    let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]);
-    let mate = b.line(main[2], &["Qh4#"]);
-    let early = b.line(main[0], &["d5", "g4"]);
-    let white_alternative = b.line(main[1], &["d4"]);
-    let mut game = b.game;
+    let mut b = GameBuilder::new(1);
+    let main = b.line(NodeId::ROOT, &["f3", "e5", "g4", "Nc6"]).unwrap();
+    let mate = b.line(main[2], &["Qh4#"]).unwrap();
+    let early = b.line(main[0], &["d5", "g4"]).unwrap();
+    let white_alternative = b.line(main[1], &["d4"]).unwrap();
+    let mut game = b.finish(None);
     game.number = 1;
     let mut ir = Ir::new();
     let vml = ir.add(Filter::VirtualMainline, sp());
@@ -958,9 +958,9 @@ fn matches_of(src: &str, game: &Game) -> Vec<NodeId> {
 #[test]
 fn cql62_rules_settled_by_the_reference() {
     // 1.e4 e5 2.Qh5 Nc6 3.Bc4 Nf6 4.Qxf7#: a white queen throughout, a check only at the end.
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]);
-    let game = b.game;
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Qh5", "Nc6", "Bc4", "Nf6", "Qxf7#"]).unwrap();
+    let game = b.finish(None);
     let all = line.len() + 1;
     // A set assignment binds even where the move filter finds nothing (to the empty set).
     assert_eq!(matches_of("cql() v = e2――(to)", &game).len(), all);
@@ -991,9 +991,9 @@ fn universal_iteration_over_a_move_set_that_finds_nothing_holds() {
     // 1.e4 e5 2.Qh5 Nc6: no knight ever moves from g8, so `move from ♞g8` finds nothing at
     // every position and `square all`/`piece all` over it hold vacuously (CQL 6.2); the
     // existential forms match nowhere.
-    let mut b = GameBuilder::new(None);
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Qh5", "Nc6"]);
-    let game = b.game;
+    let mut b = GameBuilder::new(1);
+    let line = b.line(NodeId::ROOT, &["e4", "e5", "Qh5", "Nc6"]).unwrap();
+    let game = b.finish(None);
     let all = line.len() + 1;
     assert_eq!(matches_of("cql() square all x in move from ng8 {false}", &game).len(), all);
     assert_eq!(matches_of("cql() piece all x in move from ng8 {false}", &game).len(), all);

@@ -211,7 +211,7 @@ impl<'a> Ctx<'a> {
                 };
                 for (n, caps) in re.captures_iter(&text).enumerate() {
                     if n as u64 >= WHILE_LIMIT {
-                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                        return Err(Error::abandoned("a while loop ran more than 1000000 times"));
                     }
                     self.groups = caps.iter().map(|m| m.map(|m| (m.start(), m.as_str().to_string()))).collect();
                     self.test(*body, at)?;
@@ -223,7 +223,7 @@ impl<'a> Ctx<'a> {
                 loop {
                     n += 1;
                     if n > WHILE_LIMIT {
-                        return Err(internal("query abandoned: a while loop ran more than 1000000 times"));
+                        return Err(Error::abandoned("a while loop ran more than 1000000 times"));
                     }
                     if let Some(c) = cond {
                         if !self.test(*c, at)? {

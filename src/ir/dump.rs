@@ -451,7 +451,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::ConsecutiveMovesIn { min, max, quiet, .. } => {
+        Filter::ConsecutiveMoves { min, max, quiet, .. } => {
             format!("ConsecutiveMoves {}{}", range_text(*min, *max), if *quiet { " quiet" } else { "" })
         }
         // Variants whose name says everything: the Debug name up to any payload.

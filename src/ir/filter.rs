@@ -531,7 +531,7 @@ pub enum Filter {
     /// to y contain (at any offset), matching only when it lies in `min..=max` (1.. without
     /// a range). Unless `quiet`, the longest run a matching game had is marked at the end of
     /// the game: `x-move[i]` and `y-move[i]` after the i-th move of the run on each line.
-    ConsecutiveMovesIn {
+    ConsecutiveMoves {
         /// First position (a position variable).
         x: FilterId,
         /// Second position (a position variable).

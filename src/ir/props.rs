@@ -172,7 +172,7 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         // Moves, comments of the game.
         Filter::Move(_) => OwnFacts::NONE,
         // Its marks are written at the end of the game, from the longest run seen.
-        Filter::ConsecutiveMovesIn { quiet, .. } => OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE },
+        Filter::ConsecutiveMoves { quiet, .. } => OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE },
         Filter::HasComment | Filter::OriginalComment => OwnFacts::NONE,
 
         // The game header.

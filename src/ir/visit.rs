@@ -119,7 +119,7 @@ macro_rules! each_child {
             | Filter::SetTag(a, b)
             | Filter::WriteFile(a, b)
             | Filter::Equal(a, b)
-            | Filter::ConsecutiveMovesIn { x: a, y: b, .. } => {
+            | Filter::ConsecutiveMoves { x: a, y: b, .. } => {
                 $visit(a)?;
                 $visit(b)?;
             }

@@ -1,17 +1,15 @@
 //! The three query front-ends and their shared diagnostics.
 //!
 //! Takes in: query source text (a `.cql` script, a legacy `(match …)` script, a YACPDB
-//! query). Gives out: an [`crate::ir::Ir`] or a list of [`Diagnostic`]s.
+//! query). Gives out: an [`crate::ir::Ir`] or a list of [`crate::diag::Diagnostic`]s.
 //! Must never: look at a game or evaluate anything.
 
 pub mod cql6;
 pub mod legacy;
 pub mod yacpdb;
 
+use crate::diag::Error;
 use crate::ir::Ir;
-
-/// The diagnostics moved to [`crate::diag`]; these names keep older paths working.
-pub use crate::diag::{line_col, Diagnostic, Error};
 
 /// Which query language a source text is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,7 +164,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::Span;
+    use crate::diag::{Diagnostic, Span};
 
     #[test]
     fn detect_legacy_after_comments() {

@@ -145,6 +145,28 @@ impl GameBuilder {
         self
     }
 
+    /// Play a line of SAN moves from the position `from`, which becomes current first: the
+    /// first move continues `from`'s line, or starts a variation when `from` already has
+    /// a continuation. Gives the new positions in order; `from` must be a position of this
+    /// game (else a [`GameErrorKind::Syntax`] error).
+    pub fn line(&mut self, from: NodeId, sans: &[&str]) -> Result<Vec<NodeId>, GameError> {
+        if from.index() >= self.game.nodes.len() {
+            return Err(error(GameErrorKind::Syntax(format!("no position {} in this game", from.index()))));
+        }
+        self.current = from;
+        let mut out = Vec::with_capacity(sans.len());
+        for san in sans {
+            self.play(san)?;
+            out.push(self.current);
+        }
+        Ok(out)
+    }
+
+    /// The game as built so far.
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
     /// The position that is current (where the next move is played).
     pub fn current(&self) -> NodeId {
         self.current
@@ -252,5 +274,19 @@ mod tests {
         let game = set_up.finish(None);
         assert_eq!(game.tag("FEN").unwrap().text(), "7k/8/8/8/8/8/8/K6R w - - 0 1");
         assert!(matches!(game.nodes[2].played, Some(Played::Null)));
+    }
+
+    #[test]
+    fn a_line_from_a_position_with_a_continuation_is_a_variation() {
+        let mut b = GameBuilder::new(1);
+        // Built in the order the PGN reader meets the moves of 1. e4 e5 (1... c5) 2. Nf3.
+        let main = b.line(NodeId::ROOT, &["e4", "e5"]).unwrap();
+        let side = b.line(main[0], &["c5"]).unwrap();
+        let next = b.line(main[1], &["Nf3"]).unwrap();
+        let read_back = read("1. e4 e5 (1... c5) 2. Nf3 *");
+        assert_eq!(shape(b.game()), shape(&read_back));
+        assert_eq!(b.game().nodes[side[0].index()].depth, 1);
+        assert_eq!(b.game().nodes[next[0].index()].ply, 3);
+        assert!(b.line(NodeId(99), &["e4"]).is_err());
     }
 }

@@ -86,7 +86,7 @@ impl<'a> Ctx<'a> {
                 let n = files::last_game_number(cap).unwrap_or(self.game.number);
                 Some(Value::Number(n as i64))
             }
-            Filter::ConsecutiveMovesIn { x, y, min, max, quiet } => {
+            Filter::ConsecutiveMoves { x, y, min, max, quiet } => {
                 let (Some(x), Some(y)) = (self.position_value(*x, at)?, self.position_value(*y, at)?) else {
                     return Ok(None);
                 };

@@ -84,7 +84,8 @@ fn needs_quotes(key: &str) -> bool {
     !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-fn is_key(key: &str) -> bool {
+/// Is `key` a word of `hhdb` (a field, a status mark, an award word or a GBR part)?
+pub(crate) fn is_key(key: &str) -> bool {
     BLACK_MARKS.contains(&key)
         || FIELDS.contains(&key)
         || AWARD_WORDS.contains(&key)

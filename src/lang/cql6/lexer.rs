@@ -8,7 +8,7 @@
 use shakmaty::{Bitboard, Color, Role, Square};
 
 use crate::ir::{GameResult, PieceMask, Span};
-use crate::lang::Diagnostic;
+use crate::diag::Diagnostic;
 
 /// Punctuation and operator symbols, each with its Unicode and ASCII spellings merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

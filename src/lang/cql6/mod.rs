@@ -14,11 +14,18 @@ pub mod types;
 pub use convert::{to_ascii, to_unicode};
 
 use crate::ir::{Ir, Span};
-use crate::lang::{Diagnostic, Error, Syntax};
+use crate::diag::{Diagnostic, Error};
+use crate::lang::Syntax;
 
 /// Stack given to the parsing thread: nesting is bounded by [`parser::MAX_DEPTH`], and
 /// this leaves ample room for that depth even in unoptimised builds.
 const PARSER_STACK_BYTES: usize = 256 << 20;
+
+/// Is `word` a key of the `hhdb` filter (`composer`, `cooked`, `(c)` …)? The command
+/// line's `-hhdb` reads its words with this.
+pub fn hhdb_key(word: &str) -> bool {
+    parser::hhdb::is_key(word)
+}
 
 /// Parse a CQL 6 script into IR.
 pub fn parse(source: &str) -> Result<Ir, Error> {

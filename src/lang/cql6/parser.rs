@@ -12,12 +12,13 @@ use shakmaty::{Bitboard, Color};
 
 use super::lexer::{letter_mask, Sym, Tok, Token};
 use crate::ir::*;
-use crate::lang::{nearest, Diagnostic};
+use crate::diag::Diagnostic;
+use crate::lang::nearest;
 
 #[path = "fen.rs"]
 mod fen;
 #[path = "hhdb.rs"]
-mod hhdb;
+pub(crate) mod hhdb;
 mod keywords62;
 
 /// Deepest nesting of filters accepted before the parser refuses the query.

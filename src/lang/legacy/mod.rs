@@ -7,14 +7,15 @@
 //! nesting is limited by [`syntax::MAX_DEPTH`]).
 //!
 //! Stages: [`syntax`] reads items and lists, [`designator`] reads piece designators and
-//! ranges, [`lower`] turns the match list into IR.
+//! ranges, [`lower`] turns the match list into IR, reading every keyword through the one
+//! table [`lower::keywords::KEYWORDS`] (in the order of docs/legacy.md's keyword index).
 
 pub mod designator;
 pub mod lower;
 pub mod syntax;
 
 use crate::ir::{Ir, Span};
-use crate::lang::{Diagnostic, Error};
+use crate::diag::{Diagnostic, Error};
 
 /// Parse a legacy `(match …)` script into IR.
 ///

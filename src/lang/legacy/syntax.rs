@@ -7,7 +7,7 @@
 //! [`MAX_DEPTH`] lists (deeper nesting is refused with a diagnostic).
 
 use crate::ir::Span;
-use crate::lang::Diagnostic;
+use crate::diag::Diagnostic;
 
 /// Deepest list nesting accepted; real scripts use fewer than ten levels (a list
 /// lowers to several IR levels, hence a third of the limit).

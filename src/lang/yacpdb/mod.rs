@@ -3,7 +3,7 @@
 //! Takes in: the query text.
 //! Gives out: an [`Ir`] whose root is built from `Filter::Yacpdb` predicates compared with
 //! numbers (`P CMP N`, a bare `P` meaning `P > 0`) joined by `And`/`Or`/`Not`, with
-//! `settings.per_game` and `settings.variations` set — or a [`lang::Error`](Error) whose
+//! `settings.per_game` and `settings.variations` set — or a [`diag::Error`](Error) whose
 //! diagnostic points at the offending text and says how to fix it.
 //! Must never: evaluate anything, accept a malformed query, or recurse without bound
 //! (nesting deeper than [`MAX_NESTING`] is refused).
@@ -13,7 +13,8 @@
 //! arguments are quoted (`'…'`, `"…"`, no escapes) or unquoted runs; `*` is the wildcard.
 
 use crate::ir::{CmpOp, Filter, FilterId, Ir, Span, YacpdbPredicate};
-use crate::lang::{nearest, Diagnostic, Error};
+use crate::diag::{Diagnostic, Error};
+use crate::lang::nearest;
 
 /// Deepest nesting of parentheses and `NOT`s a query may have.
 pub const MAX_NESTING: usize = crate::NESTING_LIMIT / 2;

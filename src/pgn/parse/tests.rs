@@ -1,7 +1,8 @@
 //! Tests for reading games into the position tree.
 
 use super::*;
-use shakmaty::{Color, EnPassantMode, Role};
+use super::tags::{append_run, tag_name_end};
+use shakmaty::{Chess, Color, EnPassantMode, Role, Square};
 use std::sync::Arc;
 
 fn raw(text: &[u8], line: u64) -> RawGame {

@@ -247,9 +247,9 @@ impl Parser<'_> {
             }
         }
         let Some(r) = range else {
-            return Ok(self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp));
+            return Ok(self.add(Filter::ConsecutiveMoves { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp));
         };
-        let run = self.add(Filter::ConsecutiveMovesIn { x: a[0], y: a[1], min: r.low, max: r.high, quiet }, sp);
+        let run = self.add(Filter::ConsecutiveMoves { x: a[0], y: a[1], min: r.low, max: r.high, quiet }, sp);
         Ok(self.compare_with_range_ends(run, &r, false, sp))
     }
 }
@@ -300,14 +300,14 @@ mod tests {
     fn consecutivemoves_takes_a_range() {
         let text = "echo (s t) { consecutivemoves 2 5 (s t) }";
         let ir = parse(text);
-        assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMovesIn { min: 2, max: 5, .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMoves { min: 2, max: 5, .. })));
         let ir = parse("echo (s t) { consecutivemoves quiet 3 (s t) }");
-        assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMovesIn { min: 3, max: 3, .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMoves { min: 3, max: 3, .. })));
         // Reversed ends are accepted, as CQL 6.2 accepts them (`Range` checks nothing when
         // built by `match_range`): the range holds no length, so the filter never matches.
         assert!(has(&parse("echo (s t) { consecutivemoves 5 2 (s t) }"), |f| matches!(
             f,
-            Filter::ConsecutiveMovesIn { min: 5, max: 2, .. }
+            Filter::ConsecutiveMoves { min: 5, max: 2, .. }
         )));
     }
 

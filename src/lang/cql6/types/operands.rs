@@ -103,7 +103,7 @@ impl Checker<'_> {
                 self.want(*name, Kind::String, "the file name of `writefile`");
                 self.want(*text, Kind::String, "the text of `writefile`");
             }
-            Filter::ConsecutiveMovesIn { x: a, y: b, .. } | Filter::Lca(a, b) | Filter::Distance(a, b) => {
+            Filter::ConsecutiveMoves { x: a, y: b, .. } | Filter::Lca(a, b) | Filter::Distance(a, b) => {
                 self.want(*a, Kind::Position, "each argument");
                 self.want(*b, Kind::Position, "each argument");
             }

@@ -10,7 +10,7 @@
 use super::super::lexer::{Sym, Tok, Token};
 use super::Kind;
 use crate::ir::{Filter, FilterId, Ir, Span};
-use crate::lang::Diagnostic;
+use crate::diag::Diagnostic;
 
 /// Does the text of a `{…}` block spell a CQL 6.2 repetition `{n}`, `{n,m}`, `{n,}` or
 /// `{,m}` (digits only, no spaces)? CQL 6.2 reads such a block only as the repetition of a

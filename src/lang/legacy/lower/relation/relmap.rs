@@ -11,7 +11,7 @@
 
 use shakmaty::Bitboard;
 
-use super::Lowerer;
+use super::super::Lowerer;
 use crate::ir::{Directions, Filter, FilterId, Span};
 
 /// One step of a square map.
@@ -29,21 +29,6 @@ pub(super) enum Step {
 
 /// A square map: its steps applied in order (the empty map is the identity).
 pub(super) type SquareMap = Vec<Step>;
-
-/// The relation keywords that name a transform group.
-pub(super) const RELATION_TRANSFORMS: &[&str] = &[
-    ":flip",
-    ":flipdihedral",
-    ":flipvertical",
-    ":fliphorizontal",
-    ":flipdiagonal",
-    ":flipoffdiagonal",
-    ":shift",
-    ":shifthorizontal",
-    ":shiftvertical",
-    ":shiftmaindiagonal",
-    ":shiftoffdiagonal",
-];
 
 /// The most maps one relation may expand to (`:flip :shift` would be 1,800).
 pub(super) const MAX_MAPS: usize = 256;
@@ -249,6 +234,17 @@ mod tests {
         assert_eq!(image(off, 1, 0), Some((7, 6)));
         assert_eq!(image(&[Step::Translate(2, 0)], 6, 0), None);
         assert_eq!(compose(&[":flipvertical".into(), ":fliphorizontal".into()]).len(), 4);
+    }
+
+    #[test]
+    fn every_transform_a_relation_list_takes_has_a_group() {
+        use crate::lang::legacy::lower::keywords::{words_in, Place};
+        let transforms: Vec<&str> =
+            words_in(Place::RelationList).into_iter().filter(|w| w.starts_with(":flip") || w.starts_with(":shift")).collect();
+        assert_eq!(transforms.len(), 11, "{transforms:?}");
+        for word in transforms {
+            assert!(group(word).len() > 1, "`{word}` has no maps besides the identity");
+        }
     }
 
     #[test]

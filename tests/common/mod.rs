@@ -1,0 +1,100 @@
+//! Helpers shared by the integration tests: a fresh folder per test, running the binary,
+//! small files, and the shared data folder beside the repository ([`shared`]).
+//!
+//! Each test binary includes this module with `mod common;` and uses a part of it.
+#![allow(dead_code)]
+
+pub mod shared;
+
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The cqlrs binary Cargo built for the tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_cqlrs");
+
+/// A folder of its own for one test, under the system's temporary folder; its name holds
+/// the test binary, the process and the test's name, so parallel tests and runs never
+/// share one. A copy left over by an earlier run is removed first, and the folder is
+/// removed when the value is dropped (unless [`TempDir::keep`] was called).
+pub struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    /// Keep the folder after the test (for files a test binary shares between tests).
+    pub fn keep(self) -> PathBuf {
+        let path = self.path.clone();
+        std::mem::forget(self);
+        path
+    }
+}
+
+impl Deref for TempDir {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempDir {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// A new, empty folder for the test `name` (see [`TempDir`]).
+pub fn temp_dir(name: &str) -> TempDir {
+    let path = std::env::temp_dir().join(format!("cqlrs-{}-{}-{name}", env!("CARGO_CRATE_NAME"), std::process::id()));
+    let _ = std::fs::remove_dir_all(&path);
+    std::fs::create_dir_all(&path).expect("create the test's temporary folder");
+    TempDir { path }
+}
+
+/// Write `text` to the file `name` in one folder that all the tests of this binary share
+/// for the whole run (they run in parallel, so it is never removed while they run); its
+/// path. Give each test its own file names.
+pub fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cqlrs-{}-{}", env!("CARGO_CRATE_NAME"), std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create the tests' temporary folder");
+    write(&dir, name, text)
+}
+
+/// Write `bytes` to the file `name` in `dir`; its path.
+pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write a test file");
+    path
+}
+
+/// Run the binary with these arguments and no standard input.
+pub fn cqlrs(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run cqlrs")
+}
+
+/// Run the binary in `dir` with these arguments and no standard input.
+pub fn cqlrs_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN).args(args).current_dir(dir).stdin(Stdio::null()).output().expect("run cqlrs")
+}
+
+/// The run's standard output, as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// The run's standard error, as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
