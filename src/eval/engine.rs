@@ -133,24 +133,15 @@ impl Out {
 /// Result of evaluating a filter: `None` = no match.
 pub type Eval = Result<Option<Value>, Error>;
 
-// The filters of each family, one file each (the sections of docs/), beside this one.
-#[path = "attacks_and_geometry.rs"]
+// The filters of each family, one file each (the sections of docs/), in src/eval/engine/.
 mod attacks_and_geometry;
-#[path = "game_tree.rs"]
 mod game_tree;
-#[path = "header.rs"]
 mod header;
-#[path = "logic.rs"]
 mod logic;
-#[path = "numbers.rs"]
 mod numbers;
-#[path = "output.rs"]
 mod output;
-#[path = "pieces_and_sets.rs"]
 mod pieces_and_sets;
-#[path = "position_state.rs"]
 mod position_state;
-#[path = "variables.rs"]
 mod variables;
 
 /// The evaluation state for one game.
@@ -1296,7 +1287,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A header field's value, read as CQL 6.2 reads it (`tag_text` and `elo` in
-    /// src/eval/header.rs).
+    /// src/eval/engine/header.rs).
     fn header(&self, field: &HeaderField) -> Option<Value> {
         if let HeaderField::Elo(c) = field {
             return header::elo(self.game, c.is_white()).map(Value::Number);
