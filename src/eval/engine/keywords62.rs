@@ -2,12 +2,10 @@
 //! `notransform`, `currenttransform`, `similarposition`, `readfile`, `writefile`, `equal`,
 //! `cql_abort`, `pathdebug`, `lastgamenumber` and `consecutivemoves` with a range.
 
-use std::sync::atomic::Ordering;
-
 use shakmaty::Position;
 
 use super::super::value::Value;
-use super::super::{files, similar, Error};
+use super::super::{files, Error};
 use super::{Ctx, Eval, Loc};
 use crate::ir::{Filter, FilterId};
 
@@ -24,8 +22,10 @@ impl<'a> Ctx<'a> {
         let _ = f;
         Ok(match filter {
             Filter::CurrentTransform(names) => Some(Value::Str(format!("<{names}>"))),
-            Filter::SimilarPosition { file, transform, game_number } => {
-                let db = similar::db(file, *transform).map_err(|message| Error { message })?;
+            Filter::SimilarPosition { file, game_number, .. } => {
+                let Some(db) = self.q.similar_table(f) else {
+                    return Err(Error { message: format!("internal error: similarposition: {file} was not read") });
+                };
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let white = pos.turn().is_white();
                 let entries = db.lookup(pos.board(), pos.turn());
@@ -55,7 +55,8 @@ impl<'a> Ctx<'a> {
             Filter::WriteFile(name, text) => {
                 let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
                 let Some(text) = self.string_value(*text, at)? else { return Ok(None) };
-                files::write(&name, &text, self.q.file_policy()).map_err(|message| Error { message })?;
+                let run = self.q.run();
+                run.files().write(&name, &text, self.q.file_policy()).map_err(|message| Error { message })?;
                 Some(Value::None)
             }
             Filter::Equal(a, b) => {
@@ -63,7 +64,7 @@ impl<'a> Ctx<'a> {
                 (x == y).then_some(Value::None)
             }
             Filter::Abort(place) => {
-                self.q.aborted.store(true, Ordering::Relaxed);
+                self.q.run().request_abort();
                 let what = if place.contains("assert") { "the run stopped" } else { "cql_abort reached" };
                 return Err(Error { message: format!("{what} at {place}") });
             }
@@ -83,7 +84,7 @@ impl<'a> Ctx<'a> {
             }
             Filter::LastGameNumber => {
                 let cap = self.ir.settings.gamenumber.map(|(_, hi)| hi);
-                let n = files::last_game_number(cap).unwrap_or(self.game.number);
+                let n = self.q.run().files().last_game_number(cap).unwrap_or(self.game.number);
                 Some(Value::Number(n as i64))
             }
             Filter::ConsecutiveMovesIn { x, y, min, max, quiet } => {
