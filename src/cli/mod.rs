@@ -418,7 +418,7 @@ fn execute(args: &Args) -> Result<i32, String> {
     }
     // `writefile` never writes over what the run reads; `lastgamenumber` counts the inputs.
     let others: Vec<String> = read.iter().filter(|(what, _)| *what != "input").map(|(_, p)| p.to_string()).collect();
-    crate::eval::register_inputs(&inputs, &others);
+    query.run().register_inputs(&inputs, &others);
 
     let plan = scale::prepare(args, inputs, query.sequential())?;
 

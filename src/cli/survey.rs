@@ -214,7 +214,13 @@ fn survey(args: &SurveyArgs) -> Result<i32, String> {
         .collect();
     files::check_distinct(&read, &written)?;
     prepare_outdir(&outdir)?;
-    crate::eval::register_inputs(&args.input, &scripts);
+    // The themes run together over the same games: one run, whose inputs `writefile` never
+    // writes over and `lastgamenumber` counts, and whose files every theme shares.
+    let run = std::sync::Arc::new(crate::eval::Run::new());
+    run.register_inputs(&args.input, &scripts);
+    for theme in &mut themes {
+        theme.query.set_run(run.clone());
+    }
 
     let mut sinks = Vec::with_capacity(themes.len());
     for path in &theme_paths {

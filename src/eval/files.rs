@@ -2,18 +2,20 @@
 //! inputs of the run (`lastgamenumber` counts their games; `writefile` must never write
 //! over one of them).
 //!
-//! Takes in: the run's input paths ([`register_inputs`]), file names from the query, and
-//! the [`FilePolicy`] the query was compiled with.
+//! Takes in: the run's input paths ([`RunFiles::register_inputs`]), file names from the
+//! query, and the [`FilePolicy`] the query was compiled with.
 //! Gives out: file contents, appends to output files, the number of input games.
 //! Must never: write over an input of the run (a PGN input, the query script, a
-//! `-similarposition` file), open an output file twice in one run, or touch a file the
-//! policy does not allow (a script from a stranger must not reach the user's files).
+//! `-similarposition` file), open an output file twice in one run, carry an open file or
+//! a count from one run into another (the registry belongs to the run, see
+//! [`super::Run`]), or touch a file the policy does not allow (a script from a stranger
+//! must not reach the user's files).
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use crate::diag::Diagnostic;
 use crate::ir::{Filter, FilterId, Ir};
@@ -235,7 +237,15 @@ fn file_id(path: &str) -> Option<FileId> {
     }
 }
 
-#[derive(Default)]
+/// What one run knows of its files: its inputs, the files it must never write, the files
+/// `writefile` opened. Held by the run ([`super::Run`]), so a second run in the same
+/// process starts with none of the first one's open files or counts.
+#[derive(Debug, Default)]
+pub struct RunFiles {
+    state: Mutex<Registry>,
+}
+
+#[derive(Debug, Default)]
 struct Registry {
     /// PGN inputs, in order (for `lastgamenumber`).
     inputs: Vec<String>,
@@ -247,19 +257,50 @@ struct Registry {
     last_game: Option<u64>,
 }
 
-fn registry() -> &'static Mutex<Registry> {
-    static REG: OnceLock<Mutex<Registry>> = OnceLock::new();
-    REG.get_or_init(Default::default)
-}
+impl RunFiles {
+    /// Tell the run which files it reads: the PGN inputs (`pgn`) and any other file
+    /// (`other`: the query script, `-similarposition` files). `writefile` refuses all of
+    /// them; `lastgamenumber` counts the games of the PGN inputs.
+    pub fn register_inputs(&self, pgn: &[String], other: &[String]) {
+        if let Ok(mut reg) = self.state.lock() {
+            reg.inputs = pgn.to_vec();
+            reg.protected = pgn.iter().chain(other).filter_map(|p| file_id(p)).collect();
+            reg.last_game = None;
+        }
+    }
 
-/// Tell the evaluator which files the run reads: the PGN inputs (`pgn`) and any other
-/// file (`other`: the query script, `-similarposition` files). `writefile` refuses all of
-/// them; `lastgamenumber` counts the games of the PGN inputs.
-pub fn register_inputs(pgn: &[String], other: &[String]) {
-    if let Ok(mut reg) = registry().lock() {
-        reg.inputs = pgn.to_vec();
-        reg.protected = pgn.iter().chain(other).filter_map(|p| file_id(p)).collect();
-        reg.last_game = None;
+    /// `writefile (NAME TEXT)`: append TEXT to NAME (a `.cql` or `.cqo` file the policy
+    /// allows), emptied when the run first writes to it. A file the run reads is refused.
+    pub fn write(&self, name: &str, text: &str, policy: &FilePolicy) -> Result<(), String> {
+        let mut reg = self.state.lock().map_err(|_| "writefile: lock poisoned".to_string())?;
+        if !reg.open.contains_key(name) {
+            policy.check(FileUse::Write, name, None).map_err(|why| format!("writefile: {why}"))?;
+            if let Some(id) = file_id(name) {
+                if reg.protected.contains(&id) {
+                    return Err(format!("writefile: {name} is an input of this run; it is never written over"));
+                }
+            }
+            let file = File::create(name).map_err(|e| format!("writefile: {name}: {e}"))?;
+            reg.open.insert(name.to_string(), file);
+        }
+        let file = reg.open.get_mut(name).ok_or_else(|| format!("writefile: {name}: not open"))?;
+        file.write_all(text.as_bytes()).and_then(|_| file.flush()).map_err(|e| format!("writefile: {name}: {e}"))
+    }
+
+    /// `lastgamenumber`: the number of games in the run's PGN inputs (counted once), no
+    /// larger than `cap` (the upper bound of `cql(gamenumber …)`). `None` when no input is
+    /// known.
+    pub fn last_game_number(&self, cap: Option<u64>) -> Option<u64> {
+        let mut reg = self.state.lock().ok()?;
+        if reg.last_game.is_none() {
+            if reg.inputs.is_empty() || reg.inputs.iter().any(|p| p == "-") {
+                return None;
+            }
+            let n = crate::input::Games::new(reg.inputs.clone()).filter(|g| g.is_ok()).count() as u64;
+            reg.last_game = Some(n);
+        }
+        let n = reg.last_game?;
+        Some(cap.map_or(n, |c| n.min(c)))
     }
 }
 
@@ -277,39 +318,6 @@ pub fn read(name: &str, policy: &FilePolicy) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// `writefile (NAME TEXT)`: append TEXT to NAME (a `.cql` or `.cqo` file the policy
-/// allows), emptied when the run first writes to it. A file the run reads is refused.
-pub fn write(name: &str, text: &str, policy: &FilePolicy) -> Result<(), String> {
-    let mut reg = registry().lock().map_err(|_| "writefile: lock poisoned".to_string())?;
-    if !reg.open.contains_key(name) {
-        policy.check(FileUse::Write, name, None).map_err(|why| format!("writefile: {why}"))?;
-        if let Some(id) = file_id(name) {
-            if reg.protected.contains(&id) {
-                return Err(format!("writefile: {name} is an input of this run; it is never written over"));
-            }
-        }
-        let file = File::create(name).map_err(|e| format!("writefile: {name}: {e}"))?;
-        reg.open.insert(name.to_string(), file);
-    }
-    let file = reg.open.get_mut(name).ok_or_else(|| format!("writefile: {name}: not open"))?;
-    file.write_all(text.as_bytes()).and_then(|_| file.flush()).map_err(|e| format!("writefile: {name}: {e}"))
-}
-
-/// `lastgamenumber`: the number of games in the run's PGN inputs (counted once), no larger
-/// than `cap` (the upper bound of `cql(gamenumber …)`). `None` when no input is known.
-pub fn last_game_number(cap: Option<u64>) -> Option<u64> {
-    let mut reg = registry().lock().ok()?;
-    if reg.last_game.is_none() {
-        if reg.inputs.is_empty() || reg.inputs.iter().any(|p| p == "-") {
-            return None;
-        }
-        let n = crate::input::Games::new(reg.inputs.clone()).filter(|g| g.is_ok()).count() as u64;
-        reg.last_game = Some(n);
-    }
-    let n = reg.last_game?;
-    Some(cap.map_or(n, |c| n.min(c)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,7 +327,7 @@ mod tests {
         assert!(has_extension("a.CQL", &[".cql"]));
         let any = FilePolicy::unrestricted();
         assert!(read("notes.txt", &any).is_err());
-        assert!(write("out.pgn", "x", &any).is_err());
+        assert!(RunFiles::default().write("out.pgn", "x", &any).is_err());
     }
 
     #[test]
@@ -330,12 +338,13 @@ mod tests {
         let input = dir.join("in.cql").to_string_lossy().into_owned();
         std::fs::write(&input, "check").unwrap();
         std::fs::write(&out, "old text").unwrap();
-        register_inputs(&[], std::slice::from_ref(&input));
+        let run = RunFiles::default();
+        run.register_inputs(&[], std::slice::from_ref(&input));
         let any = FilePolicy::unrestricted();
-        write(&out, "a", &any).unwrap();
-        write(&out, "b", &any).unwrap();
+        run.write(&out, "a", &any).unwrap();
+        run.write(&out, "b", &any).unwrap();
         assert_eq!(std::fs::read_to_string(&out).unwrap(), "ab");
-        assert!(write(&input, "x", &any).is_err());
+        assert!(run.write(&input, "x", &any).is_err());
         assert_eq!(std::fs::read_to_string(&input).unwrap(), "check");
         assert_eq!(read(&out, &any).unwrap(), "ab");
         let _ = std::fs::remove_dir_all(&dir);

@@ -17,6 +17,7 @@ mod line;
 mod moves;
 mod path;
 mod plan;
+mod run;
 mod similar;
 mod value;
 pub mod yacpdb;
@@ -30,8 +31,9 @@ use crate::ir::{Filter, FilterId, Ir, VarKind};
 use crate::pgn::{Game, NodeId};
 
 use engine::{Ctx, Loc};
-pub use files::{register_inputs, FileAccess, FilePolicy, FileUse};
+pub use files::{FileAccess, FilePolicy, FileUse};
 pub use moves::{ids_after, initial_ids};
+pub use run::Run;
 pub use value::Value;
 
 /// The value a `sort` filter gives a game: a number, or a string (`sort event`), by which
@@ -146,7 +148,8 @@ impl Default for Limits {
     }
 }
 
-/// A compiled query: immutable, shared by all worker threads.
+/// A compiled query: immutable, shared by all worker threads. It carries the [`Run`] it
+/// belongs to (a fresh one from [`Query::new`]): what the run owns beyond the query.
 #[derive(Debug)]
 pub struct Query {
     ir: Ir,
@@ -176,10 +179,13 @@ pub struct Query {
     plans: Vec<plan::Plan>,
     /// Which files the query's `readfile` and `writefile` may reach.
     files: files::FilePolicy,
-    /// Set once the query reached a `cql_abort` (or a failed `assert`): this query's run
-    /// stops, and evaluates no further game. It belongs to this compiled query alone, so
-    /// another query in the same process runs on unaffected.
-    aborted: std::sync::atomic::AtomicBool,
+    /// The tables of the `similarposition` files, read when the query was compiled: per
+    /// `SimilarPosition` filter, its table (a file named twice is read once).
+    similar: Vec<(FilterId, std::sync::Arc<similar::SimilarDb>)>,
+    /// The run this query belongs to: the `cql_abort` flag, the files it reads and writes.
+    /// A fresh one per compiled query, so another query in the same process runs on
+    /// unaffected; the survey hands one to all its themes ([`Query::set_run`]).
+    run: std::sync::Arc<Run>,
 }
 
 /// How the evaluator runs one filter, decided once per query so that the hot paths read a
@@ -270,6 +276,8 @@ impl Query {
     pub fn new(ir: Ir) -> Result<Query, Error> {
         let mut regexes = Vec::with_capacity(ir.len());
         let mut has_yacpdb = false;
+        let mut similar: Vec<(FilterId, std::sync::Arc<similar::SimilarDb>)> = Vec::new();
+        let mut similar_read: Vec<((&str, bool), std::sync::Arc<similar::SimilarDb>)> = Vec::new();
         // Only nodes reachable from the root run; the arena may still hold the
         // unexpanded originals of transformed sub-trees.
         let mut reachable = vec![false; ir.len()];
@@ -298,7 +306,18 @@ impl Query {
                 Filter::Yacpdb(_) => has_yacpdb = true,
                 // A `similarposition` file is read when the query is compiled, not at the first game.
                 Filter::SimilarPosition { file, transform, .. } => {
-                    similar::db(file, *transform).map_err(|message| Error { message })?;
+                    let key = (file.as_str(), *transform);
+                    let table = match similar_read.iter().find(|(k, _)| *k == key) {
+                        Some((_, table)) => table.clone(),
+                        None => {
+                            let table =
+                                similar::SimilarDb::load(file, *transform).map_err(|message| Error { message })?;
+                            let table = std::sync::Arc::new(table);
+                            similar_read.push((key, table.clone()));
+                            table
+                        }
+                    };
+                    similar.push((FilterId(i as u32), table));
                 }
                 _ => {}
             }
@@ -359,7 +378,8 @@ impl Query {
             dictionaries,
             plans,
             files: files::FilePolicy::default(),
-            aborted: std::sync::atomic::AtomicBool::new(false),
+            similar,
+            run: std::sync::Arc::new(Run::new()),
         })
     }
 
@@ -391,10 +411,28 @@ impl Query {
         &self.limits
     }
 
-    /// Has this query reached a `cql_abort` (or a failed `assert`)? Its run then evaluates
-    /// no further game.
+    /// Has this query's run reached a `cql_abort` (or a failed `assert`)? It then
+    /// evaluates no further game.
     pub fn abort_requested(&self) -> bool {
-        self.aborted.load(std::sync::atomic::Ordering::Relaxed)
+        self.run.abort_requested()
+    }
+
+    /// The run this query belongs to (see [`Run`]): register the run's inputs there.
+    pub fn run(&self) -> &std::sync::Arc<Run> {
+        &self.run
+    }
+
+    /// Make this query part of `run`: queries run together over the same games (the
+    /// survey's themes) share one, and a query evaluated again over other games is given
+    /// a fresh one, so that nothing of the earlier run (a stop, an open file) carries over.
+    pub fn set_run(&mut self, run: std::sync::Arc<Run>) {
+        self.run = run;
+    }
+
+    /// The table of the `similarposition` file of filter `f`, read when the query was
+    /// compiled.
+    pub(crate) fn similar_table(&self, f: FilterId) -> Option<&similar::SimilarDb> {
+        self.similar.iter().find(|(g, _)| *g == f).map(|(_, table)| &**table)
     }
 
     /// Which files the query's `readfile` and `writefile` may reach.

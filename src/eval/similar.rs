@@ -3,7 +3,9 @@
 //! Takes in: the name of a PGN file. Gives out: a [`SimilarDb`] that says whether a board
 //! (pieces on squares and the side to move) was reached on the main line of one of the
 //! file's games, directly or under a symmetry, and where.
-//! Must never: write anything, or keep more than one copy of a file's table per run.
+//! Must never: write anything, or outlive the compiled query that read the file (each
+//! [`crate::eval::Query`] holds the tables it read: no process-wide cache, so a file
+//! changed between two compilations is read afresh).
 //!
 //! The rules are those of CQL 6.2 (`AnticipateDb`, `AnticipateEntry`): castling rights,
 //! the en passant square and move counters are not part of the key; a position without
@@ -13,7 +15,6 @@
 //! each position as it is.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
 
 use shakmaty::{Board, Color, Position, Square};
 
@@ -173,25 +174,6 @@ impl SimilarDb {
     fn len(&self) -> usize {
         self.map.len()
     }
-}
-
-type Cache = Mutex<HashMap<(String, bool), Arc<SimilarDb>>>;
-
-fn cache() -> &'static Cache {
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
-/// The table of `path` (read once per run and shared by every worker).
-pub fn db(path: &str, transform: bool) -> Result<Arc<SimilarDb>, String> {
-    let key = (path.to_string(), transform);
-    let mut map = cache().lock().map_err(|_| "similarposition: table lock poisoned".to_string())?;
-    if let Some(db) = map.get(&key) {
-        return Ok(db.clone());
-    }
-    let db = Arc::new(SimilarDb::load(path, transform)?);
-    map.insert(key, db.clone());
-    Ok(db)
 }
 
 #[cfg(test)]

@@ -2,14 +2,12 @@
 //! `notransform`, `currenttransform`, `similarposition`, `readfile`, `writefile`, `equal`,
 //! `cql_abort`, `pathdebug`, `lastgamenumber` and `consecutivemoves` with a range.
 
-use std::sync::atomic::Ordering;
-
 use shakmaty::Position;
 
 use super::super::value::Value;
-use super::super::{files, similar, Error};
+use super::super::{files, Error};
 use super::{Ctx, Eval, Loc};
-use crate::ir::{Filter, FilterId};
+use crate::ir::FilterId;
 
 /// What `equal` compares: a filter without a value counts as whether it matched.
 #[derive(Debug, PartialEq, Eq)]
@@ -18,14 +16,40 @@ enum Any {
     Value(Value),
 }
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`crate::ir::Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum Keyword62Filter<'a> {
+    /// [`Filter::CurrentTransform`].
+    CurrentTransform(&'a String),
+    /// [`Filter::SimilarPosition`].
+    SimilarPosition { file: &'a String, game_number: &'a bool },
+    /// [`Filter::ReadFile`].
+    ReadFile(&'a FilterId),
+    /// [`Filter::WriteFile`].
+    WriteFile(&'a FilterId, &'a FilterId),
+    /// [`Filter::Equal`].
+    Equal(&'a FilterId, &'a FilterId),
+    /// [`Filter::Abort`].
+    Abort(&'a String),
+    /// [`Filter::PathDebug`].
+    PathDebug,
+    /// [`Filter::LastGameNumber`].
+    LastGameNumber,
+    /// [`Filter::ConsecutiveMoves`].
+    ConsecutiveMoves { x: &'a FilterId, y: &'a FilterId, min: &'a i64, max: &'a i64, quiet: &'a bool },
+}
+
 impl<'a> Ctx<'a> {
     /// Evaluate one of this module's filters (`filter` is the node `f`).
-    pub(super) fn eval_keyword62(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
+    pub(super) fn eval_keyword62(&mut self, f: FilterId, filter: &Keyword62Filter<'a>, at: Loc) -> Eval {
         let _ = f;
-        Ok(match filter {
-            Filter::CurrentTransform(names) => Some(Value::Str(format!("<{names}>"))),
-            Filter::SimilarPosition { file, transform, game_number } => {
-                let db = similar::db(file, *transform).map_err(|message| Error { message })?;
+        Ok(match *filter {
+            Keyword62Filter::CurrentTransform(names) => Some(Value::Str(format!("<{names}>"))),
+            Keyword62Filter::SimilarPosition { file, game_number, .. } => {
+                let Some(db) = self.q.similar_table(f) else {
+                    return Err(Error { message: format!("internal error: similarposition: {file} was not read") });
+                };
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let white = pos.turn().is_white();
                 let entries = db.lookup(pos.board(), pos.turn());
@@ -48,26 +72,27 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Value::None)
             }
-            Filter::ReadFile(name) => {
+            Keyword62Filter::ReadFile(name) => {
                 let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
                 Some(Value::Str(files::read(&name, self.q.file_policy()).map_err(|message| Error { message })?))
             }
-            Filter::WriteFile(name, text) => {
+            Keyword62Filter::WriteFile(name, text) => {
                 let Some(name) = self.string_value(*name, at)? else { return Ok(None) };
                 let Some(text) = self.string_value(*text, at)? else { return Ok(None) };
-                files::write(&name, &text, self.q.file_policy()).map_err(|message| Error { message })?;
+                let run = self.q.run();
+                run.files().write(&name, &text, self.q.file_policy()).map_err(|message| Error { message })?;
                 Some(Value::None)
             }
-            Filter::Equal(a, b) => {
+            Keyword62Filter::Equal(a, b) => {
                 let (x, y) = (self.any_value(*a, at)?, self.any_value(*b, at)?);
                 (x == y).then_some(Value::None)
             }
-            Filter::Abort(place) => {
-                self.q.aborted.store(true, Ordering::Relaxed);
+            Keyword62Filter::Abort(place) => {
+                self.q.run().request_abort();
                 let what = if place.contains("assert") { "the run stopped" } else { "cql_abort reached" };
                 return Err(Error { message: format!("{what} at {place}") });
             }
-            Filter::PathDebug => {
+            Keyword62Filter::PathDebug => {
                 let text = match self.path_now {
                     Some(now) => format!(
                         "pathdebug: path started at position {}, {} move(s) so far, last position {}, now at {}",
@@ -81,12 +106,12 @@ impl<'a> Ctx<'a> {
                 self.out.messages.push(text);
                 Some(Value::None)
             }
-            Filter::LastGameNumber => {
+            Keyword62Filter::LastGameNumber => {
                 let cap = self.ir.settings.gamenumber.map(|(_, hi)| hi);
-                let n = files::last_game_number(cap).unwrap_or(self.game.number);
+                let n = self.q.run().files().last_game_number(cap).unwrap_or(self.game.number);
                 Some(Value::Number(n as i64))
             }
-            Filter::ConsecutiveMoves { x, y, min, max, quiet } => {
+            Keyword62Filter::ConsecutiveMoves { x, y, min, max, quiet } => {
                 let (Some(x), Some(y)) = (self.position_value(*x, at)?, self.position_value(*y, at)?) else {
                     return Ok(None);
                 };
@@ -99,7 +124,6 @@ impl<'a> Ctx<'a> {
                 }
                 found.then_some(Value::Number(n))
             }
-            _ => return Err(Error { message: "internal error: not a CQL 6.2 keyword filter".into() }),
         })
     }
 

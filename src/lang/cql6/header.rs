@@ -31,7 +31,7 @@ impl Parser<'_> {
             }
             "eventdate" => {
                 // Read as a date like `date`: a game without one has the unknown date
-                // `????.??.??` (`tag_text` in src/eval/header.rs).
+                // `????.??.??` (`tag_text` in src/eval/engine/header.rs).
                 let id = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
                 Ok(self.maybe_contains(id, sp))
             }

@@ -5,25 +5,47 @@
 
 use super::*;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum SetFilter<'a> {
+    /// [`Filter::Squares`].
+    Squares(&'a Bitboard),
+    /// [`Filter::Pieces`].
+    Pieces { mask: &'a PieceMask, squares: &'a Bitboard },
+    /// [`Filter::Union`].
+    Union(&'a Vec<FilterId>),
+    /// [`Filter::Intersection`].
+    Intersection(&'a Vec<FilterId>),
+    /// [`Filter::Complement`].
+    Complement(&'a FilterId),
+    /// [`Filter::In`].
+    In(&'a FilterId, &'a FilterId),
+    /// [`Filter::Count`].
+    Count(&'a FilterId),
+    /// [`Filter::PawnStructure`].
+    PawnStructure(&'a crate::ir::PawnStructure),
+}
+
 impl<'a> Ctx<'a> {
     /// A set of squares: pieces, literal squares, union, intersection, complement, `in`, `#`, pawn structure.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_pieces_and_sets(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_pieces_and_sets(&mut self, filter: &SetFilter<'a>, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::Squares(b) => Some(Value::Set(*b)),
-            Filter::Pieces { mask, squares } => {
+        Ok(match *filter {
+            SetFilter::Squares(b) => Some(Value::Set(*b)),
+            SetFilter::Pieces { mask, squares } => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(Value::Set(board::pieces(pos.board(), *mask, *squares)))
             }
-            Filter::Union(items) => {
+            SetFilter::Union(items) => {
                 let mut acc = Bitboard::EMPTY;
                 for &i in items {
                     acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
                 }
                 Some(Value::Set(acc))
             }
-            Filter::Intersection(items) => {
+            SetFilter::Intersection(items) => {
                 // Sets intersect as sets; positions (`source ∩ target` in `echo`) give the
                 // squares whose content is the same in every position.
                 let mut acc = Bitboard::FULL;
@@ -45,23 +67,22 @@ impl<'a> Ctx<'a> {
             }
             // A set filter that does not match is the empty set (as in a union), so its
             // complement is the whole board: `~(move to . previous)` at the start of a game.
-            Filter::Complement(a) => Some(Value::Set(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY))),
-            Filter::In(a, b) => {
+            SetFilter::Complement(a) => Some(Value::Set(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY))),
+            SetFilter::In(a, b) => {
                 let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
                     return Ok(None);
                 };
                 found(x.is_subset(y))
             }
-            Filter::Count(a) => match self.value(*a, at)? {
+            SetFilter::Count(a) => match self.value(*a, at)? {
                 Some(Value::Str(s)) => Some(Value::Number(s.chars().count() as i64)),
                 Some(v) => self.as_number(&v, at).map(Value::Number),
                 None => Some(Value::Number(0)),
             },
-            Filter::PawnStructure(kind) => {
+            SetFilter::PawnStructure(kind) => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(Value::Set(board::pawn_structure(pos.board(), *kind)))
             }
-            _ => return Err(internal("internal error: eval_pieces_and_sets given a filter of another family")),
         })
     }
 }

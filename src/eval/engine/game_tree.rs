@@ -5,17 +5,80 @@
 
 use super::*;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum GameTreeFilter<'a> {
+    /// [`Filter::Find`].
+    Find {
+        direction: &'a FindDirection,
+        all: &'a bool,
+        range: &'a Option<(i64, i64)>,
+        quiet: &'a bool,
+        body: &'a FilterId,
+    },
+    /// [`Filter::AtPosition`].
+    AtPosition { at: &'a FilterId, body: &'a FilterId },
+    /// [`Filter::Tree`].
+    Tree(&'a TreeStep),
+    /// [`Filter::Child`].
+    Child(&'a FilterId),
+    /// [`Filter::TreeRelation`].
+    TreeRelation(&'a TreeRelation, &'a FilterId, &'a FilterId),
+    /// [`Filter::Lca`].
+    Lca(&'a FilterId, &'a FilterId),
+    /// [`Filter::Distance`].
+    Distance(&'a FilterId, &'a FilterId),
+    /// [`Filter::Depth`].
+    Depth,
+    /// [`Filter::PositionById`].
+    PositionById(&'a FilterId),
+    /// [`Filter::PositionId`].
+    PositionId,
+    /// [`Filter::Line`].
+    Line { params: &'a crate::ir::LineParams, body: &'a FilterId },
+    /// [`Filter::Path`].
+    Path {
+        params: &'a crate::ir::PathParams,
+        focus: &'a Option<FilterId>,
+        best: &'a Option<FilterId>,
+        title: &'a Option<String>,
+        body: &'a FilterId,
+    },
+    /// [`Filter::PathStatus`].
+    PathStatus(&'a crate::ir::PathStatus),
+    /// [`Filter::SeqConcat`].
+    SeqConcat,
+    /// [`Filter::SeqRepeat`].
+    SeqRepeat,
+    /// [`Filter::SeqAlt`].
+    SeqAlt,
+    /// [`Filter::Echo`].
+    Echo {
+        source: &'a VarId,
+        target: &'a VarId,
+        in_all: &'a bool,
+        variations: &'a bool,
+        marks: &'a bool,
+        body: &'a FilterId,
+    },
+    /// [`Filter::Try`].
+    Try,
+    /// [`Filter::Yacpdb`].
+    Yacpdb(&'a crate::ir::YacpdbPredicate),
+}
+
 impl<'a> Ctx<'a> {
     /// A filter that looks at other positions of the game: `find`, `:`, tree steps and relations, `line`, `path`, `echo`, `try`, YACPDB predicates.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_game_tree(&mut self, f: FilterId, filter: &'a Filter, at: Loc, vm: bool) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_game_tree(&mut self, f: FilterId, filter: &GameTreeFilter<'a>, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::Find { direction, all, range, quiet, body } => {
+        Ok(match *filter {
+            GameTreeFilter::Find { direction, all, range, quiet, body } => {
                 let notes = !*quiet && self.writes_notes();
                 return self.find(f, *direction, (*all || range.is_some(), notes), *range, *body, at);
             }
-            Filter::AtPosition { at: where_, body } => {
+            GameTreeFilter::AtPosition { at: where_, body } => {
                 let Some(n) = self.position_value(*where_, at)? else { return Ok(None) };
                 let there = Loc::Node(n);
                 match self.eval(*body, there, vm)? {
@@ -25,7 +88,7 @@ impl<'a> Ctx<'a> {
                     other => other,
                 }
             }
-            Filter::Tree(step) => match (step, at) {
+            GameTreeFilter::Tree(step) => match (step, at) {
                 (_, Loc::Header) => None,
                 (TreeStep::Initial, _) => (!self.game.nodes.is_empty()).then_some(Value::Position(NodeId::ROOT)),
                 (TreeStep::Current, Loc::Node(n)) => Some(Value::Position(n)),
@@ -43,13 +106,13 @@ impl<'a> Ctx<'a> {
                 }
                 (TreeStep::Last, _) => None,
             },
-            Filter::Child(index) => {
+            GameTreeFilter::Child(index) => {
                 let Loc::Node(n) = at else { return Ok(None) };
                 let Some(i) = self.number_value(*index, at)? else { return Ok(None) };
                 let kids = self.children(n);
                 usize::try_from(i).ok().and_then(|i| kids.get(i)).map(|&c| Value::Position(c))
             }
-            Filter::TreeRelation(rel, a, b) => {
+            GameTreeFilter::TreeRelation(rel, a, b) => {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);
                 };
@@ -61,13 +124,13 @@ impl<'a> Ctx<'a> {
                 };
                 found(ok)
             }
-            Filter::Lca(a, b) => {
+            GameTreeFilter::Lca(a, b) => {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);
                 };
                 self.lca(x, y).map(Value::Position)
             }
-            Filter::Distance(a, b) => {
+            GameTreeFilter::Distance(a, b) => {
                 let (Some(x), Some(y)) = (self.position_value(*a, at)?, self.position_value(*b, at)?) else {
                     return Ok(None);
                 };
@@ -75,38 +138,37 @@ impl<'a> Ctx<'a> {
                 let ply = |n: NodeId| self.game.node(n).ply as i64;
                 Some(Value::Number(ply(x) + ply(y) - 2 * ply(l)))
             }
-            Filter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
-            Filter::PositionById(n) => {
+            GameTreeFilter::Depth => self.node_of(at).map(|n| Value::Number(self.game.node(n).depth as i64)),
+            GameTreeFilter::PositionById(n) => {
                 let Some(id) = self.number_value(*n, at)? else { return Ok(None) };
                 self.position_with_id(id).map(Value::Position)
             }
-            Filter::PositionId => match at {
+            GameTreeFilter::PositionId => match at {
                 Loc::Node(n) => Some(Value::Number(self.position_id(n))),
                 _ => None,
             },
-            Filter::Line { params, body } => return self.line(f, *params, *body, at),
-            Filter::Path { params, focus, best, title, body } => {
+            GameTreeFilter::Line { params, body } => return self.line(f, *params, *body, at),
+            GameTreeFilter::Path { params, focus, best, title, body } => {
                 return self.path(f, (*params, title.as_deref()), *focus, *best, *body, at)
             }
-            Filter::PathStatus(what) => self.path_status(*what),
-            Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => {
+            GameTreeFilter::PathStatus(what) => self.path_status(*what),
+            GameTreeFilter::SeqConcat | GameTreeFilter::SeqRepeat | GameTreeFilter::SeqAlt => {
                 return Err(internal("sequence constituent outside of a line"))
             }
-            Filter::Echo { source, target, in_all, variations, marks, body } => {
+            GameTreeFilter::Echo { source, target, in_all, variations, marks, body } => {
                 return self.echo(*source, *target, (*in_all, *variations, *marks), *body, at)
             }
-            Filter::Try => {
+            GameTreeFilter::Try => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 found(is_white_try(self.game, n))
             }
-            Filter::Yacpdb(pred) => {
+            GameTreeFilter::Yacpdb(pred) => {
                 if self.analysis.is_none() {
                     self.analysis = Some(yacpdb::Analysis::of(self.game));
                 }
                 let count = self.analysis.as_ref().map_or(0, |a| a.count(pred, self.game));
                 Some(Value::Number(count))
             }
-            _ => return Err(internal("internal error: eval_game_tree given a filter of another family")),
         })
     }
 }

@@ -23,34 +23,67 @@ fn checkmated(pos: &Pos) -> bool {
     pos.is_checkmate()
 }
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over: one
+/// per [`Filter`] variant (the yes-or-no facts are read from the IR by
+/// [`Ctx::position_fact`], which [`Ctx::test`] calls as well).
+#[derive(Clone, Copy)]
+pub(super) enum PositionStateFilter {
+    /// [`Filter::Check`].
+    Check,
+    /// [`Filter::Mate`].
+    Mate,
+    /// [`Filter::Stalemate`].
+    Stalemate,
+    /// [`Filter::ToMove`].
+    ToMove,
+    /// [`Filter::SideToMove`].
+    SideToMove,
+    /// [`Filter::Initial`].
+    Initial,
+    /// [`Filter::Terminal`].
+    Terminal,
+    /// [`Filter::Ply`].
+    Ply,
+    /// [`Filter::MoveNumber`].
+    MoveNumber,
+    /// [`Filter::Mainline`].
+    Mainline,
+    /// [`Filter::Variation`].
+    Variation,
+    /// [`Filter::VirtualMainline`].
+    VirtualMainline,
+}
+
 impl<'a> Ctx<'a> {
     /// A fact about the position: check, mate, stalemate, side to move, `initial`/`terminal`, ply, move number, main line or variation, the problemists' mates.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_position_state(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_position_state(&mut self, f: FilterId, filter: &PositionStateFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) => {
-                found(self.position_fact(filter, at))
+        Ok(match *filter {
+            PositionStateFilter::Check
+            | PositionStateFilter::Mate
+            | PositionStateFilter::Stalemate
+            | PositionStateFilter::ToMove => found(self.position_fact(self.ir.get(f), at)),
+            PositionStateFilter::SideToMove => {
+                self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 }))
             }
-            Filter::SideToMove => self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 })),
-            Filter::Initial => found(self.position_fact(filter, at)),
-            Filter::Terminal => match at {
+            PositionStateFilter::Initial => found(self.position_fact(self.ir.get(f), at)),
+            PositionStateFilter::Terminal => match at {
                 Loc::Node(n) => found(self.children(n).is_empty()),
                 Loc::Temp(_) => Some(Value::None),
                 Loc::Header => None,
             },
-            Filter::Ply => self.ply(at).map(|p| Value::Number(p as i64)),
-            Filter::MoveNumber => self.move_number(at).map(Value::Number),
-            Filter::Mainline | Filter::Variation => {
+            PositionStateFilter::Ply => self.ply(at).map(|p| Value::Number(p as i64)),
+            PositionStateFilter::MoveNumber => self.move_number(at).map(Value::Number),
+            PositionStateFilter::Mainline | PositionStateFilter::Variation => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 let main = self.game.node(n).is_mainline();
-                found(main == matches!(filter, Filter::Mainline))
+                found(main == matches!(filter, PositionStateFilter::Mainline))
             }
-            Filter::VirtualMainline => {
+            PositionStateFilter::VirtualMainline => {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 found(self.on_virtual_mainline(n))
             }
-            _ => return Err(internal("internal error: eval_position_state given a filter of another family")),
         })
     }
 

@@ -5,12 +5,41 @@
 
 use super::*;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum GeometryFilter<'a> {
+    /// [`Filter::Direction`].
+    Direction {
+        dirs: &'a crate::ir::Directions,
+        min: &'a i8,
+        max: &'a i8,
+        range_variables: &'a (Option<VarId>, Option<VarId>),
+        arg: &'a FilterId,
+    },
+    /// [`Filter::Attacks`].
+    Attacks { attackers: &'a FilterId, targets: &'a FilterId, value_is_targets: &'a bool },
+    /// [`Filter::AttackChain`].
+    AttackChain { sets: &'a Vec<FilterId>, value_is_last: &'a bool },
+    /// [`Filter::Between`].
+    Between,
+    /// [`Filter::Ray`].
+    Ray,
+    /// [`Filter::PinOf`].
+    PinOf {
+        from: &'a Option<FilterId>,
+        through: &'a Option<FilterId>,
+        to: &'a Option<FilterId>,
+        part: &'a crate::ir::PinPart,
+    },
+}
+
 impl<'a> Ctx<'a> {
     /// A set given by the geometry of the board: attacks, attack chains, directions, `between`, rays, pins.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_attacks_and_geometry(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
-        Ok(match filter {
-            Filter::Direction { dirs, min, max, range_variables, arg } => {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_attacks_and_geometry(&mut self, f: FilterId, filter: &GeometryFilter<'a>, at: Loc) -> Eval {
+        Ok(match *filter {
+            GeometryFilter::Direction { dirs, min, max, range_variables, arg } => {
                 let Some(from) = self.set_value(*arg, at)? else { return Ok(None) };
                 let (min, max) = match *range_variables {
                     (None, None) => (*min, *max),
@@ -18,7 +47,7 @@ impl<'a> Ctx<'a> {
                 };
                 Some(Value::Set(board::direction(*dirs, min, max, from)))
             }
-            Filter::Attacks { attackers, targets, value_is_targets } => {
+            GeometryFilter::Attacks { attackers, targets, value_is_targets } => {
                 let (Some(a), Some(b)) = (self.set_value(*attackers, at)?, self.set_value(*targets, at)?) else {
                     return Ok(None);
                 };
@@ -30,7 +59,7 @@ impl<'a> Ctx<'a> {
                 };
                 Some(Value::Set(set))
             }
-            Filter::AttackChain { sets, value_is_last } => {
+            GeometryFilter::AttackChain { sets, value_is_last } => {
                 let mut bbs = [Bitboard::EMPTY; 16];
                 if sets.len() > bbs.len() {
                     return Err(internal("attack chain with more than 16 sets"));
@@ -41,8 +70,8 @@ impl<'a> Ctx<'a> {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
             }
-            Filter::Between(..) | Filter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
-            Filter::PinOf { from, through, to, part } => {
+            GeometryFilter::Between | GeometryFilter::Ray => self.direct_set(f, at)?.map(Value::Set),
+            GeometryFilter::PinOf { from, through, to, part } => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let kings = pos.board().kings();
                 let mut set = |x: &Option<FilterId>, default: Bitboard| -> Result<Bitboard, Error> {
@@ -60,7 +89,6 @@ impl<'a> Ctx<'a> {
                     crate::ir::PinPart::Targets => targets,
                 }))
             }
-            _ => return Err(internal("internal error: eval_attacks_and_geometry given a filter of another family")),
         })
     }
 

@@ -6,20 +6,40 @@
 use super::*;
 use crate::eval::SortValue;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum OutputFilter<'a> {
+    /// [`Filter::Comment`].
+    Comment(&'a Vec<FilterId>),
+    /// [`Filter::Message`].
+    Message { args: &'a Vec<FilterId>, quiet: &'a bool },
+    /// [`Filter::Sort`].
+    Sort { doc: &'a String, min: &'a bool, quiet: &'a bool, value: &'a FilterId },
+    /// [`Filter::SetTag`].
+    SetTag(&'a FilterId, &'a FilterId),
+    /// [`Filter::RemoveComment`].
+    RemoveComment,
+    /// [`Filter::HasComment`].
+    HasComment,
+    /// [`Filter::OriginalComment`].
+    OriginalComment,
+}
+
 impl<'a> Ctx<'a> {
     /// A filter that writes output or reads comments: `comment`, `message`, `sort`, `settag`, `removecomment`, `hascomment`, `originalcomment`.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_output(&mut self, f: FilterId, filter: &'a Filter, at: Loc) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_output(&mut self, f: FilterId, filter: &OutputFilter<'a>, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::Comment(args) => {
+        Ok(match *filter {
+            OutputFilter::Comment(args) => {
                 let text = self.args_text(args, at)?;
                 if let Some(n) = self.node_of(at) {
                     self.out.comments.push((n, text));
                 }
                 Some(Value::None)
             }
-            Filter::Message { args, quiet } => {
+            OutputFilter::Message { args, quiet } => {
                 let mut text = self.args_text(args, at)?;
                 if !quiet {
                     // CQL 6.2 `CommentNode::match_position`: `Game: N POSITION: TEXT`.
@@ -29,7 +49,7 @@ impl<'a> Ctx<'a> {
                 self.out.messages.push(text);
                 Some(Value::None)
             }
-            Filter::Sort { doc, min, quiet, value } => {
+            OutputFilter::Sort { doc, min, quiet, value } => {
                 let made_from = self.out.comments.len();
                 match self.value(*value, at)? {
                     // CQL 6.2 sorts by a string value too (`sort event`): the filter matches
@@ -49,32 +69,31 @@ impl<'a> Ctx<'a> {
                     None => None,
                 }
             }
-            Filter::SetTag(name, value) => {
+            OutputFilter::SetTag(name, value) => {
                 let Some(name) = self.value(*name, at)? else { return Ok(None) };
                 let Some(value) = self.value(*value, at)? else { return Ok(None) };
                 let (name, value) = (self.text_of(&name, at), self.text_of(&value, at));
                 self.out.tags.push((name, value));
                 Some(Value::None)
             }
-            Filter::RemoveComment => {
+            OutputFilter::RemoveComment => {
                 if let Some(n) = self.node_of(at) {
                     self.out.removed.push(n);
                 }
                 Some(Value::None)
             }
-            Filter::HasComment => {
+            OutputFilter::HasComment => {
                 let Loc::Node(n) = at else { return Ok(None) };
                 let original = !self.game.node(n).comments.is_empty();
                 found(original || self.out.comments.iter().any(|(c, _)| *c == n))
             }
-            Filter::OriginalComment => {
+            OutputFilter::OriginalComment => {
                 let Loc::Node(n) = at else { return Ok(None) };
                 // CQL 6.2 keeps one comment per move (its PGN reader's `SetMoveComment`
                 // replaces the comment before): of two comments after a move it reads the
                 // last. cqlrs keeps them all in the game it writes.
                 self.game.node(n).comments.last().map(|c| Value::Str(c.clone()))
             }
-            _ => return Err(internal("internal error: eval_output given a filter of another family")),
         })
     }
 

@@ -5,6 +5,36 @@
 
 use super::*;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum NumberFilter<'a> {
+    /// [`Filter::True`].
+    True,
+    /// [`Filter::False`].
+    False,
+    /// [`Filter::Number`].
+    Number(&'a i64),
+    /// [`Filter::Str`].
+    Str(&'a String),
+    /// [`Filter::Compare`].
+    Compare { first: &'a FilterId, rest: &'a Vec<(CmpOp, FilterId)> },
+    /// [`Filter::Arith`].
+    Arith(&'a ArithOp, &'a FilterId, &'a FilterId),
+    /// [`Filter::Neg`].
+    Neg(&'a FilterId),
+    /// [`Filter::Call`].
+    Call(&'a Builtin, &'a Vec<FilterId>),
+    /// [`Filter::RegexMatch`].
+    RegexMatch { subject: &'a FilterId },
+    /// [`Filter::RegexGroup`].
+    RegexGroup(&'a u8),
+    /// [`Filter::RegexGroupStart`].
+    RegexGroupStart(&'a u8),
+    /// [`Filter::Contains`].
+    Contains { haystack: &'a FilterId, needle: &'a FilterId, ignore_case: &'a bool },
+}
+
 impl<'a> Ctx<'a> {
     /// [`Self::test`] of a comparison (kept out of line so that `test` stays small).
     #[inline(never)]
@@ -68,15 +98,15 @@ impl<'a> Ctx<'a> {
     }
 
     /// A number or string: a constant, a comparison chain, arithmetic, a built-in function, a regular expression.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_numbers(&mut self, f: FilterId, filter: &'a Filter, at: Loc, vm: bool) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_numbers(&mut self, f: FilterId, filter: &NumberFilter<'a>, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::True => Some(Value::None),
-            Filter::False => None,
-            Filter::Number(n) => Some(Value::Number(*n)),
-            Filter::Str(s) => Some(Value::Str(s.clone())),
-            Filter::Compare { first, rest } => {
+        Ok(match *filter {
+            NumberFilter::True => Some(Value::None),
+            NumberFilter::False => None,
+            NumberFilter::Number(n) => Some(Value::Number(*n)),
+            NumberFilter::Str(s) => Some(Value::Str(s.clone())),
+            NumberFilter::Compare { first, rest } => {
                 let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
                 // The left side of each comparison is the operand before it.
                 // Every comparison but the last of a chain has a number on its right (CQL
@@ -101,7 +131,7 @@ impl<'a> Ctx<'a> {
                 }
                 Some(first_value)
             }
-            Filter::Arith(op, a, b) => {
+            NumberFilter::Arith(op, a, b) => {
                 let (Some(x), Some(y)) = (self.value(*a, at)?, self.value(*b, at)?) else {
                     return Ok(None);
                 };
@@ -118,12 +148,12 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            Filter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
+            NumberFilter::Neg(a) => self.number_value(*a, at)?.and_then(|n| n.checked_neg()).map(Value::Number),
             // CQL 6.2 (`CaseConvertNode::match_position`): `lowercase X` / `uppercase X`
             // used as a filter, not for its string, never matches.
-            Filter::Call(Builtin::Lowercase | Builtin::Uppercase, _) if !vm => None,
-            Filter::Call(builtin, args) => return self.call(*builtin, args, at),
-            Filter::RegexMatch { subject, .. } => {
+            NumberFilter::Call(Builtin::Lowercase | Builtin::Uppercase, _) if !vm => None,
+            NumberFilter::Call(builtin, args) => return self.call(*builtin, args, at),
+            NumberFilter::RegexMatch { subject, .. } => {
                 let Some(text) = self.string_value(*subject, at)? else { return Ok(None) };
                 let Some(Some(re)) = self.q.regexes.get(f.0 as usize) else {
                     return Err(internal("regular expression not compiled"));
@@ -140,11 +170,13 @@ impl<'a> Ctx<'a> {
                     }
                 }
             }
-            Filter::RegexGroup(n) => self.groups.get(*n as usize).cloned().flatten().map(|(_, text)| Value::Str(text)),
-            Filter::RegexGroupStart(n) => {
+            NumberFilter::RegexGroup(n) => {
+                self.groups.get(*n as usize).cloned().flatten().map(|(_, text)| Value::Str(text))
+            }
+            NumberFilter::RegexGroupStart(n) => {
                 self.groups.get(*n as usize).cloned().flatten().map(|(start, _)| Value::Number(start as i64))
             }
-            Filter::Contains { haystack, needle, ignore_case } => {
+            NumberFilter::Contains { haystack, needle, ignore_case } => {
                 // A tag searched for a fixed text (`player white "Kasparov"`): read in place,
                 // counting the steps of evaluating both operands.
                 if let (false, Filter::Header(field), Filter::Str(n)) =
@@ -162,7 +194,6 @@ impl<'a> Ctx<'a> {
                 let ok = if *ignore_case { h.to_lowercase().contains(&n.to_lowercase()) } else { h.contains(&n) };
                 found(ok)
             }
-            _ => return Err(internal("internal error: eval_numbers given a filter of another family")),
         })
     }
 }

@@ -6,27 +6,48 @@
 use super::*;
 use std::borrow::Cow;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum HeaderFilter<'a> {
+    /// [`Filter::Header`].
+    Header(&'a HeaderField),
+    /// [`Filter::Result`].
+    Result(&'a GameResult),
+    /// [`Filter::Year`].
+    Year,
+    /// [`Filter::GameNumber`].
+    GameNumber,
+    /// [`Filter::GameTextContains`].
+    GameTextContains(&'a String),
+    /// [`Filter::HhdbAward`].
+    HhdbAward { kind: &'a crate::ir::HhdbAwardKind, special: &'a bool, max: &'a bool },
+    /// [`Filter::CurrentFen`].
+    CurrentFen,
+}
+
 impl<'a> Ctx<'a> {
     /// A fact from the game's headers: a tag, the result, the year, the game number.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_header(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_header(&mut self, filter: &HeaderFilter<'a>, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::Header(field) => self.header(field),
-            Filter::Result(r) => found(game_result(self.game) == Some(*r)),
-            Filter::Year => {
+        Ok(match *filter {
+            HeaderFilter::Header(field) => self.header(field),
+            HeaderFilter::Result(r) => found(game_result(self.game) == Some(*r)),
+            HeaderFilter::Year => {
                 let raw = self.game.tag("Date").map(|t| t.text());
                 let (year, _, _) = pgn_date(raw.as_deref().unwrap_or(""));
                 (year > 0).then_some(Value::Number(i64::from(year)))
             }
-            Filter::GameNumber => Some(Value::Number(self.game.number as i64)),
-            Filter::GameTextContains(text) => found(crate::eval::hhdb::game_text_contains(self.game, text)),
-            Filter::HhdbAward { kind, special, max } => crate::eval::hhdb::award(self.game, *kind, *special, *max),
-            Filter::CurrentFen => match at {
+            HeaderFilter::GameNumber => Some(Value::Number(self.game.number as i64)),
+            HeaderFilter::GameTextContains(text) => found(crate::eval::hhdb::game_text_contains(self.game, text)),
+            HeaderFilter::HhdbAward { kind, special, max } => {
+                crate::eval::hhdb::award(self.game, *kind, *special, *max)
+            }
+            HeaderFilter::CurrentFen => match at {
                 Loc::Node(n) => Some(Value::Str(crate::eval::hhdb::current_fen(self.game, n))),
                 _ => None,
             },
-            _ => return Err(internal("internal error: eval_header given a filter of another family")),
         })
     }
 }

@@ -5,13 +5,29 @@
 
 use super::*;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum LogicFilter<'a> {
+    /// [`Filter::And`].
+    And(&'a Vec<FilterId>),
+    /// [`Filter::Or`].
+    Or(&'a Vec<FilterId>),
+    /// [`Filter::Not`].
+    Not(&'a FilterId),
+    /// [`Filter::If`].
+    If { cond: &'a FilterId, then: &'a FilterId, otherwise: &'a Option<FilterId> },
+    /// [`Filter::CountMatching`].
+    CountMatching(&'a Vec<FilterId>),
+}
+
 impl<'a> Ctx<'a> {
     /// A logical combination: `and`, `or`, `not`, `if … then … else`, the count of matching filters.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_logic(&mut self, filter: &'a Filter, at: Loc, vm: bool) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_logic(&mut self, filter: &LogicFilter<'a>, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::And(items) => {
+        Ok(match *filter {
+            LogicFilter::And(items) => {
                 let mut last = Some(Value::None);
                 for (k, &i) in items.iter().enumerate() {
                     let is_last = k + 1 == items.len();
@@ -22,7 +38,7 @@ impl<'a> Ctx<'a> {
                 }
                 last
             }
-            Filter::Or(items) => {
+            LogicFilter::Or(items) => {
                 for &i in items {
                     if let Some(v) = self.eval(i, at, false)? {
                         return Ok(Some(v));
@@ -30,8 +46,8 @@ impl<'a> Ctx<'a> {
                 }
                 None
             }
-            Filter::Not(a) => found(!self.test(*a, at)?),
-            Filter::If { cond, then, otherwise } => {
+            LogicFilter::Not(a) => found(!self.test(*a, at)?),
+            LogicFilter::If { cond, then, otherwise } => {
                 if self.test(*cond, at)? {
                     self.eval(*then, at, vm)?
                 } else if let Some(o) = otherwise {
@@ -42,14 +58,13 @@ impl<'a> Ctx<'a> {
                     Some(Value::None)
                 }
             }
-            Filter::CountMatching(items) => {
+            LogicFilter::CountMatching(items) => {
                 let mut n = 0;
                 for &i in items {
                     n += self.test(i, at)? as i64;
                 }
                 Some(Value::Number(n))
             }
-            _ => return Err(internal("internal error: eval_logic given a filter of another family")),
         })
     }
 }

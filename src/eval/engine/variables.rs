@@ -5,14 +5,44 @@
 
 use super::*;
 
+/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
+/// the fields of their [`Filter`] variants, borrowed from the IR.
+#[derive(Clone, Copy)]
+pub(super) enum VariableFilter<'a> {
+    /// [`Filter::Var`].
+    Var(&'a VarId),
+    /// [`Filter::Assign`].
+    Assign { var: &'a VarId, op: &'a Option<ArithOp>, value: &'a FilterId },
+    /// [`Filter::DictGet`].
+    DictGet { dict: &'a VarId, key: &'a FilterId },
+    /// [`Filter::DictSet`].
+    DictSet { dict: &'a VarId, key: &'a FilterId, op: &'a Option<ArithOp>, value: &'a FilterId },
+    /// [`Filter::DictUnbind`].
+    DictUnbind { dict: &'a VarId, key: &'a Option<FilterId> },
+    /// [`Filter::DictCount`].
+    DictCount(&'a VarId),
+    /// [`Filter::IsBound`].
+    IsBound(&'a VarId),
+    /// [`Filter::Unbind`].
+    Unbind(&'a VarId),
+    /// [`Filter::SquareIter`].
+    SquareIter { var: &'a VarId, domain: &'a FilterId, body: &'a FilterId, forall: &'a bool },
+    /// [`Filter::PieceIter`].
+    PieceIter { var: &'a VarId, domain: &'a FilterId, body: &'a FilterId, forall: &'a bool },
+    /// [`Filter::IdentityIter`].
+    IdentityIter { var: &'a VarId, mask: &'a PieceMask, body: &'a FilterId },
+    /// [`Filter::While`].
+    While { cond: &'a Option<FilterId>, body: &'a FilterId },
+}
+
 impl<'a> Ctx<'a> {
     /// A filter on variables: reading and assigning them, dictionaries, `isbound`/`unbind`, square and piece iteration, `while`/`loop`.
-    /// `Ok(None)` when it does not match; a filter of another family is an internal error.
-    pub(super) fn eval_variables(&mut self, filter: &'a Filter, at: Loc) -> Eval {
+    /// `Ok(None)` when it does not match.
+    pub(super) fn eval_variables(&mut self, filter: &VariableFilter<'a>, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match filter {
-            Filter::Var(v) => self.get_var(*v).cloned(),
-            Filter::Assign { var, op, value } => {
+        Ok(match *filter {
+            VariableFilter::Var(v) => self.get_var(*v).cloned(),
+            VariableFilter::Assign { var, op, value } => {
                 let new = match self.value(*value, at)? {
                     Some(v) => v,
                     // A set filter that does not match still has a value: the empty set.
@@ -72,7 +102,7 @@ impl<'a> Ctx<'a> {
                 self.set_var(*var, Some(result.clone()));
                 Some(result)
             }
-            Filter::DictGet { dict, key } => {
+            VariableFilter::DictGet { dict, key } => {
                 let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
                 let found = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
                 if let Some(Value::Str(t)) = &found {
@@ -80,7 +110,7 @@ impl<'a> Ctx<'a> {
                 }
                 found
             }
-            Filter::DictSet { dict, key, op, value } => {
+            VariableFilter::DictSet { dict, key, op, value } => {
                 let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
                 let Some(new) = self.value(*value, at)? else { return Ok(None) };
                 let new = match (new, op) {
@@ -121,7 +151,7 @@ impl<'a> Ctx<'a> {
                 self.dict_mut(*dict).insert(k, new.clone());
                 Some(new)
             }
-            Filter::DictUnbind { dict, key } => {
+            VariableFilter::DictUnbind { dict, key } => {
                 match key {
                     None => self.dict_mut(*dict).clear(),
                     Some(key) => {
@@ -132,15 +162,15 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Value::None)
             }
-            Filter::DictCount(dict) => {
+            VariableFilter::DictCount(dict) => {
                 Some(Value::Number(self.dicts.get(dict.0 as usize).map_or(0, |d| d.len()) as i64))
             }
-            Filter::IsBound(v) => found(self.get_var(*v).is_some()),
-            Filter::Unbind(v) => {
+            VariableFilter::IsBound(v) => found(self.get_var(*v).is_some()),
+            VariableFilter::Unbind(v) => {
                 self.set_var(*v, None);
                 Some(Value::None)
             }
-            Filter::SquareIter { var, domain, body, forall } => {
+            VariableFilter::SquareIter { var, domain, body, forall } => {
                 // A domain filter that does not match (`move to …` with no such move) is
                 // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
                 let dom = match self.set_value(*domain, at)? {
@@ -169,7 +199,7 @@ impl<'a> Ctx<'a> {
                     Some(Value::Set(hits))
                 }
             }
-            Filter::PieceIter { var, domain, body, forall } => {
+            VariableFilter::PieceIter { var, domain, body, forall } => {
                 let dom = match self.set_value(*domain, at)? {
                     Some(dom) => dom,
                     None if *forall => Bitboard::EMPTY,
@@ -201,8 +231,8 @@ impl<'a> Ctx<'a> {
                     Some(Value::Set(hits))
                 }
             }
-            Filter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
-            Filter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
+            VariableFilter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
+            VariableFilter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
                 // `while (S ~~ R)` runs the body once per successive match of R in S.
                 let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
                 let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
@@ -218,7 +248,7 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Value::None)
             }
-            Filter::While { cond, body } => {
+            VariableFilter::While { cond, body } => {
                 let mut n: u64 = 0;
                 loop {
                     n += 1;
@@ -236,7 +266,6 @@ impl<'a> Ctx<'a> {
                 }
                 Some(Value::None)
             }
-            _ => return Err(internal("internal error: eval_variables given a filter of another family")),
         })
     }
 }
