@@ -14,9 +14,7 @@ use super::lexer::{letter_mask, Sym, Tok, Token};
 use crate::ir::*;
 use crate::lang::{nearest, Diagnostic};
 
-#[path = "fen.rs"]
 mod fen;
-#[path = "hhdb.rs"]
 mod hhdb;
 mod keywords62;
 
@@ -401,29 +399,17 @@ impl Suffix {
 type WordParser<'s> = fn(&mut Parser<'s>, &str, Span) -> PResult<Option<FilterId>>;
 
 // The keywords of each filter family, one file each (the sections of docs/), beside this one.
-#[path = "attacks_and_geometry.rs"]
 mod attacks_and_geometry;
-#[path = "dictionaries.rs"]
 mod dictionaries;
-#[path = "game_tree.rs"]
 mod game_tree;
-#[path = "header.rs"]
 mod header;
-#[path = "iteration.rs"]
 mod iteration;
-#[path = "mates.rs"]
 mod mates;
-#[path = "moves.rs"]
 mod moves;
-#[path = "numbers.rs"]
 mod numbers;
-#[path = "output.rs"]
 mod output;
-#[path = "pieces_and_sets.rs"]
 mod pieces_and_sets;
-#[path = "position_state.rs"]
 mod position_state;
-#[path = "transforms.rs"]
 mod transforms;
 
 impl<'s> Parser<'s> {
