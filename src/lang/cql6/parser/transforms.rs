@@ -32,3 +32,33 @@ impl Parser<'_> {
         .map(Some)
     }
 }
+
+impl<'s> Parser<'s> {
+    pub(super) fn parse_transform(&mut self, kind: TransformKind, sp: Span) -> PResult<FilterId> {
+        if kind == TransformKind::ReverseColor && self.peek().tok == Tok::Word("count".into()) {
+            // `reversecolor` makes one copy: CQL 6.2 reads a filter right after it.
+            let at = self.peek().span;
+            self.error_hint(
+                "`reversecolor` takes no `count`",
+                at,
+                Some("it has a single copy; count with `flipcolor count` instead".into()),
+            );
+            return Err(());
+        }
+        // The range (CQL 6.2 `match_range` in `match_fliptransform`): `count` (any number
+        // of copies, the value that number), or one or two ends, numbers or numeric
+        // variables; a number followed by an operator starts the filter (`flip 5 ≤ …`).
+        let count = self.eat_word("count");
+        let range = if count { None } else { self.range_here() };
+        let count = count || self.eat_word("count");
+        let body = self.parse_expr(BP_OR)?;
+        let s = Self::join(sp, self.ir.span(body));
+        let Some(r) = range.filter(|r| r.low_var.is_some() || r.high_var.is_some()) else {
+            return Ok(self.add(Filter::Transform { kind, range: range.map(|r| (r.low, r.high)), count, body }, s));
+        };
+        // An end written as a variable is read when the filter runs: the copies are
+        // counted, and the count compared with each end.
+        let counted = self.add(Filter::Transform { kind, range: None, count: true, body }, s);
+        Ok(self.compare_with_range_ends(counted, &r, true, s))
+    }
+}
