@@ -4,6 +4,17 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "cql",
+    "input",
+    "output",
+    "matchcount",
+    "matchstring",
+    "silent",
+    "variations",
+];
+
 impl<'s> Parser<'s> {
     pub(super) fn header_file_name(&mut self) -> String {
         // A file name is the raw text up to whitespace or `)`.

@@ -7,6 +7,11 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "dictionary",
+];
+
 impl Parser<'_> {
     /// A dictionary declaration: `dictionary NAME`.
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

@@ -5,6 +5,15 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "and",
+    "or",
+    "in",
+    "attacks",
+    "attackedby",
+];
+
 impl<'s> Parser<'s> {
     /// Parse a filter whose operators bind at least as tightly as `min_bp`.
     pub(super) fn parse_expr(&mut self, min_bp: u8) -> PResult<FilterId> {

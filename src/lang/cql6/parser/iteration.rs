@@ -6,6 +6,13 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "piece",
+    "square",
+    "all",
+];
+
 impl Parser<'_> {
     /// An iteration over squares or pieces: `square`, `piece` (also `piece T = S`).
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

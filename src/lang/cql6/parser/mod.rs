@@ -45,193 +45,80 @@ const BP_INTER: u8 = 11;
 const BP_ATTACK_WORD: u8 = 12;
 const BP_POSTFIX: u8 = 13;
 
-/// Every keyword of the language, for "did you mean" hints.
-pub const KEYWORDS: &[&str] = &[
-    "abs",
-    "all",
-    "and",
-    "ascii",
-    "assert",
-    "atomic",
-    "attackedby",
-    "attacks",
-    "between",
-    "black",
-    "btm",
-    "castle",
-    "capture",
-    "check",
-    "child",
-    "colortype",
-    "comment",
-    "connectedpawns",
-    "consecutivemoves",
-    "count",
-    "countmoves",
-    "cql",
-    "cql_abort",
-    "currentmove",
-    "currentposition",
-    "currenttransform",
-    "dark",
-    "date",
-    "depth",
-    "diagonal",
-    "dictionary",
-    "dihedral",
-    "distance",
-    "doubledpawns",
-    "down",
-    "echo",
-    "eco",
-    "elo",
-    "else",
-    "enpassant",
-    "enpassantsquare",
-    "equal",
-    "event",
-    "extension",
-    "false",
-    "file",
-    "find",
-    "firstmatch",
-    "flip",
-    "flipcolor",
-    "flipdihedral",
-    "fliphorizontal",
-    "flipvertical",
-    "focus",
-    "from",
-    "function",
-    "gamenumber",
-    "hascomment",
-    "horizontal",
-    "idealmate",
-    "idealstalemate",
-    "if",
-    "in",
-    "indexof",
-    "initial",
-    "initialposition",
-    "input",
-    "int",
-    "isbound",
-    "isolatedpawns",
-    "isunbound",
-    "lastgamenumber",
-    "lastposition",
-    "lca",
-    "left",
-    "legal",
-    "light",
-    "line",
-    "local",
-    "lowercase",
-    "mainline",
-    "makesquare",
-    "mate",
-    "matchcount",
-    "matchstring",
-    "max",
-    "message",
-    "min",
-    "modelmate",
-    "modelstalemate",
-    "move",
-    "movenumber",
-    "nestban",
-    "northeast",
-    "northwest",
-    "not",
-    "notransform",
-    "nullmove",
-    "null",
-    "or",
-    "orthogonal",
-    "originalcomment",
-    "output",
-    "parent",
-    "passedpawns",
-    "path",
-    "pathcount",
-    "pathcountunfocused",
-    "pathdebug",
-    "pathlastposition",
-    "pathstart",
-    "persistent",
-    "piece",
-    "pieceid",
-    "piecename",
-    "pin",
-    "player",
-    "ply",
-    "position",
-    "positionid",
-    "power",
-    "previous",
-    "ancestor",
-    "descendant",
-    "primary",
-    "promote",
-    "pseudolegal",
-    "puremate",
-    "purestalemate",
-    "quiet",
-    "rank",
-    "ray",
-    "readfile",
-    "removecomment",
-    "result",
-    "reversecolor",
-    "right",
-    "rotate45",
-    "rotate90",
-    "secondary",
-    "settag",
-    "shift",
-    "shifthorizontal",
-    "shiftvertical",
-    "sidetomove",
-    "silent",
-    "similarposition",
-    "singlecolor",
-    "site",
-    "sort",
-    "southeast",
-    "southwest",
-    "sqrt",
-    "square",
-    "stalemate",
-    "str",
-    "tag",
-    "terminal",
-    "then",
-    "through",
-    "to",
-    "true",
-    "try",
-    "type",
-    "typename",
-    "unbind",
-    "up",
-    "uppercase",
-    "variation",
-    "variations",
-    "vertical",
-    "virtualmainline",
-    "while",
-    "white",
-    "writefile",
-    "wtm",
-    "xray",
-    "year",
-    "anydirection",
-    "loop",
-    "yacpdb",
-    "hhdb",
-    "fen",
-    "eventdate",
+/// Each keyword family (one module of this parser) with the words it owns. A word
+/// belongs to exactly one family (checked by a test); [`KEYWORDS`] is their union.
+pub(super) const FAMILY_WORDS: &[(&str, &[&str])] = &[
+    ("attacks_and_geometry", attacks_and_geometry::WORDS),
+    ("cql_header", cql_header::WORDS),
+    ("dictionaries", dictionaries::WORDS),
+    ("expressions", expressions::WORDS),
+    ("functions", functions::WORDS),
+    ("game_tree", game_tree::WORDS),
+    ("header", header::WORDS),
+    ("iteration", iteration::WORDS),
+    ("keywords62", keywords62::WORDS),
+    ("mates", mates::WORDS),
+    ("moves", moves::WORDS),
+    ("numbers", numbers::WORDS),
+    ("output", output::WORDS),
+    ("pieces_and_sets", pieces_and_sets::WORDS),
+    ("position_state", position_state::WORDS),
+    ("sequences", sequences::WORDS),
+    ("transforms", transforms::WORDS),
 ];
+
+/// How many keywords the families own together.
+const KEYWORD_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < FAMILY_WORDS.len() {
+        n += FAMILY_WORDS[i].1.len();
+        i += 1;
+    }
+    n
+};
+
+/// Does `a` sort before `b` (byte order)?
+const fn sorts_before(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// The families' words gathered and sorted alphabetically, so that a "did you mean" hint
+/// between two keywords equally near a misspelling names the alphabetically first one.
+const KEYWORD_TABLE: [&str; KEYWORD_COUNT] = {
+    let mut out = [""; KEYWORD_COUNT];
+    let mut n = 0;
+    let mut f = 0;
+    while f < FAMILY_WORDS.len() {
+        let words = FAMILY_WORDS[f].1;
+        let mut w = 0;
+        while w < words.len() {
+            // Insertion into the sorted prefix `out[..n]`.
+            let mut k = n;
+            while k > 0 && sorts_before(words[w], out[k - 1]) {
+                out[k] = out[k - 1];
+                k -= 1;
+            }
+            out[k] = words[w];
+            n += 1;
+            w += 1;
+        }
+        f += 1;
+    }
+    out
+};
+
+/// Every keyword of the language, for "did you mean" hints and to tell a keyword from a
+/// variable name: the union of the families' word lists ([`FAMILY_WORDS`]).
+pub const KEYWORDS: &[&str] = &KEYWORD_TABLE;
 
 fn directions_of(word: &str) -> Option<Directions> {
     Some(match word {
@@ -738,3 +625,6 @@ fn assign_op(t: &Tok) -> Option<ArithOp> {
 fn is_element(t: &Tok) -> bool {
     *t == Tok::Sym(Sym::Element)
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,20 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "countmoves",
+    "from",
+    "legal",
+    "move",
+    "pseudolegal",
+    "to",
+    "capture",
+    "null",
+    "previous",
+    "promote",
+];
+
 impl Parser<'_> {
     /// A filter on moves: `move`, `legal`, `pseudolegal`, `countmoves`, `from`, `to`.
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

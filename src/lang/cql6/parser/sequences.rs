@@ -4,6 +4,15 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "firstmatch",
+    "nestban",
+    "singlecolor",
+    "quiet",
+    "focus",
+];
+
 impl<'s> Parser<'s> {
     /// Is the `{` ahead a repetition count (`{*}` `{+}` `{?}` `{m}` `{m,}` `{m,n}`)?
     pub(super) fn brace_is_repetition(&self) -> bool {

@@ -6,6 +6,23 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "count",
+    "flip",
+    "flipcolor",
+    "flipdihedral",
+    "fliphorizontal",
+    "flipvertical",
+    "dihedral",
+    "reversecolor",
+    "rotate45",
+    "rotate90",
+    "shift",
+    "shifthorizontal",
+    "shiftvertical",
+];
+
 impl Parser<'_> {
     /// A transform (`flip F`, `rotate45 F`, `count shift F`, …).
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
