@@ -103,6 +103,7 @@ impl<'s> Parser<'s> {
         match self.implicit_search.take() {
             Some((search, at, hay)) if search == f && !parenthesized && at + 1 == self.pos => {
                 self.pos = at;
+                self.tree.shorten_last(at);
                 Ok(hay)
             }
             _ => Ok(f),

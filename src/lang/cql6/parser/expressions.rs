@@ -4,6 +4,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::lang::cql6::syntax::{kind_of_start, NodeKind};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &[
@@ -31,7 +32,12 @@ impl<'s> Parser<'s> {
             self.depth -= 1;
             return Err(());
         }
+        let mark = self.tree.mark(self.pos);
         let r = self.parse_expr_inner(min_bp);
+        match r {
+            Ok(_) => self.tree.close_operation(mark, self.pos),
+            Err(()) => self.tree.discard(mark),
+        }
         self.depth -= 1;
         r
     }
@@ -378,6 +384,39 @@ impl<'s> Parser<'s> {
     }
 
     pub(super) fn parse_prefix(&mut self) -> PResult<FilterId> {
+        let mark = self.tree.mark(self.pos);
+        let kind = self.kind_of_construct_here();
+        let r = self.parse_prefix_unrecorded();
+        match r {
+            Ok(_) => self.tree.close(mark, self.pos, kind),
+            Err(()) => self.tree.discard(mark),
+        }
+        r
+    }
+
+    /// What kind of construct begins at the current token, for the syntax tree: a word is
+    /// told apart as [`Parser::parse_word`] does (a function, a dictionary, an assignment,
+    /// an iteration, a keyword, else a variable).
+    fn kind_of_construct_here(&self) -> NodeKind {
+        let Tok::Word(w) = &self.peek().tok else { return kind_of_start(&self.peek().tok) };
+        let next = &self.peek_at(1).tok;
+        let keyword = KEYWORDS.binary_search(&w.as_str()).is_ok();
+        if self.functions.contains_key(w) {
+            NodeKind::FunctionCall { name: w.clone() }
+        } else if self.dictionary(w).is_some() {
+            NodeKind::DictionaryUse { name: w.clone() }
+        } else if is_assign(next) && !keyword {
+            NodeKind::Assignment { name: w.clone() }
+        } else if is_element(next) && !keyword {
+            NodeKind::Iteration
+        } else if let Some((family, _)) = FAMILY_WORDS.iter().find(|(_, words)| words.contains(&w.as_str())) {
+            NodeKind::Keyword { word: w.clone(), family }
+        } else {
+            NodeKind::Variable { name: w.clone() }
+        }
+    }
+
+    fn parse_prefix_unrecorded(&mut self) -> PResult<FilterId> {
         let t = self.peek().clone();
         let sp = t.span;
         match &t.tok {

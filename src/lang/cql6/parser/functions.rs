@@ -150,7 +150,9 @@ impl<'s> Parser<'s> {
         let saved_toks = std::mem::replace(&mut self.toks, body);
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         self.inline_depth += 1;
+        self.tree.suspend();
         let r = self.parse_block(Sym::RBrace, false);
+        self.tree.resume();
         self.inline_depth -= 1;
         self.toks = saved_toks;
         self.pos = saved_pos;

@@ -163,7 +163,9 @@ impl Parser<'_> {
         let saved_toks = std::mem::replace(&mut self.toks, tokens);
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         let saved_sequence = std::mem::replace(&mut self.in_sequence, false);
+        self.tree.suspend();
         let r = self.parse_block(Sym::RBrace, true);
+        self.tree.resume();
         self.in_sequence = saved_sequence;
         self.toks = saved_toks;
         self.pos = saved_pos;

@@ -236,6 +236,8 @@ pub struct Parser<'s> {
     /// (`find 1 n check`; CQL 6.2 `match_existingnumericvariable`), not a set variable
     /// that happens to stand there (`up 1 Rook`).
     numeric_vars: HashSet<crate::ir::VarId>,
+    /// The syntax tree of what has been read so far (see [`super::syntax`]).
+    pub(crate) tree: super::syntax::Builder,
 }
 
 type PResult<T> = Result<T, ()>;
@@ -312,6 +314,7 @@ impl<'s> Parser<'s> {
     /// A parser over the tokens of `src`.
     pub fn new(src: &'s str, toks: Vec<Token>) -> Parser<'s> {
         let declared = collect_declared(&toks);
+        let tree = super::syntax::Builder::new(src, &toks);
         Parser {
             src,
             toks,
@@ -330,6 +333,7 @@ impl<'s> Parser<'s> {
             implicit_search: None,
             path_top: false,
             kinds: Default::default(),
+            tree,
             numeric_vars: HashSet::new(),
         }
     }
@@ -422,9 +426,11 @@ impl<'s> Parser<'s> {
     /// Parse a whole script: optional `cql(...)` header and the body.
     pub fn parse_script(&mut self) {
         if self.at_word("cql") && self.peek_at(1).tok == Tok::Sym(Sym::LParen) {
+            let mark = self.tree.mark(self.pos);
             self.bump();
             self.bump();
             self.parse_header();
+            self.tree.close(mark, self.pos, super::syntax::NodeKind::Header);
         }
         let start = self.span_here();
         let mut items = Vec::new();
@@ -465,7 +471,13 @@ impl<'s> Parser<'s> {
     /// function definition.
     fn parse_unit(&mut self) -> PResult<Option<FilterId>> {
         if self.at_word("function") {
+            let mark = self.tree.mark(self.pos);
+            let name = match &self.peek_at(1).tok {
+                Tok::Word(w) => w.clone(),
+                _ => String::new(),
+            };
             self.parse_function_def()?;
+            self.tree.close(mark, self.pos, super::syntax::NodeKind::FunctionDefinition { name });
             return Ok(None);
         }
         let f = self.parse_expr(BP_OR)?;
