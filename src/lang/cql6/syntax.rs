@@ -432,3 +432,101 @@ pub(crate) fn kind_of_start(token: &Tok) -> NodeKind {
         Tok::ResultLit(_) | Tok::Eof => NodeKind::Symbol,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tree of an accepted script.
+    fn tree(source: &str) -> SyntaxTree {
+        let (ir, tree) = crate::lang::cql6::parse_with_syntax(source);
+        assert!(ir.is_ok(), "{source:?} is refused: {ir:?}");
+        tree
+    }
+
+    #[test]
+    fn keywords_are_nodes_of_their_family() {
+        assert_eq!(
+            tree("check mate").shape(),
+            "Script _ _\n\
+             \x20 Keyword { word: \"check\", family: \"position_state\" } check\n\
+             \x20 Keyword { word: \"mate\", family: \"position_state\" } mate\n"
+        );
+    }
+
+    #[test]
+    fn operators_hold_their_operands_tighter_ones_inside() {
+        // `&` binds tighter than `|` in CQL 6: a1 | (b2 & c3).
+        assert_eq!(
+            tree("a1 | b2 & c3").shape(),
+            "Script _\n\
+             \x20 Operation { operators: [\"|\"] } _ | _\n\
+             \x20   Squares a1\n\
+             \x20   Operation { operators: [\"&\"] } _ & _\n\
+             \x20     Squares b2\n\
+             \x20     Squares c3\n"
+        );
+    }
+
+    #[test]
+    fn a_function_is_kept_as_written_and_a_call_holds_its_arguments() {
+        let t = tree("function F(x) { x } F(check)");
+        assert_eq!(
+            t.shape(),
+            "Script _ _\n\
+             \x20 FunctionDefinition { name: \"F\" } function F ( x ) { x }\n\
+             \x20 FunctionCall { name: \"F\" } F ( _ )\n\
+             \x20   Keyword { word: \"check\", family: \"position_state\" } check\n"
+        );
+    }
+
+    #[test]
+    fn a_line_holds_its_constituents_and_assignments_their_values() {
+        assert_eq!(
+            tree("line --> check --> mate").shape(),
+            "Script _\n\
+             \x20 Keyword { word: \"line\", family: \"game_tree\" } line --> _ --> _\n\
+             \x20   Keyword { word: \"check\", family: \"position_state\" } check\n\
+             \x20   Keyword { word: \"mate\", family: \"position_state\" } mate\n"
+        );
+        assert_eq!(
+            tree("x = 3 x > 2").shape(),
+            "Script _ _\n\
+             \x20 Assignment { name: \"x\" } x = _\n\
+             \x20   Number 3\n\
+             \x20 Operation { operators: [\">\"] } _ > _\n\
+             \x20   Variable { name: \"x\" } x\n\
+             \x20   Number 2\n"
+        );
+    }
+
+    #[test]
+    fn nodes_know_their_places() {
+        let source = "cql(quiet)\n  player white \"Tal\"";
+        let t = tree(source);
+        let root = t.node(t.root.unwrap());
+        let header = t.node(root.children[0]);
+        assert_eq!(header.kind, NodeKind::Header);
+        assert_eq!((header.span.start, header.span.end), (0, 10));
+        let player = t.node(root.children[1]);
+        assert_eq!(&source[player.span.start as usize..player.span.end as usize], "player white \"Tal\"");
+    }
+
+    #[test]
+    fn a_searched_text_followed_by_a_string_gives_the_string_back_to_the_next_argument() {
+        // `comment("at " event " in " site)`: `event " in "` is the event, then the text " in ".
+        let t = tree("comment(\"at \" event \" in \" site)");
+        let root = t.node(t.root.unwrap());
+        let comment = t.node(root.children[0]);
+        let kinds: Vec<String> = comment.children.iter().map(|&c| t.print_node(c)).collect();
+        assert_eq!(kinds, ["\"at \"", "event", "\" in \"", "site"]);
+    }
+
+    #[test]
+    fn printing_drops_comments_and_keeps_what_was_written_together() {
+        assert_eq!(tree("{  check   mate }  // a remark\n").print(), "{ check mate }");
+        assert_eq!(tree("line-->check{1,2}-->mate").print(), "line-->check{1,2}-->mate");
+        assert_eq!(tree("path check\n\n\n  mate /* x */ stalemate").print(), "path check\n\nmate stalemate");
+        assert_eq!(tree("check\n   mate").print(), "check\nmate");
+    }
+}
