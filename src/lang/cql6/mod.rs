@@ -8,6 +8,7 @@
 
 pub mod convert;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
 pub mod syntax;
 pub mod types;

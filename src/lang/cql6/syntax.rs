@@ -26,7 +26,7 @@ pub enum NodeKind {
     /// The whole script: the header, function definitions and the filters of the body.
     Script,
     /// The `cql( … )` header with its options.
-    Header,
+    Header(HeaderSyntax),
     /// `function name(params) { body }`: the body stays as tokens until a call.
     FunctionDefinition {
         /// The function's name.
@@ -102,6 +102,49 @@ pub enum NodeKind {
         /// The operators, as written, in order.
         operators: Vec<String>,
     },
+}
+
+/// The `cql( … )` header as written: its options in order, and what else stood there.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeaderSyntax {
+    /// The items between the parentheses, in order.
+    pub items: Vec<HeaderItem>,
+    /// The text ended before the closing `)`: the index of the end-of-text token.
+    pub unterminated_at: Option<u32>,
+}
+
+/// One item of the `cql( … )` header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderItem {
+    /// An option word with what it read after it.
+    Option {
+        /// The option's word (index into [`SyntaxTree::tokens`]).
+        token: u32,
+        /// The word.
+        word: String,
+        /// What follows it.
+        value: HeaderValue,
+    },
+    /// A token that is no option word (index into [`SyntaxTree::tokens`]).
+    Stray {
+        /// The token.
+        token: u32,
+    },
+}
+
+/// What a header option read after its word.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderValue {
+    /// Nothing (`variations`, `silent`, an unknown word).
+    Nothing,
+    /// A file name, the raw text up to whitespace or `)`, quotes removed (`input`, `output`).
+    FileName(String),
+    /// Up to two numbers (`matchcount`, `gamenumber`); a negative number counts as 0.
+    Numbers(Vec<u64>),
+    /// A string (`matchstring`), if one was written.
+    Text(Option<String>),
+    /// A game result (`result`), if one was written.
+    Result(Option<crate::ir::GameResult>),
 }
 
 /// A token as it stands in the script: its text and what separates it from the one before.
@@ -230,6 +273,8 @@ pub(crate) struct Builder {
     tree: SyntaxTree,
     /// Nodes closed and not yet taken as some node's child, in the order they were read.
     pending: Vec<NodeId>,
+    /// The place of the end of the text (its end-of-text token).
+    end_of_text: Span,
     /// Above zero while the parser reads tokens that are not the script's own (a function
     /// body at a call, the text behind a mate keyword): nothing is recorded then.
     suspended: u32,
@@ -245,6 +290,8 @@ pub(crate) struct Mark {
 impl Builder {
     /// A builder over the tokens of `source` (the last token, the end of the text, is left out).
     pub(crate) fn new(source: &str, tokens: &[Token]) -> Builder {
+        let end_of_text =
+            tokens.iter().find(|t| t.tok == Tok::Eof).map_or(Span::new(source.len(), source.len()), |t| t.span);
         let mut previous_end = 0usize;
         let tokens = tokens
             .iter()
@@ -262,7 +309,7 @@ impl Builder {
                 }
             })
             .collect();
-        Builder { tree: SyntaxTree { tokens, ..SyntaxTree::default() }, ..Builder::default() }
+        Builder { tree: SyntaxTree { tokens, ..SyntaxTree::default() }, end_of_text, ..Builder::default() }
     }
 
     /// Stop recording (reading tokens that are not the script's own) until [`Builder::resume`].
@@ -273,6 +320,17 @@ impl Builder {
     /// Record again after [`Builder::suspend`].
     pub(crate) fn resume(&mut self) {
         self.suspended = self.suspended.saturating_sub(1);
+    }
+
+    /// The place of token `i` in the script.
+    /// The end of the text is the token after the last one.
+    pub(crate) fn token_span(&self, i: u32) -> Span {
+        self.tree.tokens.get(i as usize).map_or(self.end_of_text, |t| t.span)
+    }
+
+    /// The text of token `i` as written (empty past the end).
+    pub(crate) fn token_text(&self, i: u32) -> &str {
+        self.tree.tokens.get(i as usize).map_or("", |t| t.text.as_str())
     }
 
     /// A construct begins at token `at`.
@@ -403,8 +461,9 @@ impl Builder {
     }
 }
 
-/// The kind of construct that begins with `token` (the next one being `next`), as far as
-/// the token tells; words are told apart by the parser (see `Parser::word_kind`).
+/// The kind of construct that begins with `token`, as far as the token tells; a word is
+/// told apart by the parser, which knows the script's functions and variables (see
+/// `Parser::kind_of_construct_here`).
 pub(crate) fn kind_of_start(token: &Tok) -> NodeKind {
     match token {
         Tok::Number(_) => NodeKind::Number,
@@ -506,7 +565,7 @@ mod tests {
         let t = tree(source);
         let root = t.node(t.root.unwrap());
         let header = t.node(root.children[0]);
-        assert_eq!(header.kind, NodeKind::Header);
+        assert!(matches!(&header.kind, NodeKind::Header(h) if h.items.len() == 1));
         assert_eq!((header.span.start, header.span.end), (0, 10));
         let player = t.node(root.children[1]);
         assert_eq!(&source[player.span.start as usize..player.span.end as usize], "player white \"Tal\"");

@@ -429,8 +429,11 @@ impl<'s> Parser<'s> {
             let mark = self.tree.mark(self.pos);
             self.bump();
             self.bump();
-            self.parse_header();
-            self.tree.close(mark, self.pos, super::syntax::NodeKind::Header);
+            let header = self.read_header();
+            for d in super::lower::header(&header, &self.tree, &mut self.ir.settings) {
+                self.error_hint(d.message, d.span, d.hint);
+            }
+            self.tree.close(mark, self.pos, super::syntax::NodeKind::Header(header));
         }
         let start = self.span_here();
         let mut items = Vec::new();
