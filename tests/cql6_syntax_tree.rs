@@ -35,7 +35,10 @@ fn round_trip(source: &str) -> Result<bool, String> {
         ));
     }
     if reread_tree.print() != printed {
-        return Err(format!("printing is not a fixed point\n--- printed:\n{printed}\n--- again:\n{}", reread_tree.print()));
+        return Err(format!(
+            "printing is not a fixed point\n--- printed:\n{printed}\n--- again:\n{}",
+            reread_tree.print()
+        ));
     }
     Ok(true)
 }

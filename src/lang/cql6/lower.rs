@@ -13,8 +13,18 @@ use crate::ir::Settings;
 use crate::lang::{nearest, Diagnostic};
 
 /// The option words a `cql( … )` header offers in "did you mean" hints.
-const HEADER_HINT_WORDS: [&str; 10] =
-    ["input", "output", "variations", "mainline", "silent", "quiet", "matchcount", "gamenumber", "matchstring", "result"];
+const HEADER_HINT_WORDS: [&str; 10] = [
+    "input",
+    "output",
+    "variations",
+    "mainline",
+    "silent",
+    "quiet",
+    "matchcount",
+    "gamenumber",
+    "matchstring",
+    "result",
+];
 
 /// Apply the options of a `cql( … )` header to `settings`, in the order written; the
 /// problems found, each at the token it concerns.

@@ -421,10 +421,7 @@ impl Builder {
         self.suspended = 0;
         let end = self.tree.tokens.len();
         let children = self.children_since(Mark { pending: 0, first_token: 0 }, end);
-        let span = Span {
-            start: 0,
-            end: self.tree.tokens.last().map_or(0, |t| t.span.end),
-        };
+        let span = Span { start: 0, end: self.tree.tokens.last().map_or(0, |t| t.span.end) };
         self.tree.nodes.push(Node { kind: NodeKind::Script, span, first_token: 0, end_token: end as u32, children });
         self.tree.root = Some(NodeId(self.tree.nodes.len() as u32 - 1));
         self.tree

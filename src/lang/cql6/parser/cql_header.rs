@@ -8,15 +8,7 @@ use super::*;
 use crate::lang::cql6::syntax::{HeaderItem, HeaderSyntax, HeaderValue};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "cql",
-    "input",
-    "output",
-    "matchcount",
-    "matchstring",
-    "silent",
-    "variations",
-];
+pub(super) const WORDS: &[&str] = &["cql", "input", "output", "matchcount", "matchstring", "silent", "variations"];
 
 impl<'s> Parser<'s> {
     /// Read the header after `cql(`, up to and with its `)`, into a [`HeaderSyntax`].

@@ -8,9 +8,7 @@
 use super::*;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "dictionary",
-];
+pub(super) const WORDS: &[&str] = &["dictionary"];
 
 impl Parser<'_> {
     /// A dictionary declaration: `dictionary NAME`.

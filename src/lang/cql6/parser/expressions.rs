@@ -7,13 +7,7 @@ use super::*;
 use crate::lang::cql6::syntax::{kind_of_start, NodeKind};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "and",
-    "or",
-    "in",
-    "attacks",
-    "attackedby",
-];
+pub(super) const WORDS: &[&str] = &["and", "or", "in", "attacks", "attackedby"];
 
 impl<'s> Parser<'s> {
     /// Parse a filter whose operators bind at least as tightly as `min_bp`.

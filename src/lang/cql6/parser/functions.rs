@@ -6,9 +6,7 @@
 use super::*;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "function",
-];
+pub(super) const WORDS: &[&str] = &["function"];
 
 impl<'s> Parser<'s> {
     pub(super) fn parse_function_def(&mut self) -> PResult<()> {

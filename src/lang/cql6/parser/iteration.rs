@@ -7,11 +7,7 @@
 use super::*;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "piece",
-    "square",
-    "all",
-];
+pub(super) const WORDS: &[&str] = &["piece", "square", "all"];
 
 impl Parser<'_> {
     /// An iteration over squares or pieces: `square`, `piece` (also `piece T = S`).

@@ -38,14 +38,8 @@
 use super::*;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "idealmate",
-    "idealstalemate",
-    "modelmate",
-    "modelstalemate",
-    "puremate",
-    "purestalemate",
-];
+pub(super) const WORDS: &[&str] =
+    &["idealmate", "idealstalemate", "modelmate", "modelstalemate", "puremate", "purestalemate"];
 
 /// Which of the six keywords.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

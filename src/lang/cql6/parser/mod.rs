@@ -603,7 +603,6 @@ impl<'s> Parser<'s> {
         }
         self.parse_variable_word(w, sp)
     }
-
 }
 
 fn result_of(text: &str) -> Option<GameResult> {

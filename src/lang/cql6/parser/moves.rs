@@ -7,18 +7,8 @@
 use super::*;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "countmoves",
-    "from",
-    "legal",
-    "move",
-    "pseudolegal",
-    "to",
-    "capture",
-    "null",
-    "previous",
-    "promote",
-];
+pub(super) const WORDS: &[&str] =
+    &["countmoves", "from", "legal", "move", "pseudolegal", "to", "capture", "null", "previous", "promote"];
 
 impl Parser<'_> {
     /// A filter on moves: `move`, `legal`, `pseudolegal`, `countmoves`, `from`, `to`.
@@ -63,8 +53,8 @@ impl<'s> Parser<'s> {
         let mut sp = from.map_or(op.span, |f| Self::join(self.ir.span(f), op.span));
         let mut target = None;
         let next = self.peek().clone();
-        if let Some(d) =
-            super::super::types::dash_spaced_paren(&next, self.path_top).or_else(|| super::super::types::dash_right_tie(&next))
+        if let Some(d) = super::super::types::dash_spaced_paren(&next, self.path_top)
+            .or_else(|| super::super::types::dash_right_tie(&next))
         {
             self.diags.push(d);
             return Err(());
@@ -245,7 +235,12 @@ impl<'s> Parser<'s> {
     }
 
     /// Rewrite the move filter `m` (possibly inside an `And`) with `change`.
-    pub(super) fn retarget_move(&mut self, m: FilterId, sp: Span, change: impl Fn(&mut MoveFilter)) -> PResult<FilterId> {
+    pub(super) fn retarget_move(
+        &mut self,
+        m: FilterId,
+        sp: Span,
+        change: impl Fn(&mut MoveFilter),
+    ) -> PResult<FilterId> {
         match self.ir.get(m).clone() {
             Filter::Move(mut mv) => {
                 change(&mut mv);

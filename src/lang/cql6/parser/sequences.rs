@@ -5,13 +5,7 @@
 use super::*;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
-pub(super) const WORDS: &[&str] = &[
-    "firstmatch",
-    "nestban",
-    "singlecolor",
-    "quiet",
-    "focus",
-];
+pub(super) const WORDS: &[&str] = &["firstmatch", "nestban", "singlecolor", "quiet", "focus"];
 
 impl<'s> Parser<'s> {
     /// Is the `{` ahead a repetition count (`{*}` `{+}` `{?}` `{m}` `{m,}` `{m,n}`)?
@@ -281,7 +275,8 @@ impl<'s> Parser<'s> {
             item
         };
         let part = self.sequence_quantifier(part)?;
-        if let Some(d) = super::super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
+        if let Some(d) =
+            super::super::types::line_wildcard_end(&self.toks[self.pos.saturating_sub(1)], self.peek(), self.src)
         {
             self.diags.push(d);
             return Err(());
@@ -298,7 +293,8 @@ impl<'s> Parser<'s> {
     /// `match_seqsuffix` the repetitions).
     pub(super) fn sign_is_repetition(&self) -> bool {
         self.in_sequence
-            && (!self.in_line || super::super::types::line_wildcard_end(self.peek(), self.peek_at(1), self.src).is_none())
+            && (!self.in_line
+                || super::super::types::line_wildcard_end(self.peek(), self.peek_at(1), self.src).is_none())
     }
 
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
