@@ -8,7 +8,9 @@
 
 pub mod convert;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
+pub mod syntax;
 pub mod types;
 
 pub use convert::{to_ascii, to_unicode};
@@ -29,6 +31,12 @@ pub fn hhdb_key(word: &str) -> bool {
 
 /// Parse a CQL 6 script into IR.
 pub fn parse(source: &str) -> Result<Ir, Error> {
+    parse_with_syntax(source).0
+}
+
+/// Parse a CQL 6 script into IR and give its syntax tree as well: the constructs read,
+/// with their places in the text (also for a refused script, as far as it was read).
+pub fn parse_with_syntax(source: &str) -> (Result<Ir, Error>, syntax::SyntaxTree) {
     // Run on a thread with a known, large stack so that the nesting limit, not the
     // caller's stack size, decides how deep a query may go.
     std::thread::scope(|scope| {
@@ -42,18 +50,20 @@ pub fn parse(source: &str) -> Result<Ir, Error> {
     })
 }
 
-fn parse_here(source: &str) -> Result<Ir, Error> {
+fn parse_here(source: &str) -> (Result<Ir, Error>, syntax::SyntaxTree) {
     if Syntax::detect(source) == Syntax::Legacy {
         let start = source.find('(').unwrap_or(0);
-        return Err(Error {
+        let refusal = Error {
             diagnostics: vec![Diagnostic::new("this is not a CQL 6 script", Span::new(start, start + 6))
                 .with_hint("this looks like legacy CQL syntax `(match …)`; use the legacy front-end")],
-        });
+        };
+        return (Err(refusal), syntax::SyntaxTree::default());
     }
     let lexed = lexer::lex(source);
     let mut diagnostics = lexed.diagnostics;
     let mut p = parser::Parser::new(source, lexed.tokens);
     p.parse_script();
+    let tree = std::mem::take(&mut p.tree).finish();
     diagnostics.extend(p.diags);
     if diagnostics.is_empty() {
         diagnostics = types::check(&p.ir, &p.kinds, source, 20);
@@ -61,13 +71,14 @@ fn parse_here(source: &str) -> Result<Ir, Error> {
     if diagnostics.is_empty() {
         diagnostics = types::ignored_values(&p.ir);
     }
-    if diagnostics.is_empty() {
+    let ir = if diagnostics.is_empty() {
         Ok(p.ir)
     } else {
         diagnostics.sort_by_key(|d| d.span.start);
         diagnostics.truncate(20);
         Err(Error { diagnostics })
-    }
+    };
+    (ir, tree)
 }
 
 #[cfg(test)]

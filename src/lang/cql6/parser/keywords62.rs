@@ -14,6 +14,28 @@ use super::{PResult, Parser, BP_DASH, BP_LOOSE, BP_POSTFIX};
 use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, Span, VarKind};
 use shakmaty::{Bitboard, Color};
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "notransform",
+    "currenttransform",
+    "similarposition",
+    "readfile",
+    "writefile",
+    "equal",
+    "extension",
+    "cql_abort",
+    "pathdebug",
+    "lastgamenumber",
+    "consecutivemoves",
+    "currentmove",
+    "nullmove",
+    "primary",
+    "secondary",
+    "enpassantsquare",
+    "castle",
+    "enpassant",
+];
+
 impl Parser<'_> {
     /// One of this module's keywords (already read, at `sp`), or `None` for any other word.
     pub(super) fn parse_keywords62_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {

@@ -6,6 +6,31 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "between",
+    "file",
+    "makesquare",
+    "pin",
+    "rank",
+    "ray",
+    "xray",
+    "through",
+    "up",
+    "down",
+    "left",
+    "right",
+    "northeast",
+    "northwest",
+    "southeast",
+    "southwest",
+    "vertical",
+    "horizontal",
+    "orthogonal",
+    "diagonal",
+    "anydirection",
+];
+
 impl Parser<'_> {
     /// A geometric filter: a direction (`up 2 K`), `ray`, `xray`, `pin`, `between`, `file`, `makesquare`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

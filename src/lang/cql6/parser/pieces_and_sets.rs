@@ -6,6 +6,22 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "colortype",
+    "connectedpawns",
+    "dark",
+    "doubledpawns",
+    "isolatedpawns",
+    "light",
+    "passedpawns",
+    "pieceid",
+    "piecename",
+    "power",
+    "type",
+    "typename",
+];
+
 impl Parser<'_> {
     /// A filter on pieces or squares: `power`, `light`, `type`, `pieceid`, `passedpawns`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

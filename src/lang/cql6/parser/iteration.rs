@@ -6,6 +6,9 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &["piece", "square", "all"];
+
 impl Parser<'_> {
     /// An iteration over squares or pieces: `square`, `piece` (also `piece T = S`).
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.
@@ -44,5 +47,42 @@ impl Parser<'_> {
             _ => return Ok(None),
         }
         .map(Some)
+    }
+}
+
+impl<'s> Parser<'s> {
+    pub(super) fn parse_iteration(&mut self, name: String, piece: bool, forall: bool, sp: Span) -> PResult<FilterId> {
+        if name.len() == 1 && letter_mask(name.chars().next().unwrap_or(' ')).is_some() {
+            self.error("a single piece letter cannot be a variable name", sp);
+            return Err(());
+        }
+        // A name keeps its kind: CQL 6.2 refuses a piece loop over a square variable and a
+        // square loop over a piece variable.
+        if let Some(v) = self.ir.find_var(&name) {
+            let kind = self.ir.vars[v.0 as usize].kind;
+            let clash = if piece { kind != VarKind::Piece } else { kind == VarKind::Piece };
+            if clash {
+                let (this, other) = if piece { ("piece", "square or value") } else { ("square", "piece") };
+                self.error_hint(
+                    format!("`{name}` is a {other} variable, so it cannot run over {this}s"),
+                    sp,
+                    Some("use another name for this loop".into()),
+                );
+                return Err(());
+            }
+        }
+        let var = self.ir.var(&name, if piece { VarKind::Piece } else { VarKind::Square });
+        // The domain is a whole set expression up to a `――` (`match_set` in CQL 6.2): `◭E∊♖♗♕→V`.
+        let domain = self.parse_expr(BP_DASH)?;
+        let body = self.parse_expr(BP_OR)?;
+        let s = Self::join(sp, self.ir.span(body));
+        Ok(self.add(
+            if piece {
+                Filter::PieceIter { var, domain, body, forall }
+            } else {
+                Filter::SquareIter { var, domain, body, forall }
+            },
+            s,
+        ))
     }
 }

@@ -9,6 +9,27 @@ use shakmaty::Color;
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "black",
+    "btm",
+    "check",
+    "false",
+    "initial",
+    "mainline",
+    "mate",
+    "movenumber",
+    "ply",
+    "sidetomove",
+    "stalemate",
+    "terminal",
+    "true",
+    "variation",
+    "white",
+    "wtm",
+    "fen",
+];
+
 impl Parser<'_> {
     /// A filter on the state of the position: `check`, `mate`, `wtm`, `true`, `puremate`, `ply`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

@@ -6,6 +6,10 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] =
+    &["comment", "hascomment", "message", "originalcomment", "removecomment", "settag", "sort"];
+
 impl Parser<'_> {
     /// A filter that writes output or reads comments: `comment`, `message`, `sort`, `settag`, `hascomment`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

@@ -7,6 +7,33 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "child",
+    "currentposition",
+    "depth",
+    "distance",
+    "echo",
+    "find",
+    "initialposition",
+    "lastposition",
+    "lca",
+    "line",
+    "parent",
+    "path",
+    "pathcount",
+    "pathcountunfocused",
+    "pathlastposition",
+    "pathstart",
+    "position",
+    "positionid",
+    "ancestor",
+    "descendant",
+    "try",
+    "virtualmainline",
+    "yacpdb",
+];
+
 impl Parser<'_> {
     /// A filter that looks at other positions of the game: `find`, `line`, `path`, `echo`, `child`, `lca`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

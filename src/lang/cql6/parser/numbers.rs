@@ -7,6 +7,33 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] = &[
+    "abs",
+    "ascii",
+    "assert",
+    "atomic",
+    "if",
+    "indexof",
+    "int",
+    "isbound",
+    "isunbound",
+    "local",
+    "lowercase",
+    "max",
+    "min",
+    "not",
+    "persistent",
+    "sqrt",
+    "str",
+    "unbind",
+    "uppercase",
+    "while",
+    "loop",
+    "then",
+    "else",
+];
+
 impl Parser<'_> {
     /// A filter of numbers, logic, control or variables: `not`, `if`, `while`, `loop`, `abs`, `min`, `isbound`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

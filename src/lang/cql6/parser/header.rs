@@ -8,6 +8,10 @@ use shakmaty::Color;
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] =
+    &["date", "eco", "elo", "event", "gamenumber", "player", "result", "site", "tag", "year", "hhdb", "eventdate"];
+
 impl Parser<'_> {
     /// A filter on the game's headers: `player`, `elo`, `result`, `site`, `tag "…"`, `year`, …
     /// `Ok(None)` when `w` is none of them; the word itself has been consumed.

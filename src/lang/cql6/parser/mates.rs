@@ -37,6 +37,10 @@
 
 use super::*;
 
+/// The keywords this family reads (its share of [`super::KEYWORDS`]).
+pub(super) const WORDS: &[&str] =
+    &["idealmate", "idealstalemate", "modelmate", "modelstalemate", "puremate", "purestalemate"];
+
 /// Which of the six keywords.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Quality {
@@ -153,7 +157,9 @@ impl Parser<'_> {
         let saved_toks = std::mem::replace(&mut self.toks, tokens);
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         let saved_sequence = std::mem::replace(&mut self.in_sequence, false);
+        self.tree.suspend();
         let r = self.parse_block(Sym::RBrace, true);
+        self.tree.resume();
         self.in_sequence = saved_sequence;
         self.toks = saved_toks;
         self.pos = saved_pos;
