@@ -14,6 +14,8 @@
 use shakmaty::{Bitboard, Color, Position};
 
 use super::board;
+use super::engine::{Ctx, Loc};
+use super::Error;
 use crate::ir::cost;
 use crate::ir::props::{self, Memo};
 use crate::ir::transform::MAX_DEPTH;
@@ -35,6 +37,14 @@ pub(crate) enum Plan {
     /// bound is a number that no position changes (numbers, variables, arithmetic), read
     /// once where the search starts; `strict` for `<`.
     FindUpToPly { bound: FilterId, strict: bool },
+    /// An existential square or piece iteration whose body fails for every square when one
+    /// of these parts fails (they do not depend on the square, see
+    /// [`cost::iteration_guards`]): they are tested once, before the squares are tried.
+    IterationGuards(Box<[FilterId]>),
+    /// An `and` whose parts are tested in `order` and reach a `path` after parts that a
+    /// failure hides (see [`cost::path_prechecks`]): the moves the path must begin with are
+    /// looked for first.
+    Prechecked { order: Box<[FilterId]>, check: Box<cost::PathPrecheck> },
 }
 
 /// One fact of a [`Patterns`] alternative.
@@ -203,8 +213,21 @@ const MOST_NEEDS: usize = 1 << 16;
 pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     let orders: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::evaluation_orders(ir).into_iter().collect();
     let mut plans: Vec<Plan> = (0..ir.len()).map(|_| Plan::AsStored).collect();
+    for (f, guards) in cost::iteration_guards(ir, &orders) {
+        plans[f.0 as usize] = Plan::IterationGuards(guards.into_boxed_slice());
+    }
+    for (f, check) in cost::path_prechecks(ir, &orders) {
+        let order = match ir.get(f) {
+            Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            _ => continue,
+        };
+        plans[f.0 as usize] = Plan::Prechecked { order: order.into_boxed_slice(), check: Box::new(check) };
+    }
     let mut pure = Memo::default();
     for i in 0..ir.len() {
+        if matches!(plans[i], Plan::Prechecked { .. }) {
+            continue;
+        }
         let f = FilterId(i as u32);
         if let Some(plan) = find_ply_bound(ir, f, &mut pure) {
             plans[i] = plan;
@@ -239,6 +262,32 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
         }
     }
     plans
+}
+
+impl<'a> Ctx<'a> {
+    /// Does the existential iteration `f` fail here on one of its
+    /// [guards](Plan::IterationGuards), or on an empty domain, before any square is tried?
+    /// `false` when it has to be evaluated the usual way.
+    pub(super) fn iteration_fails_early(&mut self, f: FilterId, domain: FilterId, at: Loc) -> Result<bool, Error> {
+        let q = self.q;
+        let Plan::IterationGuards(guards) = q.plan(f) else { return Ok(false) };
+        // A path testing one continuation hands it to the next move filter evaluated:
+        // that must be the body's own.
+        if self.only_child.is_some() {
+            return Ok(false);
+        }
+        // Nothing to try (the guards may cost more than an empty domain).
+        match self.eval(domain, at, true)? {
+            Some(value) if self.as_set(&value, at).is_some_and(|b| b.any()) => {}
+            _ => return Ok(true),
+        }
+        for &g in guards.iter() {
+            if !self.test(g, at)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
 }
 
 #[cfg(test)]
