@@ -19,7 +19,7 @@ use super::Error;
 use crate::ir::cost;
 use crate::ir::props::{self, Memo};
 use crate::ir::transform::MAX_DEPTH;
-use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask};
+use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, ValueType, VarId, VarKind};
 use crate::pgn::Pos;
 
 /// How to test one filter when only whether it matches counts.
@@ -264,6 +264,61 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     plans
 }
 
+/// Per variable: does it hold a set of squares whenever it is bound? True for a variable
+/// of no declared kind (not kept across games) that is only ever given values by plain
+/// assignments of sets or pieces (a piece assigned to such a variable is kept as its
+/// square): `FirstHome = First`, `Guarded = ▦ ← Defender`. Read where the evaluator
+/// decides how to run an intersection (see [`is_intersection_of_sets`]).
+pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
+    let mut holds_set: Vec<bool> = ir.vars.iter().map(|v| v.kind == VarKind::Value && !v.persistent).collect();
+    let mut assigned = vec![false; holds_set.len()];
+    let not_set = |v: VarId, holds_set: &mut Vec<bool>| {
+        if let Some(slot) = holds_set.get_mut(v.0 as usize) {
+            *slot = false;
+        }
+    };
+    for i in 0..ir.len() {
+        match ir.get(FilterId(i as u32)) {
+            Filter::Assign { var, op, value } => {
+                if let Some(slot) = assigned.get_mut(var.0 as usize) {
+                    *slot = true;
+                }
+                let set = op.is_none() && matches!(props::value_type(ir, *value), ValueType::Set | ValueType::Piece);
+                if !set {
+                    not_set(*var, &mut holds_set);
+                }
+            }
+            Filter::SquareIter { var, .. } | Filter::PieceIter { var, .. } | Filter::IdentityIter { var, .. } => {
+                not_set(*var, &mut holds_set)
+            }
+            Filter::Echo { source, target, .. } => {
+                not_set(*source, &mut holds_set);
+                not_set(*target, &mut holds_set);
+            }
+            _ => {}
+        }
+    }
+    holds_set.iter().zip(&assigned).map(|(&set, &assigned)| set && assigned).collect()
+}
+
+/// Is `f` an intersection whose every part gives a set of squares when it has a value (a set
+/// filter, a square or piece variable, a variable of [`set_variables`])? Then it is worked
+/// out from its parts' sets, as the other set operations are, without making a value of each
+/// part (an intersection of positions compares boards and needs the general way).
+pub(crate) fn is_intersection_of_sets(ir: &Ir, f: FilterId, set_variables: &[bool]) -> bool {
+    let Filter::Intersection(parts) = ir.get(f) else { return false };
+    parts.iter().all(|&p| {
+        props::is_always_set(ir, p)
+            || match ir.get(p) {
+                Filter::Var(v) => {
+                    set_variables.get(v.0 as usize).copied().unwrap_or(false)
+                        || ir.vars.get(v.0 as usize).is_some_and(|i| matches!(i.kind, VarKind::Piece | VarKind::Square))
+                }
+                _ => false,
+            }
+    })
+}
+
 impl<'a> Ctx<'a> {
     /// Does the existential iteration `f` fail here on one of its
     /// [guards](Plan::IterationGuards), or on an empty domain, before any square is tried?
@@ -324,5 +379,26 @@ mod tests {
         assert!(p.matches(&position("7k/5N1p/8/8/8/8/8/6RK b - - 0 1"), true));
         assert!(p.matches(&position("k5r1/8/8/8/8/8/5n1P/7K w - - 0 1"), true));
         assert!(!p.matches(&position("7k/5N2/8/8/8/8/8/6RK b - - 0 1"), true));
+    }
+
+    #[test]
+    fn a_variable_given_only_sets_makes_its_intersections_direct() {
+        // `Home` only ever holds a square set (a piece assigned to it is kept as its square);
+        // `Mixed` is given a number too, so its intersection keeps the general way.
+        let text = "cql() piece First in [QR] { Home = First  Mixed = First  Mixed = 3 \
+            find { First & Home  First & Mixed } }";
+        let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
+        let ir = query.ir();
+        let sets = set_variables(ir);
+        let var = |name: &str| ir.find_var(name).unwrap().0 as usize;
+        assert!(sets[var("Home")] && !sets[var("Mixed")]);
+        let intersection_with = |name: &str| {
+            (0..ir.len()).map(|i| FilterId(i as u32)).find(|&f| match ir.get(f) {
+                Filter::Intersection(parts) => parts.iter().any(|&p| ir.get(p) == &Filter::Var(ir.find_var(name).unwrap())),
+                _ => false,
+            })
+        };
+        assert!(is_intersection_of_sets(ir, intersection_with("Home").unwrap(), &sets));
+        assert!(!is_intersection_of_sets(ir, intersection_with("Mixed").unwrap(), &sets));
     }
 }
