@@ -467,8 +467,16 @@ impl<'a> Ctx<'a> {
                         Ok(self.pos(at).is_some_and(|pos| table.matches(pos, in_check)))
                     }
                     super::plan::Plan::Order(order) => self.test_parts(f, order, at, any),
+                    super::plan::Plan::Prechecked { order, check } => {
+                        Ok(self.path_may_match(check, at)? && self.test_parts(f, order, at, any)?)
+                    }
                     _ => self.test_parts(f, items, at, any),
                 }
+            }
+            Filter::SquareIter { domain, forall: false, .. } | Filter::PieceIter { domain, forall: false, .. }
+                if self.iteration_fails_early(f, *domain, at)? =>
+            {
+                Ok(false)
             }
             Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)

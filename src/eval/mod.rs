@@ -341,6 +341,7 @@ impl Query {
         }
         let mut memo = props::Memo::default();
         let pure: Vec<bool> = (0..ir.len()).map(|i| props::is_pure(&ir, FilterId(i as u32), &mut memo)).collect();
+        let set_variables = plan::set_variables(&ir);
         let shapes = (0..ir.len())
             .map(|i| {
                 let f = FilterId(i as u32);
@@ -351,7 +352,11 @@ impl Query {
                     Filter::Number(n) => Shape::Number(*n),
                     Filter::True => Shape::True,
                     Filter::False => Shape::False,
-                    _ if pure[i] && props::is_direct_set(&ir, f) => Shape::DirectSet,
+                    _ if pure[i]
+                        && (props::is_direct_set(&ir, f) || plan::is_intersection_of_sets(&ir, f, &set_variables)) =>
+                    {
+                        Shape::DirectSet
+                    }
                     _ if pure[i] => Shape::Pure,
                     _ => Shape::Other,
                 }

@@ -17,8 +17,10 @@
 use shakmaty::{Move, Position};
 
 use super::engine::{Ctx, Loc, Out};
+use super::moves;
 use super::value::Value;
 use super::Error;
+use crate::ir::cost::PathPrecheck;
 use crate::ir::{Filter, FilterId, PathParams, PathStatus};
 use crate::pgn::{NodeId, PieceId, Played};
 
@@ -471,6 +473,85 @@ impl<'a> Ctx<'a> {
     fn now(&self, s: &Search, r: Reach) -> PathNow {
         let best = s.best_so_far.map(|(_, node)| node);
         PathNow { start: s.start, last: r.node, best, count: r.count, unfocused: r.unfocused }
+    }
+
+    /// Is there, below `at`, a chain of continuations whose moves fit the first move
+    /// constituents of the path `check` names (see [`crate::ir::cost::PathPrecheck`])? When
+    /// not, the path cannot match. Only the moves' kinds, promotions and checked square sets
+    /// are compared (castling always fits: it may be seen as the rook's move); nothing is
+    /// written.
+    pub(super) fn path_may_match(&mut self, check: &PathPrecheck, at: Loc) -> Result<bool, Error> {
+        let Loc::Node(start) = at else { return Ok(true) };
+        let Filter::Path { params, focus, .. } = self.ir.get(check.path) else { return Ok(true) };
+        let focus = match focus {
+            None => None,
+            Some(f) => {
+                let squares = self.path_focus_squares(*f, at)?;
+                let ids = self.ids(at);
+                let mut set = Focus { capture: params.focus_capture, ..Focus::default() };
+                for sq in squares {
+                    set.add(ids.at(sq));
+                }
+                Some(set)
+            }
+        };
+        self.chain_from(check, params, focus.as_ref(), start, 0)
+    }
+
+    /// [`Self::path_may_match`] from node `n`, constituent `step` on.
+    fn chain_from(
+        &mut self,
+        check: &PathPrecheck,
+        params: &PathParams,
+        focus: Option<&Focus>,
+        n: NodeId,
+        step: usize,
+    ) -> Result<bool, Error> {
+        let Some(shape) = check.steps.get(step) else { return Ok(true) };
+        let Filter::Move(mf) = self.ir.get(shape.filter) else { return Ok(true) };
+        let here = Loc::Node(n);
+        let mut sets = [None, None, None];
+        for (k, part) in [shape.from, shape.to, shape.capture].into_iter().enumerate() {
+            if let Some(id) = part {
+                let value = self.eval(id, here, true)?;
+                sets[k] = Some(value.and_then(|v| self.as_set(&v, here)).unwrap_or_default());
+            }
+        }
+        let [from, to, capture] = sets;
+        let mover = self.game.node(n).pos.turn();
+        for &c in self.path_children(n, params) {
+            if !self.focused_move(n, c, focus) {
+                continue;
+            }
+            let fits = match &self.game.node(c).played {
+                Some(Played::Move(m)) => match moves::facts(m, mover) {
+                    Some(f) if f.rook.is_some() => true,
+                    Some(f) => moves::shape_matches(mf, Some(&f), from, to, capture),
+                    None => false,
+                },
+                Some(Played::Null) => moves::shape_matches(mf, None, from, to, capture),
+                None => true,
+            };
+            let fits = fits && self.then_parts_hold(shape, c)?;
+            if fits && self.chain_from(check, params, focus, c, step + 1)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Do the checked parts of a move constituent's `then` filter hold at `c`, the position
+    /// after the move? A castling is let through (its `then` may see it as the rook's move).
+    fn then_parts_hold(&mut self, shape: &crate::ir::cost::StepShape, c: NodeId) -> Result<bool, Error> {
+        if shape.then.is_empty() || matches!(self.game.node(c).played, Some(Played::Move(Move::Castle { .. }))) {
+            return Ok(true);
+        }
+        for &part in &shape.then {
+            if !self.test(part, Loc::Node(c))? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// The continuations a path follows from a node.

@@ -14,10 +14,12 @@
 use shakmaty::{Bitboard, Color, Position};
 
 use super::board;
+use super::engine::{Ctx, Loc};
+use super::Error;
 use crate::ir::cost;
 use crate::ir::props::{self, Memo};
 use crate::ir::transform::MAX_DEPTH;
-use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask};
+use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, ValueType, VarId, VarKind};
 use crate::pgn::Pos;
 
 /// How to test one filter when only whether it matches counts.
@@ -35,6 +37,14 @@ pub(crate) enum Plan {
     /// bound is a number that no position changes (numbers, variables, arithmetic), read
     /// once where the search starts; `strict` for `<`.
     FindUpToPly { bound: FilterId, strict: bool },
+    /// An existential square or piece iteration whose body fails for every square when one
+    /// of these parts fails (they do not depend on the square, see
+    /// [`cost::iteration_guards`]): they are tested once, before the squares are tried.
+    IterationGuards(Box<[FilterId]>),
+    /// An `and` whose parts are tested in `order` and reach a `path` after parts that a
+    /// failure hides (see [`cost::path_prechecks`]): the moves the path must begin with are
+    /// looked for first.
+    Prechecked { order: Box<[FilterId]>, check: Box<cost::PathPrecheck> },
 }
 
 /// One fact of a [`Patterns`] alternative.
@@ -203,8 +213,21 @@ const MOST_NEEDS: usize = 1 << 16;
 pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     let orders: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::evaluation_orders(ir).into_iter().collect();
     let mut plans: Vec<Plan> = (0..ir.len()).map(|_| Plan::AsStored).collect();
+    for (f, guards) in cost::iteration_guards(ir, &orders) {
+        plans[f.0 as usize] = Plan::IterationGuards(guards.into_boxed_slice());
+    }
+    for (f, check) in cost::path_prechecks(ir, &orders) {
+        let order = match ir.get(f) {
+            Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            _ => continue,
+        };
+        plans[f.0 as usize] = Plan::Prechecked { order: order.into_boxed_slice(), check: Box::new(check) };
+    }
     let mut pure = Memo::default();
     for i in 0..ir.len() {
+        if matches!(plans[i], Plan::Prechecked { .. }) {
+            continue;
+        }
         let f = FilterId(i as u32);
         if let Some(plan) = find_ply_bound(ir, f, &mut pure) {
             plans[i] = plan;
@@ -241,6 +264,87 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     plans
 }
 
+/// Per variable: does it hold a set of squares whenever it is bound? True for a variable
+/// of no declared kind (not kept across games) that is only ever given values by plain
+/// assignments of sets or pieces (a piece assigned to such a variable is kept as its
+/// square): `FirstHome = First`, `Guarded = ▦ ← Defender`. Read where the evaluator
+/// decides how to run an intersection (see [`is_intersection_of_sets`]).
+pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
+    let mut holds_set: Vec<bool> = ir.vars.iter().map(|v| v.kind == VarKind::Value && !v.persistent).collect();
+    let mut assigned = vec![false; holds_set.len()];
+    let not_set = |v: VarId, holds_set: &mut Vec<bool>| {
+        if let Some(slot) = holds_set.get_mut(v.0 as usize) {
+            *slot = false;
+        }
+    };
+    for i in 0..ir.len() {
+        match ir.get(FilterId(i as u32)) {
+            Filter::Assign { var, op, value } => {
+                if let Some(slot) = assigned.get_mut(var.0 as usize) {
+                    *slot = true;
+                }
+                let set = op.is_none() && matches!(props::value_type(ir, *value), ValueType::Set | ValueType::Piece);
+                if !set {
+                    not_set(*var, &mut holds_set);
+                }
+            }
+            Filter::SquareIter { var, .. } | Filter::PieceIter { var, .. } | Filter::IdentityIter { var, .. } => {
+                not_set(*var, &mut holds_set)
+            }
+            Filter::Echo { source, target, .. } => {
+                not_set(*source, &mut holds_set);
+                not_set(*target, &mut holds_set);
+            }
+            _ => {}
+        }
+    }
+    holds_set.iter().zip(&assigned).map(|(&set, &assigned)| set && assigned).collect()
+}
+
+/// Is `f` an intersection whose every part gives a set of squares when it has a value (a set
+/// filter, a square or piece variable, a variable of [`set_variables`])? Then it is worked
+/// out from its parts' sets, as the other set operations are, without making a value of each
+/// part (an intersection of positions compares boards and needs the general way).
+pub(crate) fn is_intersection_of_sets(ir: &Ir, f: FilterId, set_variables: &[bool]) -> bool {
+    let Filter::Intersection(parts) = ir.get(f) else { return false };
+    parts.iter().all(|&p| {
+        props::is_always_set(ir, p)
+            || match ir.get(p) {
+                Filter::Var(v) => {
+                    set_variables.get(v.0 as usize).copied().unwrap_or(false)
+                        || ir.vars.get(v.0 as usize).is_some_and(|i| matches!(i.kind, VarKind::Piece | VarKind::Square))
+                }
+                _ => false,
+            }
+    })
+}
+
+impl<'a> Ctx<'a> {
+    /// Does the existential iteration `f` fail here on one of its
+    /// [guards](Plan::IterationGuards), or on an empty domain, before any square is tried?
+    /// `false` when it has to be evaluated the usual way.
+    pub(super) fn iteration_fails_early(&mut self, f: FilterId, domain: FilterId, at: Loc) -> Result<bool, Error> {
+        let q = self.q;
+        let Plan::IterationGuards(guards) = q.plan(f) else { return Ok(false) };
+        // A path testing one continuation hands it to the next move filter evaluated:
+        // that must be the body's own.
+        if self.only_child.is_some() {
+            return Ok(false);
+        }
+        // Nothing to try (the guards may cost more than an empty domain).
+        match self.eval(domain, at, true)? {
+            Some(value) if self.as_set(&value, at).is_some_and(|b| b.any()) => {}
+            _ => return Ok(true),
+        }
+        for &g in guards.iter() {
+            if !self.test(g, at)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -275,5 +379,26 @@ mod tests {
         assert!(p.matches(&position("7k/5N1p/8/8/8/8/8/6RK b - - 0 1"), true));
         assert!(p.matches(&position("k5r1/8/8/8/8/8/5n1P/7K w - - 0 1"), true));
         assert!(!p.matches(&position("7k/5N2/8/8/8/8/8/6RK b - - 0 1"), true));
+    }
+
+    #[test]
+    fn a_variable_given_only_sets_makes_its_intersections_direct() {
+        // `Home` only ever holds a square set (a piece assigned to it is kept as its square);
+        // `Moves` holds numbers.
+        let text = "cql() piece First in [QR] { Home = First  Moves = 0  Moves += 1 \
+            find { First & Home } }";
+        let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
+        let ir = query.ir();
+        let sets = set_variables(ir);
+        let var = |name: &str| ir.find_var(name).unwrap().0 as usize;
+        assert!(sets[var("Home")] && !sets[var("Moves")]);
+        let home = ir.find_var("Home").unwrap();
+        let intersection = (0..ir.len())
+            .map(|i| FilterId(i as u32))
+            .find(|&f| matches!(ir.get(f), Filter::Intersection(parts) if parts.iter().any(|&p| ir.get(p) == &Filter::Var(home))))
+            .unwrap();
+        assert!(is_intersection_of_sets(ir, intersection, &sets));
+        // Without knowing what `Home` holds, the intersection keeps the general way.
+        assert!(!is_intersection_of_sets(ir, intersection, &vec![false; sets.len()]));
     }
 }

@@ -23,8 +23,8 @@
 
 use super::props::{self, Memo};
 use super::transform::MAX_DEPTH;
-use super::visit::children;
-use super::{Filter, FilterId, Ir, PieceMask};
+use super::visit::{children, for_each_child};
+use super::{Filter, FilterId, Ir, PieceMask, VarId};
 
 /// The expected work and the chance of matching of one test of a filter at a position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -61,12 +61,179 @@ pub fn pieces_match_share(mask: PieceMask, squares: u32) -> f64 {
 pub struct Estimator {
     known: Vec<Option<Estimate>>,
     order_sensitive: Memo,
+    pure: Memo,
+    /// Per node, the variables named anywhere in it (see [`Estimator::variables_in`]).
+    variables: Vec<Option<VarSet>>,
+    /// Per node, the variables written anywhere in it (see [`Estimator::written_in`]).
+    written: Vec<Option<VarSet>>,
+    /// Per variable, whether it is assigned before every read (see
+    /// [`Estimator::assigned_before_every_read`]).
+    dead: rustc_hash::FxHashMap<VarId, bool>,
+    /// Nodes the searches of [`Estimator::dead_on_failure`] may still visit, over the whole
+    /// query (beyond it every assignment stays where it is written).
+    search_budget: usize,
+}
+
+/// Variables as a bit set of their indexes; `ALL` stands for "any variable" (an index too
+/// large for the set, or a node nested deeper than the analysis looks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct VarSet(u128);
+
+impl VarSet {
+    const NONE: VarSet = VarSet(0);
+    const ALL: VarSet = VarSet(u128::MAX);
+
+    fn of(var: VarId) -> VarSet {
+        if var.0 < 127 {
+            VarSet(1 << var.0)
+        } else {
+            VarSet::ALL
+        }
+    }
+
+    fn meets(self, other: VarSet) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+/// The variables a node itself writes or binds (its children aside).
+fn own_writes(filter: &Filter) -> VarSet {
+    match filter {
+        Filter::Assign { var, .. }
+        | Filter::Unbind(var)
+        | Filter::SquareIter { var, .. }
+        | Filter::PieceIter { var, .. }
+        | Filter::IdentityIter { var, .. } => VarSet::of(*var),
+        Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => VarSet::of(*dict),
+        Filter::Echo { source, target, .. } => VarSet(VarSet::of(*source).0 | VarSet::of(*target).0),
+        _ => VarSet::NONE,
+    }
+}
+
+/// The variables a node itself names (its children aside): read, written, bound by an
+/// iteration or `echo`, or written as the end of a range.
+fn own_variables(filter: &Filter) -> VarSet {
+    let one = VarSet::of;
+    let range = |(a, b): (Option<VarId>, Option<VarId>)| {
+        VarSet(a.map_or(VarSet::NONE, one).0 | b.map_or(VarSet::NONE, one).0)
+    };
+    match filter {
+        Filter::Var(v) | Filter::IsBound(v) | Filter::Unbind(v) | Filter::DictCount(v) => one(*v),
+        Filter::Assign { var, .. }
+        | Filter::SquareIter { var, .. }
+        | Filter::PieceIter { var, .. }
+        | Filter::IdentityIter { var, .. } => one(*var),
+        Filter::DictGet { dict, .. } | Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => one(*dict),
+        Filter::Echo { source, target, .. } => VarSet(one(*source).0 | one(*target).0),
+        Filter::Direction { range_variables, .. } => range(*range_variables),
+        Filter::Line { params, .. } => range(params.range_variables),
+        Filter::Path { params, .. } => range(params.range_variables),
+        _ => VarSet::NONE,
+    }
 }
 
 impl Estimator {
     /// A fresh table.
     pub fn new() -> Estimator {
-        Estimator::default()
+        Estimator { search_budget: SEARCH_BUDGET, ..Estimator::default() }
+    }
+
+    /// The variables named anywhere in `id` (see [`own_variables`]).
+    fn variables_in(&mut self, ir: &Ir, id: FilterId, depth: usize) -> VarSet {
+        Self::gather(ir, id, depth, &mut self.variables, own_variables)
+    }
+
+    /// The variables written or bound anywhere in `id` (see [`own_writes`]).
+    fn written_in(&mut self, ir: &Ir, id: FilterId, depth: usize) -> VarSet {
+        Self::gather(ir, id, depth, &mut self.written, own_writes)
+    }
+
+    /// The union of `own` over `id` and everything in it, remembered per node in `memo`.
+    fn gather(
+        ir: &Ir,
+        id: FilterId,
+        depth: usize,
+        memo: &mut Vec<Option<VarSet>>,
+        own: fn(&Filter) -> VarSet,
+    ) -> VarSet {
+        if let Some(Some(known)) = memo.get(id.0 as usize) {
+            return *known;
+        }
+        let set = if depth > MAX_DEPTH {
+            VarSet::ALL
+        } else {
+            let mut set = own(ir.get(id));
+            for c in children(ir.get(id)) {
+                set.0 |= Self::gather(ir, c, depth + 1, memo, own).0;
+            }
+            set
+        };
+        let i = id.0 as usize;
+        if memo.len() <= i {
+            memo.resize(i + 1, None);
+        }
+        memo[i] = Some(set);
+        set
+    }
+
+    /// Is part `index` of the `and` `owner` a plain assignment (`x = v`, with `v` free of
+    /// effects, `x` not kept across games) whose variable is read only after some plain
+    /// assignment to it, made earlier in an enclosing `and` (see
+    /// [`Estimator::assigned_before_every_read`])? Then, when `owner` fails, nobody sees
+    /// whether the assignment was made: every reader runs only after the variable has been
+    /// assigned again. Parts free of effects that do not name the variable may then be
+    /// tested before it (`Start = ply  First――  find {…Start…}`: the rare move first).
+    fn dead_on_failure(&mut self, ir: &Ir, owner: FilterId, index: usize) -> bool {
+        let Filter::And(parts) = ir.get(owner) else { return false };
+        let Some(&part) = parts.get(index) else { return false };
+        let Filter::Assign { var, op: None, value } = ir.get(part) else { return false };
+        let (var, value) = (*var, *value);
+        var.0 < 127
+            && !props::outlives_the_game(ir, var)
+            && props::is_pure(ir, value, &mut self.pure)
+            && self.assigned_before_every_read(ir, var)
+    }
+
+    /// Is every place that names `var` (other than plain assignments to it) evaluated only
+    /// after a plain assignment to it: inside a part of some `and` that comes after a part
+    /// `var = …` of that `and`? Then a value `var` held before that `and` ran is never read.
+    fn assigned_before_every_read(&mut self, ir: &Ir, var: VarId) -> bool {
+        if let Some(&known) = self.dead.get(&var) {
+            return known;
+        }
+        let answer = self.find_assigned_before_every_read(ir, var);
+        self.dead.insert(var, answer);
+        answer
+    }
+
+    fn find_assigned_before_every_read(&mut self, ir: &Ir, var: VarId) -> bool {
+        let Some(root) = ir.root else { return false };
+        let plain_write = |f: &Filter| matches!(f, Filter::Assign { var: v, op: None, .. } if *v == var);
+        let wanted = VarSet::of(var);
+        let mut seen = vec![false; ir.len()];
+        let mut todo = vec![root];
+        while let Some(f) = todo.pop() {
+            if std::mem::replace(&mut seen[f.0 as usize], true) {
+                continue;
+            }
+            if self.search_budget == 0 {
+                return false;
+            }
+            self.search_budget -= 1;
+            let node = ir.get(f);
+            if !plain_write(node) && own_variables(node).meets(wanted) {
+                return false;
+            }
+            match node {
+                // The parts after the first assignment run only once it is made.
+                Filter::And(parts) => match parts.iter().position(|&p| plain_write(ir.get(p))) {
+                    Some(i) => todo.extend(parts[..=i].iter().copied()),
+                    None => todo.extend(parts.iter().copied()),
+                },
+                _ => for_each_child(node, |c| todo.push(c)),
+            }
+        }
+        true
     }
 
     /// The estimate of one test of `id`.
@@ -121,9 +288,8 @@ impl Estimator {
                 let inner = self.estimate_at(ir, *inner, depth + 1);
                 e(inner.cost + 0.1, 1.0 - inner.matches)
             }
-            Filter::And(parts) => {
-                let parts = parts.clone();
-                let order = self.order(ir, &parts, false, depth);
+            Filter::And(_) => {
+                let order = self.order(ir, id, depth);
                 let (mut cost, mut reach) = (0.1, 1.0);
                 for p in order {
                     let x = self.estimate_at(ir, p, depth + 1);
@@ -132,9 +298,8 @@ impl Estimator {
                 }
                 e(cost, reach)
             }
-            Filter::Or(parts) => {
-                let parts = parts.clone();
-                let order = self.order(ir, &parts, true, depth);
+            Filter::Or(_) => {
+                let order = self.order(ir, id, depth);
                 let (mut cost, mut reach) = (0.1, 1.0);
                 for p in order {
                     let x = self.estimate_at(ir, p, depth + 1);
@@ -162,27 +327,56 @@ impl Estimator {
         }
     }
 
-    /// The order in which to test `parts` of an `or` (`any`) or an `and`: within each run of
-    /// movable parts, cheapest per decision first (for `and` the parts most likely to fail,
-    /// for `or` those most likely to match); the parts that cannot move stay where they are.
-    /// Equal keys keep their given order.
-    pub fn order(&mut self, ir: &Ir, parts: &[FilterId], any: bool, depth: usize) -> Vec<FilterId> {
+    /// The order in which to test the parts of the `or` or `and` `owner`: within each run
+    /// of movable parts, cheapest per decision first (for `and` the parts most likely to
+    /// fail, for `or` those most likely to match); the parts that cannot move stay where
+    /// they are. In an `and`, an assignment that is [dead on failure](Self::dead_on_failure)
+    /// lets the movable parts after it that do not name its variable join the run before
+    /// it; it keeps its place among the parts that cannot move. Equal keys keep their
+    /// given order.
+    pub fn order(&mut self, ir: &Ir, owner: FilterId, depth: usize) -> Vec<FilterId> {
+        let (parts, any) = match ir.get(owner) {
+            Filter::And(parts) => (parts.clone(), false),
+            Filter::Or(parts) => (parts.clone(), true),
+            _ => return Vec::new(),
+        };
         let mut out = Vec::with_capacity(parts.len());
         let mut run: Vec<(f64, FilterId)> = Vec::new();
-        for &p in parts {
+        // Dead assignments passed over by the current run, and their variables.
+        let mut held: Vec<FilterId> = Vec::new();
+        let mut held_vars = VarSet::NONE;
+        for (index, &p) in parts.iter().enumerate() {
             if self.movable(ir, p) {
+                if !held.is_empty() && self.variables_in(ir, p, depth + 1).meets(held_vars) {
+                    flush(&mut run, &mut out);
+                    out.append(&mut held);
+                    held_vars = VarSet::NONE;
+                }
                 let x = self.estimate_at(ir, p, depth + 1);
                 let decides = if any { x.matches } else { 1.0 - x.matches };
                 run.push((x.cost / decides.max(1e-9), p));
                 continue;
             }
+            if !any && self.dead_on_failure(ir, owner, index) {
+                if let Filter::Assign { var, .. } = ir.get(p) {
+                    held_vars.0 |= VarSet::of(*var).0;
+                }
+                held.push(p);
+                continue;
+            }
             flush(&mut run, &mut out);
+            out.append(&mut held);
+            held_vars = VarSet::NONE;
             out.push(p);
         }
         flush(&mut run, &mut out);
+        out.append(&mut held);
         out
     }
 }
+
+/// Most nodes the searches for assignments that are dead on failure visit for one query.
+const SEARCH_BUDGET: usize = 4_000_000;
 
 /// Append a run of movable parts, cheapest per decision first (a stable sort).
 fn flush(run: &mut Vec<(f64, FilterId)>, out: &mut Vec<FilterId>) {
@@ -217,7 +411,7 @@ pub fn evaluation_orders(ir: &Ir) -> Vec<(FilterId, Vec<FilterId>)> {
         }
         let node = ir.get(f);
         if let Filter::And(parts) | Filter::Or(parts) = node {
-            let order = estimator.order(ir, parts, matches!(node, Filter::Or(_)), 0);
+            let order = estimator.order(ir, f, 0);
             if order != *parts {
                 out.push((f, order));
             }
@@ -225,6 +419,181 @@ pub fn evaluation_orders(ir: &Ir) -> Vec<(FilterId, Vec<FilterId>)> {
         todo.extend(children(node));
     }
     out
+}
+
+/// For every existential square or piece iteration (`◭x∊Z F`, `x∊Z F`) whose domain has
+/// no effects: the parts of its body that decide it for every square alike, if any. These
+/// are the parts the body tests first (the movable parts before any part that cannot
+/// move, in the body's evaluation order `orders`) that name neither the iteration's
+/// variable nor any variable the body writes. When one of them fails at a position, the
+/// body fails for every square, before any effect, so the iteration fails without trying
+/// them (`◭Second∊… {… First――  find …}` tests the move of First once, not per Second).
+pub fn iteration_guards(
+    ir: &Ir,
+    orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>,
+) -> Vec<(FilterId, Vec<FilterId>)> {
+    let mut estimator = Estimator::new();
+    let mut out = Vec::new();
+    let mut seen = vec![false; ir.len()];
+    let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+    while let Some(f) = todo.pop() {
+        if std::mem::replace(&mut seen[f.0 as usize], true) {
+            continue;
+        }
+        let node = ir.get(f);
+        todo.extend(children(node));
+        let (Filter::SquareIter { var, domain, body, forall: false } | Filter::PieceIter { var, domain, body, forall: false }) =
+            node
+        else {
+            continue;
+        };
+        if !props::is_pure(ir, *domain, &mut estimator.pure) {
+            continue;
+        }
+        let parts = match ir.get(*body) {
+            Filter::And(parts) => orders.get(body).cloned().unwrap_or_else(|| parts.clone()),
+            _ => vec![*body],
+        };
+        let mut varying = VarSet::of(*var);
+        for &p in &parts {
+            varying.0 |= estimator.written_in(ir, p, 1).0;
+        }
+        let mut guards = Vec::new();
+        for &p in &parts {
+            if !estimator.movable(ir, p) {
+                break;
+            }
+            if !estimator.variables_in(ir, p, 1).meets(varying) {
+                guards.push(p);
+            }
+        }
+        if !guards.is_empty() {
+            out.push((f, guards));
+        }
+    }
+    out
+}
+
+/// One move a `path` must begin with, as far as it can be checked before the path runs:
+/// its move constituent and those of its square sets that may be worked out at the
+/// position the move is made from (`None`: not checked, any square will do).
+#[derive(Clone, Debug)]
+pub struct StepShape {
+    /// The move constituent (a `move next` filter).
+    pub filter: FilterId,
+    /// Its `from` set, when checked.
+    pub from: Option<FilterId>,
+    /// Its `to` set, when checked.
+    pub to: Option<FilterId>,
+    /// Its `capture` set, when checked.
+    pub capture: Option<FilterId>,
+    /// Parts of its `then` filter checked at the position after the move (`btm mate`):
+    /// those free of effects that name no variable written before the path or inside it.
+    pub then: Vec<FilterId>,
+}
+
+/// The moves a `path` (`⊢`) must begin with: a chain of continuations whose moves fit these
+/// shapes, one after another (only the first with a focus, after which moves of other
+/// pieces may be skipped). Without such a chain the path cannot match.
+#[derive(Clone, Debug)]
+pub struct PathPrecheck {
+    /// The path.
+    pub path: FilterId,
+    /// Its first move constituents, in order.
+    pub steps: Vec<StepShape>,
+}
+
+/// For every `and` that reaches a `path` having tested only parts free of effects and
+/// assignments that are [dead on failure](Estimator::dead_on_failure): the moves that path
+/// must begin with. Testing them first, before those parts, changes nothing when they fail
+/// (the `and` fails then anyway, and nobody sees the assignments not made) and saves the
+/// assignments and the path search: `◭Defender∊… {Guarded = ▦ ← Defender  ⊢ ―― Defender―― …}`
+/// looks first whether Defender moves at the second ply. A set that names a variable
+/// written before the path or inside it is not checked.
+pub fn path_prechecks(
+    ir: &Ir,
+    orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>,
+) -> Vec<(FilterId, PathPrecheck)> {
+    let mut estimator = Estimator::new();
+    let mut out = Vec::new();
+    let mut seen = vec![false; ir.len()];
+    let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+    while let Some(f) = todo.pop() {
+        if std::mem::replace(&mut seen[f.0 as usize], true) {
+            continue;
+        }
+        let node = ir.get(f);
+        todo.extend(children(node));
+        let Filter::And(parts) = node else { continue };
+        let order = orders.get(&f).cloned().unwrap_or_else(|| parts.clone());
+        let mut written = VarSet::NONE;
+        let mut found = None;
+        for &p in &order {
+            if let Filter::Path { .. } = ir.get(p) {
+                found = Some(p);
+                break;
+            }
+            let index = parts.iter().position(|&x| x == p).unwrap_or(usize::MAX);
+            if !estimator.movable(ir, p) && !estimator.dead_on_failure(ir, f, index) {
+                break;
+            }
+            written.0 |= estimator.written_in(ir, p, 1).0;
+        }
+        let Some(path) = found else { continue };
+        if let Some(check) = estimator.path_precheck(ir, path, written) {
+            out.push((f, check));
+        }
+    }
+    out
+}
+
+impl Estimator {
+    /// The moves `path` must begin with (see [`PathPrecheck`]), checking no set that names
+    /// a variable of `written` or one the path writes; `None` when nothing is checked.
+    fn path_precheck(&mut self, ir: &Ir, path: FilterId, written: VarSet) -> Option<PathPrecheck> {
+        let Filter::Path { focus, body, .. } = ir.get(path) else { return None };
+        let forbidden = VarSet(written.0 | self.written_in(ir, path, 1).0);
+        let usable = |e: &mut Estimator, set: FilterId| {
+            props::is_pure(ir, set, &mut e.pure) && !e.variables_in(ir, set, 1).meets(forbidden)
+        };
+        if let Some(focus) = focus {
+            if !usable(self, *focus) {
+                return None;
+            }
+        }
+        let items = match ir.get(*body) {
+            Filter::SeqConcat(items) => items.clone(),
+            _ => vec![*body],
+        };
+        // With a focus, moves of other pieces may come between the later constituents.
+        let most = if focus.is_some() { 1 } else { items.len() };
+        let mut steps = Vec::new();
+        let mut decides = focus.is_some();
+        for &item in items.iter().take(most) {
+            let Filter::Move(mf) = ir.get(item) else { break };
+            if mf.source != super::MoveSource::Next {
+                break;
+            }
+            let mut keep = |set: Option<FilterId>| set.filter(|&s| usable(self, s));
+            let (from, to, capture) = (keep(mf.from), keep(mf.to), keep(mf.capture));
+            let then_parts = match mf.then.map(|t| (t, ir.get(t))) {
+                None => Vec::new(),
+                Some((_, Filter::And(parts))) => parts.clone(),
+                Some((t, _)) => vec![t],
+            };
+            let then: Vec<FilterId> =
+                then_parts.into_iter().filter(|&p| self.movable(ir, p) && usable(self, p)).collect();
+            let step = StepShape { filter: item, from, to, capture, then };
+            decides |= step.from.is_some()
+                || step.to.is_some()
+                || step.capture.is_some()
+                || !step.then.is_empty()
+                || mf.promote != 0
+                || mf.kind != super::MoveKind::Any;
+            steps.push(step);
+        }
+        (decides && !steps.is_empty()).then_some(PathPrecheck { path, steps })
+    }
 }
 
 #[cfg(test)]
@@ -271,5 +640,90 @@ mod tests {
         let mut given = parts.clone();
         given.sort();
         assert_eq!(sorted, given);
+    }
+
+    /// The and of the body of the innermost piece iteration of `text` (its root an `and`
+    /// holding a piece iteration holding another), with its evaluation order.
+    fn inner_body(text: &str) -> (Ir, FilterId, FilterId, Vec<FilterId>) {
+        let (ir, orders) = orders(text);
+        let mut inner = None;
+        for i in 0..ir.len() {
+            if let Filter::PieceIter { body, .. } = ir.get(FilterId(i as u32)) {
+                if matches!(ir.get(*body), Filter::And(_)) {
+                    inner = Some((FilterId(i as u32), *body));
+                }
+            }
+        }
+        let (iteration, body) = inner.expect("no iteration with an and as body");
+        let Filter::And(parts) = ir.get(body) else { unreachable!() };
+        let order = orders.iter().find(|(f, _)| *f == body).map_or(parts.clone(), |(_, o)| o.clone());
+        (ir, iteration, body, order)
+    }
+
+    const SWAP: &str = "cql() piece First in [QRBN] piece Second in [QRBN] { \
+        #(First | Second) == 2  FirstHome = First  Start = ply  move from First \
+        find { ply <= Start + 10  Second & FirstHome } }";
+
+    #[test]
+    fn a_move_test_goes_before_assignments_only_later_parts_read() {
+        let (ir, _, _, order) = inner_body(SWAP);
+        let position = |pick: fn(&Filter) -> bool| order.iter().position(|&p| pick(ir.get(p))).unwrap();
+        let first_assign = position(|f| matches!(f, Filter::Assign { .. }));
+        assert!(position(|f| matches!(f, Filter::Move(_))) < first_assign, "{order:?}");
+        // The find reads the assigned variables: it stays after them.
+        assert!(position(|f| matches!(f, Filter::Find { .. })) > first_assign);
+    }
+
+    #[test]
+    fn an_assignment_read_elsewhere_keeps_the_move_test_after_it() {
+        // `FirstHome` is read after the iteration too: a failed body's assignment is seen.
+        let text = SWAP.replace("} }", "} } FirstHome & a1");
+        let (ir, _, _, order) = inner_body(&text);
+        let position = |pick: fn(&Filter) -> bool| order.iter().position(|&p| pick(ir.get(p))).unwrap();
+        let first_assign = position(|f| matches!(f, Filter::Assign { .. }));
+        assert!(position(|f| matches!(f, Filter::Move(_))) > first_assign, "{order:?}");
+    }
+
+    #[test]
+    fn the_move_of_the_outer_piece_guards_the_inner_iteration() {
+        let (ir, iteration, body, _) = inner_body(SWAP);
+        let orders: rustc_hash::FxHashMap<_, _> = evaluation_orders(&ir).into_iter().collect();
+        let guards = iteration_guards(&ir, &orders);
+        let (_, parts) = guards.iter().find(|(f, _)| *f == iteration).expect("no guards");
+        assert!(parts.iter().all(|&p| matches!(ir.get(p), Filter::Move(_))), "{parts:?}");
+        assert_eq!(parts.len(), 1);
+        // The count names Second: it is no guard, nor is any part of the outer iteration's.
+        assert!(!guards.iter().any(|(f, _)| *f == body));
+    }
+
+    #[test]
+    fn the_moves_a_path_begins_with_are_looked_for_before_the_assignment() {
+        let text = "cql() wtm piece Defender in [qrbnp] { Guarded = . attackedby Defender \
+            path -- Defender--({Taken = to}) A--({mate to & Guarded}) }";
+        let (ir, orders) = orders(text);
+        let orders: rustc_hash::FxHashMap<_, _> = orders.into_iter().collect();
+        let checks = path_prechecks(&ir, &orders);
+        assert_eq!(checks.len(), 1, "{checks:?}");
+        let steps = &checks[0].1.steps;
+        assert_eq!(steps.len(), 3);
+        // The any-move, the Defender's move (from its square), a move from a White piece.
+        assert!(steps[0].from.is_none() && steps[1].from.is_some() && steps[2].from.is_some());
+        assert!(matches!(ir.get(steps[1].from.unwrap()), Filter::Var(_)));
+    }
+
+    #[test]
+    fn a_set_naming_a_variable_assigned_before_the_path_is_not_checked() {
+        // `Line` is assigned before the path, not only read after it: its value is unknown.
+        let text = "cql() wtm piece Defender in [qrb] { Line = between(Defender a1) \
+            path A--Line -- A--({mate}) }";
+        let (ir, orders) = orders(text);
+        let orders: rustc_hash::FxHashMap<_, _> = orders.into_iter().collect();
+        for (_, check) in path_prechecks(&ir, &orders) {
+            for step in &check.steps {
+                for set in [step.from, step.to, step.capture].into_iter().flatten() {
+                    assert!(!matches!(ir.get(set), Filter::Var(_)), "{check:?}");
+                }
+            }
+        }
     }
 }
