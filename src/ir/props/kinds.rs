@@ -7,7 +7,7 @@
 //! gives the text when it parses it, to refuse what CQL 6.2 refuses. The two agree on almost
 //! every variant; the few rows where CQL 6.2's reading of the text differs from the value
 //! cqlrs computes (a comparison, `if` without `else`, an assignment, a position relation, a
-//! move with a target filter, `sort` of a set) say both answers side by side, chosen by
+//! move with a target filter, `sort` of a set, `echo`) say both answers side by side, chosen by
 //! [`Reading`].
 
 use super::MAX_DEPTH;
@@ -313,7 +313,15 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         Filter::Line { params, .. } => number_or_position(params.last_position),
         Filter::PathStatus(PathStatus::Start | PathStatus::LastPosition) => Kind::Position,
         Filter::PathStatus(_) => Kind::Number,
-        Filter::PathDebug | Filter::Echo { .. } => Kind::Logical,
+        Filter::PathDebug => Kind::Logical,
+        // CQL 6.2: `echo` is a number when its body is one (the largest over the targets),
+        // otherwise it has no value; the evaluator only tests it.
+        Filter::Echo { body, .. } if text => match sub(*body) {
+            Kind::Number => Kind::Number,
+            Kind::Unknown => Kind::Unknown,
+            _ => Kind::Logical,
+        },
+        Filter::Echo { .. } => Kind::Logical,
         // Constituent lists are no filters of their own.
         Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => Kind::Unknown,
 
@@ -643,6 +651,11 @@ mod tests {
             (
                 Filter::Echo { source, target, in_all: false, variations: false, marks: false, body: check },
                 K::Logical,
+                V::None,
+            ),
+            (
+                Filter::Echo { source, target, in_all: false, variations: false, marks: false, body: n },
+                K::Number,
                 V::None,
             ),
             (Filter::Var(square), K::Set, V::Set),

@@ -126,6 +126,9 @@ fn echo_and_a_comment_symbol_have_no_value() {
     // CQL 6.2: "right hand side is neither a set filter nor a numeric filter …".
     refused_at("x = echo (s t) check", "echo");
     refused_at("y = 1 + echo (s t) check", "echo");
+    refused_at("x = echo (s t) {R}", "echo");
+    // With a numeric body `echo` is a number.
+    accepted(&["x = echo (s t) {ply}", "sort \"n\" echo (s t) {ply}", "echo (s t) {ply} + 1 > 2"]);
     refused_at("x = hascomment \"!\"", "hascomment");
     // Without a symbol, `hascomment` is the comment's text.
     accepted(&["x = hascomment"]);
