@@ -67,9 +67,13 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let word_letters = letter_mask(&word);
     let mut candidate: Vec<char> = Vec::new();
     let mut rows = Rows::default();
-    let mut best: Option<(usize, &str)> = None;
+    // The best so far: its distance and how many first letters it shares with the word.
+    // Of two candidates equally near, the one that begins like the word is the likelier
+    // intent (`fin` is `find` cut short rather than `fen` mistyped).
+    let mut best: Option<(usize, usize, &str)> = None;
     for &c in candidates {
-        let bound = best.map_or(limit + 1, |(d, _)| d);
+        // A candidate as near as the best is still looked at, for the tie.
+        let bound = best.map_or(limit + 1, |(d, _, _)| d + 1);
         candidate.clear();
         let letters = if c.is_ascii() {
             // Keywords: one letter per byte, so the length and the letters are known
@@ -96,10 +100,13 @@ pub fn nearest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         }
         let d = rows.distance(&word, &candidate, bound);
         if d < bound {
-            best = Some((d, c));
+            let shared = word.iter().zip(&candidate).take_while(|(a, b)| a == b).count();
+            if best.is_none_or(|(best_d, best_shared, _)| d < best_d || shared > best_shared) {
+                best = Some((d, shared, c));
+            }
         }
     }
-    best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
+    best.filter(|&(d, _, c)| d <= (c.len() / 3).max(1)).map(|(_, _, c)| c)
 }
 
 /// The set of letters of a word, one bit per ASCII character and one bit shared by all
@@ -189,6 +196,9 @@ mod tests {
     fn nearest_keyword() {
         assert_eq!(nearest("mtae", &["mate", "stalemate", "check"]), Some("mate"));
         assert_eq!(nearest("zzzzzz", &["mate"]), None);
+        // Equally near: the one that begins like the word (`fin` is `find` cut short).
+        assert_eq!(nearest("fin", &["fen", "find", "in", "min", "pin"]), Some("find"));
+        assert_eq!(nearest("fin", crate::lang::cql6::parser::KEYWORDS), Some("find"));
         assert_eq!(nearest("MTAE", &["mate", "stalemate", "check"]), Some("mate"));
         // A long word is compared by length first; still no hint and no quadratic cost.
         let long = "x".repeat(100_000);
@@ -201,14 +211,15 @@ mod tests {
     #[test]
     fn nearest_agrees_with_the_exhaustive_search() {
         fn exhaustive<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-            let mut best: Option<(usize, &str)> = None;
+            let (word, mut best) = (word.to_lowercase(), None::<(usize, usize, &str)>);
             for &c in candidates {
-                let d = edit_distance(&word.to_lowercase(), &c.to_lowercase());
-                if best.map_or(true, |(bd, _)| d < bd) {
-                    best = Some((d, c));
+                let d = edit_distance(&word, &c.to_lowercase());
+                let shared = word.chars().zip(c.to_lowercase().chars()).take_while(|(a, b)| a == b).count();
+                if best.map_or(true, |(bd, bs, _)| d < bd || (d == bd && shared > bs)) {
+                    best = Some((d, shared, c));
                 }
             }
-            best.filter(|&(d, c)| d <= (c.len() / 3).max(1)).map(|(_, c)| c)
+            best.filter(|&(d, _, c)| d <= (c.len() / 3).max(1)).map(|(_, _, c)| c)
         }
         let keywords = crate::lang::cql6::parser::KEYWORDS;
         let mut words: Vec<String> = vec!["".into(), "x".into(), "Xy".into(), "zzzzzzzzzzzzzzzzzzzzzzzz".into()];
