@@ -55,3 +55,10 @@ fn main() {
         println!("{name}: mate at ply {ply}");
     }
 }
+
+/// The example finds the two mates, at the plies they happen (`cargo test` runs this: the
+/// example is built as a test target, see `Cargo.toml`).
+#[test]
+fn the_example_finds_both_mates() {
+    assert_eq!(mates_found(), vec![("fool's mate".to_string(), 4), ("scholar's mate".to_string(), 7)]);
+}

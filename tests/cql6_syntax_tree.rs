@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use cqlrs::ir::dump::dump;
 use cqlrs::lang::cql6::parse_with_syntax;
 
-#[path = "support/shared.rs"]
-mod shared;
+mod common;
+
+use common::shared;
 
 /// Parse, print, parse again; a description of the first difference, if any. `Ok(false)`
 /// when the script itself is refused.

@@ -248,10 +248,8 @@ fn every_keyword_has_a_runnable_example() {
             missing.push(format!("CQL 6 symbol `{c}`"));
         }
     }
-    let legacy = cqlrs::lang::legacy::lower::keywords::KEYWORDS
-        .iter()
-        .filter(|k| k.refusal_reason().is_none())
-        .map(|k| k.word);
+    let legacy =
+        cqlrs::lang::legacy::lower::keywords::KEYWORDS.iter().filter(|k| k.refusal_reason().is_none()).map(|k| k.word);
     for w in legacy.collect::<BTreeSet<_>>() {
         if !legacy_words.contains(w) {
             missing.push(format!("legacy keyword `{w}`"));

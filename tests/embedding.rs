@@ -40,16 +40,6 @@ fn yacpdb_needs_a_string() {
     assert!(err.diagnostics[0].message.contains("needs the query as a string"));
 }
 
-#[path = "../examples/embed.rs"]
-mod embed;
-
-/// `examples/embed.rs` compiles a query once and runs it on a game built in code and on
-/// games read from PGN bytes: it finds the two mates, at the plies they happen.
-#[test]
-fn the_embedding_example_finds_both_mates() {
-    assert_eq!(embed::mates_found(), vec![("fool's mate".to_string(), 4), ("scholar's mate".to_string(), 7)]);
-}
-
 /// A `cql_abort` belongs to the query that reached it: another query compiled in the same
 /// process, before or after it, on one thread or on two, keeps its answers (the flag was
 /// once process-wide, and a fresh `mate` then found nothing).

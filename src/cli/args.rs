@@ -804,7 +804,8 @@ mod tests {
         // after `composer` ends the option, keys of other characters are quoted.
         let got = normalize(strings(&["cqlrs", "-hhdb", "composer", "Kasparyan", "q.cql"])).unwrap();
         assert_eq!(got, strings(&["cqlrs", "--hhdb=hhdb composer \"Kasparyan\"", "q.cql"]));
-        let got = normalize(strings(&["cqlrs", "-hhdb", "(c)", "cooked", "q.cql", "-hhdb", "special", "prize"])).unwrap();
+        let got =
+            normalize(strings(&["cqlrs", "-hhdb", "(c)", "cooked", "q.cql", "-hhdb", "special", "prize"])).unwrap();
         assert_eq!(got, strings(&["cqlrs", "--hhdb=hhdb \"(c)\" cooked", "q.cql", "--hhdb=hhdb special prize"]));
         let args = Args::try_parse_from(got).unwrap();
         assert_eq!(args.hhdb.len(), 2);

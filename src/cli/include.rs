@@ -17,9 +17,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::eval::{FilePolicy, FileUse};
-use crate::ir::Span;
+use crate::diag::Span;
 use crate::diag::{Diagnostic, Error};
+use crate::eval::{FilePolicy, FileUse};
 
 /// One file's part of the combined text.
 #[derive(Clone, Debug)]

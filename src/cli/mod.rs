@@ -44,8 +44,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 
+use crate::diag::Span;
 use crate::eval::{FileAccess, FilePolicy, FileUse, Query};
-use crate::ir::{CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, Span, TransformKind};
+use crate::ir::{CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, TransformKind};
 use crate::lang::{self, Syntax};
 use crate::output::{self, Format, PgnStyle, Sink, Summary};
 use crate::scan::{self, ScanConfig};

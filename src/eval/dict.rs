@@ -130,8 +130,8 @@ mod tests {
 
     // ----- dictionaries in scripts, on a small game ------------------------------
 
-    use crate::pgn::GameBuilder;
     use crate::eval::{GameMatch, Query, Scratch};
+    use crate::pgn::GameBuilder;
 
     /// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#
     fn scholars_mate() -> (crate::pgn::Game, Vec<NodeId>) {

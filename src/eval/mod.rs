@@ -32,7 +32,6 @@ use crate::pgn::{Game, NodeId};
 
 use engine::{Ctx, Loc};
 pub use files::{FileAccess, FilePolicy, FileUse};
-pub use moves::{ids_after, initial_ids};
 pub use run::Run;
 pub use value::Value;
 

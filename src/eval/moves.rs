@@ -187,7 +187,6 @@ pub fn pseudo_legal_moves<P: Position>(pos: &P) -> MoveList {
 
 /// Piece identities are tracked by the game model; the evaluator uses the same code for
 /// positions it generates itself (after a legal move that was not played).
-pub use crate::pgn::{initial_ids, moved_ids as ids_after};
 
 #[cfg(test)]
 mod tests {
@@ -223,7 +222,7 @@ mod tests {
         let f = facts(&m, Color::White).unwrap();
         assert_eq!(f.to, Square::G1);
         assert_eq!(f.castle_kingside, Some(true));
-        let ids = ids_after(&initial_ids(&p), &m, Color::White);
+        let ids = crate::pgn::moved_ids(&crate::pgn::initial_ids(&p), &m, Color::White);
         assert_ne!(ids.at(Square::G1), 0);
         assert_ne!(ids.at(Square::F1), 0);
         assert_eq!(ids.at(Square::H1), 0);

@@ -2,9 +2,10 @@
 
 use shakmaty::{Bitboard, Color, Role, Square};
 
-use crate::pgn::GameBuilder;
 use super::{GameMatch, Query, Scratch, SortValue, Value};
+use crate::diag::Span;
 use crate::ir::*;
+use crate::pgn::GameBuilder;
 use crate::pgn::{Game, NodeId};
 
 fn sp() -> Span {
@@ -841,7 +842,8 @@ fn castling_is_a_move_of_the_rook_too() {
     let mut b = GameBuilder::new(1);
     // 4.O-O, then the castled rook goes f1-e1-e2.
     // line[5] is the position before 4.O-O.
-    let line = b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "d6", "Re1", "a6", "Re2"]).unwrap();
+    let line =
+        b.line(NodeId::ROOT, &["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "O-O", "d6", "Re1", "a6", "Re2"]).unwrap();
     // The rook's move: h1 to f1. The king's: e1 to g1. The two are not mixed.
     let m = run_script("cql() ♖h1――f1", b.game());
     assert_eq!(m.positions, vec![line[5]]);

@@ -140,7 +140,8 @@ pub fn wrap_decoder(raw: Box<dyn Read + Send>) -> io::Result<Box<dyn BufRead + S
 }
 
 /// Why a text input is refused as a whole.
-pub(super) const NOT_PGN: &str = "this is not PGN: its first lines hold no tag pair (`[Event \"…\"]`) and no moves (`1. e4 e5`)";
+pub(super) const NOT_PGN: &str =
+    "this is not PGN: its first lines hold no tag pair (`[Event \"…\"]`) and no moves (`1. e4 e5`)";
 
 pub(super) fn not_text(why: &str) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, why.to_string())
@@ -234,7 +235,10 @@ impl<R: Read> Read for CrLineEnds<R> {
     }
 }
 
-pub(super) fn decoder_for<R: BufRead + Send + 'static>(kind: Compression, reader: R) -> io::Result<Box<dyn BufRead + Send>> {
+pub(super) fn decoder_for<R: BufRead + Send + 'static>(
+    kind: Compression,
+    reader: R,
+) -> io::Result<Box<dyn BufRead + Send>> {
     Ok(match kind {
         Compression::Plain => Box::new(reader),
         Compression::Gzip => {

@@ -114,9 +114,8 @@ fn own_writes(filter: &Filter) -> VarSet {
 /// iteration or `echo`, or written as the end of a range.
 fn own_variables(filter: &Filter) -> VarSet {
     let one = VarSet::of;
-    let range = |(a, b): (Option<VarId>, Option<VarId>)| {
-        VarSet(a.map_or(VarSet::NONE, one).0 | b.map_or(VarSet::NONE, one).0)
-    };
+    let range =
+        |(a, b): (Option<VarId>, Option<VarId>)| VarSet(a.map_or(VarSet::NONE, one).0 | b.map_or(VarSet::NONE, one).0);
     match filter {
         Filter::Var(v) | Filter::IsBound(v) | Filter::Unbind(v) | Filter::DictCount(v) => one(*v),
         Filter::Assign { var, .. }
@@ -442,8 +441,8 @@ pub fn iteration_guards(
         }
         let node = ir.get(f);
         todo.extend(children(node));
-        let (Filter::SquareIter { var, domain, body, forall: false } | Filter::PieceIter { var, domain, body, forall: false }) =
-            node
+        let (Filter::SquareIter { var, domain, body, forall: false }
+        | Filter::PieceIter { var, domain, body, forall: false }) = node
         else {
             continue;
         };

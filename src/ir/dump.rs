@@ -597,7 +597,8 @@ fn assign_op_text(op: Option<ArithOp>) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{transform, Span, TransformKind};
+    use crate::diag::Span;
+    use crate::ir::{transform, TransformKind};
     use shakmaty::{Role, Square};
 
     fn sq(name: &str) -> Bitboard {

@@ -43,8 +43,7 @@ pub use parts::{
 };
 pub use patterns::{compile_pattern, PATTERN_SIZE_LIMIT, REMEMBERED_PATTERNS};
 
-/// Spans live in [`crate::diag`]; re-exported so `crate::ir::Span` keeps working.
-pub use crate::diag::Span;
+use crate::diag::Span;
 
 /// Index of a filter node in the [`Ir`] arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

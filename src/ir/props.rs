@@ -573,7 +573,7 @@ mod tests {
     #[test]
     fn a_compound_has_the_value_of_its_last_filter() {
         let mut ir = Ir::new();
-        let span = crate::ir::Span::default();
+        let span = crate::diag::Span::default();
         let pawn = ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1), squares: shakmaty::Bitboard::FULL }, span);
         let check = ir.add(Filter::Check, span);
         let ends_with_the_pawn = ir.add(Filter::And(vec![check, pawn]), span);
@@ -602,7 +602,7 @@ mod tests {
     #[test]
     fn an_intersection_of_positions_is_no_direct_set() {
         let mut ir = Ir::new();
-        let span = crate::ir::Span::default();
+        let span = crate::diag::Span::default();
         let source = ir.var("source", VarKind::Position);
         let target = ir.var("target", VarKind::Position);
         let source = ir.add(Filter::Var(source), span);

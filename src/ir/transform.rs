@@ -43,7 +43,8 @@ use rustc_hash::FxHashMap as HashMap;
 use shakmaty::Bitboard;
 
 use crate::diag::Diagnostic;
-use crate::ir::{Builtin, CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, Span, TransformKind};
+use crate::diag::Span;
+use crate::ir::{Builtin, CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, TransformKind};
 
 /// Deepest filter nesting the expansion walks before refusing the query.
 pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;

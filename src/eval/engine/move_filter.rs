@@ -153,7 +153,7 @@ impl<'a> Ctx<'a> {
                         after.play_unchecked(m);
                         self.temps.push(Temp {
                             pos: after,
-                            ids: moves::ids_after(&ids, &m, mover),
+                            ids: crate::pgn::moved_ids(&ids, &m, mover),
                             parent: origin,
                             played: m,
                         });

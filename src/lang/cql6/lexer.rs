@@ -7,8 +7,9 @@
 
 use shakmaty::{Bitboard, Color, Role, Square};
 
-use crate::ir::{GameResult, PieceMask, Span};
 use crate::diag::Diagnostic;
+use crate::diag::Span;
+use crate::ir::{GameResult, PieceMask};
 
 /// Punctuation and operator symbols, each with its Unicode and ASCII spellings merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

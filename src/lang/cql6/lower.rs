@@ -9,8 +9,8 @@
 //! by the parser as it reads them, and recorded in the tree beside (see [`super::parser`]).
 
 use super::syntax::{Builder, HeaderItem, HeaderSyntax, HeaderValue};
-use crate::ir::Settings;
 use crate::diag::Diagnostic;
+use crate::ir::Settings;
 use crate::lang::nearest;
 
 /// The option words a `cql( … )` header offers in "did you mean" hints.

@@ -15,8 +15,9 @@ pub mod types;
 
 pub use convert::{to_ascii, to_unicode};
 
-use crate::ir::{Ir, Span};
+use crate::diag::Span;
 use crate::diag::{Diagnostic, Error};
+use crate::ir::Ir;
 use crate::lang::Syntax;
 
 /// Stack given to the parsing thread: nesting is bounded by [`parser::MAX_DEPTH`], and

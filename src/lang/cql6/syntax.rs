@@ -13,7 +13,7 @@
 //! with the arguments in place), and a call holds its arguments.
 
 use super::lexer::{Sym, Tok, Token};
-use crate::ir::Span;
+use crate::diag::Span;
 
 /// One node of a [`SyntaxTree`], by index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -20,8 +20,9 @@ use shakmaty::{Bitboard, Color, Role};
 use super::designator::{parse_designator, parse_range, starts_range, Designator, PieceKinds, Problem, Range};
 use super::syntax::Item;
 use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::ir::{
-    CmpOp, Filter, FilterId, FindDirection, GameResult, Ir, MoveKind, PieceMask, Span, TransformKind, TreeStep, VarId,
+    CmpOp, Filter, FilterId, FindDirection, GameResult, Ir, MoveKind, PieceMask, TransformKind, TreeStep, VarId,
     VarKind,
 };
 use keywords::{InMatch, InPosition, Place};
@@ -498,12 +499,10 @@ impl Lowerer {
                     }
                     lists.push(self.top_position_list(sub, *sub_span)?);
                 }
-                Item::Atom { text, span: kspan, .. } => {
-                    match keywords::find(text).and_then(|k| k.in_match.as_ref()) {
-                        Some(InMatch::Setting(setting)) => setting(self, text, &mut c, options)?,
-                        _ => conditions.push(self.header_keyword(text, *kspan, &mut c)?),
-                    }
-                }
+                Item::Atom { text, span: kspan, .. } => match keywords::find(text).and_then(|k| k.in_match.as_ref()) {
+                    Some(InMatch::Setting(setting)) => setting(self, text, &mut c, options)?,
+                    _ => conditions.push(self.header_keyword(text, *kspan, &mut c)?),
+                },
             }
         }
         Ok((conditions, lists))

@@ -14,8 +14,9 @@ pub mod designator;
 pub mod lower;
 pub mod syntax;
 
-use crate::ir::{Ir, Span};
+use crate::diag::Span;
 use crate::diag::{Diagnostic, Error};
+use crate::ir::Ir;
 
 /// Parse a legacy `(match …)` script into IR.
 ///

@@ -6,8 +6,8 @@
 //! Must never: interpret keywords, panic on any input, or recurse deeper than
 //! [`MAX_DEPTH`] lists (deeper nesting is refused with a diagnostic).
 
-use crate::ir::Span;
 use crate::diag::Diagnostic;
+use crate::diag::Span;
 
 /// Deepest list nesting accepted; real scripts use fewer than ten levels (a list
 /// lowers to several IR levels, hence a third of the limit).

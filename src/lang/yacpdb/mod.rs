@@ -12,8 +12,9 @@
 //! than `AND`, which binds tighter than `OR`; a comparison may follow only a predicate;
 //! arguments are quoted (`'…'`, `"…"`, no escapes) or unquoted runs; `*` is the wildcard.
 
-use crate::ir::{CmpOp, Filter, FilterId, Ir, Span, YacpdbPredicate};
+use crate::diag::Span;
 use crate::diag::{Diagnostic, Error};
+use crate::ir::{CmpOp, Filter, FilterId, Ir, YacpdbPredicate};
 use crate::lang::nearest;
 
 /// Deepest nesting of parentheses and `NOT`s a query may have.

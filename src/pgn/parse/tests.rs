@@ -1,7 +1,7 @@
 //! Tests for reading games into the position tree.
 
-use super::*;
 use super::tags::{append_run, tag_name_end};
+use super::*;
 use shakmaty::{Chess, Color, EnPassantMode, Role, Square};
 use std::sync::Arc;
 

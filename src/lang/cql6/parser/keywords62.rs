@@ -11,7 +11,8 @@
 
 use super::super::lexer::Tok;
 use super::{PResult, Parser, BP_DASH, BP_LOOSE, BP_POSTFIX};
-use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, Span, VarKind};
+use crate::diag::Span;
+use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, VarKind};
 use shakmaty::{Bitboard, Color};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).

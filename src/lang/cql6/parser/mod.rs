@@ -11,8 +11,9 @@ use std::collections::{HashMap, HashSet};
 use shakmaty::{Bitboard, Color};
 
 use super::lexer::{letter_mask, Sym, Tok, Token};
-use crate::ir::*;
 use crate::diag::Diagnostic;
+use crate::diag::Span;
+use crate::ir::*;
 use crate::lang::nearest;
 
 mod fen;

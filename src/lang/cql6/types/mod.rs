@@ -37,9 +37,10 @@ pub use syntax::{
 
 use std::collections::{HashMap, HashSet};
 
+use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::ir::props::{KindContext, Reading};
 use crate::ir::*;
-use crate::diag::Diagnostic;
 
 /// Kinds the parser knows better than the IR: a node the parser made for a construct whose
 /// CQL 6.2 kind differs from what its IR form suggests (a bare move `X――Y` is lowered to the

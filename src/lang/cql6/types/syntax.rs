@@ -9,8 +9,9 @@
 
 use super::super::lexer::{Sym, Tok, Token};
 use super::Kind;
-use crate::ir::{Filter, FilterId, Ir, Span};
 use crate::diag::Diagnostic;
+use crate::diag::Span;
+use crate::ir::{Filter, FilterId, Ir};
 
 /// Does the text of a `{…}` block spell a CQL 6.2 repetition `{n}`, `{n,m}`, `{n,}` or
 /// `{,m}` (digits only, no spaces)? CQL 6.2 reads such a block only as the repetition of a

@@ -10,7 +10,8 @@ use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, Cursor, Lowerer};
 use crate::diag::Diagnostic;
-use crate::ir::{CmpOp, Directions, Filter, FilterId, LegacyFact, PieceMask, Span};
+use crate::diag::Span;
+use crate::ir::{CmpOp, Directions, Filter, FilterId, LegacyFact, PieceMask};
 use crate::lang::legacy::designator::{parse_designator, PieceKinds, Range};
 use crate::lang::legacy::syntax::Item;
 

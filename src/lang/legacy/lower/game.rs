@@ -8,8 +8,9 @@
 
 use super::{err, Cursor, Lowerer, MatchOptions};
 use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::ir::legacy::marker;
-use crate::ir::{Filter, FilterId, FindDirection, LegacyFact, Span, TreeStep};
+use crate::ir::{Filter, FilterId, FindDirection, LegacyFact, TreeStep};
 use crate::lang::legacy::designator::Range;
 use crate::lang::legacy::syntax::Item;
 

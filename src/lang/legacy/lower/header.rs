@@ -11,8 +11,9 @@ use shakmaty::Color;
 
 use super::{err, from_problem, parse_result, Cursor, Lowerer};
 use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::ir::legacy::time_mode;
-use crate::ir::{ArithOp, Builtin, Filter, FilterId, GameResult, HeaderField, LegacyFact, Span, TreeStep};
+use crate::ir::{ArithOp, Builtin, Filter, FilterId, GameResult, HeaderField, LegacyFact, TreeStep};
 use crate::lang::legacy::designator::{parse_range, Range};
 use crate::lang::legacy::syntax::Item;
 

@@ -11,7 +11,8 @@
 use super::relation::Relation;
 use super::{err, Cursor, ListState, Lowerer, MatchOptions};
 use crate::diag::Diagnostic;
-use crate::ir::{FilterId, Span};
+use crate::diag::Span;
+use crate::ir::FilterId;
 use crate::lang::nearest;
 
 /// A lowering that gives one filter: a condition on the game in a match list, a test of
@@ -393,7 +394,8 @@ mod tests {
     fn documented() -> Vec<(String, String)> {
         let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/legacy.md"))
             .expect("docs/legacy.md is readable");
-        let section = doc.split("\n## Keyword index\n").nth(1).expect("docs/legacy.md has a `## Keyword index` section");
+        let section =
+            doc.split("\n## Keyword index\n").nth(1).expect("docs/legacy.md has a `## Keyword index` section");
         let section = section.split("\n## ").next().unwrap_or(section);
         section
             .lines()
@@ -411,7 +413,8 @@ mod tests {
             return "refused".to_string();
         }
         let mut out = Vec::new();
-        for (place, name) in [(Place::MatchList, "match"), (Place::PositionList, "position"), (Place::RelationList, "relation")]
+        for (place, name) in
+            [(Place::MatchList, "match"), (Place::PositionList, "position"), (Place::RelationList, "relation")]
         {
             if k.allowed_in(place) {
                 out.push(name);

@@ -8,7 +8,8 @@
 
 use super::{err, Cursor, ListState, Lowerer};
 use crate::diag::Diagnostic;
-use crate::ir::{Filter, FilterId, FindDirection, Span, TreeStep};
+use crate::diag::Span;
+use crate::ir::{Filter, FilterId, FindDirection, TreeStep};
 use crate::lang::legacy::designator::Range;
 use crate::lang::legacy::syntax::Item;
 

@@ -10,9 +10,9 @@ use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, from_problem, is_singular, Cursor, Lowerer};
 use crate::diag::Diagnostic;
+use crate::diag::Span;
 use crate::ir::{
-    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, LegacyFact, PawnShare, PawnStructure, PieceMask, Span,
-    VarKind,
+    ArithOp, Builtin, CmpOp, Directions, Filter, FilterId, LegacyFact, PawnShare, PawnStructure, PieceMask, VarKind,
 };
 use crate::lang::legacy::designator::{parse_designator, parse_range, starts_range, Designator, PieceKinds, Range};
 use crate::lang::legacy::syntax::Item;
@@ -297,7 +297,8 @@ impl Lowerer {
             None => return Err(c.missing(kw, "`:` and a second range")),
         }
         let own = share(kw, c)?;
-        Ok(self.add(Filter::LegacyFact(LegacyFact::GoodBishop { mask, squares: Bitboard(d.squares), enemy, own }), span))
+        Ok(self
+            .add(Filter::LegacyFact(LegacyFact::GoodBishop { mask, squares: Bitboard(d.squares), enemy, own }), span))
     }
 
     /// `:maxswapevaluation D1 D2 r`: the best static exchange value over the legal moves

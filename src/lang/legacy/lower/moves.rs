@@ -11,7 +11,8 @@ use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, Cursor, ListState, Lowerer};
 use crate::diag::Diagnostic;
-use crate::ir::{Filter, FilterId, LegacyFact, LineParams, MoveFilter, MoveKind, MoveSource, PieceMask, Span};
+use crate::diag::Span;
+use crate::ir::{Filter, FilterId, LegacyFact, LineParams, MoveFilter, MoveKind, MoveSource, PieceMask};
 use crate::lang::legacy::designator::{parse_designator, starts_range, PieceKinds, Range};
 use crate::lang::legacy::syntax::Item;
 
@@ -213,13 +214,19 @@ impl Lowerer {
 
     /// `:isnull`: the next move is a null move.
     pub(super) fn is_null(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Move(Box::new(MoveFilter { kind: MoveKind::Null, ..MoveFilter::any(MoveSource::Next) })), span))
+        Ok(self.add(
+            Filter::Move(Box::new(MoveFilter { kind: MoveKind::Null, ..MoveFilter::any(MoveSource::Next) })),
+            span,
+        ))
     }
 
     /// `:forced`: the next move is the only legal one.
     pub(super) fn forced(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let legal = self.add(
-            Filter::Move(Box::new(MoveFilter { value: crate::ir::MoveValue::Count, ..MoveFilter::any(MoveSource::Legal) })),
+            Filter::Move(Box::new(MoveFilter {
+                value: crate::ir::MoveValue::Count,
+                ..MoveFilter::any(MoveSource::Legal)
+            })),
             span,
         );
         let only = self.compare(legal, Range::Between(1, 1), span);

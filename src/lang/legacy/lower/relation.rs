@@ -11,7 +11,8 @@ use shakmaty::{Bitboard, Color, Role};
 use super::keywords::{self, InRelation, Place};
 use super::{err, Cursor, ListState, Lowerer, Scope};
 use crate::diag::Diagnostic;
-use crate::ir::{Filter, FilterId, PieceMask, Span, TreeRelation, VarKind};
+use crate::diag::Span;
+use crate::ir::{Filter, FilterId, PieceMask, TreeRelation, VarKind};
 use crate::lang::legacy::designator::{Designator, PieceKinds, Range};
 use crate::lang::legacy::syntax::Item;
 

@@ -9,7 +9,8 @@
 
 use super::{err, only_top, Cursor, ListState, Lowerer, Scope};
 use crate::diag::Diagnostic;
-use crate::ir::{Filter, FilterId, FindDirection, LineParams, Span, TreeStep};
+use crate::diag::Span;
+use crate::ir::{Filter, FilterId, FindDirection, LineParams, TreeStep};
 use crate::lang::legacy::designator::Range;
 use crate::lang::legacy::syntax::Item;
 

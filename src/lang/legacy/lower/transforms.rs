@@ -10,7 +10,8 @@ use shakmaty::Bitboard;
 
 use super::{err, from_problem, Cursor, ListState, Lowerer};
 use crate::diag::Diagnostic;
-use crate::ir::{Filter, FilterId, LegacyFact, ShiftAxes, Span, TransformKind};
+use crate::diag::Span;
+use crate::ir::{Filter, FilterId, LegacyFact, ShiftAxes, TransformKind};
 use crate::lang::legacy::designator::parse_designator;
 
 /// The transform of a CQL 1 transform keyword.
@@ -226,7 +227,6 @@ impl Lowerer {
         Ok((self.and(all, span), counted))
     }
 }
-
 
 /// Does the sub-tree name a square on the board's edge (a set other than the full board
 /// that touches the a- or h-file or the first or last rank)?

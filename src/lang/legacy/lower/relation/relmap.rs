@@ -12,7 +12,8 @@
 use shakmaty::Bitboard;
 
 use super::super::Lowerer;
-use crate::ir::{Directions, Filter, FilterId, Span};
+use crate::diag::Span;
+use crate::ir::{Directions, Filter, FilterId};
 
 /// One step of a square map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,8 +240,10 @@ mod tests {
     #[test]
     fn every_transform_a_relation_list_takes_has_a_group() {
         use crate::lang::legacy::lower::keywords::{words_in, Place};
-        let transforms: Vec<&str> =
-            words_in(Place::RelationList).into_iter().filter(|w| w.starts_with(":flip") || w.starts_with(":shift")).collect();
+        let transforms: Vec<&str> = words_in(Place::RelationList)
+            .into_iter()
+            .filter(|w| w.starts_with(":flip") || w.starts_with(":shift"))
+            .collect();
         assert_eq!(transforms.len(), 11, "{transforms:?}");
         for word in transforms {
             assert!(group(word).len() > 1, "`{word}` has no maps besides the identity");
