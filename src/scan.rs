@@ -512,9 +512,12 @@ fn work<E: Evaluator>(
                 outcomes.push(outcome);
                 continue;
             }
-            // Only the JSON formats write a game's encoding; a match in a format that
-            // needs the moves is read again below, whole.
-            let need_encoding = !matches!(config.format, Format::Numbers | Format::Count);
+            // Only the JSON formats write a game's encoding, and only of a match: a match
+            // whose moves were not read is read again below, whole (which sets it), and
+            // one whose moves were read had its bytes checked as UTF-8 or decoded. So no
+            // format needs the encoding of a game that the quick way reads header-only;
+            // the JSON ones ask for it anyway, as a safeguard that costs them little.
+            let need_encoding = matches!(config.format, Format::Json | Format::JsonPgn(_));
             if let Err(e) = parser.parse_with(raw, &mut game, &wants_moves, need_encoding) {
                 let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
                 outcome.verdict = rejected(message);

@@ -28,7 +28,7 @@ pub(super) fn read_one_tag(cur: &mut Cursor<'_>, tag: &mut Tag) -> Result<(), Ga
     i = end;
     let name = &bytes[name_start..i];
     // The tag in this place of the previous game mostly had the same name.
-    if tag.name.as_bytes() != name || !(known_ascii || name.is_ascii()) {
+    if !crate::pgn::same_bytes(tag.name.as_bytes(), name) || !(known_ascii || name.is_ascii()) {
         tag.name.clear();
         tag.name.extend(name.iter().map(|&b| b as char));
     }
@@ -121,7 +121,7 @@ pub(super) fn tag_name_end(bytes: &[u8], from: usize) -> (usize, bool) {
         };
         while let Some(chunk) = bytes.get(i..i + 16) {
             // SAFETY: SSE2 is part of x86-64; the load reads the 16 bytes of `chunk`.
-            let mask = unsafe {
+            let (ends, high) = unsafe {
                 let v = _mm_loadu_si128(chunk.as_ptr().cast());
                 let control_or_space = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(b' ' as i8)), v);
                 let quote_or_bracket = _mm_or_si128(
@@ -130,9 +130,18 @@ pub(super) fn tag_name_end(bytes: &[u8], from: usize) -> (usize, bool) {
                 );
                 let delete = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f));
                 // The sign bit of each byte marks the bytes from 0x80 up.
-                (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(control_or_space, quote_or_bracket), delete))
-                    | _mm_movemask_epi8(v)) as u32
+                (
+                    _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(control_or_space, quote_or_bracket), delete)) as u32,
+                    _mm_movemask_epi8(v) as u32,
+                )
             };
+            let mask = ends | high;
+            if mask != 0 && mask & mask.wrapping_neg() & high == 0 {
+                // The first byte found is below 0x80, so it ends the name (every such
+                // byte found does), and no byte before it is from 0x80 up: settled
+                // without looking the byte up.
+                return (i + mask.trailing_zeros() as usize, true);
+            }
             if mask != 0 {
                 i += mask.trailing_zeros() as usize;
                 if BYTE_CLASS[bytes[i] as usize] & ENDS_TAG_NAME != 0 {
