@@ -75,7 +75,9 @@ pub(super) fn plain_movetext_lines(bytes: &[u8], from: usize) -> (usize, u64) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn plain_movetext_lines_avx2(bytes: &[u8], from: usize) -> (usize, usize, u64, bool) {
-    use std::arch::x86_64::{_mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8};
+    use std::arch::x86_64::{
+        _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8,
+    };
     let mut i = from;
     let mut end = from;
     let mut lines = 0u64;
