@@ -166,7 +166,7 @@ impl ScanEvents for NoEvents {}
 /// Stack of each worker thread: deep enough for the evaluator's nesting limit of
 /// evaluations of the largest evaluator frame, in debug builds too (address space
 /// only; pages are touched as used).
-const WORKER_STACK_BYTES: usize = 256 << 20;
+pub(crate) const WORKER_STACK_BYTES: usize = 256 << 20;
 
 /// Options of one scan.
 #[derive(Clone, Debug)]

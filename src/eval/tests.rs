@@ -592,14 +592,20 @@ fn consecutive_moves_across_branches() {
 
 #[test]
 fn deep_nesting_is_refused_not_overflowed() {
-    let (game, _) = scholars_mate();
-    let mut ir = Ir::new();
-    let mut f = ir.add(Filter::Check, sp());
-    for _ in 0..5000 {
-        f = ir.add(Filter::Not(f), sp());
-    }
-    ir.root = Some(f);
-    let m = run(ir, &game);
+    // On a thread with the stack the scan gives its workers (a debug build's frames are
+    // several times a release build's, more than a test thread's default stack holds at
+    // the deepest nesting allowed).
+    let worker = std::thread::Builder::new().stack_size(crate::scan::WORKER_STACK_BYTES).spawn(|| {
+        let (game, _) = scholars_mate();
+        let mut ir = Ir::new();
+        let mut f = ir.add(Filter::Check, sp());
+        for _ in 0..5000 {
+            f = ir.add(Filter::Not(f), sp());
+        }
+        ir.root = Some(f);
+        run(ir, &game)
+    });
+    let m = worker.expect("a worker thread").join().expect("no overflow");
     assert!(m.error.is_some());
     assert!(!m.matched);
 }
