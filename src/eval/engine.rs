@@ -363,6 +363,12 @@ impl<'a> Ctx<'a> {
                 self.depth -= 1;
                 result?.map(Value::Set)
             }
+            Shape::DirectNumber => {
+                self.depth += 1;
+                let result = self.direct_number(f, at);
+                self.depth -= 1;
+                result?.map(Value::Number)
+            }
             Shape::Pure => {
                 self.depth += 1;
                 let result = self.eval_inner(f, at, value_mode);
@@ -426,6 +432,13 @@ impl<'a> Ctx<'a> {
                 Some(acc)
             }
             Filter::Complement(a) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
+            // `makesquare f r` of two parts that are always numbers: the second is not
+            // evaluated when the first fails, as in the general call.
+            Filter::Call(Builtin::MakeSquare, args) if args.len() == 2 => {
+                let Some(file) = self.number_value(args[0], at)? else { return Ok(None) };
+                let Some(rank) = self.number_value(args[1], at)? else { return Ok(None) };
+                builtins::square_at(file, rank).map(Bitboard::from)
+            }
             _ => return Err(internal("not a direct set operation")),
         })
     }
@@ -598,18 +611,91 @@ impl<'a> Ctx<'a> {
     /// stay small where they are inlined).
     #[inline(never)]
     fn compound_set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
-        if self.q.shape(f) == Shape::DirectSet {
-            self.count_step()?;
-            self.depth += 1;
-            let result = self.direct_set(f, at);
-            self.depth -= 1;
-            return result;
+        match self.q.shape(f) {
+            Shape::DirectSet => {
+                self.count_step()?;
+                self.depth += 1;
+                let result = self.direct_set(f, at);
+                self.depth -= 1;
+                result
+            }
+            // `p:S`, `p:$x` (a piece is the square it stands on there): the set of S at
+            // position p.
+            Shape::Pure if self.elsewhere_leaf(f).is_some() => {
+                let Some((position, body)) = self.elsewhere_leaf(f) else { return Ok(None) };
+                self.count_step()?;
+                self.depth += 1;
+                let result = match self.position_value(position, at) {
+                    Ok(Some(n)) => self.set_value(body, Loc::Node(n)),
+                    other => other.map(|_| None),
+                };
+                self.depth -= 1;
+                result
+            }
+            _ => Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at))),
         }
-        Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at)))
     }
 
+    /// If `f` is `p:S` with S a square set, a piece set or a variable (an effect-free
+    /// filter at another position whose value is a set there), p and S.
+    #[inline]
+    pub(super) fn elsewhere_leaf(&self, f: FilterId) -> Option<(FilterId, FilterId)> {
+        let ir: &'a Ir = self.ir;
+        match ir.get(f) {
+            Filter::AtPosition { at, body }
+                if matches!(self.q.shape(*body), Shape::Squares(_) | Shape::Pieces(..) | Shape::Var(_)) =>
+            {
+                Some((*at, *body))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value of a filter as a number (see [`Self::as_number`]). Numbers, variables and
+    /// filters of shape [`Shape::DirectNumber`] are worked out without building a
+    /// [`Value`], counting the same steps.
+    #[inline]
     fn number_value(&mut self, f: FilterId, at: Loc) -> Result<Option<i64>, Error> {
-        Ok(self.value(f, at)?.and_then(|v| self.as_number(&v, at)))
+        match self.q.shape(f) {
+            Shape::Number(n) => {
+                self.count_step()?;
+                Ok(Some(n))
+            }
+            Shape::Var(v) => {
+                self.count_step()?;
+                match self.get_var(v) {
+                    // Reading a string costs its length (as in `eval`); it is no number.
+                    Some(Value::Str(s)) => {
+                        let len = s.len();
+                        self.charge(len)?;
+                        Ok(None)
+                    }
+                    Some(value) => Ok(self.as_number(value, at)),
+                    None => Ok(None),
+                }
+            }
+            Shape::DirectNumber => {
+                self.count_step()?;
+                self.depth += 1;
+                let result = self.direct_number(f, at);
+                self.depth -= 1;
+                result
+            }
+            // `p:N` with N always a number (`start:rank x`): N at position p.
+            Shape::Pure if self.q.is_always_number(f) && matches!(self.ir.get(f), Filter::AtPosition { .. }) => {
+                let Filter::AtPosition { at: position, body } = self.ir.get(f) else { return Ok(None) };
+                let (position, body) = (*position, *body);
+                self.count_step()?;
+                self.depth += 1;
+                let result = match self.position_value(position, at) {
+                    Ok(Some(n)) => self.number_value(body, Loc::Node(n)),
+                    other => other.map(|_| None),
+                };
+                self.depth -= 1;
+                result
+            }
+            _ => Ok(self.value(f, at)?.and_then(|v| self.as_number(&v, at))),
+        }
     }
 
     fn string_value(&mut self, f: FilterId, at: Loc) -> Result<Option<String>, Error> {

@@ -167,6 +167,8 @@ pub struct Query {
     pure: Vec<bool>,
     /// Per filter: how the evaluator runs it (see [`Shape`]).
     shapes: Vec<Shape>,
+    /// Per filter: is its value, whenever it matches, a number ([`props::is_always_number`])?
+    always_number: Vec<bool>,
     /// Per filter: it is the right side of a plain `=` assignment and its value is a square
     /// set. CQL 6.2 binds such a variable even where the set filter does not match (to the
     /// empty set), so the assignment itself always matches (`v = e4――(to)`).
@@ -206,6 +208,10 @@ pub(crate) enum Shape {
     /// An effect-free set operation (`between`, `ray`, `∪`, `∩` of sets, `~`) computed
     /// straight from the set values of its parts.
     DirectSet,
+    /// An effect-free number computed straight from the numbers and sets of its parts
+    /// (arithmetic, `-x`, `#S`, `file`, `rank`, `abs`; see [`props::is_always_number`]),
+    /// without building [`Value`]s.
+    DirectNumber,
     /// Any other effect-free filter (see [`props::is_pure`]): nothing to roll back when it fails.
     Pure,
     /// A filter that may write variables, output or other state.
@@ -258,10 +264,31 @@ pub struct GameMatch {
 use crate::ir::props::{self, DictionaryContents};
 use crate::ir::visit::children as children_of;
 
+/// Arithmetic, a negation, or `file`/`rank`/`abs` that is always a number
+/// ([`props::is_always_number`]): computed from the numbers and sets of its parts
+/// ([`Shape::DirectNumber`]). (A count is decided with the shape of its set.)
+fn is_direct_number(ir: &Ir, f: FilterId) -> bool {
+    matches!(ir.get(f), Filter::Arith(..) | Filter::Neg(_) | Filter::Call(..)) && props::is_always_number(ir, f)
+}
+
+/// `makesquare f r` of two parts that are always numbers: a square computed from their
+/// numbers ([`Shape::DirectSet`]).
+fn is_square_of_numbers(ir: &Ir, f: FilterId) -> bool {
+    matches!(ir.get(f), Filter::Call(crate::ir::Builtin::MakeSquare, args)
+        if args.len() == 2 && args.iter().all(|&a| props::is_always_number(ir, a)))
+}
+
 impl Query {
     /// Is evaluating filter `f` free of effects beyond its result (see [`props::is_pure`])?
     pub(crate) fn is_pure(&self, f: FilterId) -> bool {
         self.pure.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// Is the value of filter `f`, whenever it matches, a number (see
+    /// [`props::is_always_number`])?
+    #[inline]
+    pub(crate) fn is_always_number(&self, f: FilterId) -> bool {
+        self.always_number.get(f.0 as usize).copied().unwrap_or(false)
     }
 
     /// How the evaluator runs filter `f` (see [`Shape`]).
@@ -341,7 +368,9 @@ impl Query {
         let mut memo = props::Memo::default();
         let pure: Vec<bool> = (0..ir.len()).map(|i| props::is_pure(&ir, FilterId(i as u32), &mut memo)).collect();
         let set_variables = plan::set_variables(&ir);
-        let shapes = (0..ir.len())
+        let always_number: Vec<bool> =
+            (0..ir.len()).map(|i| props::is_always_number(&ir, FilterId(i as u32))).collect();
+        let mut shapes = (0..ir.len())
             .map(|i| {
                 let f = FilterId(i as u32);
                 match ir.get(f) {
@@ -352,15 +381,37 @@ impl Query {
                     Filter::True => Shape::True,
                     Filter::False => Shape::False,
                     _ if pure[i]
-                        && (props::is_direct_set(&ir, f) || plan::is_intersection_of_sets(&ir, f, &set_variables)) =>
+                        && (props::is_direct_set(&ir, f)
+                            || plan::is_intersection_of_sets(&ir, f, &set_variables)
+                            || is_square_of_numbers(&ir, f)) =>
                     {
                         Shape::DirectSet
                     }
+                    _ if pure[i] && is_direct_number(&ir, f) => Shape::DirectNumber,
                     _ if pure[i] => Shape::Pure,
                     _ => Shape::Other,
                 }
             })
+            .collect::<Vec<Shape>>();
+        // A count is computed directly when its set is (a variable may hold a string, whose
+        // count is its length): decided once the shapes of its parts are known.
+        let counted_sets: Vec<bool> = (0..ir.len())
+            .map(|i| match ir.get(FilterId(i as u32)) {
+                Filter::Count(set) => {
+                    pure[i]
+                        && matches!(
+                            shapes.get(set.0 as usize),
+                            Some(Shape::Squares(_) | Shape::Pieces(..) | Shape::DirectSet)
+                        )
+                }
+                _ => false,
+            })
             .collect();
+        for (shape, direct) in shapes.iter_mut().zip(counted_sets) {
+            if direct {
+                *shape = Shape::DirectNumber;
+            }
+        }
         let mut set_assigned = vec![false; ir.len()];
         for i in 0..ir.len() {
             if let Some(value) = props::set_assigned_value(&ir, FilterId(i as u32)) {
@@ -378,6 +429,7 @@ impl Query {
             has_yacpdb,
             pure,
             shapes,
+            always_number,
             set_assigned,
             dictionaries,
             plans,

@@ -21,7 +21,7 @@ pub use kinds::{declared_kind, kind, value_type, Kind, KindContext, Reading};
 
 use super::transform::MAX_DEPTH;
 use super::visit::children;
-use super::{Builtin, Filter, FilterId, Ir, ValueType, VarId, VarKind};
+use super::{ArithOp, Builtin, Filter, FilterId, Ir, ValueType, VarId, VarKind};
 
 /// How deep the evaluator's analyses ([`is_pure`], [`is_header_only_before_replay`],
 /// [`writes_across_games`]) look into a filter; deeper, they give their cautious answer.
@@ -184,6 +184,8 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         // The game tree.
         // Its notes are comments, written in order.
         Filter::Find { quiet, .. } => OwnFacts { searches: true, order_sensitive: !*quiet, ..OwnFacts::NONE },
+        // Positions of the tree and their relations are read, never changed; `p:F` runs F
+        // at p and writes nothing of its own.
         Filter::AtPosition { .. }
         | Filter::Tree(_)
         | Filter::Child(_)
@@ -192,7 +194,7 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         | Filter::Distance(..)
         | Filter::Depth
         | Filter::PositionId
-        | Filter::PositionById(_) => OwnFacts::NONE,
+        | Filter::PositionById(_) => OwnFacts::POSITION_TEST,
 
         // Lines and paths (`line` marks positions, `path` keeps its state).
         Filter::Line { .. } | Filter::Path { .. } => {
@@ -248,7 +250,9 @@ fn own_facts(filter: &Filter) -> OwnFacts {
 /// The own facts of a call of a built-in function (`abs x`, `light`, `makesquare f r` …).
 fn builtin_facts(builtin: Builtin) -> OwnFacts {
     match builtin {
-        // Arithmetic and string functions: header-only whenever their arguments are.
+        // Every built-in function computes its value from its arguments (and the position)
+        // and changes nothing. Arithmetic and string functions: header-only whenever their
+        // arguments are.
         Builtin::Abs
         | Builtin::Min
         | Builtin::Max
@@ -260,7 +264,7 @@ fn builtin_facts(builtin: Builtin) -> OwnFacts {
         | Builtin::IndexOf
         | Builtin::Length
         | Builtin::Substring => {
-            OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
+            OwnFacts { pure: true, header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
         }
         // Functions of squares and pieces (and `str`): the evaluator tests them on a
         // position, though the normalizer lets them count as header-only.
@@ -271,10 +275,14 @@ fn builtin_facts(builtin: Builtin) -> OwnFacts {
         | Builtin::TypeName
         | Builtin::PieceName
         | Builtin::ColorType
-        | Builtin::PieceId => OwnFacts { header_when_normalizing: true, ..OwnFacts::NONE },
-        Builtin::MakeSquare => OwnFacts { header_when_normalizing: true, fails_on_empty_set: true, ..OwnFacts::NONE },
-        Builtin::Light | Builtin::Dark => OwnFacts { set_expression: true, fails_on_empty_set: true, ..OwnFacts::NONE },
-        Builtin::Power => OwnFacts::NONE,
+        | Builtin::PieceId => OwnFacts { pure: true, header_when_normalizing: true, ..OwnFacts::NONE },
+        Builtin::MakeSquare => {
+            OwnFacts { pure: true, header_when_normalizing: true, fails_on_empty_set: true, ..OwnFacts::NONE }
+        }
+        Builtin::Light | Builtin::Dark => {
+            OwnFacts { pure: true, set_expression: true, fails_on_empty_set: true, ..OwnFacts::NONE }
+        }
+        Builtin::Power => OwnFacts::POSITION_TEST,
     }
 }
 
@@ -292,6 +300,38 @@ pub fn is_direct_set(ir: &Ir, id: FilterId) -> bool {
     let parts_are_sets =
         if let Filter::Intersection(parts) = node { parts.iter().all(|&p| is_always_set(ir, p)) } else { true };
     own_facts(node).direct_set && parts_are_sets
+}
+
+/// Is the value of this filter, whenever it matches, a number, whatever its variables hold:
+/// a number written out, a count `#S`, the ply, the move number, the side to move, a
+/// position's id, a negation, `file`/`rank`/`abs` of something, arithmetic that cannot add
+/// two strings (an operator other than `+`, or a part that is itself always a number), or
+/// such a filter evaluated at another position (`start:rank x`)? The evaluator compares
+/// such filters as numbers, and computes the arithmetic among them without building
+/// values. A filter nested deeper than the analysis looks is not.
+pub fn is_always_number(ir: &Ir, id: FilterId) -> bool {
+    is_always_number_at(ir, id, 0)
+}
+
+fn is_always_number_at(ir: &Ir, id: FilterId, depth: usize) -> bool {
+    if depth > ANALYSIS_DEPTH {
+        return false;
+    }
+    match ir.get(id) {
+        Filter::Number(_)
+        | Filter::Count(_)
+        | Filter::Neg(_)
+        | Filter::Ply
+        | Filter::MoveNumber
+        | Filter::SideToMove
+        | Filter::PositionId => true,
+        Filter::AtPosition { body, .. } => is_always_number_at(ir, *body, depth + 1),
+        Filter::Call(Builtin::File | Builtin::Rank | Builtin::Abs, args) => args.len() == 1,
+        Filter::Arith(op, a, b) => {
+            *op != ArithOp::Add || is_always_number_at(ir, *a, depth + 1) || is_always_number_at(ir, *b, depth + 1)
+        }
+        _ => false,
+    }
 }
 
 /// Is this a pure set expression (pieces, squares, set algebra, attacks, directions, an

@@ -75,9 +75,7 @@ impl<'a> Ctx<'a> {
             Builtin::MakeSquare => match (values.first(), values.get(1)) {
                 (Some(Value::Str(s)), None) => Square::from_ascii(s.trim().as_bytes()).ok().map(Value::square),
                 (Some(_), Some(_)) => match (num(0), num(1)) {
-                    (Some(f), Some(r)) if (1..=8).contains(&f) && (1..=8).contains(&r) => Some(Value::square(
-                        Square::from_coords(shakmaty::File::new(f as u32 - 1), shakmaty::Rank::new(r as u32 - 1)),
-                    )),
+                    (Some(f), Some(r)) => square_at(f, r).map(Value::square),
                     _ => None,
                 },
                 _ => None,
@@ -172,4 +170,11 @@ fn isqrt(n: i64) -> i64 {
         r += 1;
     }
     r
+}
+
+/// The square on file `file` and rank `rank`, both counted from 1 (`makesquare 5 4` is e4);
+/// none off the board.
+pub(super) fn square_at(file: i64, rank: i64) -> Option<Square> {
+    ((1..=8).contains(&file) && (1..=8).contains(&rank))
+        .then(|| Square::from_coords(shakmaty::File::new(file as u32 - 1), shakmaty::Rank::new(rank as u32 - 1)))
 }

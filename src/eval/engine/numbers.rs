@@ -47,8 +47,94 @@ impl<'a> Ctx<'a> {
     ) -> Result<bool, Error> {
         match *rest {
             [link] if self.is_set_comparison(f, first, link, at) => self.test_set_comparison(f, first, link, at),
+            [link] if self.is_number_comparison(f, first, link) => self.test_number_comparison(first, link, at),
             _ => Ok(self.eval(f, at, false)?.is_some()),
         }
+    }
+
+    /// Is `first op second` (filter `f`, effect-free) a comparison of numbers that
+    /// [`Self::test_number_comparison`] answers? It is when one operand is a number for
+    /// sure: always a number ([`Query::is_always_number`]), or a variable holding a number
+    /// or a position now. Then the comparison compares numbers whatever the other operand
+    /// is (a set by its count, a piece by being on the board, a string not at all): only
+    /// two sets or pieces compare as sets, and two strings as strings.
+    #[inline]
+    fn is_number_comparison(&self, f: FilterId, first: FilterId, (_, second): (CmpOp, FilterId)) -> bool {
+        self.q.shape(f) == Shape::Pure && (self.is_surely_number(first) || self.is_surely_number(second))
+    }
+
+    /// Is filter `g`'s value a number whenever it matches, or is `g` a variable holding a
+    /// number or a position (compared by its id) now?
+    #[inline]
+    fn is_surely_number(&self, g: FilterId) -> bool {
+        match self.q.shape(g) {
+            Shape::Var(v) => matches!(self.get_var(v), Some(Value::Number(_) | Value::Position(_))),
+            _ => self.q.is_always_number(g),
+        }
+    }
+
+    /// [`Self::test`] of a comparison that [`Self::is_number_comparison`] accepts: the same
+    /// answer and the same steps as evaluating it (the comparison, then each operand one
+    /// level deeper; the second not at all when the first fails), without making values
+    /// where the operands are numbers. A first operand that is a piece no longer on the
+    /// board fails the comparison, as it fails any filter.
+    fn test_number_comparison(
+        &mut self,
+        first: FilterId,
+        (op, second): (CmpOp, FilterId),
+        at: Loc,
+    ) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let result = self.compare_numbers(first, op, second, at);
+        self.depth -= 1;
+        result
+    }
+
+    fn compare_numbers(&mut self, first: FilterId, op: CmpOp, second: FilterId, at: Loc) -> Result<bool, Error> {
+        let (a, first_on_board) = if self.is_surely_number(first) {
+            let Some(a) = self.number_value(first, at)? else { return Ok(false) };
+            (Some(a), true)
+        } else {
+            let Some(v) = self.value(first, at)? else { return Ok(false) };
+            let on_board = match v {
+                Value::Piece(id) => self.square_of(id, at).is_some(),
+                _ => true,
+            };
+            (self.as_number(&v, at), on_board)
+        };
+        let b = self.number_value(second, at)?;
+        Ok(first_on_board && matches!((a, b), (Some(a), Some(b)) if op.holds(a, b)))
+    }
+
+    /// The value of a filter of shape [`Shape::DirectNumber`], computed from the numbers
+    /// and sets of its parts exactly as [`Self::eval_inner`] computes it (the caller counts
+    /// the step and the nesting).
+    pub(super) fn direct_number(&mut self, f: FilterId, at: Loc) -> Result<Option<i64>, Error> {
+        let ir: &'a Ir = self.ir;
+        Ok(match ir.get(f) {
+            // Both parts are evaluated before either is looked at, as in the general case.
+            Filter::Arith(op, a, b) => {
+                let x = self.number_value(*a, at)?;
+                let y = self.number_value(*b, at)?;
+                match (x, y) {
+                    (Some(m), Some(n)) => arith(*op, m, n),
+                    _ => None,
+                }
+            }
+            Filter::Neg(a) => self.number_value(*a, at)?.and_then(i64::checked_neg),
+            // The count of a set (only sets come here: a string counts its characters).
+            Filter::Count(set) => Some(self.set_value(*set, at)?.map_or(0, |b| b.count() as i64)),
+            Filter::Call(builtin @ (Builtin::File | Builtin::Rank), args) => {
+                let square = self.set_value(args[0], at)?.and_then(|b| b.single_square());
+                square.map(|sq| {
+                    let n = if *builtin == Builtin::File { sq.file().to_u32() } else { sq.rank().to_u32() };
+                    n as i64 + 1
+                })
+            }
+            Filter::Call(Builtin::Abs, args) => self.number_value(args[0], at)?.and_then(i64::checked_abs),
+            _ => return Err(internal("not a direct number")),
+        })
     }
 
     /// Is `first op second` (filter `f`) an `==` or `!=` between two squares-or-piece
@@ -62,6 +148,14 @@ impl<'a> Ctx<'a> {
             Shape::Var(v) => match self.get_var(v) {
                 Some(Value::Set(_)) => Some(false),
                 Some(Value::Piece(_)) => Some(true),
+                _ => None,
+            },
+            // `p:$x` is the square the piece stands on there, a set.
+            Shape::Pure => match self.elsewhere_leaf(g).map(|(_, body)| self.q.shape(body)) {
+                Some(Shape::Squares(_) | Shape::Pieces(..)) => Some(false),
+                Some(Shape::Var(v)) => {
+                    matches!(self.get_var(v), Some(Value::Set(_) | Value::Piece(_))).then_some(false)
+                }
                 _ => None,
             },
             _ => None,
