@@ -936,6 +936,10 @@ impl<'a> Ctx<'a> {
         let saved_s = self.set_var(source, Some(Value::Position(s)));
         let saved_t = self.set_var(target, None);
         let mut best: Option<Value> = None;
+        // Only a number kept from the body counts (the largest is the value); a body that
+        // only matches or not is tested, which lets it stop at its first failing part in
+        // the evaluation plan's order.
+        let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
         // The targets are walked in place, in game-tree order (no list per source).
         let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
         while let Some(t) = next {
@@ -946,7 +950,12 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             self.set_var(target, Some(Value::Position(t)));
-            if let Some(v) = self.eval(body, Loc::Node(t), false)? {
+            let found = if tested {
+                self.test(body, Loc::Node(t))?.then_some(Value::None)
+            } else {
+                self.eval(body, Loc::Node(t), false)?
+            };
+            if let Some(v) = found {
                 if marks && self.writes_notes() {
                     self.echo_marks(source, target, s, t);
                 }

@@ -17,7 +17,7 @@
 
 mod kinds;
 
-pub use kinds::{declared_kind, kind, value_type, Kind, KindContext, Reading};
+pub use kinds::{declared_kind, kind, value_kind, value_type, Kind, KindContext, Reading};
 
 use super::transform::MAX_DEPTH;
 use super::visit::children;

@@ -84,9 +84,7 @@ impl<'a> Ctx<'a> {
             Builtin::TypeName => {
                 piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| type_letter(p.role)).to_string()))
             }
-            Builtin::PieceName => {
-                piece_here(0).map(|p| Value::Str(p.map_or_else(|| "empty".to_string(), |p| p.char().to_string())))
-            }
+            Builtin::PieceName => piece_here(0).map(|p| Value::Str(p.map_or("empty", piece_letter).to_string())),
             // The piece type (1 pawn … 6 king), negated for Black; 0 for an empty square
             // (CQL 6.2 `ColorTypeNode`).
             Builtin::ColorType => piece_here(0).map(|p| {
@@ -150,7 +148,17 @@ impl<'a> Ctx<'a> {
 ///
 /// A letter, not a word: the official `exalpha_babson3` script counts promotion types with `#` of the
 /// concatenated names, and CQL 6.2's results on three corpora agree only with one letter per type.
-fn type_letter(role: Role) -> &'static str {
+/// A piece's letter as `piecename` gives it: upper case for White (`K`), lower case for
+/// Black (`n`).
+pub(super) fn piece_letter(piece: shakmaty::Piece) -> &'static str {
+    const WHITE: [&str; 6] = ["P", "N", "B", "R", "Q", "K"];
+    const BLACK: [&str; 6] = ["p", "n", "b", "r", "q", "k"];
+    let letters = if piece.color.is_white() { &WHITE } else { &BLACK };
+    letters[piece.role as usize - 1]
+}
+
+/// A piece type's letter as `typename` gives it (`N` for a knight of either side).
+pub(super) fn type_letter(role: Role) -> &'static str {
     match role {
         Role::Pawn => "P",
         Role::Knight => "N",

@@ -48,8 +48,80 @@ impl<'a> Ctx<'a> {
         match *rest {
             [link] if self.is_set_comparison(f, first, link, at) => self.test_set_comparison(f, first, link, at),
             [link] if self.is_number_comparison(f, first, link) => self.test_number_comparison(first, link, at),
+            [link] if self.is_name_comparison(f, first, link) => self.test_name_comparison(first, link, at),
             _ => Ok(self.eval(f, at, false)?.is_some()),
         }
+    }
+
+    /// Is `first op second` (filter `f`, effect-free) a comparison of two names that
+    /// [`Self::test_name_comparison`] answers: each a string written out, `piecename x` or
+    /// `typename x`, or one of those two at another position (`s:piecename x`)?
+    #[inline]
+    fn is_name_comparison(&self, f: FilterId, first: FilterId, (_, second): (CmpOp, FilterId)) -> bool {
+        let ir: &'a Ir = self.ir;
+        let name_call = |g: FilterId| matches!(ir.get(g), Filter::Call(Builtin::PieceName | Builtin::TypeName, args) if args.len() == 1);
+        let name = |g: FilterId| match ir.get(g) {
+            Filter::Str(_) => true,
+            Filter::AtPosition { body, .. } => name_call(*body),
+            _ => name_call(g),
+        };
+        self.q.shape(f) == Shape::Pure && name(first) && name(second)
+    }
+
+    /// [`Self::test`] of a comparison that [`Self::is_name_comparison`] accepts: the same
+    /// answer and the same steps as evaluating it, comparing the names where they are
+    /// (a piece's name is a constant) instead of making strings.
+    fn test_name_comparison(
+        &mut self,
+        first: FilterId,
+        (op, second): (CmpOp, FilterId),
+        at: Loc,
+    ) -> Result<bool, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let result = self.compare_names(first, op, second, at);
+        self.depth -= 1;
+        Ok(result?.is_some())
+    }
+
+    /// The first name of a comparison of names when the comparison holds.
+    fn compare_names(
+        &mut self,
+        first: FilterId,
+        op: CmpOp,
+        second: FilterId,
+        at: Loc,
+    ) -> Result<Option<&'a str>, Error> {
+        let Some(a) = self.name_value(first, at)? else { return Ok(None) };
+        let Some(b) = self.name_value(second, at)? else { return Ok(None) };
+        Ok(op.holds(a, b).then_some(a))
+    }
+
+    /// The text of a name as [`Self::is_name_comparison`] accepts it, counting the steps of
+    /// evaluating it; `None` where it does not match (no single square, no position).
+    fn name_value(&mut self, g: FilterId, at: Loc) -> Result<Option<&'a str>, Error> {
+        let ir: &'a Ir = self.ir;
+        self.count_step()?;
+        self.depth += 1;
+        let result = match ir.get(g) {
+            Filter::Str(text) => Ok(Some(text.as_str())),
+            Filter::AtPosition { at: position, body } => match self.position_value(*position, at) {
+                Ok(Some(n)) => self.name_value(*body, Loc::Node(n)),
+                other => other.map(|_| None),
+            },
+            Filter::Call(builtin, args) => self.set_value(args[0], at).map(|set| {
+                let square = set?.single_square()?;
+                let piece = self.pos(at)?.board().piece_at(square);
+                Some(match piece {
+                    None => "empty",
+                    Some(p) if *builtin == Builtin::TypeName => builtins::type_letter(p.role),
+                    Some(p) => builtins::piece_letter(p),
+                })
+            }),
+            _ => Err(internal("not a name")),
+        };
+        self.depth -= 1;
+        result
     }
 
     /// Is `first op second` (filter `f`, effect-free) a comparison of numbers that
@@ -88,23 +160,31 @@ impl<'a> Ctx<'a> {
         self.depth += 1;
         let result = self.compare_numbers(first, op, second, at);
         self.depth -= 1;
-        result
+        Ok(match result? {
+            Some(Value::Piece(id)) => self.square_of(id, at).is_some(),
+            found => found.is_some(),
+        })
     }
 
-    fn compare_numbers(&mut self, first: FilterId, op: CmpOp, second: FilterId, at: Loc) -> Result<bool, Error> {
-        let (a, first_on_board) = if self.is_surely_number(first) {
-            let Some(a) = self.number_value(first, at)? else { return Ok(false) };
-            (Some(a), true)
-        } else {
-            let Some(v) = self.value(first, at)? else { return Ok(false) };
-            let on_board = match v {
-                Value::Piece(id) => self.square_of(id, at).is_some(),
-                _ => true,
+    /// The value of a comparison of numbers ([`Self::is_number_comparison`]): its first
+    /// operand's value when it holds (a variable's as it is: a position stays a position).
+    fn compare_numbers(&mut self, first: FilterId, op: CmpOp, second: FilterId, at: Loc) -> Eval {
+        let (a, value) = if self.is_surely_number(first) {
+            let held = match self.q.shape(first) {
+                Shape::Var(v) => self.get_var(v).cloned(),
+                _ => None,
             };
-            (self.as_number(&v, at), on_board)
+            let Some(a) = self.number_value(first, at)? else { return Ok(None) };
+            (Some(a), held.unwrap_or(Value::Number(a)))
+        } else {
+            let Some(v) = self.value(first, at)? else { return Ok(None) };
+            (self.as_number(&v, at), v)
         };
         let b = self.number_value(second, at)?;
-        Ok(first_on_board && matches!((a, b), (Some(a), Some(b)) if op.holds(a, b)))
+        Ok(match (a, b) {
+            (Some(a), Some(b)) if op.holds(a, b) => Some(value),
+            _ => None,
+        })
     }
 
     /// The value of a filter of shape [`Shape::DirectNumber`], computed from the numbers
@@ -200,6 +280,14 @@ impl<'a> Ctx<'a> {
             NumberFilter::False => None,
             NumberFilter::Number(n) => Some(Value::Number(*n)),
             NumberFilter::Str(s) => Some(Value::Str(s.clone())),
+            NumberFilter::Compare { first, rest }
+                if rest.len() == 1 && self.is_number_comparison(f, *first, rest[0]) =>
+            {
+                return self.compare_numbers(*first, rest[0].0, rest[0].1, at);
+            }
+            NumberFilter::Compare { first, rest } if rest.len() == 1 && self.is_name_comparison(f, *first, rest[0]) => {
+                self.compare_names(*first, rest[0].0, rest[0].1, at)?.map(|name| Value::Str(name.to_string()))
+            }
             NumberFilter::Compare { first, rest } => {
                 let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
                 // The left side of each comparison is the operand before it.

@@ -147,6 +147,13 @@ pub fn value_type(ir: &Ir, id: FilterId) -> ValueType {
     kind(ir, id, &TreeAlone).value_type()
 }
 
+/// What the evaluator gives when filter `id` matches, as far as the tree alone tells (the
+/// [`Reading::Value`] of [`kind`], variables as declared): [`Kind::Logical`] means the
+/// filter only matches or not.
+pub fn value_kind(ir: &Ir, id: FilterId) -> Kind {
+    kind(ir, id, &TreeAlone)
+}
+
 /// The kind of filter `id` in `context`; a filter nested deeper than the expander's
 /// [`MAX_DEPTH`] is [`Kind::Unknown`].
 pub fn kind<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, context: &C) -> Kind {
