@@ -503,6 +503,17 @@ impl<'a> Ctx<'a> {
                 Ok(self.position_fact(ir.get(f), at))
             }
             Filter::Compare { first, rest } => self.test_comparison(f, *first, rest, at),
+            // `p:F` matches when F matches at p.
+            Filter::AtPosition { at: position, body } if self.q.shape(f) == Shape::Pure => {
+                self.count_step()?;
+                self.depth += 1;
+                let result = match self.position_value(*position, at) {
+                    Ok(Some(n)) => self.test(*body, Loc::Node(n)),
+                    other => other.map(|_| false),
+                };
+                self.depth -= 1;
+                result
+            }
             _ => Ok(self.eval(f, at, false)?.is_some()),
         }
     }
@@ -706,6 +717,18 @@ impl<'a> Ctx<'a> {
     }
 
     fn position_value(&mut self, f: FilterId, at: Loc) -> Result<Option<NodeId>, Error> {
+        if let Shape::Var(v) = self.q.shape(f) {
+            // A variable read in place (a string would be copied: it costs its length).
+            self.count_step()?;
+            return match self.get_var(v) {
+                Some(Value::Position(n)) => Ok(Some(*n)),
+                Some(Value::Str(s)) => {
+                    let len = s.len();
+                    self.charge(len).map(|_| None)
+                }
+                _ => Ok(None),
+            };
+        }
         Ok(match self.value(f, at)? {
             Some(Value::Position(n)) => Some(n),
             _ => None,

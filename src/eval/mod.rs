@@ -265,10 +265,12 @@ use crate::ir::props::{self, DictionaryContents};
 use crate::ir::visit::children as children_of;
 
 /// Arithmetic, a negation, or `file`/`rank`/`abs` that is always a number
-/// ([`props::is_always_number`]): computed from the numbers and sets of its parts
+/// ([`props::is_always_number`]), or the ply, the side to move or a position's id:
+/// computed from the numbers and sets of its parts or read from the position
 /// ([`Shape::DirectNumber`]). (A count is decided with the shape of its set.)
 fn is_direct_number(ir: &Ir, f: FilterId) -> bool {
-    matches!(ir.get(f), Filter::Arith(..) | Filter::Neg(_) | Filter::Call(..)) && props::is_always_number(ir, f)
+    matches!(ir.get(f), Filter::Ply | Filter::SideToMove | Filter::PositionId)
+        || matches!(ir.get(f), Filter::Arith(..) | Filter::Neg(_) | Filter::Call(..)) && props::is_always_number(ir, f)
 }
 
 /// `makesquare f r` of two parts that are always numbers: a square computed from their

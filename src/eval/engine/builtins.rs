@@ -82,9 +82,9 @@ impl<'a> Ctx<'a> {
             },
             Builtin::Type => piece_here(0).map(|p| Value::Number(p.map_or(0, |p| p.role as i64))),
             Builtin::TypeName => {
-                piece_here(0).map(|p| Value::Str(p.map_or("empty", |p| type_letter(p.role)).to_string()))
+                piece_here(0).map(|p| Value::Str(p.map_or(EMPTY_SQUARE, |p| type_letter(p.role)).to_string()))
             }
-            Builtin::PieceName => piece_here(0).map(|p| Value::Str(p.map_or("empty", piece_letter).to_string())),
+            Builtin::PieceName => piece_here(0).map(|p| Value::Str(p.map_or(EMPTY_SQUARE, piece_letter).to_string())),
             // The piece type (1 pawn … 6 king), negated for Black; 0 for an empty square
             // (CQL 6.2 `ColorTypeNode`).
             Builtin::ColorType => piece_here(0).map(|p| {
@@ -148,6 +148,10 @@ impl<'a> Ctx<'a> {
 ///
 /// A letter, not a word: the official `exalpha_babson3` script counts promotion types with `#` of the
 /// concatenated names, and CQL 6.2's results on three corpora agree only with one letter per type.
+/// What `piecename` and `typename` give for an empty square: `_` (CQL 6.2
+/// `piece_to_char`, chesstypes.cpp).
+pub(super) const EMPTY_SQUARE: &str = "_";
+
 /// A piece's letter as `piecename` gives it: upper case for White (`K`), lower case for
 /// Black (`n`).
 pub(super) fn piece_letter(piece: shakmaty::Piece) -> &'static str {

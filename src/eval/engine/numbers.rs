@@ -92,9 +92,22 @@ impl<'a> Ctx<'a> {
         second: FilterId,
         at: Loc,
     ) -> Result<Option<&'a str>, Error> {
-        let Some(a) = self.name_value(first, at)? else { return Ok(None) };
-        let Some(b) = self.name_value(second, at)? else { return Ok(None) };
+        // A `!=` with a side that does not match holds, with no name of its own.
+        let failed = |ctx: &Self| ctx.failed_operand(op, first, second).map(|_| "");
+        let Some(a) = self.name_value(first, at)? else { return Ok(failed(self)) };
+        let Some(b) = self.name_value(second, at)? else { return Ok(failed(self)) };
         Ok(op.holds(a, b).then_some(a))
+    }
+
+    /// The value of a one-link comparison one of whose sides does not match: CQL 6.2 reads
+    /// `a != b` of numbers, strings or sets as `not a == b` (node-parse.cpp), which holds
+    /// then, without a value; every other comparison, and `!=` of positions, fails. A side
+    /// whose kind the tree does not tell keeps the comparison failing.
+    pub(super) fn failed_operand(&self, op: CmpOp, first: FilterId, second: FilterId) -> Option<Value> {
+        use crate::ir::props::{value_kind, Kind};
+        let not_a_position =
+            |g: FilterId| matches!(value_kind(self.ir, g), Kind::Number | Kind::String | Kind::Set | Kind::Piece);
+        (op == CmpOp::Ne && not_a_position(first) && not_a_position(second)).then_some(Value::None)
     }
 
     /// The text of a name as [`Self::is_name_comparison`] accepts it, counting the steps of
@@ -113,7 +126,7 @@ impl<'a> Ctx<'a> {
                 let square = set?.single_square()?;
                 let piece = self.pos(at)?.board().piece_at(square);
                 Some(match piece {
-                    None => "empty",
+                    None => builtins::EMPTY_SQUARE,
                     Some(p) if *builtin == Builtin::TypeName => builtins::type_letter(p.role),
                     Some(p) => builtins::piece_letter(p),
                 })
@@ -160,10 +173,7 @@ impl<'a> Ctx<'a> {
         self.depth += 1;
         let result = self.compare_numbers(first, op, second, at);
         self.depth -= 1;
-        Ok(match result? {
-            Some(Value::Piece(id)) => self.square_of(id, at).is_some(),
-            found => found.is_some(),
-        })
+        Ok(result?.is_some())
     }
 
     /// The value of a comparison of numbers ([`Self::is_number_comparison`]): its first
@@ -174,15 +184,18 @@ impl<'a> Ctx<'a> {
                 Shape::Var(v) => self.get_var(v).cloned(),
                 _ => None,
             };
-            let Some(a) = self.number_value(first, at)? else { return Ok(None) };
+            let Some(a) = self.number_value(first, at)? else { return Ok(self.failed_operand(op, first, second)) };
             (Some(a), held.unwrap_or(Value::Number(a)))
         } else {
-            let Some(v) = self.value(first, at)? else { return Ok(None) };
-            (self.as_number(&v, at), v)
+            let Some(v) = self.value(first, at)? else { return Ok(self.failed_operand(op, first, second)) };
+            let a = self.as_number(&v, at);
+            // A set or piece compared with a number is its count (CQL 6.2
+            // `CountSquaresNode`): a piece no longer on the board counts 0.
+            (a, if v.is_set_like() { a.map_or(v, Value::Number) } else { v })
         };
-        let b = self.number_value(second, at)?;
-        Ok(match (a, b) {
-            (Some(a), Some(b)) if op.holds(a, b) => Some(value),
+        let Some(b) = self.number_value(second, at)? else { return Ok(self.failed_operand(op, first, second)) };
+        Ok(match a {
+            Some(a) if op.holds(a, b) => Some(value),
             _ => None,
         })
     }
@@ -213,6 +226,12 @@ impl<'a> Ctx<'a> {
                 })
             }
             Filter::Call(Builtin::Abs, args) => self.number_value(args[0], at)?.and_then(i64::checked_abs),
+            Filter::Ply => self.ply(at).map(i64::from),
+            Filter::SideToMove => self.pos(at).map(|p| if p.turn().is_white() { 1 } else { -1 }),
+            Filter::PositionId => match at {
+                Loc::Node(n) => Some(self.position_id(n)),
+                _ => None,
+            },
             _ => return Err(internal("not a direct number")),
         })
     }
@@ -287,6 +306,22 @@ impl<'a> Ctx<'a> {
             }
             NumberFilter::Compare { first, rest } if rest.len() == 1 && self.is_name_comparison(f, *first, rest[0]) => {
                 self.compare_names(*first, rest[0].0, rest[0].1, at)?.map(|name| Value::Str(name.to_string()))
+            }
+            NumberFilter::Compare { first, rest } if rest.len() == 1 => {
+                let (op, second) = rest[0];
+                let Some(first_value) = self.value(*first, at)? else {
+                    return Ok(self.failed_operand(op, *first, second));
+                };
+                let Some(right) = self.value(second, at)? else { return Ok(self.failed_operand(op, *first, second)) };
+                if self.compare(&first_value, op, &right, at) != Some(true) {
+                    return Ok(None);
+                }
+                // A set or piece compared with a number is its count (CQL 6.2
+                // `CountSquaresNode`): a piece no longer on the board counts 0.
+                match (first_value.is_set_like(), right.is_set_like()) {
+                    (true, false) => self.as_number(&first_value, at).map(Value::Number),
+                    _ => Some(first_value),
+                }
             }
             NumberFilter::Compare { first, rest } => {
                 let Some(first_value) = self.value(*first, at)? else { return Ok(None) };
