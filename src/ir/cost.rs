@@ -473,6 +473,62 @@ pub fn iteration_guards(
     out
 }
 
+/// Every existential square or piece iteration (`◭x∊Z F`, `x∊Z F`) whose body fails,
+/// before any effect, at a square from which no move into a continuation starts: the body
+/// requires `x` to make the next move. That holds when a part the body tests before any
+/// part with an effect — one of the movable parts an `and` begins with (in its evaluation
+/// order `orders`), one of the [`iteration_guards`] `guards` of an iteration, or the body
+/// itself when it is movable — is a `move` of the next moves whose `from` set is `x`
+/// itself and that matches only when some move fits it (not a count, not a null move).
+/// Only the squares moves start from need to be tried then (`◭First∊… {◭Second∊… {…
+/// First―― …}}`: the piece that moves, not every piece of the side).
+pub fn mover_iterations(
+    ir: &Ir,
+    orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>,
+    guards: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>,
+) -> Vec<FilterId> {
+    let mut estimator = Estimator::new();
+    let mut out = Vec::new();
+    let mut seen = vec![false; ir.len()];
+    let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+    while let Some(f) = todo.pop() {
+        if std::mem::replace(&mut seen[f.0 as usize], true) {
+            continue;
+        }
+        let node = ir.get(f);
+        todo.extend(children(node));
+        let (Filter::SquareIter { var, body, forall: false, .. } | Filter::PieceIter { var, body, forall: false, .. }) =
+            node
+        else {
+            continue;
+        };
+        let first_tested: Vec<FilterId> = match ir.get(*body) {
+            Filter::And(parts) => {
+                let order = orders.get(body).cloned().unwrap_or_else(|| parts.clone());
+                order.into_iter().take_while(|&p| estimator.movable(ir, p)).collect()
+            }
+            Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => {
+                guards.get(body).cloned().unwrap_or_default()
+            }
+            _ if estimator.movable(ir, *body) => vec![*body],
+            _ => Vec::new(),
+        };
+        let moves_from_var = |p: FilterId| match ir.get(p) {
+            Filter::Move(mf) => {
+                mf.source == super::MoveSource::Next
+                    && mf.kind != super::MoveKind::Null
+                    && mf.value != super::MoveValue::Count
+                    && mf.from.is_some_and(|from| *ir.get(from) == Filter::Var(*var))
+            }
+            _ => false,
+        };
+        if first_tested.into_iter().any(moves_from_var) {
+            out.push(f);
+        }
+    }
+    out
+}
+
 /// One move a `path` must begin with, as far as it can be checked before the path runs:
 /// its move constituent and those of its square sets that may be worked out at the
 /// position the move is made from (`None`: not checked, any square will do).

@@ -153,7 +153,14 @@ impl<'a> Ctx<'a> {
             let code = (known & 0xff) as u32;
             return (code < 64).then(|| Square::new(code));
         }
-        let found = self.ids_ref(at).and_then(|ids| find_identity(ids, id));
+        // Identities are unique on a board, and a piece seldom moves: where it stood at its
+        // last lookup in this game is looked at first.
+        let last = (known & 0xff) as usize;
+        let seen_this_game = known >> 41 == self.square_turn && last < 64 && id != 0;
+        let found = self.ids_ref(at).and_then(|ids| match seen_this_game && ids.0[last] == id {
+            true => Some(Square::new(last as u32)),
+            false => find_identity(ids, id),
+        });
         slot.set(key | found.map_or(64, |sq| sq as u64));
         found
     }
