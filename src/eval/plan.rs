@@ -73,10 +73,22 @@ const MOST_PLACED_PIECES: usize = 3;
 /// The placements of a [`FindPlan`] as read where the search starts: per placement, the
 /// squares its constant sets and set variables leave, and the pieces whose squares must
 /// lie among them. Allocation-free: the search checks it at every position it passes.
+///
+/// A placement of one piece cannot hold anywhere in a forward search unless the piece
+/// stands on one of its squares at some position of the search. The squares each such
+/// piece stands on over a whole search are gathered and remembered per start position
+/// and last ply (`Ctx::remember_walked_squares`), so a later search from the same
+/// position (the same piece against another square: `◭Second∊… {…find {…First ∩
+/// SecondHome…}}` for each Second) is decided without walking when they miss.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Placements {
     parts: [(Bitboard, [PieceId; MOST_PLACED_PIECES], u8); MOST_PLACEMENTS],
     len: u8,
+    /// Pieces whose squares are being gathered over the search, with the squares so far.
+    gathered: [(PieceId, Bitboard); MOST_PLACEMENTS],
+    gathered_len: u8,
+    /// Some placement holds at no position of the search: nothing needs walking.
+    pub(super) never: bool,
 }
 
 /// One fact of a [`Patterns`] alternative.
@@ -457,15 +469,45 @@ impl<'a> Ctx<'a> {
             }
             placements.parts[placements.len as usize] = (squares, pieces, count);
             placements.len += 1;
+            placements.never |= squares.is_empty();
+            // One piece in a forward search: its squares over the search, if known, may
+            // already rule the placement out; otherwise they are gathered.
+            let forward = matches!(self.ir.get(f), Filter::Find { direction: FindDirection::Forward, .. });
+            if let (true, 1, Loc::Node(start)) = (forward, count, at) {
+                let id = pieces[0];
+                let last = last_ply.unwrap_or(i64::MAX);
+                match self.walked_squares(id, start, last) {
+                    Some(walked) => placements.never |= (walked & squares).is_empty(),
+                    None if !placements.gathered[..placements.gathered_len as usize].iter().any(|g| g.0 == id) => {
+                        placements.gathered[placements.gathered_len as usize] = (id, Bitboard::EMPTY);
+                        placements.gathered_len += 1;
+                    }
+                    None => {}
+                }
+            }
         }
         Ok((last_ply, placements))
     }
 
+    /// After a forward search from `start` that walked every position up to `last_ply`
+    /// (none found, or all counted), remember the squares gathered for each piece.
+    pub(super) fn remember_gathered(&self, placements: &Placements, start: NodeId, last_ply: Option<i64>) {
+        for &(id, squares) in &placements.gathered[..placements.gathered_len as usize] {
+            self.remember_walked_squares(id, start, last_ply.unwrap_or(i64::MAX), squares);
+        }
+    }
+
     /// Do the placements (read by [`Self::find_limits`]) hold at node `n`: for each, do its
     /// pieces stand on some square of its sets there? As the evaluator works out such an
-    /// intersection, a piece off the board stands on no square.
+    /// intersection, a piece off the board stands on no square. The squares of the pieces
+    /// being gathered are added to theirs.
     #[inline]
-    pub(super) fn placements_hold(&self, placements: &Placements, n: NodeId) -> bool {
+    pub(super) fn placements_hold(&self, placements: &mut Placements, n: NodeId) -> bool {
+        for (id, squares) in &mut placements.gathered[..placements.gathered_len as usize] {
+            if let Some(sq) = self.square_of(*id, Loc::Node(n)) {
+                squares.add(sq);
+            }
+        }
         placements.parts[..placements.len as usize].iter().all(|&(squares, pieces, count)| {
             let mut left = squares;
             for &id in &pieces[..count as usize] {

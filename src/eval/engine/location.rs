@@ -165,6 +165,26 @@ impl<'a> Ctx<'a> {
         found
     }
 
+    /// The key of a forward walk from `start` in the piece tracks of [`SquareMemo`].
+    fn walk_key(&self, start: NodeId) -> u64 {
+        self.square_turn << 41 | (u64::from(start.0) + 1) << 8 | u64::from(self.variations)
+    }
+
+    /// The squares piece `id` stood on at the positions a forward walk from `start` passes
+    /// up to ply `last` (beyond it nothing is walked), if a walk of this game remembered
+    /// them (see [`Self::remember_walked_squares`]).
+    pub(in crate::eval) fn walked_squares(&self, id: PieceId, start: NodeId, last: i64) -> Option<Bitboard> {
+        let (key, ply, squares) = self.piece_squares.tracks[id as usize].get();
+        (key == self.walk_key(start) && ply == last).then_some(Bitboard(squares))
+    }
+
+    /// Remember the squares piece `id` stood on over a whole forward walk from `start` up
+    /// to ply `last`: every position below `start` (in the continuations searched) whose
+    /// ply is at most `last`.
+    pub(in crate::eval) fn remember_walked_squares(&self, id: PieceId, start: NodeId, last: i64, squares: Bitboard) {
+        self.piece_squares.tracks[id as usize].set((self.walk_key(start), last, squares.0));
+    }
+
     pub(super) fn ply(&self, at: Loc) -> Option<u32> {
         match at {
             Loc::Node(n) => self.game.nodes.get(n.index()).map(|x| x.ply),
@@ -295,15 +315,25 @@ impl<'a> Ctx<'a> {
 /// table is kept between games instead of being cleared for each (2 KB per game, a
 /// measurable share of a header-only scan): a new game takes the next turn, which no older
 /// entry matches, and the table is cleared only when the turns run out.
+///
+/// Beside it, per identity, the squares the piece stood on over the positions of the last
+/// forward `find` walk that gathered them (see `plan::FindPlan`): the key (the game's turn,
+/// the node the walk started at, whether variations were walked), the last ply walked,
+/// and the squares.
 #[derive(Debug)]
 pub struct SquareMemo {
     slots: [std::cell::Cell<u64>; 256],
+    tracks: [std::cell::Cell<(u64, i64, u64)>; 256],
     turn: std::cell::Cell<u64>,
 }
 
 impl Default for SquareMemo {
     fn default() -> SquareMemo {
-        SquareMemo { slots: [const { std::cell::Cell::new(0) }; 256], turn: std::cell::Cell::new(0) }
+        SquareMemo {
+            slots: [const { std::cell::Cell::new(0) }; 256],
+            tracks: [const { std::cell::Cell::new((0, 0, 0)) }; 256],
+            turn: std::cell::Cell::new(0),
+        }
     }
 }
 
@@ -320,6 +350,9 @@ impl SquareMemo {
         }
         for slot in &self.slots {
             slot.set(0);
+        }
+        for track in &self.tracks {
+            track.set((0, 0, 0));
         }
         self.turn.set(1);
         1
