@@ -15,12 +15,12 @@ use shakmaty::{Bitboard, Color, Position};
 
 use super::board;
 use super::engine::{Ctx, Loc};
+use super::value::Value;
 use super::Error;
 use crate::ir::cost;
 use crate::ir::props::{self, Memo};
 use crate::ir::transform::MAX_DEPTH;
 use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, ValueType, VarId, VarKind};
-use super::value::Value;
 use crate::pgn::{NodeId, PieceId, Pos};
 
 /// How to test one filter when only whether it matches counts.
@@ -251,11 +251,8 @@ fn find_plan(ir: &Ir, f: FilterId, pure: &mut Memo, set_variables: &[bool]) -> O
         }
         _ => None,
     });
-    let placements: Vec<Box<[FilterId]>> = parts
-        .iter()
-        .filter_map(|&p| placement_items(ir, p, set_variables))
-        .take(MOST_PLACEMENTS)
-        .collect();
+    let placements: Vec<Box<[FilterId]>> =
+        parts.iter().filter_map(|&p| placement_items(ir, p, set_variables)).take(MOST_PLACEMENTS).collect();
     (up_to_ply.is_some() || !placements.is_empty())
         .then(|| Plan::Find(Box::new(FindPlan { up_to_ply, placements: placements.into_boxed_slice() })))
 }
@@ -275,7 +272,8 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
             Filter::Squares(_) => {}
             Filter::Var(v) => {
                 let kind = ir.vars.get(v.0 as usize).map(|info| info.kind);
-                if !matches!(kind, Some(VarKind::Square)) && !set_variables.get(v.0 as usize).copied().unwrap_or(false) {
+                if !matches!(kind, Some(VarKind::Square)) && !set_variables.get(v.0 as usize).copied().unwrap_or(false)
+                {
                     pieces += 1;
                 }
             }
@@ -292,7 +290,8 @@ const MOST_NEEDS: usize = 1 << 16;
 pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     let orders: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::evaluation_orders(ir).into_iter().collect();
     let mut plans: Vec<Plan> = (0..ir.len()).map(|_| Plan::AsStored).collect();
-    let guards: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::iteration_guards(ir, &orders).into_iter().collect();
+    let guards: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> =
+        cost::iteration_guards(ir, &orders).into_iter().collect();
     for (&f, guards) in &guards {
         plans[f.0 as usize] = Plan::Iteration { guards: guards.clone().into_boxed_slice(), movers_only: false };
     }
@@ -579,6 +578,48 @@ mod tests {
         assert!(p.matches(&position("7k/5N1p/8/8/8/8/8/6RK b - - 0 1"), true));
         assert!(p.matches(&position("k5r1/8/8/8/8/8/5n1P/7K w - - 0 1"), true));
         assert!(!p.matches(&position("7k/5N2/8/8/8/8/8/6RK b - - 0 1"), true));
+    }
+
+    /// The plan of the only `find` of `text`.
+    fn find_plan_of(text: &str) -> Option<(Option<(FilterId, bool)>, usize)> {
+        let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
+        let ir = query.ir();
+        let find =
+            (0..ir.len()).map(|i| FilterId(i as u32)).find(|&f| matches!(ir.get(f), Filter::Find { .. })).unwrap();
+        match &plans(ir)[find.0 as usize] {
+            Plan::Find(plan) => Some((plan.up_to_ply, plan.placements.len())),
+            Plan::AsStored => None,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const SWAP: &str = "cql() piece First in [QR] piece Second in [QR] { FirstHome = First \
+        SecondHome = Second  Start = ply  move from First \
+        find { ply <= Start + 10  First & SecondHome  Second & FirstHome } }";
+
+    #[test]
+    fn a_find_knows_its_last_ply_and_the_placements_its_body_requires() {
+        let (up_to_ply, placements) = find_plan_of(SWAP).expect("no plan");
+        assert!(matches!(up_to_ply, Some((_, false))));
+        assert_eq!(placements, 2);
+        // Backwards there is no last ply, but the placements still decide each position.
+        let back = SWAP.replace("find {", "find <-- {");
+        assert_eq!(find_plan_of(&back).map(|(p, n)| (p.is_some(), n)), Some((false, 2)));
+        // A constant square set is read once too.
+        let constant = SWAP.replace("Second & FirstHome", "Second & [a-h1-4]");
+        assert_eq!(find_plan_of(&constant).map(|(_, n)| n), Some(2));
+    }
+
+    #[test]
+    fn a_body_with_effects_or_a_set_of_the_board_gets_no_placements() {
+        // A body that writes something: every position is tested as written.
+        let effect = SWAP.replace("Second & FirstHome", "Second & FirstHome  comment(\"x\")");
+        assert_eq!(find_plan_of(&effect), None);
+        // The pieces on the board change from one position to the next: not read once.
+        let board = SWAP.replace("Second & FirstHome", "Second & [qr]");
+        assert_eq!(find_plan_of(&board).map(|(_, n)| n), Some(1));
+        // Neither a last ply nor a placement: nothing to plan.
+        assert_eq!(find_plan_of("cql() piece X in [QR] find { X & [qr] check }"), None);
     }
 
     #[test]

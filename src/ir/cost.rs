@@ -751,6 +751,46 @@ mod tests {
         assert!(!guards.iter().any(|(f, _)| *f == body));
     }
 
+    /// The piece iterations of `text` that try only the squares next moves start from,
+    /// by the name of their variable.
+    fn narrowed(text: &str) -> Vec<String> {
+        let (ir, orders) = orders(text);
+        let orders: rustc_hash::FxHashMap<_, _> = orders.into_iter().collect();
+        let guards: rustc_hash::FxHashMap<_, _> = iteration_guards(&ir, &orders).into_iter().collect();
+        let mut names: Vec<String> = mover_iterations(&ir, &orders, &guards)
+            .into_iter()
+            .map(|f| match ir.get(f) {
+                Filter::PieceIter { var, .. } | Filter::SquareIter { var, .. } => ir.vars[var.0 as usize].name.clone(),
+                other => panic!("not an iteration: {other:?}"),
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn only_the_moving_piece_is_tried_where_the_body_needs_its_move() {
+        // The inner iteration's guard is the move of First: the outer one tries the mover.
+        assert_eq!(narrowed(SWAP), ["First"]);
+        // The move as the whole body, or first in an `and`.
+        assert_eq!(narrowed("cql() piece X in [QR] move from X"), ["X"]);
+        assert_eq!(narrowed("cql() square X in [a-h1-8] { move from X  X & [RN] }"), ["X"]);
+    }
+
+    #[test]
+    fn a_move_that_may_not_decide_the_body_does_not_narrow_it() {
+        // An assignment seen after the iteration is made before the move is tested.
+        assert!(narrowed(&SWAP.replace("} }", "} } FirstHome & a1")).is_empty());
+        // The previous move, a move to the piece's square, a move from a set around it.
+        assert!(narrowed("cql() piece X in [QR] move previous from X").is_empty());
+        assert!(narrowed("cql() piece X in [QR] move to X").is_empty());
+        assert!(narrowed("cql() piece X in [QR] move from (X | a1)").is_empty());
+        // A count of moves matches without a move; a null move starts from no square.
+        assert!(narrowed("cql() piece X in [QR] #(move from X) >= 0").is_empty());
+        // Every square, not some square.
+        assert!(narrowed("cql() square all X in [QR] move from X").is_empty());
+    }
+
     #[test]
     fn the_moves_a_path_begins_with_are_looked_for_before_the_assignment() {
         let text = "cql() wtm piece Defender in [qrbnp] { Guarded = . attackedby Defender \
