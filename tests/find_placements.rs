@@ -131,3 +131,40 @@ wtm
     let king_view = script.replace("Mover――", "move from Mover");
     assert_eq!(numbers("castle-king-view", &games(), &king_view), "1\n2\n3\n4\n5\n");
 }
+
+/// A White rook on e8 (its way along the back rank blocked by a knight on f8) that leaves
+/// and comes back: 1. the knight goes to b6 and 3. Re8 is mate, a switchback mate; 2. the
+/// same with 3. Re7, no mate; 3. the rook comes back only to be taken (5. Rxf8+ Kxf8), no
+/// mate; 4. the rook mates on e8 (4. Re8#) but came from e7, not from e1: no switchback.
+fn switchback_games() -> String {
+    let fen = "4Rnk1/5ppp/8/8/8/8/8/6K1 w - - 0 1";
+    [
+        game(Some(fen), "1. Re1 Nd7 2. Kf2 Nb6 3. Re8#"),
+        game(Some(fen), "1. Re1 Nd7 2. Kf2 Nb6 3. Re7"),
+        game(Some(fen), "1. Re1 Nd7 2. Kf2 Nb6 3. Re2 Nd7 4. Re8+ Nf8 5. Rxf8+ Kxf8"),
+        game(Some(fen), "1. Re1 Nd7 2. Kf2 Nb6 3. Re7 Nd5 4. Re8#"),
+    ]
+    .concat()
+}
+
+#[test]
+fn a_path_that_must_end_in_mate_is_found_only_in_games_with_a_mate() {
+    // The gallery's switchback: a piece leaves and mates on the square it left.
+    let script = "cql()
+flipcolor {
+  wtm
+  ◭Traveller∊(♕∪♖∪♗∪♘) {
+    Home = Traveller
+    ⊢◎Traveller ―― ――Home btm mate
+  }
+}";
+    assert_eq!(numbers("switchback", &switchback_games(), script), "1\n");
+    // Games 1 and 4 have a mate; game 4's is no switchback, games 2 and 3 have none.
+    assert_eq!(numbers("mates", &switchback_games(), "cql() mate"), "1\n4\n");
+    // Two moves of one piece, the second mating on the e-file: game 4's 3. Re7 4. Re8# too.
+    let to_file = script.replace("――Home btm mate", "――e1-8 btm mate");
+    assert_eq!(numbers("switchback-file", &switchback_games(), &to_file), "1\n4\n");
+    // A stalemate the path must reach: none in any game.
+    let stalemate = script.replace("btm mate", "btm stalemate");
+    assert_eq!(numbers("switchback-stalemate", &switchback_games(), &stalemate), "");
+}

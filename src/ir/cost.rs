@@ -556,6 +556,11 @@ pub struct PathPrecheck {
     pub path: FilterId,
     /// Its first move constituents, in order.
     pub steps: Vec<StepShape>,
+    /// Facts of a position found in few games (`mate`, `stalemate`) that the `then` filter
+    /// of some move constituent of the path requires (a part of it, in a constituent every
+    /// match of the path passes: one of the top-level sequence): without a position of the
+    /// game where the fact holds the path cannot match (`⊢◎T ―― ――Home btm mate`).
+    pub somewhere: Vec<FilterId>,
 }
 
 /// For every `and` that reaches a `path` having tested only parts free of effects and
@@ -647,7 +652,23 @@ impl Estimator {
                 || mf.kind != super::MoveKind::Any;
             steps.push(step);
         }
-        (decides && !steps.is_empty()).then_some(PathPrecheck { path, steps })
+        let mut somewhere = Vec::new();
+        for &item in &items {
+            let Filter::Move(mf) = ir.get(item) else { continue };
+            let then_parts = match mf.then.map(|t| (t, ir.get(t))) {
+                _ if mf.source != super::MoveSource::Next => Vec::new(),
+                None => Vec::new(),
+                Some((_, Filter::And(parts))) => parts.clone(),
+                Some((t, _)) => vec![t],
+            };
+            for p in then_parts {
+                if matches!(ir.get(p), Filter::Mate | Filter::Stalemate) && !somewhere.contains(&p) {
+                    somewhere.push(p);
+                }
+            }
+        }
+        let decides = (decides && !steps.is_empty()) || !somewhere.is_empty();
+        decides.then_some(PathPrecheck { path, steps, somewhere })
     }
 }
 
@@ -804,6 +825,29 @@ mod tests {
         // The any-move, the Defender's move (from its square), a move from a White piece.
         assert!(steps[0].from.is_none() && steps[1].from.is_some() && steps[2].from.is_some());
         assert!(matches!(ir.get(steps[1].from.unwrap()), Filter::Var(_)));
+    }
+
+    /// The `somewhere` facts of the only path precheck of `text`.
+    fn somewhere(text: &str) -> Vec<Filter> {
+        let (ir, orders) = orders(text);
+        let orders: rustc_hash::FxHashMap<_, _> = orders.into_iter().collect();
+        let checks = path_prechecks(&ir, &orders);
+        checks.iter().flat_map(|(_, c)| c.somewhere.iter().map(|&f| ir.get(f).clone())).collect()
+    }
+
+    #[test]
+    fn a_path_that_must_reach_a_mate_needs_a_mate_in_the_game() {
+        let text = "cql() wtm ◭T∊(♕∪♖∪♗∪♘) { Home = T  ⊢◎T ―― ――Home btm mate }";
+        assert_eq!(somewhere(text), [Filter::Mate]);
+        let text = "cql() wtm ◭T∊♖ { Home = T  ⊢ ―― T――({stalemate}) }";
+        assert_eq!(somewhere(text), [Filter::Stalemate]);
+    }
+
+    #[test]
+    fn a_mate_the_path_may_pass_by_is_not_required() {
+        // In a repeated constituent, or under `not`.
+        assert!(somewhere("cql() ◭T∊♖ { Home = T  ⊢ (T――({mate})){0,2} ――Home }").is_empty());
+        assert!(somewhere("cql() ◭T∊♖ { Home = T  ⊢ T――({not mate}) ――Home }").is_empty());
     }
 
     #[test]

@@ -165,6 +165,30 @@ impl<'a> Ctx<'a> {
         found
     }
 
+    /// Does the fact `f` (a `mate` or `stalemate` filter) hold at some position of the game,
+    /// in the main line or any variation? Worked out once per game (each position looked
+    /// at counts as a step); `true` for any other filter.
+    pub(in crate::eval) fn somewhere_in_game(&mut self, f: FilterId) -> Result<bool, Error> {
+        let fact: &'a Filter = self.ir.get(f);
+        let bit = match fact {
+            Filter::Mate => 1u8,
+            Filter::Stalemate => 2u8,
+            _ => return Ok(true),
+        };
+        let (turn, known, holds) = self.piece_squares.facts.get();
+        let (mut known, mut holds) = if turn == self.square_turn { (known, holds) } else { (0, 0) };
+        if known & bit == 0 {
+            self.count_visits(self.game.nodes.len())?;
+            let found = (0..self.game.nodes.len()).any(|i| self.position_fact(fact, Loc::Node(NodeId(i as u32))));
+            known |= bit;
+            if found {
+                holds |= bit;
+            }
+            self.piece_squares.facts.set((self.square_turn, known, holds));
+        }
+        Ok(holds & bit != 0)
+    }
+
     /// The key of a forward walk from `start` in the piece tracks of [`SquareMemo`].
     fn walk_key(&self, start: NodeId) -> u64 {
         self.square_turn << 41 | (u64::from(start.0) + 1) << 8 | u64::from(self.variations)
@@ -324,6 +348,9 @@ impl<'a> Ctx<'a> {
 pub struct SquareMemo {
     slots: [std::cell::Cell<u64>; 256],
     tracks: [std::cell::Cell<(u64, i64, u64)>; 256],
+    /// For the game of the turn kept here: which of the facts of
+    /// [`Ctx::somewhere_in_game`] are known, and which of them hold somewhere.
+    facts: std::cell::Cell<(u64, u8, u8)>,
     turn: std::cell::Cell<u64>,
 }
 
@@ -332,6 +359,7 @@ impl Default for SquareMemo {
         SquareMemo {
             slots: [const { std::cell::Cell::new(0) }; 256],
             tracks: [const { std::cell::Cell::new((0, 0, 0)) }; 256],
+            facts: std::cell::Cell::new((0, 0, 0)),
             turn: std::cell::Cell::new(0),
         }
     }
@@ -354,6 +382,7 @@ impl SquareMemo {
         for track in &self.tracks {
             track.set((0, 0, 0));
         }
+        self.facts.set((0, 0, 0));
         self.turn.set(1);
         1
     }
