@@ -892,21 +892,21 @@ impl<'a> Ctx<'a> {
             }
             Loc::Header => return Ok(None),
         };
-        // A body that holds only up to some ply: nothing beyond that ply is looked at.
-        let last_ply = match self.q.plan(f) {
-            super::plan::Plan::FindUpToPly { bound, strict } => {
-                self.number_value(*bound, at)?.map(|b| if *strict { b.saturating_sub(1) } else { b })
-            }
-            _ => None,
-        };
+        // A body that holds only up to some ply: nothing beyond that ply is looked at; nor
+        // is the body tested where a placement it requires fails (see `plan::FindPlan`).
+        let (last_ply, mut placements) = self.find_limits(f, at)?;
         // The positions counted, kept only to note them (no allocation without a match).
         let mut counted: Vec<NodeId> = Vec::new();
         // Walked in place (game-tree order below `start`, or up to the start): no list of
         // positions is built.
-        let mut next = Some(start);
+        let mut next = if placements.never { None } else { Some(start) };
         while let Some(n) = next {
             let beyond = last_ply.is_some_and(|last| i64::from(self.game.node(n).ply) > last);
-            if !beyond && self.test(body, Loc::Node(n))? {
+            let placed = beyond || self.placements_hold(&mut placements, n);
+            if !placed {
+                self.count_visits(1)?;
+            }
+            if !beyond && placed && self.test(body, Loc::Node(n))? {
                 if !counting {
                     if notes {
                         self.out.comments.push((n, "Found".into()));
@@ -927,6 +927,9 @@ impl<'a> Ctx<'a> {
                     None => self.next_beside(n, start),
                 },
             };
+        }
+        if !placements.never {
+            self.remember_gathered(&placements, start, last_ply);
         }
         if !(counting && (lo..=hi).contains(&count)) {
             return Ok(None);

@@ -482,6 +482,12 @@ impl<'a> Ctx<'a> {
     /// written.
     pub(super) fn path_may_match(&mut self, check: &PathPrecheck, at: Loc) -> Result<bool, Error> {
         let Loc::Node(start) = at else { return Ok(true) };
+        // A mate (or stalemate) the path must reach, in a game that has none.
+        for &fact in &check.somewhere {
+            if !self.somewhere_in_game(fact)? {
+                return Ok(false);
+            }
+        }
         let Filter::Path { params, focus, .. } = self.ir.get(check.path) else { return Ok(true) };
         let focus = match focus {
             None => None,

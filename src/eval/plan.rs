@@ -15,12 +15,13 @@ use shakmaty::{Bitboard, Color, Position};
 
 use super::board;
 use super::engine::{Ctx, Loc};
+use super::value::Value;
 use super::Error;
 use crate::ir::cost;
 use crate::ir::props::{self, Memo};
 use crate::ir::transform::MAX_DEPTH;
 use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, ValueType, VarId, VarKind};
-use crate::pgn::Pos;
+use crate::pgn::{NodeId, PieceId, Pos};
 
 /// How to test one filter when only whether it matches counts.
 #[derive(Debug, Default)]
@@ -32,19 +33,62 @@ pub(crate) enum Plan {
     Order(Box<[FilterId]>),
     /// An `or` of `and`s (or one `and`) of plain position facts, as masks.
     Patterns(Box<Patterns>),
-    /// A forward `find` whose body holds only up to some ply (`find {ply <= Start + 10 …}`):
-    /// the ply only grows along the moves, so the search skips what lies beyond it. The
-    /// bound is a number that no position changes (numbers, variables, arithmetic), read
-    /// once where the search starts; `strict` for `<`.
-    FindUpToPly { bound: FilterId, strict: bool },
+    /// A `find` whose body is free of effects and holds only up to some ply, or only where
+    /// some placements of pieces held in variables hold (see [`FindPlan`]).
+    Find(Box<FindPlan>),
     /// An existential square or piece iteration whose body fails for every square when one
-    /// of these parts fails (they do not depend on the square, see
-    /// [`cost::iteration_guards`]): they are tested once, before the squares are tried.
-    IterationGuards(Box<[FilterId]>),
+    /// of `guards` fails (they do not depend on the square, see [`cost::iteration_guards`]):
+    /// they are tested once, before the squares are tried. With `movers_only` the body
+    /// fails at once, without effects, for a square no next move starts from (see
+    /// [`cost::mover_iterations`]): only the squares moves start from are tried.
+    Iteration { guards: Box<[FilterId]>, movers_only: bool },
     /// An `and` whose parts are tested in `order` and reach a `path` after parts that a
     /// failure hides (see [`cost::path_prechecks`]): the moves the path must begin with are
     /// looked for first.
     Prechecked { order: Box<[FilterId]>, check: Box<cost::PathPrecheck> },
+}
+
+/// What a `find` whose body is free of effects may skip without testing the body.
+#[derive(Debug)]
+pub(crate) struct FindPlan {
+    /// A forward search whose body holds only up to some ply (`find {ply <= Start + 10 …}`):
+    /// the ply only grows along the moves, so the search skips what lies beyond it. The
+    /// bound is a number that no position changes (numbers, variables, arithmetic), read
+    /// once where the search starts; `true` for `<`.
+    pub(crate) up_to_ply: Option<(FilterId, bool)>,
+    /// Parts of the body that are intersections of variables and constant square sets
+    /// (`First ∩ SecondHome`), each given as its items. No position changes what a set
+    /// variable holds, and the body writes no variable, so each is read once where the
+    /// search starts; only the squares of the pieces held in variables change from one
+    /// position to the next. A position where one of them is empty is passed over
+    /// without testing the body (which fails there: it requires every part).
+    pub(crate) placements: Box<[Box<[FilterId]>]>,
+}
+
+/// Most placements of a [`FindPlan`] checked at each position, and most pieces named in
+/// one of them (further ones are left to the body's own test).
+const MOST_PLACEMENTS: usize = 4;
+const MOST_PLACED_PIECES: usize = 3;
+
+/// The placements of a [`FindPlan`] as read where the search starts: per placement, the
+/// squares its constant sets and set variables leave, and the pieces whose squares must
+/// lie among them. Allocation-free: the search checks it at every position it passes.
+///
+/// A placement of one piece cannot hold anywhere in a forward search unless the piece
+/// stands on one of its squares at some position of the search. The squares each such
+/// piece stands on over a whole search are gathered and remembered per start position
+/// and last ply (`Ctx::remember_walked_squares`), so a later search from the same
+/// position (the same piece against another square: `◭Second∊… {…find {…First ∩
+/// SecondHome…}}` for each Second) is decided without walking when they miss.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Placements {
+    parts: [(Bitboard, [PieceId; MOST_PLACED_PIECES], u8); MOST_PLACEMENTS],
+    len: u8,
+    /// Pieces whose squares are being gathered over the search, with the squares so far.
+    gathered: [(PieceId, Bitboard); MOST_PLACEMENTS],
+    gathered_len: u8,
+    /// Some placement holds at no position of the search: nothing needs walking.
+    pub(super) never: bool,
 }
 
 /// One fact of a [`Patterns`] alternative.
@@ -181,10 +225,11 @@ fn fixed_number(ir: &Ir, f: FilterId, depth: usize) -> bool {
         }
 }
 
-/// The ply bound of a forward `find`'s body, if the body (without effects) requires
-/// `ply <= bound` or `ply < bound` with a fixed bound (see [`Plan::FindUpToPly`]).
-fn find_ply_bound(ir: &Ir, f: FilterId, pure: &mut Memo) -> Option<Plan> {
-    let Filter::Find { direction: FindDirection::Forward, body, .. } = ir.get(f) else { return None };
+/// The plan of a `find` whose body has no effects (see [`FindPlan`]): the ply bound of a
+/// forward search whose body requires `ply <= bound` or `ply < bound` with a fixed bound,
+/// and the placements the body requires. `None` when there is neither.
+fn find_plan(ir: &Ir, f: FilterId, pure: &mut Memo, set_variables: &[bool]) -> Option<Plan> {
+    let Filter::Find { direction, body, .. } = ir.get(f) else { return None };
     if !props::is_pure(ir, *body, pure) {
         return None;
     }
@@ -192,18 +237,50 @@ fn find_ply_bound(ir: &Ir, f: FilterId, pure: &mut Memo) -> Option<Plan> {
         Filter::And(parts) => parts.clone(),
         _ => vec![*body],
     };
-    parts.into_iter().find_map(|p| match ir.get(p) {
-        Filter::Compare { first, rest } if rest.len() == 1 && matches!(ir.get(*first), Filter::Ply) => {
+    let up_to_ply = parts.iter().find_map(|&p| match ir.get(p) {
+        Filter::Compare { first, rest }
+            if *direction == FindDirection::Forward && rest.len() == 1 && matches!(ir.get(*first), Filter::Ply) =>
+        {
             let (op, bound) = rest[0];
             let strict = match op {
                 CmpOp::Le => false,
                 CmpOp::Lt => true,
                 _ => return None,
             };
-            fixed_number(ir, bound, 0).then_some(Plan::FindUpToPly { bound, strict })
+            fixed_number(ir, bound, 0).then_some((bound, strict))
         }
         _ => None,
-    })
+    });
+    let placements: Vec<Box<[FilterId]>> =
+        parts.iter().filter_map(|&p| placement_items(ir, p, set_variables)).take(MOST_PLACEMENTS).collect();
+    (up_to_ply.is_some() || !placements.is_empty())
+        .then(|| Plan::Find(Box::new(FindPlan { up_to_ply, placements: placements.into_boxed_slice() })))
+}
+
+/// The items of `f` if it is a placement a [`FindPlan`] checks: an intersection the
+/// evaluator works out from its parts' sets ([`is_intersection_of_sets`]) whose parts are
+/// all variables or constant square sets, naming at most [`MOST_PLACED_PIECES`] piece
+/// variables (the ones whose squares change from one position to the next).
+fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[FilterId]>> {
+    let Filter::Intersection(items) = ir.get(f) else { return None };
+    if !is_intersection_of_sets(ir, f, set_variables) {
+        return None;
+    }
+    let mut pieces = 0;
+    for &i in items {
+        match ir.get(i) {
+            Filter::Squares(_) => {}
+            Filter::Var(v) => {
+                let kind = ir.vars.get(v.0 as usize).map(|info| info.kind);
+                if !matches!(kind, Some(VarKind::Square)) && !set_variables.get(v.0 as usize).copied().unwrap_or(false)
+                {
+                    pieces += 1;
+                }
+            }
+            _ => return None,
+        }
+    }
+    (pieces <= MOST_PLACED_PIECES).then(|| items.clone().into_boxed_slice())
 }
 
 /// Most facts one table holds (a bigger `or` is evaluated the general way).
@@ -213,8 +290,16 @@ const MOST_NEEDS: usize = 1 << 16;
 pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     let orders: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::evaluation_orders(ir).into_iter().collect();
     let mut plans: Vec<Plan> = (0..ir.len()).map(|_| Plan::AsStored).collect();
-    for (f, guards) in cost::iteration_guards(ir, &orders) {
-        plans[f.0 as usize] = Plan::IterationGuards(guards.into_boxed_slice());
+    let guards: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> =
+        cost::iteration_guards(ir, &orders).into_iter().collect();
+    for (&f, guards) in &guards {
+        plans[f.0 as usize] = Plan::Iteration { guards: guards.clone().into_boxed_slice(), movers_only: false };
+    }
+    for f in cost::mover_iterations(ir, &orders, &guards) {
+        match &mut plans[f.0 as usize] {
+            Plan::Iteration { movers_only, .. } => *movers_only = true,
+            plan => *plan = Plan::Iteration { guards: Box::default(), movers_only: true },
+        }
     }
     for (f, check) in cost::path_prechecks(ir, &orders) {
         let order = match ir.get(f) {
@@ -224,12 +309,13 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
         plans[f.0 as usize] = Plan::Prechecked { order: order.into_boxed_slice(), check: Box::new(check) };
     }
     let mut pure = Memo::default();
+    let set_variables = set_variables(ir);
     for i in 0..ir.len() {
         if matches!(plans[i], Plan::Prechecked { .. }) {
             continue;
         }
         let f = FilterId(i as u32);
-        if let Some(plan) = find_ply_bound(ir, f, &mut pure) {
+        if let Some(plan) = find_plan(ir, f, &mut pure, &set_variables) {
             plans[i] = plan;
             continue;
         }
@@ -320,12 +406,125 @@ pub(crate) fn is_intersection_of_sets(ir: &Ir, f: FilterId, set_variables: &[boo
 }
 
 impl<'a> Ctx<'a> {
+    /// The squares of `domain` the iteration `f` tries at `at`: all of them, or with
+    /// [`Plan::Iteration`]'s `movers_only` those a move into a searched continuation
+    /// starts from (the king's and the rook's square of a castling). Not narrowed while a
+    /// path hands one continuation to the next move filter evaluated (which square's body
+    /// takes it must not change), nor at a position that is not a game node.
+    #[inline]
+    pub(super) fn squares_to_try(&self, f: FilterId, domain: Bitboard, at: Loc) -> Bitboard {
+        let Plan::Iteration { movers_only: true, .. } = self.q.plan(f) else { return domain };
+        let Loc::Node(n) = at else { return domain };
+        if self.only_child.is_some() {
+            return domain;
+        }
+        let mut starts = Bitboard::EMPTY;
+        for &c in self.children(n) {
+            if let Some(crate::pgn::Played::Move(m)) = &self.game.node(c).played {
+                if let shakmaty::Move::Castle { king, rook } = m {
+                    starts.add(*king);
+                    starts.add(*rook);
+                } else if let Some(from) = m.from() {
+                    starts.add(from);
+                }
+            }
+        }
+        domain & starts
+    }
+
+    /// What the `find` `f`, starting at `at`, may skip (see [`FindPlan`]): the last ply its
+    /// body may hold at, and the placements as they are read now.
+    pub(super) fn find_limits(&mut self, f: FilterId, at: Loc) -> Result<(Option<i64>, Placements), Error> {
+        let q = self.q;
+        let Plan::Find(plan) = q.plan(f) else { return Ok((None, Placements::default())) };
+        let last_ply = match plan.up_to_ply {
+            Some((bound, strict)) => {
+                let value = self.eval(bound, at, true)?;
+                value.and_then(|v| self.as_number(&v, at)).map(|b| if strict { b.saturating_sub(1) } else { b })
+            }
+            None => None,
+        };
+        let mut placements = Placements::default();
+        'placements: for items in plan.placements.iter() {
+            let mut squares = Bitboard::FULL;
+            let mut pieces = [0; MOST_PLACED_PIECES];
+            let mut count = 0u8;
+            for &item in items.iter() {
+                match self.ir.get(item) {
+                    Filter::Squares(b) => squares &= *b,
+                    Filter::Var(v) => match self.get_var(*v) {
+                        Some(Value::Set(b)) => squares &= *b,
+                        Some(Value::Piece(id)) if (count as usize) < MOST_PLACED_PIECES => {
+                            pieces[count as usize] = *id;
+                            count += 1;
+                        }
+                        // More pieces than are kept: the body's own test decides.
+                        Some(Value::Piece(_)) => continue 'placements,
+                        // No set: the intersection fails everywhere.
+                        _ => squares = Bitboard::EMPTY,
+                    },
+                    _ => continue 'placements,
+                }
+            }
+            placements.parts[placements.len as usize] = (squares, pieces, count);
+            placements.len += 1;
+            placements.never |= squares.is_empty();
+            // One piece in a forward search: its squares over the search, if known, may
+            // already rule the placement out; otherwise they are gathered.
+            let forward = matches!(self.ir.get(f), Filter::Find { direction: FindDirection::Forward, .. });
+            if let (true, 1, Loc::Node(start)) = (forward, count, at) {
+                let id = pieces[0];
+                let last = last_ply.unwrap_or(i64::MAX);
+                match self.walked_squares(id, start, last) {
+                    Some(walked) => placements.never |= (walked & squares).is_empty(),
+                    None if !placements.gathered[..placements.gathered_len as usize].iter().any(|g| g.0 == id) => {
+                        placements.gathered[placements.gathered_len as usize] = (id, Bitboard::EMPTY);
+                        placements.gathered_len += 1;
+                    }
+                    None => {}
+                }
+            }
+        }
+        Ok((last_ply, placements))
+    }
+
+    /// After a forward search from `start` that walked every position up to `last_ply`
+    /// (none found, or all counted), remember the squares gathered for each piece.
+    pub(super) fn remember_gathered(&self, placements: &Placements, start: NodeId, last_ply: Option<i64>) {
+        for &(id, squares) in &placements.gathered[..placements.gathered_len as usize] {
+            self.remember_walked_squares(id, start, last_ply.unwrap_or(i64::MAX), squares);
+        }
+    }
+
+    /// Do the placements (read by [`Self::find_limits`]) hold at node `n`: for each, do its
+    /// pieces stand on some square of its sets there? As the evaluator works out such an
+    /// intersection, a piece off the board stands on no square. The squares of the pieces
+    /// being gathered are added to theirs.
+    #[inline]
+    pub(super) fn placements_hold(&self, placements: &mut Placements, n: NodeId) -> bool {
+        for (id, squares) in &mut placements.gathered[..placements.gathered_len as usize] {
+            if let Some(sq) = self.square_of(*id, Loc::Node(n)) {
+                squares.add(sq);
+            }
+        }
+        placements.parts[..placements.len as usize].iter().all(|&(squares, pieces, count)| {
+            let mut left = squares;
+            for &id in &pieces[..count as usize] {
+                if left.is_empty() {
+                    break;
+                }
+                left &= self.square_of(id, Loc::Node(n)).map_or(Bitboard::EMPTY, Bitboard::from);
+            }
+            left.any()
+        })
+    }
+
     /// Does the existential iteration `f` fail here on one of its
     /// [guards](Plan::IterationGuards), or on an empty domain, before any square is tried?
     /// `false` when it has to be evaluated the usual way.
     pub(super) fn iteration_fails_early(&mut self, f: FilterId, domain: FilterId, at: Loc) -> Result<bool, Error> {
         let q = self.q;
-        let Plan::IterationGuards(guards) = q.plan(f) else { return Ok(false) };
+        let Plan::Iteration { guards, .. } = q.plan(f) else { return Ok(false) };
         // A path testing one continuation hands it to the next move filter evaluated:
         // that must be the body's own.
         if self.only_child.is_some() {
@@ -333,7 +532,7 @@ impl<'a> Ctx<'a> {
         }
         // Nothing to try (the guards may cost more than an empty domain).
         match self.eval(domain, at, true)? {
-            Some(value) if self.as_set(&value, at).is_some_and(|b| b.any()) => {}
+            Some(value) if self.as_set(&value, at).is_some_and(|b| self.squares_to_try(f, b, at).any()) => {}
             _ => return Ok(true),
         }
         for &g in guards.iter() {
@@ -379,6 +578,48 @@ mod tests {
         assert!(p.matches(&position("7k/5N1p/8/8/8/8/8/6RK b - - 0 1"), true));
         assert!(p.matches(&position("k5r1/8/8/8/8/8/5n1P/7K w - - 0 1"), true));
         assert!(!p.matches(&position("7k/5N2/8/8/8/8/8/6RK b - - 0 1"), true));
+    }
+
+    /// The plan of the only `find` of `text`.
+    fn find_plan_of(text: &str) -> Option<(Option<(FilterId, bool)>, usize)> {
+        let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
+        let ir = query.ir();
+        let find =
+            (0..ir.len()).map(|i| FilterId(i as u32)).find(|&f| matches!(ir.get(f), Filter::Find { .. })).unwrap();
+        match &plans(ir)[find.0 as usize] {
+            Plan::Find(plan) => Some((plan.up_to_ply, plan.placements.len())),
+            Plan::AsStored => None,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    const SWAP: &str = "cql() piece First in [QR] piece Second in [QR] { FirstHome = First \
+        SecondHome = Second  Start = ply  move from First \
+        find { ply <= Start + 10  First & SecondHome  Second & FirstHome } }";
+
+    #[test]
+    fn a_find_knows_its_last_ply_and_the_placements_its_body_requires() {
+        let (up_to_ply, placements) = find_plan_of(SWAP).expect("no plan");
+        assert!(matches!(up_to_ply, Some((_, false))));
+        assert_eq!(placements, 2);
+        // Backwards there is no last ply, but the placements still decide each position.
+        let back = SWAP.replace("find {", "find <-- {");
+        assert_eq!(find_plan_of(&back).map(|(p, n)| (p.is_some(), n)), Some((false, 2)));
+        // A constant square set is read once too.
+        let constant = SWAP.replace("Second & FirstHome", "Second & [a-h1-4]");
+        assert_eq!(find_plan_of(&constant).map(|(_, n)| n), Some(2));
+    }
+
+    #[test]
+    fn a_body_with_effects_or_a_set_of_the_board_gets_no_placements() {
+        // A body that writes something: every position is tested as written.
+        let effect = SWAP.replace("Second & FirstHome", "Second & FirstHome  comment(\"x\")");
+        assert_eq!(find_plan_of(&effect), None);
+        // The pieces on the board change from one position to the next: not read once.
+        let board = SWAP.replace("Second & FirstHome", "Second & [qr]");
+        assert_eq!(find_plan_of(&board).map(|(_, n)| n), Some(1));
+        // Neither a last ply nor a placement: nothing to plan.
+        assert_eq!(find_plan_of("cql() piece X in [QR] find { X & [qr] check }"), None);
     }
 
     #[test]

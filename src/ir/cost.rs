@@ -473,6 +473,62 @@ pub fn iteration_guards(
     out
 }
 
+/// Every existential square or piece iteration (`◭x∊Z F`, `x∊Z F`) whose body fails,
+/// before any effect, at a square from which no move into a continuation starts: the body
+/// requires `x` to make the next move. That holds when a part the body tests before any
+/// part with an effect — one of the movable parts an `and` begins with (in its evaluation
+/// order `orders`), one of the [`iteration_guards`] `guards` of an iteration, or the body
+/// itself when it is movable — is a `move` of the next moves whose `from` set is `x`
+/// itself and that matches only when some move fits it (not a count, not a null move).
+/// Only the squares moves start from need to be tried then (`◭First∊… {◭Second∊… {…
+/// First―― …}}`: the piece that moves, not every piece of the side).
+pub fn mover_iterations(
+    ir: &Ir,
+    orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>,
+    guards: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>,
+) -> Vec<FilterId> {
+    let mut estimator = Estimator::new();
+    let mut out = Vec::new();
+    let mut seen = vec![false; ir.len()];
+    let mut todo: Vec<FilterId> = ir.root.into_iter().collect();
+    while let Some(f) = todo.pop() {
+        if std::mem::replace(&mut seen[f.0 as usize], true) {
+            continue;
+        }
+        let node = ir.get(f);
+        todo.extend(children(node));
+        let (Filter::SquareIter { var, body, forall: false, .. } | Filter::PieceIter { var, body, forall: false, .. }) =
+            node
+        else {
+            continue;
+        };
+        let first_tested: Vec<FilterId> = match ir.get(*body) {
+            Filter::And(parts) => {
+                let order = orders.get(body).cloned().unwrap_or_else(|| parts.clone());
+                order.into_iter().take_while(|&p| estimator.movable(ir, p)).collect()
+            }
+            Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => {
+                guards.get(body).cloned().unwrap_or_default()
+            }
+            _ if estimator.movable(ir, *body) => vec![*body],
+            _ => Vec::new(),
+        };
+        let moves_from_var = |p: FilterId| match ir.get(p) {
+            Filter::Move(mf) => {
+                mf.source == super::MoveSource::Next
+                    && mf.kind != super::MoveKind::Null
+                    && mf.value != super::MoveValue::Count
+                    && mf.from.is_some_and(|from| *ir.get(from) == Filter::Var(*var))
+            }
+            _ => false,
+        };
+        if first_tested.into_iter().any(moves_from_var) {
+            out.push(f);
+        }
+    }
+    out
+}
+
 /// One move a `path` must begin with, as far as it can be checked before the path runs:
 /// its move constituent and those of its square sets that may be worked out at the
 /// position the move is made from (`None`: not checked, any square will do).
@@ -500,6 +556,11 @@ pub struct PathPrecheck {
     pub path: FilterId,
     /// Its first move constituents, in order.
     pub steps: Vec<StepShape>,
+    /// Facts of a position found in few games (`mate`, `stalemate`) that the `then` filter
+    /// of some move constituent of the path requires (a part of it, in a constituent every
+    /// match of the path passes: one of the top-level sequence): without a position of the
+    /// game where the fact holds the path cannot match (`⊢◎T ―― ――Home btm mate`).
+    pub somewhere: Vec<FilterId>,
 }
 
 /// For every `and` that reaches a `path` having tested only parts free of effects and
@@ -591,7 +652,23 @@ impl Estimator {
                 || mf.kind != super::MoveKind::Any;
             steps.push(step);
         }
-        (decides && !steps.is_empty()).then_some(PathPrecheck { path, steps })
+        let mut somewhere = Vec::new();
+        for &item in &items {
+            let Filter::Move(mf) = ir.get(item) else { continue };
+            let then_parts = match mf.then.map(|t| (t, ir.get(t))) {
+                _ if mf.source != super::MoveSource::Next => Vec::new(),
+                None => Vec::new(),
+                Some((_, Filter::And(parts))) => parts.clone(),
+                Some((t, _)) => vec![t],
+            };
+            for p in then_parts {
+                if matches!(ir.get(p), Filter::Mate | Filter::Stalemate) && !somewhere.contains(&p) {
+                    somewhere.push(p);
+                }
+            }
+        }
+        let decides = (decides && !steps.is_empty()) || !somewhere.is_empty();
+        decides.then_some(PathPrecheck { path, steps, somewhere })
     }
 }
 
@@ -695,6 +772,46 @@ mod tests {
         assert!(!guards.iter().any(|(f, _)| *f == body));
     }
 
+    /// The piece iterations of `text` that try only the squares next moves start from,
+    /// by the name of their variable.
+    fn narrowed(text: &str) -> Vec<String> {
+        let (ir, orders) = orders(text);
+        let orders: rustc_hash::FxHashMap<_, _> = orders.into_iter().collect();
+        let guards: rustc_hash::FxHashMap<_, _> = iteration_guards(&ir, &orders).into_iter().collect();
+        let mut names: Vec<String> = mover_iterations(&ir, &orders, &guards)
+            .into_iter()
+            .map(|f| match ir.get(f) {
+                Filter::PieceIter { var, .. } | Filter::SquareIter { var, .. } => ir.vars[var.0 as usize].name.clone(),
+                other => panic!("not an iteration: {other:?}"),
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn only_the_moving_piece_is_tried_where_the_body_needs_its_move() {
+        // The inner iteration's guard is the move of First: the outer one tries the mover.
+        assert_eq!(narrowed(SWAP), ["First"]);
+        // The move as the whole body, or first in an `and`.
+        assert_eq!(narrowed("cql() piece X in [QR] move from X"), ["X"]);
+        assert_eq!(narrowed("cql() square X in [a-h1-8] { move from X  X & [RN] }"), ["X"]);
+    }
+
+    #[test]
+    fn a_move_that_may_not_decide_the_body_does_not_narrow_it() {
+        // An assignment seen after the iteration is made before the move is tested.
+        assert!(narrowed(&SWAP.replace("} }", "} } FirstHome & a1")).is_empty());
+        // The previous move, a move to the piece's square, a move from a set around it.
+        assert!(narrowed("cql() piece X in [QR] move previous from X").is_empty());
+        assert!(narrowed("cql() piece X in [QR] move to X").is_empty());
+        assert!(narrowed("cql() piece X in [QR] move from (X | a1)").is_empty());
+        // A count of moves matches without a move; a null move starts from no square.
+        assert!(narrowed("cql() piece X in [QR] #(move from X) >= 0").is_empty());
+        // Every square, not some square.
+        assert!(narrowed("cql() square all X in [QR] move from X").is_empty());
+    }
+
     #[test]
     fn the_moves_a_path_begins_with_are_looked_for_before_the_assignment() {
         let text = "cql() wtm piece Defender in [qrbnp] { Guarded = . attackedby Defender \
@@ -708,6 +825,29 @@ mod tests {
         // The any-move, the Defender's move (from its square), a move from a White piece.
         assert!(steps[0].from.is_none() && steps[1].from.is_some() && steps[2].from.is_some());
         assert!(matches!(ir.get(steps[1].from.unwrap()), Filter::Var(_)));
+    }
+
+    /// The `somewhere` facts of the only path precheck of `text`.
+    fn somewhere(text: &str) -> Vec<Filter> {
+        let (ir, orders) = orders(text);
+        let orders: rustc_hash::FxHashMap<_, _> = orders.into_iter().collect();
+        let checks = path_prechecks(&ir, &orders);
+        checks.iter().flat_map(|(_, c)| c.somewhere.iter().map(|&f| ir.get(f).clone())).collect()
+    }
+
+    #[test]
+    fn a_path_that_must_reach_a_mate_needs_a_mate_in_the_game() {
+        let text = "cql() wtm ◭T∊(♕∪♖∪♗∪♘) { Home = T  ⊢◎T ―― ――Home btm mate }";
+        assert_eq!(somewhere(text), [Filter::Mate]);
+        let text = "cql() wtm ◭T∊♖ { Home = T  ⊢ ―― T――({stalemate}) }";
+        assert_eq!(somewhere(text), [Filter::Stalemate]);
+    }
+
+    #[test]
+    fn a_mate_the_path_may_pass_by_is_not_required() {
+        // In a repeated constituent, or under `not`.
+        assert!(somewhere("cql() ◭T∊♖ { Home = T  ⊢ (T――({mate})){0,2} ――Home }").is_empty());
+        assert!(somewhere("cql() ◭T∊♖ { Home = T  ⊢ T――({not mate}) ――Home }").is_empty());
     }
 
     #[test]

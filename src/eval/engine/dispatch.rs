@@ -203,7 +203,7 @@ impl<'a> Ctx<'a> {
             // A key without an entry in a dictionary of sets is the empty set where a value is
             // read (CQL 6.2, `DictionaryRetrieveNode::getSquares`); as a filter it fails.
             Family::Variables(v @ VariableFilter::DictGet { dict, .. }) if vm => Ok(self
-                .eval_variables(v, at)?
+                .eval_variables(f, v, at)?
                 .or_else(|| self.dict_holds_sets(**dict).then_some(Value::Set(Bitboard::EMPTY)))),
             Family::Sets(v) => self.eval_pieces_and_sets(v, at),
             Family::Geometry(v) => self.eval_attacks_and_geometry(f, v, at),
@@ -212,7 +212,7 @@ impl<'a> Ctx<'a> {
             Family::PositionState(v) => self.eval_position_state(f, v, at),
             Family::Header(v) => self.eval_header(v, at),
             Family::GameTree(v) => self.eval_game_tree(f, v, at, vm),
-            Family::Variables(v) => self.eval_variables(v, at),
+            Family::Variables(v) => self.eval_variables(f, v, at),
             Family::Output(v) => self.eval_output(f, v, at),
             Family::Keyword62(v) => self.eval_keyword62(f, v, at),
             Family::Move(mf) => self.eval_move(mf, at),

@@ -153,9 +153,60 @@ impl<'a> Ctx<'a> {
             let code = (known & 0xff) as u32;
             return (code < 64).then(|| Square::new(code));
         }
-        let found = self.ids_ref(at).and_then(|ids| find_identity(ids, id));
+        // Identities are unique on a board, and a piece seldom moves: where it stood at its
+        // last lookup in this game is looked at first.
+        let last = (known & 0xff) as usize;
+        let seen_this_game = known >> 41 == self.square_turn && last < 64 && id != 0;
+        let found = self.ids_ref(at).and_then(|ids| match seen_this_game && ids.0[last] == id {
+            true => Some(Square::new(last as u32)),
+            false => find_identity(ids, id),
+        });
         slot.set(key | found.map_or(64, |sq| sq as u64));
         found
+    }
+
+    /// Does the fact `f` (a `mate` or `stalemate` filter) hold at some position of the game,
+    /// in the main line or any variation? Worked out once per game (each position looked
+    /// at counts as a step); `true` for any other filter.
+    pub(in crate::eval) fn somewhere_in_game(&mut self, f: FilterId) -> Result<bool, Error> {
+        let fact: &'a Filter = self.ir.get(f);
+        let bit = match fact {
+            Filter::Mate => 1u8,
+            Filter::Stalemate => 2u8,
+            _ => return Ok(true),
+        };
+        let (turn, known, holds) = self.piece_squares.facts.get();
+        let (mut known, mut holds) = if turn == self.square_turn { (known, holds) } else { (0, 0) };
+        if known & bit == 0 {
+            self.count_visits(self.game.nodes.len())?;
+            let found = (0..self.game.nodes.len()).any(|i| self.position_fact(fact, Loc::Node(NodeId(i as u32))));
+            known |= bit;
+            if found {
+                holds |= bit;
+            }
+            self.piece_squares.facts.set((self.square_turn, known, holds));
+        }
+        Ok(holds & bit != 0)
+    }
+
+    /// The key of a forward walk from `start` in the piece tracks of [`SquareMemo`].
+    fn walk_key(&self, start: NodeId) -> u64 {
+        self.square_turn << 41 | (u64::from(start.0) + 1) << 8 | u64::from(self.variations)
+    }
+
+    /// The squares piece `id` stood on at the positions a forward walk from `start` passes
+    /// up to ply `last` (beyond it nothing is walked), if a walk of this game remembered
+    /// them (see [`Self::remember_walked_squares`]).
+    pub(in crate::eval) fn walked_squares(&self, id: PieceId, start: NodeId, last: i64) -> Option<Bitboard> {
+        let (key, ply, squares) = self.piece_squares.tracks[id as usize].get();
+        (key == self.walk_key(start) && ply == last).then_some(Bitboard(squares))
+    }
+
+    /// Remember the squares piece `id` stood on over a whole forward walk from `start` up
+    /// to ply `last`: every position below `start` (in the continuations searched) whose
+    /// ply is at most `last`.
+    pub(in crate::eval) fn remember_walked_squares(&self, id: PieceId, start: NodeId, last: i64, squares: Bitboard) {
+        self.piece_squares.tracks[id as usize].set((self.walk_key(start), last, squares.0));
     }
 
     pub(super) fn ply(&self, at: Loc) -> Option<u32> {
@@ -288,15 +339,29 @@ impl<'a> Ctx<'a> {
 /// table is kept between games instead of being cleared for each (2 KB per game, a
 /// measurable share of a header-only scan): a new game takes the next turn, which no older
 /// entry matches, and the table is cleared only when the turns run out.
+///
+/// Beside it, per identity, the squares the piece stood on over the positions of the last
+/// forward `find` walk that gathered them (see `plan::FindPlan`): the key (the game's turn,
+/// the node the walk started at, whether variations were walked), the last ply walked,
+/// and the squares.
 #[derive(Debug)]
 pub struct SquareMemo {
     slots: [std::cell::Cell<u64>; 256],
+    tracks: [std::cell::Cell<(u64, i64, u64)>; 256],
+    /// For the game of the turn kept here: which of the facts of
+    /// [`Ctx::somewhere_in_game`] are known, and which of them hold somewhere.
+    facts: std::cell::Cell<(u64, u8, u8)>,
     turn: std::cell::Cell<u64>,
 }
 
 impl Default for SquareMemo {
     fn default() -> SquareMemo {
-        SquareMemo { slots: [const { std::cell::Cell::new(0) }; 256], turn: std::cell::Cell::new(0) }
+        SquareMemo {
+            slots: [const { std::cell::Cell::new(0) }; 256],
+            tracks: [const { std::cell::Cell::new((0, 0, 0)) }; 256],
+            facts: std::cell::Cell::new((0, 0, 0)),
+            turn: std::cell::Cell::new(0),
+        }
     }
 }
 
@@ -314,6 +379,10 @@ impl SquareMemo {
         for slot in &self.slots {
             slot.set(0);
         }
+        for track in &self.tracks {
+            track.set((0, 0, 0));
+        }
+        self.facts.set((0, 0, 0));
         self.turn.set(1);
         1
     }

@@ -38,7 +38,7 @@ pub(super) enum VariableFilter<'a> {
 impl<'a> Ctx<'a> {
     /// A filter on variables: reading and assigning them, dictionaries, `isbound`/`unbind`, square and piece iteration, `while`/`loop`.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_variables(&mut self, filter: &VariableFilter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_variables(&mut self, f: FilterId, filter: &VariableFilter<'a>, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
         Ok(match *filter {
             VariableFilter::Var(v) => self.get_var(*v).cloned(),
@@ -178,6 +178,8 @@ impl<'a> Ctx<'a> {
                     None if *forall => Bitboard::EMPTY,
                     None => return Ok(None),
                 };
+                // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
+                let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
                 let saved = self.set_var(*var, None);
                 let mut hits = Bitboard::EMPTY;
                 let mut all = true;
@@ -205,6 +207,8 @@ impl<'a> Ctx<'a> {
                     None if *forall => Bitboard::EMPTY,
                     None => return Ok(None),
                 };
+                // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
+                let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
                 let ids = self.ids(at);
                 let saved = self.set_var(*var, None);
                 let mut hits = Bitboard::EMPTY;
