@@ -418,7 +418,11 @@ impl Reader {
     /// The next batch of up to [`BATCH_SIZE`] games and about [`BATCH_BYTES`], filled into `games` (whose old
     /// buffers are handed back to the splitter first); `None` at the end of the input.
     fn next_batch(&mut self, mut games: Vec<RawGame>, shared: &Shared) -> Option<Batch> {
-        for raw in games.drain(..) {
+        // Last first: the splitter hands its spare buffers out last in, first out, so the
+        // next batch's games get them in the order this batch's games had them, one after
+        // another in memory as far as they were allocated so (the processor's prefetcher
+        // follows a batch's bytes better than when each game jumps back before the last).
+        for raw in games.drain(..).rev() {
             self.games.give_back(raw.bytes);
         }
         if self.done {
@@ -504,7 +508,10 @@ fn work<E: Evaluator>(
         };
         outcomes.clear();
         outcomes.reserve(batch.games.len());
-        for raw in &batch.games {
+        for (i, raw) in batch.games.iter().enumerate() {
+            if let Some(next) = batch.games.get(i + 1) {
+                prefetch_game(&next.bytes);
+            }
             if shared.stop.load(AtomicOrdering::Relaxed) {
                 // The writer has stopped (interrupted, or the limit reached): what is
                 // left of the batch is never accounted for.
@@ -590,6 +597,35 @@ fn work<E: Evaluator>(
         spent = batch.games;
     }
     scratch
+}
+
+/// Ask the processor to bring the parts of a game's bytes that reading its header
+/// touches into its cache (the tag section at the start, the termination marker at the
+/// end) while the game before it is read: the bytes were cut out a batch earlier and are
+/// no longer in the nearest cache, and a header-only query otherwise waits for each.
+#[inline]
+fn prefetch_game(bytes: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let lines = bytes.len().min(256).div_ceil(64);
+        for k in 0..lines {
+            // SAFETY: a prefetch only hints the cache and never faults; the addresses are
+            // inside `bytes` anyway.
+            #[allow(unused_unsafe)]
+            unsafe {
+                _mm_prefetch(bytes.as_ptr().add(k * 64).cast(), _MM_HINT_T0)
+            };
+        }
+        if let Some(last) = bytes.len().checked_sub(1) {
+            #[allow(unused_unsafe)]
+            unsafe {
+                _mm_prefetch(bytes.as_ptr().add(last).cast(), _MM_HINT_T0)
+            };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = bytes;
 }
 
 /// The warning for a game read only up to a move that cannot be played, and the game's
