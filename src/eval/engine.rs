@@ -30,7 +30,7 @@ mod dispatch;
 mod location;
 mod move_filter;
 
-use budget::CLOCK_EVERY;
+use budget::CLOCK_FIRST;
 pub use budget::{DEPTH_LIMIT, STEP_LIMIT, WHILE_LIMIT};
 pub use collected::{Mark, Out, PositionComments};
 pub use location::{Loc, SquareMemo, Temp};
@@ -75,8 +75,9 @@ pub struct Ctx<'a> {
     pub steps: u64,
     /// At this many steps the budget is looked at next (the step limit, the clock).
     next_check: u64,
-    /// When the evaluation of this game began (for the time budget).
-    started: std::time::Instant,
+    /// When the game's clock started (for the time budget): at the first look at the
+    /// budgets, after [`budget::CLOCK_FIRST`] steps; `None` before.
+    started: Option<std::time::Instant>,
     /// Bytes of strings, dictionary entries, comments and other growing values made so far
     /// in this game (for the memory budget).
     pub memory: u64,
@@ -210,8 +211,8 @@ impl<'a> Ctx<'a> {
             analysis: None,
             bound_identities: Vec::new(),
             steps: 0,
-            next_check: CLOCK_EVERY.min(q.limits.max_steps.saturating_add(1)),
-            started: std::time::Instant::now(),
+            next_check: CLOCK_FIRST.min(q.limits.max_steps.saturating_add(1)),
+            started: None,
             memory: 0,
             depth: 0,
             origin: NodeId::ROOT,

@@ -464,29 +464,40 @@ impl<R: BufRead> Splitter<R> {
 
     /// The two commonest lines, looked at without searching for their end first: a tag
     /// line in the middle of a tag section (`[Name "value"]` and blanks) and a movetext
-    /// line without comments. Returns the end of the line (after its line feed) when the
-    /// line at `scan` is one of them and holds nothing else (it then changes nothing but
-    /// what [`Splitter::feed_line`] would change for it), `None` when the line must take
-    /// the general way.
+    /// line without comments. Returns the end of the line (after its line feed) and the
+    /// lines stepped over when the line at `scan` is one of them and holds nothing else
+    /// (it then changes nothing but what [`Splitter::feed_line`] would change for it),
+    /// `None` when the line must take the general way. Such a tag line changes nothing
+    /// that decides how the next line is read, so the tag lines after it are stepped over
+    /// in the same call while they are such lines too.
     #[inline]
-    fn quick_line(&mut self) -> Option<usize> {
+    fn quick_line(&mut self) -> Option<(usize, u64)> {
         let ls = self.scan;
         let lead = *self.buf().get(ls)?;
         if self.in_comment || !self.has_content || self.prev_blank {
             return None;
         }
         if lead == b'[' && !self.has_movetext {
-            // The tag pairs, then only blanks up to the line feed.
-            let mut i = skip_tag_pairs_quick(self.buf(), ls)?;
-            while i < self.end && self.buf()[i] != b'\n' && is_blank(self.buf()[i]) {
-                i += 1;
+            let buf = self.buf();
+            let (mut next, mut lines) = (ls, 0);
+            while buf.get(next) == Some(&b'[') {
+                // The tag pairs, then only blanks up to the line feed.
+                let Some(mut i) = skip_tag_pairs_quick(buf, next) else { break };
+                while i < buf.len() && buf[i] != b'\n' && is_blank(buf[i]) {
+                    i += 1;
+                }
+                if buf.get(i) != Some(&b'\n') {
+                    break;
+                }
+                next = i + 1;
+                lines += 1;
             }
-            return (self.buf().get(i) == Some(&b'\n')).then_some(i + 1);
+            return (lines > 0).then_some((next, lines));
         }
         if self.has_movetext && !is_blank(lead) && lead != b'[' && lead != b'%' {
             // Movetext up to the line feed with no comment in it.
             let i = find_byte_of(self.buf(), ls, [b'\n', b'{', b';', b'\n']);
-            return (self.buf().get(i) == Some(&b'\n')).then_some(i + 1);
+            return (self.buf().get(i) == Some(&b'\n')).then_some((i + 1, 1));
         }
         None
     }
@@ -575,11 +586,11 @@ impl<R: BufRead> Iterator for Splitter<R> {
                     self.scan = end;
                 }
             }
-            if let Some(end) = self.quick_line() {
+            if let Some((end, lines)) = self.quick_line() {
                 let ls = self.scan;
                 self.scan = end;
                 self.bytes_read += (end - ls) as u64;
-                self.lines_read += 1;
+                self.lines_read += lines;
                 continue;
             }
             let from = self.searched.max(self.scan);

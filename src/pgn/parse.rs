@@ -284,6 +284,26 @@ fn last_token(bytes: &[u8]) -> (Option<(usize, usize)>, usize) {
     }
 }
 
+/// Is every byte below 0x80? Sixteen bytes at a time with SSE2 on x86-64 (a tag section
+/// is a few hundred bytes, looked at for every game a header-only query reads).
+#[inline]
+fn all_ascii(bytes: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_setzero_si128};
+        let chunks = bytes.chunks_exact(16);
+        let rest = chunks.remainder();
+        // SAFETY: SSE2 is part of x86-64; each load reads the sixteen bytes of its chunk.
+        let high = unsafe {
+            let any = chunks.fold(_mm_setzero_si128(), |acc, c| _mm_or_si128(acc, _mm_loadu_si128(c.as_ptr().cast())));
+            _mm_movemask_epi8(any)
+        };
+        high == 0 && rest.is_ascii()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    bytes.is_ascii()
+}
+
 /// Does this Variant tag value ask for Chess960 castling?
 fn is_chess960_variant(value: &[u8]) -> bool {
     let lower = value.to_ascii_lowercase();
@@ -376,7 +396,7 @@ impl GameParser {
         let mut cur = Cursor { bytes, pos: 0, line: raw.line.max(1) };
         self.fen_line = raw.line;
         if self.read_tags(&mut cur, game).is_err()
-            || !bytes[..cur.pos].is_ascii()
+            || !all_ascii(&bytes[..cur.pos])
             || !bytes.get(cur.pos).is_none_or(u8::is_ascii)
         {
             return Quick::Whole;

@@ -12,6 +12,12 @@ pub const STEP_LIMIT: u64 = 200_000_000;
 /// The clock is read once every this many steps (reading it costs about as much as a few
 /// dozen steps).
 pub(super) const CLOCK_EVERY: u64 = 1 << 14;
+/// The budgets are first looked at after this many steps of a game, and the game's
+/// clock starts then: a game that needs fewer steps (a header-only query needs a handful)
+/// never reads the clock, and a game that needs more is timed from here on. The steps
+/// before it are bounded work (costly ones are charged for what they cost), a small
+/// fraction of a millisecond next to the time budget's seconds.
+pub(super) const CLOCK_FIRST: u64 = 1 << 10;
 /// Bytes copied that count as one step (a string copy costs what its length costs).
 pub const BYTES_PER_STEP: u64 = 64;
 /// Deepest nesting of filter evaluations: every IR the transform expander accepts
@@ -36,8 +42,9 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Look at the game's step and time budgets (every [`CLOCK_EVERY`] steps, and when a
-    /// costly step was charged): past either, the game is abandoned with the reason.
+    /// Look at the game's step and time budgets (after [`CLOCK_FIRST`] steps, then every
+    /// [`CLOCK_EVERY`] steps, and when a costly step was charged): past either, the game
+    /// is abandoned with the reason. The first look starts the game's clock.
     #[cold]
     fn check_budget(&mut self) -> Result<(), Error> {
         let limits = &self.q.limits;
@@ -51,11 +58,15 @@ impl<'a> Ctx<'a> {
             return Err(Error::abandoned("the run was interrupted"));
         }
         if let Some(max) = limits.max_time {
-            if self.started.elapsed() > max {
-                return Err(Error::abandoned(format!(
-                    "the game took more than {} s (see --max-game-time)",
-                    max.as_secs_f64()
-                )));
+            match self.started {
+                Some(started) if started.elapsed() > max => {
+                    return Err(Error::abandoned(format!(
+                        "the game took more than {} s (see --max-game-time)",
+                        max.as_secs_f64()
+                    )));
+                }
+                Some(_) => {}
+                None => self.started = Some(std::time::Instant::now()),
             }
         }
         self.next_check = self.steps.saturating_add(CLOCK_EVERY).min(limits.max_steps.saturating_add(1));

@@ -697,3 +697,21 @@ fn append_run_appends_exactly_the_run() {
         }
     }
 }
+
+/// The sixteen-bytes-at-a-time ASCII check says what the standard library's says, for a
+/// byte from 0x80 up at every place of slices around the sixteen-byte steps.
+#[test]
+fn all_ascii_agrees_with_the_standard_check() {
+    for len in 0..70 {
+        let plain = vec![b'a'; len];
+        assert!(super::all_ascii(&plain));
+        for at in 0..len {
+            for high in [0x80u8, 0xbf, 0xff] {
+                let mut bytes = plain.clone();
+                bytes[at] = high;
+                assert_eq!(super::all_ascii(&bytes), bytes.is_ascii(), "len {len}, byte {high:#x} at {at}");
+                assert!(!super::all_ascii(&bytes));
+            }
+        }
+    }
+}
