@@ -16,7 +16,11 @@ const SCHOLARS_MATE: &str = "[Event \"scholar\"]\n[White \"a\"]\n[Black \"b\"]\n
 fn matches(query: &str) -> bool {
     let pgn = temp_file("scholar.pgn", SCHOLARS_MATE);
     let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", query]);
-    assert!(o.status.code() == Some(0) || o.status.code() == Some(1), "{query}: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.code() == Some(0) || o.status.code() == Some(1),
+        "{query}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     match String::from_utf8_lossy(&o.stdout).trim() {
         "1" => true,
         "" => false,

@@ -394,9 +394,12 @@ impl<'a> Ctx<'a> {
         next: Option<&Cont<'_, 'a>>,
         r: Reach,
     ) -> Result<(), Error> {
-        // (position, moves skipped to reach it), in game-tree order.
-        let mut todo: Vec<(NodeId, u32)> = vec![(r.node, 0)];
-        while let Some((n, skipped)) = todo.pop() {
+        // (position, moves skipped to reach it), in game-tree order: the path's own position
+        // first, then the positions reached by skipping moves of other pieces (a vector only
+        // allocates when there are some: this runs for every move of every path tried).
+        let mut here = Some((r.node, 0));
+        let mut todo: Vec<(NodeId, u32)> = Vec::new();
+        while let Some((n, skipped)) = here.take().or_else(|| todo.pop()) {
             if s.done {
                 break;
             }
