@@ -506,14 +506,7 @@ impl<'a> Ctx<'a> {
             Filter::Compare { first, rest } => self.test_comparison(f, *first, rest, at),
             // `p:F` matches when F matches at p.
             Filter::AtPosition { at: position, body } if self.q.shape(f) == Shape::Pure => {
-                self.count_step()?;
-                self.depth += 1;
-                let result = match self.position_value(*position, at) {
-                    Ok(Some(n)) => self.test(*body, Loc::Node(n)),
-                    other => other.map(|_| false),
-                };
-                self.depth -= 1;
-                result
+                Ok(self.elsewhere(*position, at, |ctx, there| ctx.test(*body, there).map(Some))?.unwrap_or(false))
             }
             _ => Ok(self.eval(f, at, false)?.is_some()),
         }
@@ -633,19 +626,30 @@ impl<'a> Ctx<'a> {
             }
             // `p:S`, `p:$x` (a piece is the square it stands on there): the set of S at
             // position p.
-            Shape::Pure if self.elsewhere_leaf(f).is_some() => {
-                let Some((position, body)) = self.elsewhere_leaf(f) else { return Ok(None) };
-                self.count_step()?;
-                self.depth += 1;
-                let result = match self.position_value(position, at) {
-                    Ok(Some(n)) => self.set_value(body, Loc::Node(n)),
-                    other => other.map(|_| None),
-                };
-                self.depth -= 1;
-                result
-            }
+            Shape::Pure => match self.elsewhere_leaf(f) {
+                Some((position, body)) => self.elsewhere(position, at, |ctx, there| ctx.set_value(body, there)),
+                None => Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at))),
+            },
             _ => Ok(self.value(f, at)?.and_then(|v| self.as_set(&v, at))),
         }
+    }
+
+    /// `p:F` worked out by `read` at position p, counting the step and the nesting as
+    /// evaluating `p:F` does; `None` where p is not a position.
+    fn elsewhere<T>(
+        &mut self,
+        position: FilterId,
+        at: Loc,
+        read: impl FnOnce(&mut Self, Loc) -> Result<Option<T>, Error>,
+    ) -> Result<Option<T>, Error> {
+        self.count_step()?;
+        self.depth += 1;
+        let result = match self.position_value(position, at) {
+            Ok(Some(n)) => read(self, Loc::Node(n)),
+            other => other.map(|_| None),
+        };
+        self.depth -= 1;
+        result
     }
 
     /// If `f` is `p:S` with S a square set, a piece set or a variable (an effect-free
@@ -695,16 +699,8 @@ impl<'a> Ctx<'a> {
             }
             // `p:N` with N always a number (`start:rank x`): N at position p.
             Shape::Pure if self.q.is_always_number(f) && matches!(self.ir.get(f), Filter::AtPosition { .. }) => {
-                let Filter::AtPosition { at: position, body } = self.ir.get(f) else { return Ok(None) };
-                let (position, body) = (*position, *body);
-                self.count_step()?;
-                self.depth += 1;
-                let result = match self.position_value(position, at) {
-                    Ok(Some(n)) => self.number_value(body, Loc::Node(n)),
-                    other => other.map(|_| None),
-                };
-                self.depth -= 1;
-                result
+                let &Filter::AtPosition { at: position, body } = self.ir.get(f) else { return Ok(None) };
+                self.elsewhere(position, at, |ctx, there| ctx.number_value(body, there))
             }
             _ => Ok(self.value(f, at)?.and_then(|v| self.as_number(&v, at))),
         }
