@@ -144,7 +144,9 @@ impl<'s> Parser<'s> {
                     lhs = self.nary(lhs, Sym::Union, BP_UNION)?;
                 }
                 Tok::Sym(s @ (Sym::Star | Sym::Slash | Sym::Percent))
-                    if min_bp <= BP_MUL && !(*s == Sym::Star && self.sign_is_repetition()) =>
+                    if min_bp <= BP_MUL
+                        && !(*s == Sym::Star && self.sign_is_repetition())
+                        && !self.operator_ends_counted_body(lhs) =>
                 {
                     let op = match s {
                         Sym::Star => ArithOp::Mul,
@@ -162,6 +164,7 @@ impl<'s> Parser<'s> {
                 Tok::Sym(s @ (Sym::Plus | Sym::Minus))
                     if min_bp <= BP_ADD
                         && !(*s == Sym::Plus && self.sign_is_repetition())
+                        && !self.operator_ends_counted_body(lhs)
                         && !(*s == Sym::Minus && (self.is_written_set(lhs) || self.is_plainly_not_a_number(lhs))) =>
                 {
                     let op = if *s == Sym::Plus { ArithOp::Add } else { ArithOp::Sub };
@@ -170,7 +173,7 @@ impl<'s> Parser<'s> {
                     let sp = Self::join(lspan, self.ir.span(rhs));
                     lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
                 }
-                Tok::Sym(s) if cmp_op(*s).is_some() && min_bp <= BP_CMP => {
+                Tok::Sym(s) if cmp_op(*s).is_some() && min_bp <= BP_CMP && !self.operator_ends_counted_body(lhs) => {
                     let mut rest = Vec::new();
                     let mut sp = lspan;
                     let mut unequal_inside = None;

@@ -107,10 +107,12 @@ impl Parser<'_> {
                         break;
                     }
                 }
-                // A counting `find all` / `find N M` is a number: a comparison after it
-                // compares the count (`find all check >= 30`). A plain `find` takes a
-                // comparison as its body (`find T == C`: the position where piece T
-                // stands on C), as the reference does.
+                // The body is a whole filter, `and`/`or` and comparisons included
+                // (`find T == C`: the position where piece T stands on C). A counting
+                // `find all` / `find N M` is a number, and a comparison after a body that
+                // has no value compares the count (`find all check >= 30`), but one after
+                // a body with a value belongs to the body (`find all ply == 3` counts the
+                // positions of ply 3), as CQL 6.2 reads it.
                 if all && range.is_some() {
                     // CQL 6.2 `match_findnode`: "use one or the other".
                     self.error_hint(
@@ -121,7 +123,7 @@ impl Parser<'_> {
                     return Err(());
                 }
                 let counting = all || range.is_some();
-                let body = self.parse_expr(if counting { BP_ADD } else { BP_OR })?;
+                let body = if counting { self.parse_counted_body()? } else { self.parse_expr(BP_OR)? };
                 let s = Self::join(sp, self.ir.span(body));
                 let Some(r) = range else {
                     return Ok(Some(self.add(Filter::Find { direction, all, range: None, quiet, body }, s)));
@@ -163,5 +165,36 @@ impl Parser<'_> {
             _ => return Ok(None),
         }
         .map(Some)
+    }
+
+    /// The body of a counting `find`, read as CQL 6.2 reads it (`Tokens::match_findnode`
+    /// takes a whole filter, and `Tokens::match_in_x` reads a comparison only after an
+    /// operand that has a value): `find all {ply < 3} == 3` counts the positions where
+    /// `{ply < 3} == 3` holds, while `find all check >= 30` compares the count of checks
+    /// (CQL 6.2's arithmetic levels, `Tokens::match_relop_x` and `match_addop_x`, likewise
+    /// stop before an operator whose left side has no value).
+    fn parse_counted_body(&mut self) -> PResult<FilterId> {
+        let outer = self.counted_body_depth.replace(self.depth + 1);
+        let body = self.parse_expr(BP_OR);
+        self.counted_body_depth = outer;
+        body
+    }
+
+    /// Does an arithmetic or comparison operator after `lhs` end the counting `find` body
+    /// being read (see [`Parser::parse_counted_body`])? Only at the body's own level, and
+    /// only when `lhs` has no value in CQL 6.2 (a variable always has one): the operator
+    /// then applies to the count (`find all check + 1 >= 3`).
+    pub(super) fn operator_ends_counted_body(&self, lhs: FilterId) -> bool {
+        struct Noted<'n>(&'n super::super::types::KindNotes);
+        impl crate::ir::props::KindContext for Noted<'_> {
+            fn reading(&self) -> crate::ir::props::Reading {
+                crate::ir::props::Reading::Text
+            }
+            fn noted(&self, id: FilterId) -> Option<crate::ir::props::Kind> {
+                self.0.get(id)
+            }
+        }
+        self.counted_body_depth == Some(self.depth)
+            && crate::ir::props::kind(&self.ir, lhs, &Noted(&self.kinds)) == crate::ir::props::Kind::Logical
     }
 }

@@ -232,6 +232,10 @@ pub struct Parser<'s> {
     /// Parsing a bound of a string subscript `s[i:j]`: there a `:` after a number ends the
     /// bound (CQL 6.2 `Tokens::match_bracketrange`) instead of asking for a position.
     in_subscript: bool,
+    /// The parse depth of the body of a counting `find` (`find all F`, `find 2 5 F`), while
+    /// it is read: there a comparison after an operand without a value ends the body (see
+    /// [`Parser::parse_counted_body`]).
+    counted_body_depth: Option<usize>,
     /// CQL 6.2 kinds of nodes whose IR form does not tell them (see [`super::types`]).
     pub kinds: super::types::KindNotes,
     /// Variables assigned a number so far: only these are read as an end of a range
@@ -327,6 +331,7 @@ impl<'s> Parser<'s> {
             inline_depth: 0,
             fatal: false,
             in_subscript: false,
+            counted_body_depth: None,
             functions: HashMap::new(),
             declared,
             in_sequence: false,

@@ -81,7 +81,8 @@ impl KindNotes {
             *e = Kind::Unknown;
         }
     }
-    fn get(&self, id: FilterId) -> Option<Kind> {
+    /// The kind noted for node `id`, if any.
+    pub(crate) fn get(&self, id: FilterId) -> Option<Kind> {
         self.notes.get(&id).copied()
     }
 }
