@@ -178,6 +178,8 @@ pub struct Query {
     /// Per filter: how an `and`/`or` is tested where only its match counts (the order of
     /// its parts, or a table of piece placements; see [`plan::Plan`]).
     plans: Vec<plan::Plan>,
+    /// The positions where the whole query may match (see [`plan::PositionGate`]).
+    gate: plan::PositionGate,
     /// Which files the query's `readfile` and `writefile` may reach.
     files: files::FilePolicy,
     /// The tables of the `similarposition` files, read when the query was compiled: per
@@ -422,6 +424,7 @@ impl Query {
         }
         let dictionaries = props::dictionary_contents(&ir);
         let plans = plan::plans(&ir);
+        let gate = ir.root.map_or_else(Default::default, |root| plan::position_gate(&ir, root, pure[root.0 as usize]));
         Ok(Query {
             ir,
             limits: Limits::default(),
@@ -435,6 +438,7 @@ impl Query {
             set_assigned,
             dictionaries,
             plans,
+            gate,
             files: files::FilePolicy::default(),
             similar,
             run: std::sync::Arc::new(Run::new()),
@@ -594,9 +598,13 @@ impl Query {
         // walked in place rather than listed first.
         // A query without effects writes no output: there is nothing to roll back.
         let writes = !self.is_pure(root);
+        let gate = self.gate;
         let mut next = Some(NodeId::ROOT);
         while let Some(n) = next {
-            next = if self.ir.settings.per_game { None } else { ctx.next_searched(n) };
+            next = if self.ir.settings.per_game || gate.start_only { None } else { ctx.next_searched(n) };
+            if gate.in_check && !game.nodes[n.index()].check {
+                continue;
+            }
             let mark = ctx.out.mark();
             ctx.origin = n;
             match ctx.test(root, Loc::Node(n)) {

@@ -286,6 +286,38 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
 /// Most facts one table holds (a bigger `or` is evaluated the general way).
 const MOST_NEEDS: usize = 1 << 16;
 
+/// What a position must be for a query without effects to match there, read off the
+/// conjuncts of its root: in check (a conjunct `mate` or `check`), the start position (a
+/// conjunct `initial`). The evaluator passes over the other positions without testing
+/// the query at all (a query that writes anything is tested everywhere: its effects may
+/// show at later positions even where it fails).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct PositionGate {
+    /// Only positions whose side to move is in check can match.
+    pub(crate) in_check: bool,
+    /// Only the start position can match.
+    pub(crate) start_only: bool,
+}
+
+/// The [`PositionGate`] of a root filter; `pure`: the root has no effects.
+pub(crate) fn position_gate(ir: &Ir, root: FilterId, pure: bool) -> PositionGate {
+    let mut gate = PositionGate::default();
+    if !pure {
+        return gate;
+    }
+    let mut todo = vec![root];
+    while let Some(f) = todo.pop() {
+        match ir.get(f) {
+            // A compound `{a b}` (or `a and b`) matches where all of its parts do.
+            Filter::And(items) => todo.extend(items.iter().copied()),
+            Filter::Mate | Filter::Check => gate.in_check = true,
+            Filter::Initial => gate.start_only = true,
+            _ => {}
+        }
+    }
+    gate
+}
+
 /// The plan of every filter of the IR, indexed by filter.
 pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     let orders: rustc_hash::FxHashMap<FilterId, Vec<FilterId>> = cost::evaluation_orders(ir).into_iter().collect();

@@ -94,12 +94,15 @@ impl Spare {
         }
     }
 
-    /// Keep `v` (emptied) if it has a buffer and the pool has room.
+    /// Keep `v`'s buffer (emptied) if it has one and the pool has room, else free it: `v`
+    /// is left without a buffer either way.
     fn keep<T>(pool: &mut Vec<Vec<T>>, v: &mut Vec<T>) {
-        if v.capacity() > 0 && pool.len() < POOL_LIMIT {
+        if v.capacity() > 0 {
             let mut kept = std::mem::take(v);
-            kept.clear();
-            pool.push(kept);
+            if pool.len() < POOL_LIMIT {
+                kept.clear();
+                pool.push(kept);
+            }
         }
     }
 
@@ -234,7 +237,12 @@ pub fn decode_game(bytes: &[u8]) -> (std::borrow::Cow<'_, [u8]>, TextEncoding) {
 }
 
 /// The game-termination marker a token stands for, in its standard spelling.
+#[inline]
 fn termination_of(token: &[u8]) -> Option<&'static str> {
+    // Most tokens are moves, which start with a letter: one byte tells.
+    if !matches!(token.first(), Some(b'0' | b'1' | b'*' | b'=' | b'\xc2')) {
+        return None;
+    }
     Some(match token {
         b"1-0" | b"1\xe2\x80\x930" => "1-0",
         b"0-1" | b"0\xe2\x80\x931" => "0-1",
@@ -245,7 +253,12 @@ fn termination_of(token: &[u8]) -> Option<&'static str> {
 }
 
 /// The NAG that a stand-alone or suffix annotation symbol means.
+#[inline]
 fn nag_of_symbol(sym: &[u8]) -> Option<u8> {
+    // Most texts are moves, which start with a letter: one byte tells.
+    if !matches!(sym.first(), Some(b'!' | b'?' | b'=' | b'+' | b'-' | b'\xe2')) {
+        return None;
+    }
     Some(match sym {
         b"!" => 1,
         b"?" => 2,
@@ -426,6 +439,14 @@ impl GameParser {
     /// (comments, NAGs, variations) for the nodes of the next game; the node vector keeps
     /// its capacity too. Most nodes have no heap buffer and cost only a look.
     fn recycle_nodes(&mut self, game: &mut Game) {
+        // What a node holds besides the parts freed or kept below owns no heap memory, so
+        // the nodes can be forgotten rather than dropped one by one.
+        const _: () = assert!(
+            !std::mem::needs_drop::<Option<Played>>()
+                && !std::mem::needs_drop::<Pos>()
+                && !std::mem::needs_drop::<PieceIds>()
+                && !std::mem::needs_drop::<Option<NodeId>>()
+        );
         let spare = &mut self.spare;
         for node in game.nodes.iter_mut() {
             Spare::keep(&mut spare.comments, &mut node.comments);
@@ -435,8 +456,16 @@ impl GameParser {
                     spare.children.push(v);
                 }
             }
+            if matches!(node.san, MoveText::Long(_)) {
+                node.san = MoveText::default();
+            }
         }
-        game.nodes.clear();
+        // SAFETY: every node's heap memory was handed to the pools or freed just above
+        // (comments, NAGs, spilled children, a long move text), and the other fields own
+        // none (checked at compile time above), so forgetting the nodes leaks nothing; a
+        // length of 0 is always within the capacity. Dropping them one by one cost about
+        // 16 M instructions per 664,000 nodes (callgrind, 5 MB of the bench corpus).
+        unsafe { game.nodes.set_len(0) };
     }
 
     /// Append a node; its move text and a single continuation are held inline.
@@ -680,8 +709,12 @@ impl GameParser {
                     }
                     let token = &bytes[token_start..cur.pos];
                     if let Some(result) = termination_of(token) {
-                        if self.resume_stack.is_empty() {
-                            game.termination = Some(result.to_string());
+                        if self.resume_stack.is_empty() && game.termination.as_deref() != Some(result) {
+                            // (The quick reading of the tags has usually set it already.)
+                            let mut kept = game.termination.take().unwrap_or_default();
+                            kept.clear();
+                            kept.push_str(result);
+                            game.termination = Some(kept);
                         }
                         continue;
                     }

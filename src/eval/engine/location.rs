@@ -238,6 +238,13 @@ impl<'a> Ctx<'a> {
         if let Some(&first) = self.children(n).first() {
             return Some(first);
         }
+        // The end of the main line when variations are not searched, or the end of a game
+        // without variations (its nodes are exactly the plies up to this one): nothing
+        // follows, and the walk back to the start would find no other branch.
+        let linear = self.game.nodes.get(n.index()).is_some_and(|node| node.ply as usize + 1 == self.game.nodes.len());
+        if !self.variations || linear {
+            return None;
+        }
         self.next_beside(n, NodeId::ROOT)
     }
 
