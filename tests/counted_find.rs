@@ -14,7 +14,10 @@ const SCHOLARS_MATE: &str = "[Event \"scholar\"]\n[White \"a\"]\n[Black \"b\"]\n
 
 /// Does `query` (a CQL 6 body) match the scholar's mate?
 fn matches(query: &str) -> bool {
-    let pgn = temp_file("scholar-find.pgn", SCHOLARS_MATE);
+    // Written once per test program: tests run on parallel threads, and one rewriting the
+    // file while another reads it would hand that one a half-written game.
+    static PGN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    let pgn = PGN.get_or_init(|| temp_file("scholar-find.pgn", SCHOLARS_MATE));
     let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", query]);
     assert!(
         o.status.code() == Some(0) || o.status.code() == Some(1),

@@ -424,7 +424,7 @@ impl Query {
         }
         let dictionaries = props::dictionary_contents(&ir);
         let plans = plan::plans(&ir);
-        let gate = ir.root.map_or_else(Default::default, |root| plan::position_gate(&ir, root, pure[root.0 as usize]));
+        let gate = ir.root.map_or_else(Default::default, |root| plan::position_gate(&ir, root, &plans, &pure));
         Ok(Query {
             ir,
             limits: Limits::default(),

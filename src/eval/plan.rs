@@ -262,6 +262,9 @@ fn find_plan(ir: &Ir, f: FilterId, pure: &mut Memo, set_variables: &[bool]) -> O
 /// all variables or constant square sets, naming at most [`MOST_PLACED_PIECES`] piece
 /// variables (the ones whose squares change from one position to the next).
 fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[FilterId]>> {
+    if let Some(items) = piece_on_square(ir, f) {
+        return Some(items);
+    }
     let Filter::Intersection(items) = ir.get(f) else { return None };
     if !is_intersection_of_sets(ir, f, set_variables) {
         return None;
@@ -283,14 +286,27 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
     (pieces <= MOST_PLACED_PIECES).then(|| items.clone().into_boxed_slice())
 }
 
+/// `T == c1` (or `c1 == T`) for a piece variable `T` and one square: the piece stands on
+/// that square, which is the placement `T ∩ c1` (a piece's set is its one square, or
+/// empty once it is taken, and the comparison of sets holds only when both are `{c1}`).
+/// Its items as a placement: the variable and the square.
+fn piece_on_square(ir: &Ir, f: FilterId) -> Option<Box<[FilterId]>> {
+    let Filter::Compare { first, rest } = ir.get(f) else { return None };
+    let [(CmpOp::Eq, second)] = rest.as_slice() else { return None };
+    let is_piece_var = |g: FilterId| matches!(ir.get(g), Filter::Var(v) if matches!(ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Piece)));
+    let is_one_square = |g: FilterId| matches!(ir.get(g), Filter::Squares(b) if b.count() == 1);
+    ((is_piece_var(*first) && is_one_square(*second)) || (is_one_square(*first) && is_piece_var(*second)))
+        .then(|| vec![*first, *second].into_boxed_slice())
+}
+
 /// Most facts one table holds (a bigger `or` is evaluated the general way).
 const MOST_NEEDS: usize = 1 << 16;
 
-/// What a position must be for a query without effects to match there, read off the
-/// conjuncts of its root: in check (a conjunct `mate` or `check`), the start position (a
-/// conjunct `initial`). The evaluator passes over the other positions without testing
-/// the query at all (a query that writes anything is tested everywhere: its effects may
-/// show at later positions even where it fails).
+/// What a position must be for the query to match there, read off the conjuncts of its
+/// root that are tested before anything with effects: in check (a conjunct `mate` or
+/// `check`), the start position (a conjunct `initial`). The evaluator passes over the
+/// other positions without testing the query at all, which is the same: there the query
+/// fails on such a conjunct before it writes anything.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct PositionGate {
     /// Only positions whose side to move is in check can match.
@@ -299,23 +315,42 @@ pub(crate) struct PositionGate {
     pub(crate) start_only: bool,
 }
 
-/// The [`PositionGate`] of a root filter; `pure`: the root has no effects.
-pub(crate) fn position_gate(ir: &Ir, root: FilterId, pure: bool) -> PositionGate {
+/// The [`PositionGate`] of a root filter, given every filter's plan and whether it is
+/// free of effects (`pure`, by filter).
+pub(crate) fn position_gate(ir: &Ir, root: FilterId, plans: &[Plan], pure: &[bool]) -> PositionGate {
     let mut gate = PositionGate::default();
-    if !pure {
-        return gate;
-    }
-    let mut todo = vec![root];
-    while let Some(f) = todo.pop() {
-        match ir.get(f) {
-            // A compound `{a b}` (or `a and b`) matches where all of its parts do.
-            Filter::And(items) => todo.extend(items.iter().copied()),
-            Filter::Mate | Filter::Check => gate.in_check = true,
-            Filter::Initial => gate.start_only = true,
-            _ => {}
-        }
-    }
+    add_gates(ir, root, plans, pure, &mut gate, 0);
     gate
+}
+
+/// Add to `gate` what filter `f` requires of a position before it has any effect.
+fn add_gates(ir: &Ir, f: FilterId, plans: &[Plan], pure: &[bool], gate: &mut PositionGate, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match ir.get(f) {
+        // A compound `{a b}` (or `a and b`) matches where all of its parts do, and tests them
+        // in its plan's order up to the first that fails.
+        Filter::And(items) => {
+            let order: &[FilterId] = match plans.get(f.0 as usize) {
+                // Without effects, the order does not matter: it fails wherever a part does.
+                _ if pure.get(f.0 as usize).copied().unwrap_or(false) => items,
+                Some(Plan::Order(order) | Plan::Prechecked { order, .. }) => order,
+                Some(Plan::AsStored) | None => items,
+                // Another plan tests the parts its own way: nothing is read off.
+                Some(_) => return,
+            };
+            for &part in order {
+                add_gates(ir, part, plans, pure, gate, depth + 1);
+                if !pure.get(part.0 as usize).copied().unwrap_or(false) {
+                    break;
+                }
+            }
+        }
+        Filter::Mate | Filter::Check => gate.in_check = true,
+        Filter::Initial => gate.start_only = true,
+        _ => {}
+    }
 }
 
 /// The plan of every filter of the IR, indexed by filter.
@@ -610,6 +645,31 @@ mod tests {
         assert!(p.matches(&position("7k/5N1p/8/8/8/8/8/6RK b - - 0 1"), true));
         assert!(p.matches(&position("k5r1/8/8/8/8/8/5n1P/7K w - - 0 1"), true));
         assert!(!p.matches(&position("7k/5N2/8/8/8/8/8/6RK b - - 0 1"), true));
+    }
+
+    /// The position gate of the root of `text`.
+    fn gate_of(text: &str) -> PositionGate {
+        let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
+        query.gate
+    }
+
+    #[test]
+    fn the_query_is_tested_only_where_its_first_conjuncts_can_hold() {
+        let check = PositionGate { in_check: true, start_only: false };
+        let start = PositionGate { in_check: false, start_only: true };
+        assert_eq!(gate_of("cql() mate"), check);
+        assert_eq!(gate_of("cql() btm mate not ♚→□△"), check);
+        assert_eq!(gate_of("cql() wtm check ♕"), check);
+        // `find` writes notes, but `initial` is tested before it.
+        assert_eq!(gate_of("cql() initial ◭T∊♖ { find T==a1 find T==h8 }"), start);
+        // A plain assignment that nobody reads before it is made again may wait for the
+        // fact (the plan tests `mate` first), but a sum kept from position to position
+        // must be added to at every position.
+        assert_eq!(gate_of("cql() { x = ply mate }"), check);
+        assert_eq!(gate_of("cql() persistent Seen = 0 { Seen += 1 mate }"), PositionGate::default());
+        // Either side of an `or` may hold: no gate.
+        assert_eq!(gate_of("cql() mate or initial"), PositionGate::default());
+        assert_eq!(gate_of("cql() not check"), PositionGate::default());
     }
 
     /// The plan of the only `find` of `text`.

@@ -241,10 +241,6 @@ impl<'a> Ctx<'a> {
         // The end of the main line when variations are not searched, or the end of a game
         // without variations (its nodes are exactly the plies up to this one): nothing
         // follows, and the walk back to the start would find no other branch.
-        let linear = self.game.nodes.get(n.index()).is_some_and(|node| node.ply as usize + 1 == self.game.nodes.len());
-        if !self.variations || linear {
-            return None;
-        }
         self.next_beside(n, NodeId::ROOT)
     }
 
@@ -252,6 +248,13 @@ impl<'a> Ctx<'a> {
     /// `top` (`n` at or under it): the next variation of the nearest position between
     /// them that has one.
     pub(super) fn next_beside(&self, n: NodeId, top: NodeId) -> Option<NodeId> {
+        // When variations are not searched, or the game has none, no position on the way
+        // back has another branch to go on with. (A game has none when all its nodes lie on
+        // the way to the last one read: as many nodes as that one's ply plus one.)
+        let linear = self.game.nodes.last().is_some_and(|last| last.ply as usize + 1 == self.game.nodes.len());
+        if !self.variations || linear {
+            return None;
+        }
         let mut cur = n;
         while cur != top {
             let parent = self.game.nodes.get(cur.index())?.parent?;
