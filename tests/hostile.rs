@@ -3,8 +3,9 @@
 //! memory (resident set, polled from /proc on Linux), and checks that the run finished
 //! with every game counted, no abort, and no temporary file left behind.
 //!
-//! The damaged corpora of `../shared/corpus/edge` (beside the repository) are used by
-//! the one-count test; it fails when they are missing under `CI=true`.
+//! The damaged corpora of `corpus/edge` in the shared folder (`$CQLRS_SHARED`, else
+//! `../shared` beside the repository) are used by the one-count test; it fails when they
+//! are missing under `CI=true`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -414,18 +415,10 @@ fn cr_only_line_ends_are_line_ends() {
     assert_eq!(m.tallies(), (2, 2, 0, 0, 0), "{}", m.stderr());
 }
 
-/// The `../shared/corpus/edge` folder beside the repository; `None` (a skip) only
-/// outside CI.
+/// The damaged corpora, `corpus/edge` of the shared folder (`$CQLRS_SHARED`, else
+/// `../shared` beside the repository); `None` (a skip) only outside CI.
 fn edge_corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/edge");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{} is missing: the one-count test needs the shared edge corpora", dir.display());
-    }
-    eprintln!("skipping: {} not found (set up ../shared beside the repository)", dir.display());
-    None
+    common::shared::shared_path("corpus/edge")
 }
 
 fn pgn_files(dir: &Path, out: &mut Vec<PathBuf>) {
