@@ -597,7 +597,7 @@ impl<'a> Ctx<'a> {
     /// sets, variables and effect-free set operations are worked out without building a
     /// [`Value`], counting the same steps.
     #[inline(always)]
-    fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+    pub(in crate::eval) fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
         let set = match self.q.shape(f) {
             Shape::Squares(b) => Some(b),
             Shape::Pieces(mask, squares) => self.pos(at).map(|pos| board::pieces(pos.board(), mask, squares)),
