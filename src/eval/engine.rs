@@ -963,13 +963,17 @@ impl<'a> Ctx<'a> {
         // only matches or not is tested, which lets it stop at its first failing part in
         // the evaluation plan's order.
         let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
+        // A body without effects that asks for `source < target` fails at every target whose
+        // position id is not above the source's: those are passed over unevaluated.
+        let above = tested && self.q.is_pure(body) && self.requires_source_before_target(body, source, target);
+        let floor = if above { Some(self.position_id(s)) } else { None };
         // The targets are walked in place, in game-tree order (no list per source).
         let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
         while let Some(t) = next {
             self.variations = walked;
             next = self.next_searched(t);
             self.variations = searched;
-            if !in_all && t == s {
+            if !in_all && t == s || floor.is_some_and(|id| self.position_id(t) <= id) {
                 continue;
             }
             self.set_var(target, Some(Value::Position(t)));
@@ -993,6 +997,26 @@ impl<'a> Ctx<'a> {
         self.set_var(source, saved_s);
         self.set_var(target, saved_t);
         Ok(best)
+    }
+
+    /// Is one of the conjuncts of an `echo` body `source < target` (or `target > source`)?
+    /// Positions compare by their ids (`positionid`), so the body fails whenever the
+    /// target's id is not above the source's.
+    fn requires_source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> bool {
+        let ir: &'a Ir = self.ir;
+        let parts = match ir.get(body) {
+            Filter::And(items) => items.as_slice(),
+            _ => std::slice::from_ref(&body),
+        };
+        let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Var(w) if *w == v);
+        parts.iter().any(|&p| match ir.get(p) {
+            Filter::Compare { first, rest } => match rest.as_slice() {
+                [(CmpOp::Lt, second)] => is_var(*first, source) && is_var(*second, target),
+                [(CmpOp::Gt, second)] => is_var(*first, target) && is_var(*second, source),
+                _ => false,
+            },
+            _ => false,
+        })
     }
 
     /// The comments CQL 6.2's `echo` writes for a matching pair, in its order
