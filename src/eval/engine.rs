@@ -965,8 +965,11 @@ impl<'a> Ctx<'a> {
         let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
         // A body without effects that asks for `source < target` fails at every target whose
         // position id is not above the source's: those are passed over unevaluated.
-        let above = tested && self.q.is_pure(body) && self.requires_source_before_target(body, source, target);
-        let floor = if above { Some(self.position_id(s)) } else { None };
+        let order = match tested && self.q.is_pure(body) {
+            true => self.source_before_target(body, source, target),
+            false => None,
+        };
+        let floor = order.is_some().then(|| self.position_id(s));
         // The targets are walked in place, in game-tree order (no list per source).
         let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
         while let Some(t) = next {
@@ -977,7 +980,10 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             self.set_var(target, Some(Value::Position(t)));
-            let found = if tested {
+            let found = if let Some((parts, known)) = order {
+                // The rest of the conjuncts, in the plan's order (`source < target` holds).
+                self.test_conjuncts_but(parts, known, Loc::Node(t))?.then_some(Value::None)
+            } else if tested {
                 self.test(body, Loc::Node(t))?.then_some(Value::None)
             } else {
                 self.eval(body, Loc::Node(t), false)?
@@ -999,24 +1005,50 @@ impl<'a> Ctx<'a> {
         Ok(best)
     }
 
-    /// Is one of the conjuncts of an `echo` body `source < target` (or `target > source`)?
+    /// When one of the conjuncts of an `echo` body is `source < target` (or `target >
+    /// source`), the conjuncts in the order [`Self::test`] tries them and that one.
     /// Positions compare by their ids (`positionid`), so the body fails whenever the
-    /// target's id is not above the source's.
-    fn requires_source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> bool {
+    /// target's id is not above the source's, and that conjunct holds otherwise.
+    fn source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> Option<(&'a [FilterId], FilterId)> {
         let ir: &'a Ir = self.ir;
-        let parts = match ir.get(body) {
-            Filter::And(items) => items.as_slice(),
-            _ => std::slice::from_ref(&body),
+        let q: &'a Query = self.q;
+        let Filter::And(items) = ir.get(body) else { return None };
+        let order: &'a [FilterId] = match q.plan(body) {
+            super::plan::Plan::Order(order) => order,
+            super::plan::Plan::AsStored => items,
+            _ => return None,
         };
         let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Var(w) if *w == v);
-        parts.iter().any(|&p| match ir.get(p) {
+        let known = order.iter().copied().find(|&p| match ir.get(p) {
             Filter::Compare { first, rest } => match rest.as_slice() {
                 [(CmpOp::Lt, second)] => is_var(*first, source) && is_var(*second, target),
                 [(CmpOp::Gt, second)] => is_var(*first, target) && is_var(*second, source),
                 _ => false,
             },
             _ => false,
-        })
+        })?;
+        Some((order, known))
+    }
+
+    /// [`Self::test`] of an `and` without effects whose conjunct `known` holds: the other
+    /// conjuncts, in `order`, up to the first that fails.
+    fn test_conjuncts_but(&mut self, order: &[FilterId], known: FilterId, at: Loc) -> Result<bool, Error> {
+        self.depth += 1;
+        let mut result = Ok(true);
+        for &part in order {
+            if part == known {
+                continue;
+            }
+            match self.test(part, at) {
+                Ok(true) => {}
+                other => {
+                    result = other;
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        result
     }
 
     /// The comments CQL 6.2's `echo` writes for a matching pair, in its order
