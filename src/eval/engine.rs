@@ -713,6 +713,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    #[inline]
     fn position_value(&mut self, f: FilterId, at: Loc) -> Result<Option<NodeId>, Error> {
         if let Shape::Var(v) = self.q.shape(f) {
             // A variable read in place (a string would be copied: it costs its length).
