@@ -597,7 +597,7 @@ impl<'a> Ctx<'a> {
     /// sets, variables and effect-free set operations are worked out without building a
     /// [`Value`], counting the same steps.
     #[inline(always)]
-    fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
+    pub(in crate::eval) fn set_value(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
         let set = match self.q.shape(f) {
             Shape::Squares(b) => Some(b),
             Shape::Pieces(mask, squares) => self.pos(at).map(|pos| board::pieces(pos.board(), mask, squares)),
@@ -713,6 +713,7 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    #[inline]
     fn position_value(&mut self, f: FilterId, at: Loc) -> Result<Option<NodeId>, Error> {
         if let Shape::Var(v) = self.q.shape(f) {
             // A variable read in place (a string would be copied: it costs its length).
@@ -963,17 +964,27 @@ impl<'a> Ctx<'a> {
         // only matches or not is tested, which lets it stop at its first failing part in
         // the evaluation plan's order.
         let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
+        // A body without effects that asks for `source < target` fails at every target whose
+        // position id is not above the source's: those are passed over unevaluated.
+        let order = match tested && self.q.is_pure(body) {
+            true => self.source_before_target(body, source, target),
+            false => None,
+        };
+        let floor = order.is_some().then(|| self.position_id(s));
         // The targets are walked in place, in game-tree order (no list per source).
         let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
         while let Some(t) = next {
             self.variations = walked;
             next = self.next_searched(t);
             self.variations = searched;
-            if !in_all && t == s {
+            if !in_all && t == s || floor.is_some_and(|id| self.position_id(t) <= id) {
                 continue;
             }
             self.set_var(target, Some(Value::Position(t)));
-            let found = if tested {
+            let found = if let Some((parts, known)) = order {
+                // The rest of the conjuncts, in the plan's order (`source < target` holds).
+                self.test_conjuncts_but(parts, known, Loc::Node(t))?.then_some(Value::None)
+            } else if tested {
                 self.test(body, Loc::Node(t))?.then_some(Value::None)
             } else {
                 self.eval(body, Loc::Node(t), false)?
@@ -993,6 +1004,52 @@ impl<'a> Ctx<'a> {
         self.set_var(source, saved_s);
         self.set_var(target, saved_t);
         Ok(best)
+    }
+
+    /// When one of the conjuncts of an `echo` body is `source < target` (or `target >
+    /// source`), the conjuncts in the order [`Self::test`] tries them and that one.
+    /// Positions compare by their ids (`positionid`), so the body fails whenever the
+    /// target's id is not above the source's, and that conjunct holds otherwise.
+    fn source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> Option<(&'a [FilterId], FilterId)> {
+        let ir: &'a Ir = self.ir;
+        let q: &'a Query = self.q;
+        let Filter::And(items) = ir.get(body) else { return None };
+        let order: &'a [FilterId] = match q.plan(body) {
+            super::plan::Plan::Order(order) => order,
+            super::plan::Plan::AsStored => items,
+            _ => return None,
+        };
+        let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Var(w) if *w == v);
+        let known = order.iter().copied().find(|&p| match ir.get(p) {
+            Filter::Compare { first, rest } => match rest.as_slice() {
+                [(CmpOp::Lt, second)] => is_var(*first, source) && is_var(*second, target),
+                [(CmpOp::Gt, second)] => is_var(*first, target) && is_var(*second, source),
+                _ => false,
+            },
+            _ => false,
+        })?;
+        Some((order, known))
+    }
+
+    /// [`Self::test`] of an `and` without effects whose conjunct `known` holds: the other
+    /// conjuncts, in `order`, up to the first that fails.
+    fn test_conjuncts_but(&mut self, order: &[FilterId], known: FilterId, at: Loc) -> Result<bool, Error> {
+        self.depth += 1;
+        let mut result = Ok(true);
+        for &part in order {
+            if part == known {
+                continue;
+            }
+            match self.test(part, at) {
+                Ok(true) => {}
+                other => {
+                    result = other;
+                    break;
+                }
+            }
+        }
+        self.depth -= 1;
+        result
     }
 
     /// The comments CQL 6.2's `echo` writes for a matching pair, in its order

@@ -21,7 +21,7 @@ use super::moves;
 use super::value::Value;
 use super::Error;
 use crate::ir::cost::PathPrecheck;
-use crate::ir::{Filter, FilterId, PathParams, PathStatus};
+use crate::ir::{Filter, FilterId, LineChoice, MoveSource, MoveValue, PathParams, PathStatus};
 use crate::pgn::{NodeId, PieceId, Played};
 
 /// Deepest chain of pending constituents a path search may build (about three per move
@@ -417,15 +417,22 @@ impl<'a> Ctx<'a> {
                 let reach = Reach { node: c, count: r.count + 1, unfocused: r.unfocused + skipped };
                 self.path_now = Some(self.now(s, reach));
                 let m = self.out.mark();
-                self.only_child = Some(c);
-                let saved = (self.rook_view, self.one_view);
-                if self.follows_rook(n, c, s.focus.as_ref()) {
-                    self.rook_view = Some(Loc::Node(c));
-                    self.one_view = Some(Loc::Node(c));
-                }
-                let ok = self.test(item, Loc::Node(n));
-                (self.rook_view, self.one_view) = saved;
-                self.only_child = None;
+                let ok = match self.quick_move_verdict(item, n, c) {
+                    Ok(Some(ok)) => Ok(ok),
+                    Ok(None) => {
+                        self.only_child = Some(c);
+                        let saved = (self.rook_view, self.one_view);
+                        if self.follows_rook(n, c, s.focus.as_ref()) {
+                            self.rook_view = Some(Loc::Node(c));
+                            self.one_view = Some(Loc::Node(c));
+                        }
+                        let ok = self.test(item, Loc::Node(n));
+                        (self.rook_view, self.one_view) = saved;
+                        self.only_child = None;
+                        ok
+                    }
+                    Err(e) => Err(e),
+                };
                 let res = match ok {
                     Ok(true) => self.path_continue(s, next, reach),
                     Ok(false) => Ok(()),
@@ -437,6 +444,56 @@ impl<'a> Ctx<'a> {
             todo.extend(later.into_iter().rev());
         }
         Ok(())
+    }
+
+    /// Does the move constituent `item` accept the move from `n` into its child `c`, when
+    /// that can be told from the move alone? The same answer as testing it at `n` with
+    /// `only_child` set to `c` (the move filter then looks at that one move, see
+    /// `eval_move`), without building its value: a move filter whose line choice, kind or
+    /// promotion rules the move out fails (its from/to/capture sets have no effects, so
+    /// leaving them unevaluated changes nothing); one with no `then` matches when the move
+    /// (or, for castling, its rook's move) fits its sets. `None` when the general
+    /// evaluation is needed: another constituent, a null move, sets with effects, or a
+    /// `then` filter to run on a move that fits so far. This runs for every move of every
+    /// path tried.
+    fn quick_move_verdict(&mut self, item: FilterId, n: NodeId, c: NodeId) -> Result<Option<bool>, Error> {
+        let ir = self.ir;
+        let Filter::Move(mf) = ir.get(item) else { return Ok(None) };
+        // A count matches even when it is 0.
+        if mf.source != MoveSource::Next || mf.value == MoveValue::Count {
+            return Ok(None);
+        }
+        let parts = [mf.from, mf.to, mf.capture];
+        if !parts.iter().flatten().all(|&p| self.q.is_pure(p)) {
+            return Ok(None);
+        }
+        let Some(Played::Move(m)) = &self.game.node(c).played else { return Ok(None) };
+        // The step the general evaluation counts for the move filter itself.
+        self.count_step()?;
+        let main = self.children(n).first() == Some(&c);
+        let line_ok = match mf.line {
+            LineChoice::Primary => main,
+            LineChoice::Secondary => !main,
+            LineChoice::Any => true,
+        };
+        let mover = self.game.node(n).pos.turn();
+        let Some(facts) = moves::facts(m, mover).filter(|_| line_ok) else { return Ok(Some(false)) };
+        // Without sets only the kind and the promotion are compared: a move that fails them
+        // fails whatever the sets hold.
+        if moves::matching_view(mf, &facts, false, None, None, None).is_none() {
+            return Ok(Some(false));
+        }
+        if mf.then.is_some() {
+            return Ok(None);
+        }
+        let mut sets = [None, None, None];
+        for (k, part) in parts.into_iter().enumerate() {
+            if let Some(id) = part {
+                sets[k] = Some(self.set_value(id, Loc::Node(n))?.unwrap_or_default());
+            }
+        }
+        let [from, to, capture] = sets;
+        Ok(Some(moves::matching_view(mf, &facts, false, from, to, capture).is_some()))
     }
 
     /// Record a complete path, scored by the `max`/`min` objective (a path whose objective

@@ -65,11 +65,17 @@ pub fn temp_dir(name: &str) -> TempDir {
 
 /// Write `text` to the file `name` in one folder that all the tests of this binary share
 /// for the whole run (they run in parallel, so it is never removed while they run); its
-/// path. Give each test its own file names.
+/// path. Give each test its own file names. The file is written under a name of this
+/// thread's and then renamed, so that tests sharing a helper that writes the same file
+/// never read it half written.
 pub fn temp_file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cqlrs-{}-{}", env!("CARGO_CRATE_NAME"), std::process::id()));
     std::fs::create_dir_all(&dir).expect("create the tests' temporary folder");
-    write(&dir, name, text)
+    let thread = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let draft = write(&dir, &format!(".{name}.{thread}"), text);
+    let path = dir.join(name);
+    std::fs::rename(&draft, &path).expect("rename a test file");
+    path
 }
 
 /// Write `bytes` to the file `name` in `dir`; its path.

@@ -242,7 +242,22 @@ impl<'a> Ctx<'a> {
     /// compare by identity), in a position?
     #[inline]
     fn is_set_comparison(&self, f: FilterId, first: FilterId, (op, second): (CmpOp, FilterId), at: Loc) -> bool {
-        let leaf = |g: FilterId| match self.q.shape(g) {
+        matches!(op, CmpOp::Eq | CmpOp::Ne)
+            && at != Loc::Header
+            && self.q.shape(f) == Shape::Pure
+            && match self.set_leaf(first) {
+                Some(piece) => matches!(self.set_leaf(second), Some(other) if !(piece && other)),
+                None => false,
+            }
+    }
+
+    /// How an operand of [`Self::is_set_comparison`] compares: `Some(true)` for a variable
+    /// holding a piece, `Some(false)` for a set of squares (a square set, a piece
+    /// designator, a variable holding a set, or one of those at another position, where a
+    /// piece is the square it stands on), `None` for anything else.
+    #[inline(always)]
+    fn set_leaf(&self, g: FilterId) -> Option<bool> {
+        match self.q.shape(g) {
             Shape::Squares(_) | Shape::Pieces(..) => Some(false),
             Shape::Var(v) => match self.get_var(v) {
                 Some(Value::Set(_)) => Some(false),
@@ -258,11 +273,7 @@ impl<'a> Ctx<'a> {
                 _ => None,
             },
             _ => None,
-        };
-        matches!(op, CmpOp::Eq | CmpOp::Ne)
-            && at != Loc::Header
-            && self.q.shape(f) == Shape::Pure
-            && matches!((leaf(first), leaf(second)), (Some(a), Some(b)) if !(a && b))
+        }
     }
 
     /// [`Self::test`] of a comparison that [`Self::is_set_comparison`] accepts: the same
