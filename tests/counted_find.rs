@@ -5,31 +5,7 @@
 //! chess fact of that game, and each was also checked with CQL 6.2 (`cql -s`) on it.
 
 mod common;
-use common::{cqlrs as run, temp_file};
-
-/// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#: eight positions (plies 0 to 7), one check (the
-/// mate), a white queen on the board in all of them.
-const SCHOLARS_MATE: &str = "[Event \"scholar\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n\
-1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n";
-
-/// Does `query` (a CQL 6 body) match the scholar's mate?
-fn matches(query: &str) -> bool {
-    // Written once per test program: tests run on parallel threads, and one rewriting the
-    // file while another reads it would hand that one a half-written game.
-    static PGN: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    let pgn = PGN.get_or_init(|| temp_file("scholar-find.pgn", SCHOLARS_MATE));
-    let o = run(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", query]);
-    assert!(
-        o.status.code() == Some(0) || o.status.code() == Some(1),
-        "{query}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    match String::from_utf8_lossy(&o.stdout).trim() {
-        "1" => true,
-        "" => false,
-        other => panic!("{query}: unexpected output {other:?}"),
-    }
-}
+use common::matches_scholars_mate as matches;
 
 #[test]
 fn a_comparison_after_a_value_belongs_to_the_body() {

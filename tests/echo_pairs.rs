@@ -4,7 +4,6 @@
 //! every target); the output must be the same.
 
 mod common;
-use common::{cqlrs as run, temp_file};
 
 /// An en passant capture, a promotion and its capture, with a variation; an opening with
 /// variations (one a null move) and a capture.
@@ -29,18 +28,7 @@ const GAMES: &str = r#"[Event "en passant"]
 
 /// The output of `query` (variations searched) on [`GAMES`].
 fn output(query: &str) -> String {
-    let pgn = temp_file("echo-pairs.pgn", GAMES);
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    query.hash(&mut hasher);
-    let script = temp_file(&format!("echo-pairs-{:x}.cql", hasher.finish()), &format!("cql(variations) {query}"));
-    let o = run(&["-i", pgn.to_str().unwrap(), "-o", "-", script.to_str().unwrap()]);
-    assert!(
-        o.status.code() == Some(0) || o.status.code() == Some(1),
-        "{query}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    common::variations_output("echo-pairs", GAMES, query)
 }
 
 /// The numbers of the games an output holds.

@@ -5,7 +5,6 @@
 //! the path writes, must be the same.
 
 mod common;
-use common::{cqlrs as run, temp_file};
 
 /// Games with promotions (to a queen and a knight), castling on both sides, an en passant
 /// capture, a null move and variations at several plies.
@@ -39,18 +38,7 @@ const GAMES: &str = r#"[Event "promotions"]
 
 /// The output of `query` on [`GAMES`], variations searched (every game, comments included).
 fn output(query: &str) -> String {
-    let pgn = temp_file("path-moves.pgn", GAMES);
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    query.hash(&mut hasher);
-    let script = temp_file(&format!("path-moves-{:x}.cql", hasher.finish()), &format!("cql(variations) {query}"));
-    let o = run(&["-i", pgn.to_str().unwrap(), "-o", "-", script.to_str().unwrap()]);
-    assert!(
-        o.status.code() == Some(0) || o.status.code() == Some(1),
-        "{query}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8_lossy(&o.stdout).into_owned()
+    common::variations_output("path-moves", GAMES, query)
 }
 
 /// The query with each `[X]` written as `X` (quick) and as `{X true}` (general). A move

@@ -104,3 +104,36 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// 1.e4 e5 2.Bc4 Nc6 3.Qh5 Nf6 4.Qxf7#: eight positions (plies 0 to 7), one check (the
+/// mate, in which the queen takes the f7 pawn), a white queen on the board in all of them.
+pub const SCHOLARS_MATE: &str = "[Event \"scholar\"]\n[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n\
+1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n";
+
+/// Does `query` (a CQL 6 body, given with `-cql`) match the scholar's mate
+/// ([`SCHOLARS_MATE`])? The run must end with exit status 0 or 1 and print the game's
+/// number or nothing.
+pub fn matches_scholars_mate(query: &str) -> bool {
+    let pgn = temp_file("scholars-mate.pgn", SCHOLARS_MATE);
+    let o = cqlrs(&["-i", pgn.to_str().unwrap(), "--numbers", "-cql", query]);
+    assert!(o.status.code() == Some(0) || o.status.code() == Some(1), "{query}: {}", stderr(&o));
+    match stdout(&o).trim() {
+        "1" => true,
+        "" => false,
+        other => panic!("{query}: unexpected output {other:?}"),
+    }
+}
+
+/// The PGN output (games with their comments) of the script `cql(variations) query` run
+/// on the games `pgn` (written to the test file `name`.pgn): what an equivalence test
+/// compares between two forms of a query. The run must end with exit status 0 or 1.
+pub fn variations_output(name: &str, pgn: &str, query: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let games = temp_file(&format!("{name}.pgn"), pgn);
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    query.hash(&mut hasher);
+    let script = temp_file(&format!("{name}-{:x}.cql", hasher.finish()), &format!("cql(variations) {query}"));
+    let o = cqlrs(&["-i", games.to_str().unwrap(), "-o", "-", script.to_str().unwrap()]);
+    assert!(o.status.code() == Some(0) || o.status.code() == Some(1), "{query}: {}", stderr(&o));
+    stdout(&o)
+}
