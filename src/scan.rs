@@ -577,7 +577,8 @@ fn work<E: Evaluator>(
                             game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
                     }
                 }
-                if header_only && config.format.needs_moves() {
+                // The JSON line lists the matched positions too (`plies`).
+                if header_only && (config.format.needs_moves() || config.format.is_json()) {
                     let replayed = evaluator.eval_game(&mut scratch, &game);
                     if replayed.matched && replayed.error.is_none() {
                         found.positions = replayed.positions;

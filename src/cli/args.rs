@@ -165,6 +165,10 @@ pub struct Args {
     /// Print the query's IR and exit
     #[arg(long = "dump-ir")]
     pub dump_ir: bool,
+    /// Evaluate the query the plain way: every filter in the script's order at every
+    /// position, with no evaluation plan (slow; what it writes is what the default writes)
+    #[arg(long = "no-plan")]
+    pub no_plan: bool,
     /// Print a CQL 6 script with ASCII spellings and exit
     #[arg(long = "to-ascii", value_name = "FILE")]
     pub to_ascii: Option<String>,

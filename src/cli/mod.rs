@@ -311,6 +311,9 @@ fn execute(args: &Args) -> Result<i32, String> {
         }
     };
     let mut query = compiled?;
+    if args.no_plan {
+        query = query.without_plan();
+    }
     query.set_limits(limits_of(args));
     let ir = query.ir();
     if let Some(src) = &source {

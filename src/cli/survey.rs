@@ -125,6 +125,7 @@ fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyl
         .with_includes(&policy)?;
     let mut options = CompileOptions::new(syntax).amend(|ir| apply_cli(defaults, ir)).files(policy);
     let query = Query::compile(&source.text, &mut options).map_err(|e| compile_message(&e, |d| source.render(d)))?;
+    let query = if defaults.no_plan { query.without_plan() } else { query };
     let settings = &query.ir().settings;
     let style = PgnStyle {
         matchstring: settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),

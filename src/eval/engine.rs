@@ -492,10 +492,10 @@ impl<'a> Ctx<'a> {
             {
                 Ok(false)
             }
-            Filter::SquareIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
+            Filter::SquareIter { var, domain, body, forall: false } if self.q.planned() && self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)
             }
-            Filter::PieceIter { var, domain, body, forall: false } if self.q.is_pure(*body) => {
+            Filter::PieceIter { var, domain, body, forall: false } if self.q.planned() && self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, true, at)
             }
             // Yes-or-no facts of the position, without making a value.
@@ -966,7 +966,7 @@ impl<'a> Ctx<'a> {
         let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
         // A body without effects that asks for `source < target` fails at every target whose
         // position id is not above the source's: those are passed over unevaluated.
-        let order = match tested && self.q.is_pure(body) {
+        let order = match tested && self.q.planned() && self.q.is_pure(body) {
             true => self.source_before_target(body, source, target),
             false => None,
         };

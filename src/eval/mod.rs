@@ -180,6 +180,10 @@ pub struct Query {
     plans: Vec<plan::Plan>,
     /// The positions where the whole query may match (see [`plan::PositionGate`]).
     gate: plan::PositionGate,
+    /// Does the evaluator follow the evaluation plan (cost order, gates, header tests before
+    /// replay, prechecks), or evaluate every filter in the script's own order at every
+    /// position ([`Query::without_plan`])?
+    planned: bool,
     /// Which files the query's `readfile` and `writefile` may reach.
     files: files::FilePolicy,
     /// The tables of the `similarposition` files, read when the query was compiled: per
@@ -363,8 +367,9 @@ impl Query {
                     Filter::And(items) => todo.extend(items.iter().rev()),
                     _ if props::is_header_only_before_replay(&ir, f) => header_conjuncts.push(f),
                     // A game skipped on its tags never runs this conjunct: tags tested after
-                    // something that changes what later games see must not skip the game.
-                    _ if props::writes_across_games(&ir, f) => break,
+                    // something seen whether or not the game matches (a message, a file, a
+                    // variable later games read) must not skip the game.
+                    _ if props::effects(&ir, f) == props::Effects::BeyondTheGame => break,
                     _ => {}
                 }
             }
@@ -439,17 +444,42 @@ impl Query {
             dictionaries,
             plans,
             gate,
+            planned: true,
             files: files::FilePolicy::default(),
             similar,
             run: std::sync::Arc::new(Run::new()),
         })
     }
 
-    /// How an `and`/`or` is tested where only its match counts (see [`plan::Plan`]).
+    /// How an `and`/`or` is tested where only its match counts (see [`plan::Plan`]);
+    /// always as stored for a query [`without_plan`](Query::without_plan).
     #[inline]
     pub(crate) fn plan(&self, f: FilterId) -> &plan::Plan {
         static AS_STORED: plan::Plan = plan::Plan::AsStored;
+        if !self.planned {
+            return &AS_STORED;
+        }
         self.plans.get(f.0 as usize).unwrap_or(&AS_STORED)
+    }
+
+    /// The same query evaluated the plain way: every filter in the script's own order, at
+    /// every position of every game, with no cost ordering, no position gate, no header
+    /// test before the moves are replayed, no prechecks and no early stops beyond those
+    /// CQL 6.2 itself makes (`and`/`or` stop at the first part that decides them, `find`
+    /// at its first match). Slow, and the reference every optimization is checked against:
+    /// what it writes (games, comments, messages, sort order) must be what the planned
+    /// query writes.
+    pub fn without_plan(mut self) -> Query {
+        self.planned = false;
+        self.gate = plan::PositionGate::default();
+        self.header_conjuncts.clear();
+        self
+    }
+
+    /// Does the evaluator follow the evaluation plan (see [`Query::without_plan`])?
+    #[inline]
+    pub(crate) fn planned(&self) -> bool {
+        self.planned
     }
 
     /// Is filter `f` the square-set right side of an `=` assignment (see `set_assigned`)?
@@ -531,7 +561,7 @@ impl Query {
     /// Does the query need positions (move replay)? `false` for header-only queries.
     pub fn needs_positions(&self) -> bool {
         let (lo, hi) = self.ir.settings.matchcount;
-        !(self.header_only && lo <= 1 && hi >= 1)
+        !(self.planned && self.header_only && lo <= 1 && hi >= 1)
     }
 
     /// Can a game with these tags (no moves read yet) still match? Header filters

@@ -457,6 +457,9 @@ impl<'a> Ctx<'a> {
     /// `then` filter to run on a move that fits so far. This runs for every move of every
     /// path tried.
     fn quick_move_verdict(&mut self, item: FilterId, n: NodeId, c: NodeId) -> Result<Option<bool>, Error> {
+        if !self.q.planned() {
+            return Ok(None);
+        }
         let ir = self.ir;
         let Filter::Move(mf) = ir.get(item) else { return Ok(None) };
         // A count matches even when it is 0.

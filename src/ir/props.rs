@@ -77,6 +77,9 @@ struct OwnFacts {
     changes_state: bool,
     /// The variable or dictionary it writes ([`writes_across_games`]).
     writes: Option<VarId>,
+    /// Writes something a reader sees whether or not the game matches: a message on the
+    /// console, a file, the end of the run ([`effects`]).
+    shown_without_a_match: bool,
 }
 
 impl OwnFacts {
@@ -93,6 +96,7 @@ impl OwnFacts {
         searches: false,
         changes_state: false,
         writes: None,
+        shown_without_a_match: false,
     };
 
     /// A set filter of the board (pieces, squares, attacks, rays …): a set whenever it
@@ -203,7 +207,9 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::PathStatus(_) => OwnFacts::ORDER_SENSITIVE,
         // Its marks are comments, written in order.
         Filter::Echo { marks, .. } => OwnFacts { searches: true, order_sensitive: *marks, ..OwnFacts::NONE },
-        Filter::PathDebug | Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => OwnFacts::NONE,
+        // `pathdebug` prints a message line.
+        Filter::PathDebug => OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE },
+        Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => OwnFacts::NONE,
 
         // Variables and dictionaries.
         Filter::Var(_) => OwnFacts { pure: true, fails_on_empty_set: true, ..OwnFacts::NONE },
@@ -224,14 +230,16 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::While { .. } => OwnFacts { changes_state: true, ..OwnFacts::ORDER_SENSITIVE },
 
         // Output and files.
-        Filter::Comment(_)
-        | Filter::Message { .. }
-        | Filter::Sort { .. }
-        | Filter::SetTag(..)
-        | Filter::RemoveComment => OwnFacts::ORDER_SENSITIVE,
+        Filter::Comment(_) | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
+            OwnFacts::ORDER_SENSITIVE
+        }
+        // A message is printed where it is evaluated, whether or not the game matches.
+        Filter::Message { .. } => OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE },
         // Writing a file and stopping the run are effects: nothing may move them before
         // or after the filters written beside them (`assert wtm` is `wtm or abort`).
-        Filter::WriteFile(..) | Filter::Abort(_) => OwnFacts::ORDER_SENSITIVE,
+        Filter::WriteFile(..) | Filter::Abort(_) => {
+            OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
+        }
         Filter::ReadFile(_) => OwnFacts::NONE,
 
         // Transforms and similar positions.
@@ -489,6 +497,57 @@ fn writes_across_games_at(ir: &Ir, id: FilterId, depth: usize) -> bool {
     let node = ir.get(id);
     own_facts(node).writes.is_some_and(|var| outlives_the_game(ir, var))
         || children(node).into_iter().any(|c| writes_across_games_at(ir, c, depth + 1))
+}
+
+/// What evaluating a filter can leave behind, from the least visible to the most. Every
+/// skip the evaluation plan makes is decided from this one classification: a filter may go
+/// unevaluated only where what it would leave could not be seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Effects {
+    /// Nothing but its own result ([`is_pure`]).
+    None,
+    /// Comments at positions, which CQL 6.2 takes back when a filter around them fails
+    /// (`QPos::restoreComments`): invisible when the position does not match.
+    Comments,
+    /// State a later position of the same game reads, or output written with the game
+    /// when it matches: variables, `sort` values, `settag`, `removecomment`, path and move
+    /// state. Invisible when the game does not match.
+    WithinTheGame,
+    /// Something seen whether or not the game matches: a `message`, a file written, the
+    /// end of the run, a variable or dictionary that later games read.
+    BeyondTheGame,
+}
+
+/// What evaluating this filter can leave behind (see [`Effects`]). A filter nested
+/// deeper than the analysis looks counts as [`Effects::BeyondTheGame`].
+pub fn effects(ir: &Ir, id: FilterId) -> Effects {
+    effects_at(ir, id, 0)
+}
+
+fn effects_at(ir: &Ir, id: FilterId, depth: usize) -> Effects {
+    if depth > ANALYSIS_DEPTH {
+        return Effects::BeyondTheGame;
+    }
+    let node = ir.get(id);
+    let facts = own_facts(node);
+    let own = if facts.shown_without_a_match || facts.writes.is_some_and(|var| outlives_the_game(ir, var)) {
+        Effects::BeyondTheGame
+    } else if facts.pure {
+        Effects::None
+    } else if matches!(node, Filter::Comment(_)) {
+        Effects::Comments
+    } else if matches!(node, Filter::And(_) | Filter::Or(_) | Filter::Not(_) | Filter::If { .. }) {
+        Effects::None
+    } else {
+        Effects::WithinTheGame
+    };
+    children(node).into_iter().fold(own, |most, c| {
+        if most == Effects::BeyondTheGame {
+            most
+        } else {
+            most.max(effects_at(ir, c, depth + 1))
+        }
+    })
 }
 
 /// If this filter is a plain `=` assignment of a square set to a variable that is not a
