@@ -48,8 +48,16 @@ fn is_summary(line: &str) -> bool {
 fn run(dir: &Path, corpus: &Path, script: &Path, planned: bool) -> Written {
     let pgn = dir.join(if planned { "planned.pgn" } else { "plain.pgn" });
     let _ = std::fs::remove_file(&pgn);
-    let mut common_args: Vec<String> =
-        vec!["-i".into(), corpus.display().to_string(), "--max-warnings".into(), "0".into()];
+    // No time budget: on a busy machine it would abandon games in the slower of the two
+    // runs (the step budget still bounds every game, the same way in both).
+    let mut common_args: Vec<String> = vec![
+        "-i".into(),
+        corpus.display().to_string(),
+        "--max-warnings".into(),
+        "0".into(),
+        "--max-game-time".into(),
+        "0".into(),
+    ];
     if !planned {
         common_args.push("--no-plan".into());
     }

@@ -189,8 +189,11 @@ impl Normalizer {
                 };
                 ir.add(Filter::Contains { haystack: lowered_haystack, needle, ignore_case: false }, span)
             }
-            Filter::Union(parts) if !used && parts.iter().all(|&p| is_set_expression(ir, p)) => {
-                // A union matches when some part is non-empty.
+            Filter::Union(parts)
+                if !used && parts.iter().all(|&p| is_set_expression(ir, p) && !self.is_order_sensitive(ir, p)) =>
+            {
+                // A union matches when some part is non-empty. (Parts with effects are all
+                // evaluated, as CQL 6.2 evaluates every image of a transform: no `or`.)
                 let or = ir.add(Filter::Or(parts), span);
                 self.node(ir, or, false, depth + 1)
             }

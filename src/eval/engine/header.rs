@@ -55,8 +55,9 @@ impl<'a> Ctx<'a> {
 /// The text of a tag as CQL 6.2 reads it (`MarkBoard::getPlayer`, `getEvent`, `getSite`,
 /// `getDate`, `getEventDate`, `getECO`, which read the values the PGN reader stored):
 ///
-/// - `White`, `Black`: without a trailing rating ` (2850)`, without surrounding blanks;
-///   `?` when the tag is missing, nothing when the name is empty;
+/// - `White`, `Black`: the name as CQL's PGN reader standardises it
+///   ([`standard_player_name`]: `Anand,V` and `Anand, V.` are `Anand, V`), then without a
+///   trailing rating ` (2850)`; `?` when the tag is missing, nothing when the name is empty;
 /// - `Event`, `Site`: as written, `?` when missing, nothing when empty;
 /// - `Date`, `EventDate`: always a date `yyyy.mm.dd`, `?` for each unknown digit
 ///   ([`pgn_date`]); a missing or unreadable date is `????.??.??`;
@@ -68,9 +69,12 @@ pub(super) fn tag_text<'g>(game: &'g crate::pgn::Game, name: &str) -> Option<Cow
     match name {
         "White" | "Black" => {
             let written = raw.unwrap_or(Cow::Borrowed("?"));
-            let player = match written {
-                Cow::Borrowed(text) => Cow::Borrowed(without_rating(text).0.trim()),
-                Cow::Owned(text) => Cow::Owned(without_rating(&text).0.trim().to_string()),
+            let player = match standard_player_name(&written) {
+                Cow::Borrowed(_) => match written {
+                    Cow::Borrowed(text) => Cow::Borrowed(without_rating(text).0),
+                    Cow::Owned(text) => Cow::Owned(without_rating(&text).0.to_string()),
+                },
+                Cow::Owned(text) => Cow::Owned(without_rating(&text).0.to_string()),
             };
             (!player.is_empty()).then_some(player)
         }
@@ -89,9 +93,57 @@ pub(super) fn tag_text<'g>(game: &'g crate::pgn::Game, name: &str) -> Option<Cow
 /// none when neither gives a rating above 0. Ratings above 4000 count as 4000.
 pub(super) fn elo(game: &crate::pgn::Game, white: bool) -> Option<i64> {
     let (player, elo_tag) = if white { ("White", "WhiteElo") } else { ("Black", "BlackElo") };
-    let from_name = game.tag(player).and_then(|t| without_rating(&t.text()).1);
+    let from_name = game.tag(player).and_then(|t| without_rating(&standard_player_name(&t.text())).1);
     let rating = from_name.or_else(|| game.tag(elo_tag).map(|t| leading_number(&t.text())))?;
     (rating > 0).then_some(rating.min(4000) as i64)
+}
+
+/// A player's name as CQL 6.2's PGN reader stores it (`standardPlayerName` and
+/// `standardDutchName`, orig/pgnparse.cpp), which is what `player` reads: blanks at the
+/// start are dropped; the blanks after a comma become exactly one (`Praggnanandhaa,R` is
+/// `Praggnanandhaa, R`; a comma at the end gets none); blanks, tabs and dots at the end are
+/// dropped; a name starting `van ` gets a capital `V`, and one starting `Van Der `,
+/// `Van Den ` or `Van De ` a small `d`. Other blanks inside the name stay as written.
+/// Borrowed when the name is already in that form.
+pub(super) fn standard_player_name(name: &str) -> Cow<'_, str> {
+    let mut out = String::with_capacity(name.len() + 2);
+    let mut after_comma = false;
+    let mut at_start = true;
+    for c in name.chars() {
+        match c {
+            ',' => {
+                out.push(',');
+                after_comma = true;
+                at_start = false;
+            }
+            ' ' => {
+                if !after_comma && !at_start {
+                    out.push(' ');
+                }
+            }
+            _ => {
+                at_start = false;
+                if after_comma {
+                    out.push(' ');
+                }
+                out.push(c);
+                after_comma = false;
+            }
+        }
+    }
+    let kept = out.trim_end_matches(['.', ' ', '\t']).len();
+    out.truncate(kept);
+    if out.starts_with("van ") {
+        out.replace_range(0..1, "V");
+    }
+    if ["Van Der ", "Van Den ", "Van De "].iter().any(|p| out.starts_with(p)) {
+        out.replace_range(4..5, "d");
+    }
+    if out == name {
+        Cow::Borrowed(name)
+    } else {
+        Cow::Owned(out)
+    }
 }
 
 /// A player name and the rating written after it as ` (dddd)` (exactly four digits in
@@ -227,5 +279,22 @@ mod tests {
         assert_eq!(leading_number(" 2700?"), 2700);
         assert_eq!(leading_number("-5"), u64::MAX);
         assert_eq!(leading_number("x"), 0);
+    }
+
+    #[test]
+    fn player_names_are_standardised_as_cql_reads_them() {
+        assert_eq!(standard_player_name("Praggnanandhaa,R"), "Praggnanandhaa, R");
+        assert_eq!(standard_player_name("Anand,   V."), "Anand, V");
+        assert_eq!(standard_player_name("  Carlsen, Magnus  "), "Carlsen, Magnus");
+        assert_eq!(standard_player_name("van der Wiel,J"), "Van der Wiel, J");
+        assert_eq!(standard_player_name("Van Den Doel, E"), "Van den Doel, E");
+        assert_eq!(standard_player_name("Kasparov,"), "Kasparov,");
+        assert_eq!(standard_player_name("A  B"), "A  B");
+        assert!(matches!(standard_player_name("Carlsen, Magnus"), Cow::Borrowed(_)));
+        // The rating is taken off after the name is standardised.
+        let mut game = crate::pgn::Game::default();
+        game.tags.push(crate::pgn::Tag { name: "White".into(), value: b"Carlsen,M (2850)".to_vec() });
+        assert_eq!(tag_text(&game, "White").as_deref(), Some("Carlsen, M"));
+        assert_eq!(elo(&game, true), Some(2850));
     }
 }
