@@ -111,8 +111,9 @@ pub struct Ctx<'a> {
     pub consecutive_runs: Vec<(FilterId, Vec<(NodeId, NodeId)>)>,
     /// The comments each `sort` filter holds for its best value so far in this game.
     pub sort_comments: Vec<(FilterId, super::SortValue, PositionComments)>,
-    /// `positionid` of every node (indexed by node), built on first use.
-    pub position_ids: std::cell::OnceCell<Vec<u32>>,
+    /// `positionid` of every node (indexed by node), and the node of every `positionid`
+    /// (indexed by id), built on first use.
+    pub position_ids: std::cell::OnceCell<(Vec<u32>, Vec<NodeId>)>,
     /// Per piece identity, the last square it was looked up on at a game node (kept by the
     /// worker from game to game, see [`SquareMemo`]).
     piece_squares: &'a SquareMemo,
@@ -971,6 +972,10 @@ impl<'a> Ctx<'a> {
             false => None,
         };
         let floor = order.is_some().then(|| self.position_id(s));
+        // A body that asks only whether the two boards are the same (`source & target == .`)
+        // is answered by comparing the boards, without building the set of equal squares
+        // (its value, a set, counts only as a match: only numbers are kept from the body).
+        let same_board = self.q.planned() && self.asks_same_board(body, source, target);
         // The targets are walked in place, in game-tree order (no list per source).
         let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
         while let Some(t) = next {
@@ -981,7 +986,10 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             self.set_var(target, Some(Value::Position(t)));
-            let found = if let Some((parts, known)) = order {
+            let found = if same_board {
+                self.count_step()?;
+                (self.game.node(s).pos.board() == self.game.node(t).pos.board()).then_some(Value::None)
+            } else if let Some((parts, known)) = order {
                 // The rest of the conjuncts, in the plan's order (`source < target` holds).
                 self.test_conjuncts_but(parts, known, Loc::Node(t))?.then_some(Value::None)
             } else if tested {
@@ -1004,6 +1012,29 @@ impl<'a> Ctx<'a> {
         self.set_var(source, saved_s);
         self.set_var(target, saved_t);
         Ok(best)
+    }
+
+    /// Is `body` the comparison `source & target == .` (in either order, on either side):
+    /// every square holds the same in both positions, that is, the boards are equal?
+    fn asks_same_board(&self, body: FilterId, source: VarId, target: VarId) -> bool {
+        let ir = self.ir;
+        let Filter::Compare { first, rest } = ir.get(body) else { return false };
+        let [(CmpOp::Eq, second)] = rest.as_slice() else { return false };
+        let whole = |f: FilterId| matches!(ir.get(f), Filter::Squares(b) if *b == Bitboard::FULL);
+        let both = |f: FilterId| match ir.get(f) {
+            Filter::Intersection(items) => match items.as_slice() {
+                [a, b] => {
+                    let var = |g: FilterId| match ir.get(g) {
+                        Filter::Var(v) => Some(*v),
+                        _ => None,
+                    };
+                    matches!((var(*a), var(*b)), (Some(x), Some(y)) if (x, y) == (source, target) || (x, y) == (target, source))
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        (both(*first) && whole(*second)) || (whole(*first) && both(*second))
     }
 
     /// When one of the conjuncts of an `echo` body is `source < target` (or `target >

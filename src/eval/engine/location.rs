@@ -39,38 +39,42 @@ impl<'a> Ctx<'a> {
     /// turn. The root is 0 and every main-line position comes before every variation position,
     /// so comparing two positions (`source<target`) compares these ids.
     pub fn position_id(&self, n: NodeId) -> i64 {
-        let ids = self.position_ids.get_or_init(|| self.walk_position_ids());
+        let (ids, _) = self.position_ids.get_or_init(|| self.walk_position_ids());
         ids.get(n.index()).map_or(n.0 as i64, |&i| i as i64)
     }
 
-    /// The `positionid` of every node, indexed by node (see [`Self::position_id`]).
-    fn walk_position_ids(&self) -> Vec<u32> {
+    /// The `positionid` of every node, indexed by node (see [`Self::position_id`]), and the
+    /// node of every id, indexed by id.
+    fn walk_position_ids(&self) -> (Vec<u32>, Vec<NodeId>) {
         let mut ids = vec![0u32; self.game.nodes.len()];
+        let mut nodes = Vec::with_capacity(self.game.nodes.len());
         if self.game.nodes.is_empty() {
-            return ids;
+            return (ids, nodes);
         }
         let mut stack = vec![NodeId::ROOT];
         let mut next = 0u32;
         while let Some(c) = stack.pop() {
             if let Some(slot) = ids.get_mut(c.index()) {
                 *slot = next;
+                nodes.push(c);
                 next += 1;
             }
             if let Some(node) = self.game.nodes.get(c.index()) {
                 stack.extend(node.children.iter().rev().copied());
             }
         }
-        ids
+        (ids, nodes)
     }
 
     /// The node whose `positionid` is `id`, if the game has one that the scan visits (a
-    /// variation position only when variations are on).
+    /// variation position only when variations are on). Looked up in a table, not searched:
+    /// a loop over `position N` asks for every id in turn.
     pub fn position_with_id(&self, id: i64) -> Option<NodeId> {
-        let want = u32::try_from(id).ok()?;
-        let ids = self.position_ids.get_or_init(|| self.walk_position_ids());
-        let index = ids.iter().position(|&i| i == want)?;
-        let node = self.game.nodes.get(index)?;
-        (self.variations || node.depth == 0).then_some(NodeId(index as u32))
+        let want = usize::try_from(id).ok()?;
+        let (_, nodes) = self.position_ids.get_or_init(|| self.walk_position_ids());
+        let found = *nodes.get(want)?;
+        let node = self.game.nodes.get(found.index())?;
+        (self.variations || node.depth == 0).then_some(found)
     }
 
     // ----- location helpers ------------------------------------------------

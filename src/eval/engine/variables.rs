@@ -73,6 +73,17 @@ impl<'a> Ctx<'a> {
                         Value::Piece(id)
                     }
                     None => new,
+                    // A number updated by a number (`N += 1`, the common case in loops): no copy
+                    // of the old value.
+                    Some(op) if matches!((self.get_var(*var), &new), (Some(Value::Number(_)), Value::Number(_))) => {
+                        let (Some(Value::Number(a)), Value::Number(b)) = (self.get_var(*var), &new) else {
+                            return Ok(None);
+                        };
+                        match arith(*op, *a, *b) {
+                            Some(n) => Value::Number(n),
+                            None => return Ok(None),
+                        }
+                    }
                     Some(op) => {
                         let old = self.get_var(*var).cloned();
                         match (old, &new, op) {
