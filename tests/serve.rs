@@ -155,7 +155,7 @@ fn only_the_pages_own_paths_are_served() {
     assert_eq!(server.raw("DELETE", "/", &[server.host()], b"").status, 405);
     // Another name for the server (DNS rebinding) and another site's page are refused.
     assert_eq!(server.raw("GET", "/", &["Host: attacker.example:80".into()], b"").status, 403);
-    let origin = [server.host(), "Origin: http://attacker.example".into()];
+    let origin = [server.host(), "Origin: http://attacker.example".into(), "Content-Type: application/json".into()];
     assert_eq!(server.raw("POST", "/api/tab", &origin, b"{}").status, 403);
     // Bounded requests.
     let big = vec![b' '; 300 << 10];
@@ -163,7 +163,9 @@ fn only_the_pages_own_paths_are_served() {
     let long = format!("/api/status?tab={}", "x".repeat(5000));
     assert_eq!(server.get(&long).status, 414);
     assert_eq!(server.get("/api/status?tab=nosuchtab").status, 404);
-    assert_eq!(server.raw("POST", "/api/run", &[server.host()], b"not json").status, 400);
+    assert_eq!(server.raw("POST", "/api/run", &[server.host()], b"{}").status, 415);
+    let json_header = [server.host(), "Content-Type: application/json".into()];
+    assert_eq!(server.raw("POST", "/api/run", &json_header, b"not json").status, 400);
 }
 
 #[test]
@@ -226,9 +228,11 @@ fn errors_carry_line_column_and_hint_and_the_language_is_told_apart() {
     let run = server.post("/api/run", json!({ "tab": tab, "query": "btm mtae" })).json();
     assert_eq!(run["ok"], false);
     assert_eq!(server.get(&format!("/api/status?tab={tab}")).json()["state"], "idle");
-    // The file policy of `--secure`: a script may not write a file.
-    let writes = server.post("/api/check", json!({ "query": "cql() writefile \"x.cql\" \"a\" check" })).json();
-    assert_eq!(writes["ok"], false, "{writes}");
+    // The file policy of `--secure`: a script may not read a file; the error is at its name.
+    let reads = server.post("/api/check", json!({ "query": "cql() readfile \"notes.cql\"" })).json();
+    assert_eq!(reads["ok"], false, "{reads}");
+    assert!(reads["errors"][0]["message"].as_str().unwrap().contains("--secure"), "{reads}");
+    assert_eq!(reads["errors"][0]["column"], 16, "{reads}");
 }
 
 #[test]
@@ -269,9 +273,9 @@ fn beyond_localhost_every_call_needs_the_token() {
     let token = server.token.clone().expect("a token in the URL");
     assert!(token.len() >= 32);
     assert_eq!(server.post("/api/tab", json!({})).status, 401);
-    let wrong = [server.host(), "X-Cqlrs-Token: 0000".into()];
+    let wrong = [server.host(), "X-Cqlrs-Token: 0000".into(), "Content-Type: application/json".into()];
     assert_eq!(server.raw("POST", "/api/tab", &wrong, b"{}").status, 401);
-    let right = [server.host(), format!("X-Cqlrs-Token: {token}")];
+    let right = [server.host(), format!("X-Cqlrs-Token: {token}"), "Content-Type: application/json".into()];
     assert_eq!(server.raw("POST", "/api/tab", &right, b"{}").status, 200);
     assert_eq!(server.get(&format!("/api/surveys?token={token}")).status, 200);
     // The page itself holds nothing secret.

@@ -389,6 +389,10 @@ fn check(request: &mut Request, settings: &Settings, limiter: &RateLimiter) -> R
         if body.len() > MAX_BODY_BYTES {
             return Err(ApiError::new(413, format!("the request is larger than {} KiB", MAX_BODY_BYTES >> 10)));
         }
+        // JSON only: a form of another site cannot send it without the browser asking first.
+        if !header(request, "Content-Type").is_some_and(|t| t.starts_with("application/json")) {
+            return Err(ApiError::new(415, "calls send JSON (Content-Type: application/json)"));
+        }
     }
     Ok(body)
 }
