@@ -6,7 +6,8 @@
 //! Gives out: JSON for the page; the matching games' PGN bytes, as `-o` writes them.
 //! Must never: run two scans for one tab (a new run stops the tab's old one), run more
 //! than [`MAX_SCANS`] scans at once, keep more than [`MAX_TABS`] tabs, or hold more
-//! than [`MAX_MATCH_BYTES`] of matches for one tab (the scan then stops and says so).
+//! than [`MAX_MATCH_BYTES`] of matches for one tab or [`MAX_HELD_BYTES`] for all tabs
+//! (the scan then stops and says so).
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -31,6 +32,10 @@ pub const MAX_TABS: usize = 16;
 pub const MAX_SCANS: usize = 4;
 /// Most bytes of matching games one tab holds (its list and its download).
 pub const MAX_MATCH_BYTES: usize = 256 << 20;
+/// Most bytes of matching games all tabs together hold.
+pub const MAX_HELD_BYTES: usize = 1 << 30;
+/// Bytes of matching games held now, all tabs together.
+static HELD: AtomicUsize = AtomicUsize::new(0);
 /// Most matches listed in one status reply (the page asks again for the rest).
 pub const MAX_ROWS_PER_REPLY: usize = 2000;
 
@@ -269,6 +274,13 @@ impl Job {
     }
 }
 
+impl Drop for Job {
+    /// The job's matches are let go: they no longer count against [`MAX_HELD_BYTES`].
+    fn drop(&mut self) {
+        HELD.fetch_sub(lock(&self.state).pgn_bytes, Ordering::Relaxed);
+    }
+}
+
 /// The scan's reports: progress into the job's counters, warnings kept (the first 50).
 struct Events(Arc<Job>);
 
@@ -318,7 +330,9 @@ impl Collector {
             pgn,
         };
         let mut s = lock(&self.job.state);
-        if s.pgn_bytes + m.pgn.len() > MAX_MATCH_BYTES {
+        let held = HELD.fetch_add(m.pgn.len(), Ordering::Relaxed) + m.pgn.len();
+        if s.pgn_bytes + m.pgn.len() > MAX_MATCH_BYTES || held > MAX_HELD_BYTES {
+            HELD.fetch_sub(m.pgn.len(), Ordering::Relaxed);
             drop(s);
             self.job.stop(STOPPED_FULL);
             return;
