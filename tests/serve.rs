@@ -38,7 +38,8 @@ struct Reply {
 
 impl Reply {
     fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
     fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
@@ -139,7 +140,9 @@ fn only_the_pages_own_paths_are_served() {
     assert_eq!(page.status, 200);
     assert!(page.header("content-type").unwrap().starts_with("text/html"));
     let html = String::from_utf8_lossy(&page.body);
-    for hook in ["id=\"query\"", "id=\"run\"", "id=\"stop\"", "id=\"errors\"", "id=\"results\"", "id=\"board\"", "id=\"moves\""] {
+    for hook in
+        ["id=\"query\"", "id=\"run\"", "id=\"stop\"", "id=\"errors\"", "id=\"results\"", "id=\"board\"", "id=\"moves\""]
+    {
         assert!(html.contains(hook), "the page lacks {hook}");
     }
     // Built in and offline: nothing is fetched from another host.
@@ -149,7 +152,9 @@ fn only_the_pages_own_paths_are_served() {
     }
     assert!(server.get("/app.js").header("content-type").unwrap().starts_with("text/javascript"));
     assert!(page.header("content-security-policy").unwrap().contains("default-src 'self'"));
-    for path in ["/../Cargo.toml", "/%2e%2e/Cargo.toml", "/src/main.rs", "/assets/serve/app.js", "//etc/passwd", "/api/nothing"] {
+    for path in
+        ["/../Cargo.toml", "/%2e%2e/Cargo.toml", "/src/main.rs", "/assets/serve/app.js", "//etc/passwd", "/api/nothing"]
+    {
         assert_eq!(server.get(path).status, 404, "{path}");
     }
     assert_eq!(server.raw("DELETE", "/", &[server.host()], b"").status, 405);

@@ -46,20 +46,15 @@ fn nag_text(nag: u8) -> String {
 /// The page's view of game `number` whose output bytes are `pgn`, with the positions at
 /// `plies` marked.
 pub fn view(number: u64, pgn: &[u8], plies: &[u32]) -> Result<Value, String> {
-    let raw = RawGame {
-        number,
-        file: Arc::from("match"),
-        line: 1,
-        bytes: pgn.to_vec(),
-        offset: 0,
-        file_number: number,
-    };
+    let raw =
+        RawGame { number, file: Arc::from("match"), line: 1, bytes: pgn.to_vec(), offset: 0, file_number: number };
     let mut game = Game::default();
     GameParser::new().parse(&raw, &mut game, &|_| true).map_err(|e| format!("game {number} cannot be shown: {e}"))?;
     if game.nodes.is_empty() {
         return Err(format!("game {number} has no positions to show"));
     }
-    let fens: Vec<String> = (0..game.nodes.len()).map(|i| crate::output::positions::fen_at(&game, NodeId(i as u32))).collect();
+    let fens: Vec<String> =
+        (0..game.nodes.len()).map(|i| crate::output::positions::fen_at(&game, NodeId(i as u32))).collect();
     let nodes: Vec<Value> = game
         .nodes
         .iter()

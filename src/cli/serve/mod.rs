@@ -159,8 +159,7 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
     let shown_host = if address.contains(':') { format!("[{address}]") } else { address.clone() };
     let hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
-    let threads =
-        args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let settings = Arc::new(Settings {
         archive: session::Archive::files(args.input.clone()),
         survey_dirs: args.survey.clone(),
@@ -174,7 +173,10 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         Some(t) => format!("http://{shown_host}:{port}/?token={t}"),
     };
     crate::output::print_stdout(&format!("cqlrs serve: {url}\n")).map_err(|e| format!("cqlrs serve: {e}"))?;
-    say!("cqlrs serve: {} input file(s); open the address above in a browser; Ctrl-C stops the server", args.input.len());
+    say!(
+        "cqlrs serve: {} input file(s); open the address above in a browser; Ctrl-C stops the server",
+        args.input.len()
+    );
 
     let stop = Arc::new(AtomicUsize::new(0));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -269,7 +271,12 @@ pub struct Reply {
 impl Reply {
     /// A JSON reply with status 200.
     pub fn json(value: serde_json::Value) -> Reply {
-        Reply { status: 200, content_type: "application/json", headers: Vec::new(), body: value.to_string().into_bytes() }
+        Reply {
+            status: 200,
+            content_type: "application/json",
+            headers: Vec::new(),
+            body: value.to_string().into_bytes(),
+        }
     }
 
     fn error(e: ApiError) -> Reply {
@@ -441,7 +448,8 @@ fn route(request: &Request, body: Vec<u8>, settings: &Settings, tabs: &Tabs) -> 
         }
         (Method::Get, "/api/game") => {
             let tab = tabs.get(&param(query, "tab").unwrap_or_default())?;
-            let index = param(query, "i").and_then(|s| s.parse().ok()).ok_or_else(|| ApiError::new(400, "`i` is missing"))?;
+            let index =
+                param(query, "i").and_then(|s| s.parse().ok()).ok_or_else(|| ApiError::new(400, "`i` is missing"))?;
             Ok(Reply::json(tab.game(index)?))
         }
         (Method::Get, "/api/download") => {

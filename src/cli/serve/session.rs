@@ -81,7 +81,10 @@ impl Archive {
             let mut file = std::fs::File::open(f).ok()?;
             let n = std::io::Read::read(&mut file, &mut head).ok()?;
             let head = &head[..n];
-            if head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) || head.starts_with(b"BZh") {
+            if head.starts_with(&[0x1f, 0x8b])
+                || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+                || head.starts_with(b"BZh")
+            {
                 return None;
             }
             total += file.metadata().ok()?.len();
@@ -91,7 +94,13 @@ impl Archive {
 
     /// Run `query` over the archive with the scan every search uses, writing the format
     /// of `config` to `sink` and reporting to `events`.
-    pub fn scan(&self, query: &Query, config: &ScanConfig, sink: &mut Sink, events: &dyn ScanEvents) -> ScanOutcome<Scratch> {
+    pub fn scan(
+        &self,
+        query: &Query,
+        config: &ScanConfig,
+        sink: &mut Sink,
+        events: &dyn ScanEvents,
+    ) -> ScanOutcome<Scratch> {
         let sources = self.files.iter().cloned().map(Source::whole).collect();
         crate::scan::run_sources(query, sources, 1, config, sink, None, events)
     }
@@ -159,9 +168,9 @@ pub fn compile(text: &str, syntax: &str, files: &FilePolicy) -> Result<(Query, S
         return Err(json!({ "ok": false, "errors": [{ "message": "the query is empty: type one, e.g. `btm mate`" }] }));
     }
     let source = QuerySource { name: "query".into(), text: text.to_string(), syntax, script: None, map: None };
-    let source = source
-        .with_includes(files)
-        .map_err(|message| json!({ "ok": false, "errors": [{ "message": message.trim_end() }], "rendered": message }))?;
+    let source = source.with_includes(files).map_err(
+        |message| json!({ "ok": false, "errors": [{ "message": message.trim_end() }], "rendered": message }),
+    )?;
     let mut options = CompileOptions::new(syntax).files(files.clone());
     let query = Query::compile(&source.text, &mut options).map_err(|e| errors_json(&e, &source))?;
     let settings = &query.ir().settings;
@@ -439,7 +448,10 @@ impl Tab {
             })
             .collect();
         let next = since.min(s.matches.len()) + rows.len();
-        let fraction = job.total_bytes.filter(|&t| t > 0).map(|t| (job.done_bytes.load(Ordering::Relaxed) as f64 / t as f64).min(1.0));
+        let fraction = job
+            .total_bytes
+            .filter(|&t| t > 0)
+            .map(|t| (job.done_bytes.load(Ordering::Relaxed) as f64 / t as f64).min(1.0));
         let mut reply = json!({
             "state": "running",
             "syntax": syntax_name(job.syntax),
@@ -547,7 +559,10 @@ impl Tabs {
     pub fn get(&self, id: &str) -> Result<Arc<Tab>, ApiError> {
         let tabs = lock(&self.tabs);
         let tab = tabs.iter().find(|t| t.id == id).cloned().ok_or_else(|| {
-            ApiError::new(404, "this tab is not known to the server (it restarted, or too many tabs were opened): reload the page")
+            ApiError::new(
+                404,
+                "this tab is not known to the server (it restarted, or too many tabs were opened): reload the page",
+            )
         })?;
         *lock(&tab.last_seen) = Instant::now();
         Ok(tab)
