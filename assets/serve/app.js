@@ -105,7 +105,7 @@ function scheduleCheck() {
 
 function setRunning(running) {
   state.running = running;
-  $('#stop').disabled = !running;
+  $('#stop').disabled = !running && $('#survey-status').dataset.state !== 'running';
   $('#run').textContent = running ? 'Run again' : 'Run';
 }
 
@@ -387,6 +387,7 @@ function watchSurvey(r) {
   clearTimeout(state.surveyTimer);
   const status = $('#survey-status');
   status.dataset.state = r.state;
+  $('#stop').disabled = !(state.running || r.state === 'running');
   if (r.state === 'running') {
     status.textContent = `${r.themes} themes (${r.left_out} left out) · ${r.read.toLocaleString('en')} games read · ${r.seconds.toFixed(1)} s`;
     state.surveyTimer = setTimeout(async () => {
