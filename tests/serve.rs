@@ -50,6 +50,8 @@ fn start(extra: &[&str]) -> Server {
     let mut child = Command::new(BIN)
         .arg("serve")
         .args(["--port", "0"])
+        // A server left behind by a test that was killed ends by itself.
+        .args(if extra.contains(&"--idle-exit") { &[][..] } else { &["--idle-exit", "300"][..] })
         .args(extra)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::null())
@@ -315,6 +317,22 @@ fn the_survey_of_a_folder_gives_its_report() {
     let html = String::from_utf8_lossy(&report.body);
     assert!(html.contains("theme-table") && html.contains("check") && html.contains("broken.cql"));
     assert!(report.header("content-security-policy").unwrap().contains("default-src 'none'"));
+}
+
+#[test]
+fn the_server_stops_by_itself_after_idle_exit() {
+    let mut server = start(&["--idle-exit", "1", GAMES]);
+    assert_eq!(server.get("/").status, 200);
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the server did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(started.elapsed() >= Duration::from_millis(900));
 }
 
 #[test]

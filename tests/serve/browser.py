@@ -47,7 +47,7 @@ def check(condition, what):
 def start_server(binary, workdir):
     """Start `cqlrs serve` on a free port; returns the process and the URL it printed."""
     server = subprocess.Popen(
-        [binary, "serve", "--port", "0", "--survey", "examples/cql", GAMES],
+        [binary, "serve", "--port", "0", "--idle-exit", "300", "--survey", "examples/cql", GAMES],
         cwd=workdir,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

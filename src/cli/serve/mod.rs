@@ -5,7 +5,8 @@
 //! [--threads N] INPUT…` (PGN files, plain or compressed).
 //! Gives out: one HTTP server on 127.0.0.1 (its URL printed on stdout) serving the page,
 //! its built-in script and style, and a small JSON API (see docs/serve.md); exit status 0
-//! when stopped by SIGINT or SIGTERM, 2 when it cannot start.
+//! when stopped by SIGINT or SIGTERM (or after `--idle-exit` seconds without a request), 2
+//! when it cannot start.
 //! Must never: listen beyond 127.0.0.1 unless `--listen` is given (and then answer no API
 //! call without the token printed with the URL), serve any path but the page's own, let a
 //! script reach a file that the file policy (`--secure` unless `--allow-files`) refuses,
@@ -39,6 +40,8 @@ pub const MAX_URL_BYTES: usize = 4096;
 pub const MAX_REQUESTS_PER_SECOND: u64 = 400;
 /// Threads answering requests (each answers one request at a time).
 const HANDLERS: usize = 4;
+/// The stop flag's value when `--idle-exit` ends the server (signals set their number).
+const IDLE_STOP: usize = 1000;
 
 /// The arguments of `cqlrs serve`.
 #[derive(Parser, Debug)]
@@ -69,6 +72,9 @@ pub struct ServeArgs {
     /// Worker threads of each scan (default: all cores)
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
+    /// Stop the server after this many seconds without a request (default: run until stopped)
+    #[arg(long = "idle-exit", value_name = "SECONDS")]
+    pub idle_exit: Option<u64>,
 }
 
 /// The clap description of `cqlrs serve` (for completions and the manual page).
@@ -184,20 +190,35 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
     }
     let server = Arc::new(server);
     let tabs = Arc::new(Tabs::new());
+    // Milliseconds from `started` to the last request (for `--idle-exit`).
+    let started = Instant::now();
+    let last_request = Arc::new(AtomicU64::new(0));
+    let idle_limit = args.idle_exit.map(|s| s.saturating_mul(1000));
     let limiter = Arc::new(RateLimiter::new());
     let mut handlers = Vec::new();
     for _ in 0..HANDLERS {
-        let (server, settings, tabs, limiter, stop) =
-            (server.clone(), settings.clone(), tabs.clone(), limiter.clone(), stop.clone());
+        let (server, settings, tabs, limiter, stop, last_request) =
+            (server.clone(), settings.clone(), tabs.clone(), limiter.clone(), stop.clone(), last_request.clone());
         let handler = std::thread::Builder::new()
             .name("cqlrs-serve".into())
             .stack_size(64 << 20)
             .spawn(move || {
                 while stop.load(Ordering::Relaxed) == 0 {
                     match server.recv_timeout(Duration::from_millis(200)) {
-                        Ok(Some(request)) => answer(request, &settings, &tabs, &limiter),
+                        Ok(Some(request)) => {
+                            last_request.fetch_max(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+                            answer(request, &settings, &tabs, &limiter);
+                            last_request.fetch_max(started.elapsed().as_millis() as u64, Ordering::Relaxed);
+                        }
                         Ok(None) => {}
                         Err(_) => std::thread::sleep(Duration::from_millis(50)),
+                    }
+                    if let Some(limit) = idle_limit {
+                        let idle =
+                            (started.elapsed().as_millis() as u64).saturating_sub(last_request.load(Ordering::Relaxed));
+                        if idle > limit {
+                            let _ = stop.compare_exchange(0, IDLE_STOP, Ordering::Relaxed, Ordering::Relaxed);
+                        }
                     }
                 }
             })
@@ -208,7 +229,11 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         let _ = h.join();
     }
     tabs.stop_all();
-    say!("cqlrs serve: stopped");
+    if stop.load(Ordering::Relaxed) == IDLE_STOP {
+        say!("cqlrs serve: stopped after {} s without a request", args.idle_exit.unwrap_or(0));
+    } else {
+        say!("cqlrs serve: stopped");
+    }
     Ok(())
 }
 
