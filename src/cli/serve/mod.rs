@@ -164,7 +164,13 @@ fn serve(args: &ServeArgs) -> Result<(), String> {
         .map_err(|e| format!("cqlrs serve: cannot listen on {address}:{}: {e}", args.port))?;
     let port = server.server_addr().to_ip().map_or(args.port, |a| a.port());
     let shown_host = if address.contains(':') { format!("[{address}]") } else { address.clone() };
-    let hosts = vec![format!("127.0.0.1:{port}"), format!("localhost:{port}")];
+    // Without the port too, as a browser writes it for port 80; a rebound name is never one of these.
+    let hosts = vec![
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        "127.0.0.1".to_string(),
+        "localhost".to_string(),
+    ];
     let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let settings = Arc::new(Settings {
         archive: session::Archive::files(args.input.clone()),
