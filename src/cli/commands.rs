@@ -15,7 +15,7 @@ use super::args::Args;
 use super::{EXIT_ERROR, EXIT_MATCH};
 
 /// The words that name a command when they are the first argument.
-pub const COMMANDS: [&str; 3] = ["completions", "man", "survey"];
+pub const COMMANDS: [&str; 4] = ["completions", "man", "survey", "serve"];
 
 /// The full command-line interface: every search option of [`Args`] and the two
 /// commands, as the completion scripts and the manual page describe it.
@@ -33,9 +33,11 @@ pub fn interface() -> Command {
         )
         .subcommand(Command::new("man").about("Print the manual page (roff) on standard output"))
         .subcommand(super::survey::command())
+        .subcommand(super::serve::command())
         .after_help(
             "Commands: `cqlrs completions SHELL` prints a completion script; `cqlrs man` prints the manual page; \
-             `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report.",
+             `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report; \
+             `cqlrs serve INPUT…` serves a page on 127.0.0.1 to explore the games in a browser.",
         )
 }
 
@@ -166,7 +168,12 @@ Print this manual page (roff) on standard output.
 
 * cqlrs survey -i GAMES.pgn … SCRIPT_OR_DIR … -o OUTDIR
 Run many scripts over the games in one pass: one PGN per theme, summary tables and
-report.html in OUTDIR.";
+report.html in OUTDIR.
+
+* cqlrs serve [--port N] [--survey DIR] INPUT …
+Serve a page on 127.0.0.1 (its address is printed) to write a query, watch its matches
+arrive, step through them on a board and download them as the PGN -o writes; scripts
+reach no file unless --allow-files is given. See docs/serve.md.";
 
 const EXIT_STATUS: &str = "
 * 0
@@ -240,6 +247,9 @@ pub fn run_subcommand(argv: &[String]) -> Option<i32> {
     let rest = &argv[2..];
     if word == "survey" {
         return Some(super::survey::run(rest));
+    }
+    if word == "serve" {
+        return Some(super::serve::run(rest));
     }
     let result = match (word.as_str(), rest) {
         ("completions", [shell]) => completions(shell),

@@ -37,6 +37,7 @@ mod files;
 pub mod gui;
 mod include;
 mod scale;
+pub mod serve;
 pub mod survey;
 
 use std::io::IsTerminal;

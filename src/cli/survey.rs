@@ -91,7 +91,7 @@ pub fn command() -> clap::Command {
 
 /// The script files named: files as given, directories as their `.cql` and `.yacpdb`
 /// files in name order.
-fn script_files(named: &[String]) -> Result<Vec<String>, String> {
+pub(super) fn script_files(named: &[String]) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     for name in named {
         let path = Path::new(name);
@@ -115,7 +115,7 @@ fn script_files(named: &[String]) -> Result<Vec<String>, String> {
 
 /// Compile one script as a single run compiles it (same front-end choice, includes and
 /// command-line amendments), with the PGN style its run would write.
-fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyle), String> {
+pub(super) fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyle), String> {
     let text = crate::input::read_regular_text(std::path::Path::new(path), crate::input::MAX_TEXT_FILE_BYTES)
         .map_err(|e| format!("cqlrs: {path}: {e}"))?;
     // The script reaches the files its own run would: its folder and the current directory.
@@ -139,7 +139,8 @@ fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyl
     Ok((query, syntax, style))
 }
 
-fn language(syntax: Syntax) -> &'static str {
+/// The language's name in the survey's tables.
+pub(super) fn language(syntax: Syntax) -> &'static str {
     match syntax {
         Syntax::Cql6 => "cql6",
         Syntax::Legacy => "legacy",
