@@ -209,9 +209,10 @@ fn slice(source: &Path, games: usize, dir: &Path, name: &str) -> PathBuf {
     common::write(dir, name, &bytes[..end])
 }
 
-/// The scripts checked: the examples of the conformance suite that write something
-/// (`message`, `comment`, `sort`, `str`, dictionaries, `settag`), the suite's `comments`
-/// group, and the scripts of `tests/cql62-output/scripts`.
+/// The scripts checked: the examples of the conformance suite and the manual's examples
+/// (`scripts/manual-examples`) that write something (`message`, `comment`, `sort`, `str`,
+/// dictionaries, `settag`), the suite's `comments` group, and the scripts of
+/// `tests/cql62-output/scripts`.
 fn scripts(shared: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let writes = ["message", "comment", "sort", "str", "dictionary", "settag"];
@@ -224,6 +225,14 @@ fn scripts(shared: &Path) -> Vec<PathBuf> {
             if path.extension().is_some_and(|e| e == "cql") && (group == "comments" || writes.iter().any(|w| text.contains(w))) {
                 out.push(path);
             }
+        }
+    }
+    let manual = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/manual-examples");
+    for entry in std::fs::read_dir(manual).expect("scripts/manual-examples").flatten() {
+        let path = entry.path();
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if path.extension().is_some_and(|e| e == "cql") && writes.iter().any(|w| text.contains(w)) {
+            out.push(path);
         }
     }
     let own = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cql62-output/scripts");
