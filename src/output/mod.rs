@@ -161,6 +161,7 @@ pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, ra
         "skipped": summary.skipped,
         "abandoned": summary.abandoned,
         "partly_read": summary.partly_read,
+        "passed_over": summary.passed_over,
         "input_errors": input_errors,
         "bytes": bytes,
         "seconds": summary.seconds,
@@ -413,10 +414,12 @@ pub fn print_stdout(text: &str) -> std::io::Result<()> {
 pub struct Summary {
     /// Games that matched.
     pub matched: u64,
-    /// Games read (matched + unmatched + skipped).
+    /// Games read (matched + unmatched + skipped + abandoned + passed over).
     pub read: u64,
     /// Games read and evaluated that did not match (or matched beyond a sorted `--limit`).
     pub unmatched: u64,
+    /// Games read but left out by `-gamenumber` (neither matched nor unmatched).
+    pub passed_over: u64,
     /// Malformed games skipped.
     pub skipped: u64,
     /// Games the evaluator gave up on (runaway work or nesting).
@@ -433,12 +436,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// `N matches of M games (U unmatched, K skipped[, A abandoned]) in S s using T
+    /// `N matches of M games (U unmatched, K skipped[, A abandoned][, P outside
+    /// -gamenumber]) in S s using T
     /// threads[ to FILE][; P games read only up to an unplayable move]`: every tally is
     /// printed (abandoned and partly read ones when there are any) so that a reader can
-    /// check M = N + U + K + A.
+    /// check M = N + U + K + A + P.
     pub fn line(&self) -> String {
-        let abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
+        let mut abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
+        if self.passed_over > 0 {
+            abandoned.push_str(&format!(", {} outside -gamenumber", self.passed_over));
+        }
         let mut s = format!(
             "{} {} of {} {} ({} unmatched, {} skipped{abandoned}) in {:.2} s using {} {}",
             self.matched,
@@ -630,6 +637,7 @@ mod tests {
             output: None,
             abandoned: 0,
             partly_read: 0,
+            passed_over: 0,
         };
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");

@@ -140,7 +140,7 @@ pub fn run(
         let _ = token_tx.send(());
     }
     let mut outcome = std::thread::scope(|scope| {
-        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events };
+        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events, runaway: None };
         let mut workers = Vec::new();
         for _ in 0..threads {
             let tokens = token_rx.clone();
