@@ -579,6 +579,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
     let size = console::InputSize::of(&plan.sources);
+    let input_count = plan.sources.len() as u64;
     // CQL's running output goes to stdout unless the games themselves do.
     let stdout_free = sink.path.is_some() || args.guipgnstdout;
     let chatter = gui::Chatter::new(args.gui, args.lineincrement, args.showmatches, stdout_free);
@@ -622,6 +623,11 @@ fn execute(args: &Args) -> Result<i32, String> {
         return Err(format!("cqlrs: {}: {e}", args.rejects.as_deref().unwrap_or("")));
     }
     let complete = outcome.input_errors == 0;
+    // Inputs that could not be read are named and skipped, as grep does: the games of the
+    // others are written, and the status says that a file was skipped. Nothing is written
+    // when no input was read to its end (an earlier output is not replaced by nothing),
+    // nor under `-gui`, where CQL 6.2 stops at an unreadable input.
+    let written = complete || (outcome.input_errors < input_count && !args.gui);
     let summary = Summary {
         matched: outcome.matched,
         read: outcome.read,
@@ -632,12 +638,12 @@ fn execute(args: &Args) -> Result<i32, String> {
         passed_over: outcome.passed_over,
         seconds: outcome.seconds,
         threads: config.threads,
-        output: if complete { sink.path.clone() } else { None },
+        output: if written { sink.path.clone() } else { None },
     };
     let summary_record =
         args.summary_json.then(|| output::summary_json(&summary, plan.bytes, outcome.input_errors, plan.range) + "\n");
     let mut record_written = false;
-    if complete {
+    if written {
         if let (Some(record), true) = (&summary_record, config.format.is_json()) {
             // The record ends the JSON lines of the output itself.
             sink.write(record.as_bytes())
@@ -663,33 +669,18 @@ fn execute(args: &Args) -> Result<i32, String> {
         None if !args.quiet_stderr => say!("{}", summary.line()),
         None => {}
     }
+    // On a terminal, where stdout and stderr show together, the line above says it all:
+    // CQL's own line (below) is for the programs that read stdout.
+    let one_screen = summary_record.is_none()
+        && !args.quiet_stderr
+        && std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let persistent = query.persistent_totals(&outcome.scratches);
     if !args.gui {
         for (name, value) in &persistent {
             say!("{name}: {value}");
         }
     }
-    if !complete {
-        let kept = match &sink.path {
-            Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
-            None => String::new(),
-        };
-        // Said for a missing file as for a cut one: the message above names the cause.
-        let (files, messages) = if outcome.input_errors == 1 { ("file", "message") } else { ("files", "messages") };
-        let message = format!(
-            "cqlrs: the run is incomplete: {} input {files} could not be read (see the {messages} above){kept}",
-            outcome.input_errors,
-        );
-        say!("{message}");
-        if args.gui {
-            let mut errors = console.chatter.input_errors();
-            errors.push(message);
-            gui::error(&errors.join("\n"));
-        }
-        return Ok(EXIT_ERROR);
-    }
-    // CQL's own summary (and in GUI mode the rest of its protocol) on stdout, when the
-    // games do not go there; CQL starts it with a newline, ending a line of progress.
     let finish = gui::Finish {
         matched: outcome.matched,
         games: outcome.read,
@@ -698,9 +689,42 @@ fn execute(args: &Args) -> Result<i32, String> {
         output: sink.path.as_deref().unwrap_or(""),
         persistent: &persistent,
     };
+    if !complete {
+        // Said for a missing file as for a cut one: the message above names the cause.
+        let (files, messages) = if outcome.input_errors == 1 { ("file", "message") } else { ("files", "messages") };
+        let n = outcome.input_errors;
+        let message = if written {
+            let to = match &sink.path {
+                Some(p) => format!("`{p}` holds the matches of the other inputs"),
+                None => "the matches of the other inputs were written".to_string(),
+            };
+            let status = if args.exit_zero { "exit status 0 (--exit-zero)" } else { "exit status 2" };
+            format!("cqlrs: {n} input {files} could not be read (see the {messages} above) and skipped; {to}; {status}")
+        } else {
+            let kept = match &sink.path {
+                Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
+                None => String::new(),
+            };
+            format!("cqlrs: the run is incomplete: no input could be read to its end (see the {messages} above){kept}")
+        };
+        say!("{message}");
+        if args.gui {
+            let mut errors = console.chatter.input_errors();
+            errors.push(message);
+            gui::error(&errors.join("\n"));
+        }
+        if !written || !args.exit_zero {
+            if written && stdout_free && !one_screen && !args.gui {
+                let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
+            }
+            return Ok(EXIT_ERROR);
+        }
+    }
+    // CQL's own summary (and in GUI mode the rest of its protocol) on stdout, when the
+    // games do not go there; CQL starts it with a newline, ending a line of progress.
     if args.gui {
         finish.write_gui();
-    } else if stdout_free {
+    } else if stdout_free && !one_screen {
         let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
     }
     Ok(if outcome.matched > 0 || !args.grep_status { EXIT_MATCH } else { EXIT_NO_MATCH })

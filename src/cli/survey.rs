@@ -304,15 +304,21 @@ fn survey(args: &SurveyArgs) -> Result<i32, String> {
     }
     if !args.quiet_stderr {
         let matched: u64 = tally.themes.iter().filter(|t| t.games > 0).count() as u64;
+        let partly = if tally.partly_read > 0 {
+            format!(", {} read only up to an unplayable move", tally.partly_read)
+        } else {
+            String::new()
+        };
+        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         say!(
-            "cqlrs: survey: {} themes ({} left out), {} games read ({} skipped), {} matched by some theme, {} themes found; \
+            "cqlrs: survey: {} ({} left out), {} read ({} skipped{partly}), {} matched by some theme, {} found; \
              {:.2} s on {} threads; report: {}",
-            tally.themes.len(),
+            plural(tally.themes.len() as u64, "theme", "themes"),
             tally.failed.len(),
-            tally.read,
+            plural(tally.read, "game", "games"),
             tally.skipped,
             tally.matched_any,
-            matched,
+            plural(matched, "theme", "themes"),
             outcome.seconds,
             outcome.threads,
             table_paths[4]
