@@ -191,12 +191,9 @@ fn latin1_games_are_read_as_text_and_written_as_utf8() {
 
 #[test]
 fn the_latin1_corpus_file_is_read_as_windows_1252() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/realistic/08-dortmund-annotated-latin1.pgn");
-    if !path.exists() {
-        eprintln!("note: {} not present; test skipped", path.display());
+    let Some(path) = common::shared::shared_path("corpus/realistic/08-dortmund-annotated-latin1.pgn") else {
         return;
-    }
+    };
     let dir = temp_dir("dortmund");
     let o = cqlrs_in(&dir, &["-i", path.to_str().unwrap(), "-cql", "initial", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
