@@ -482,7 +482,10 @@ fn csv_cells_are_never_formulas_and_a_missing_script_is_named() {
     let evil = dir.join("=HYPERLINK(1+1).cql");
     std::fs::write(&evil, "cql() mate\n").unwrap();
     let outdir = dir.join("out");
-    let o = survey(&[pgn.to_string_lossy().into_owned()], &[evil.to_string_lossy().into_owned()], &outdir, &[]);
+    let check = dir.join("check.cql");
+    std::fs::write(&check, "cql() check\n").unwrap();
+    let scripts = [evil.to_string_lossy().into_owned(), check.to_string_lossy().into_owned()];
+    let o = survey(&[pgn.to_string_lossy().into_owned()], &scripts, &outdir, &[]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     for table in ["summary.csv", "cooccurrence.csv", "breakdown.csv"] {
         let text = std::fs::read_to_string(outdir.join(table)).unwrap();

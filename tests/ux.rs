@@ -274,7 +274,7 @@ fn a_runaway_query_stops_early_and_names_the_budget() {
     assert!(e.lines().filter(|l| l.contains("query abandoned")).count() <= 6, "{e}");
     assert_eq!(std::fs::read_to_string(dir.join("old.pgn")).unwrap(), "precious\n");
     // A step budget: the message names the option to raise.
-    let o = common::cqlrs_in(&dir, &["-i", &data(DATA[0]), "-cql", "check", "--max-game-steps", "3", "--count"]);
+    let o = common::cqlrs_in(&dir, &["-i", &data(DATA[0]), "-cql", "i = 0 while (i < 100) { i += 1 }", "--max-game-steps", "50", "--count"]);
     let e = err(&o);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("raise the budget: `--max-game-steps`"), "{e}");

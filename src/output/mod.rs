@@ -161,7 +161,6 @@ pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, ra
         "skipped": summary.skipped,
         "abandoned": summary.abandoned,
         "partly_read": summary.partly_read,
-        "passed_over": summary.passed_over,
         "input_errors": input_errors,
         "bytes": bytes,
         "seconds": summary.seconds,
@@ -169,6 +168,10 @@ pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, ra
     });
     if let Some((start, end)) = range {
         record["range"] = json!([start, end]);
+    }
+    if summary.passed_over > 0 {
+        // Only when `-gamenumber` left games out, so that other records keep their shape.
+        record["passed_over"] = json!(summary.passed_over);
     }
     record.to_string()
 }
