@@ -365,6 +365,13 @@ fn one_unreadable_input_among_several_is_skipped_and_the_rest_written() {
     let o = common::cqlrs_in(&dir, &zero);
     assert_eq!(o.status.code(), Some(0), "{}", err(&o));
     assert!(err(&o).contains("2 input files could not be read"), "{}", err(&o));
+    // `--count-games` follows the same rule: the file is named and counts no games.
+    let o = common::cqlrs_in(&dir, &["--count-games", "-i", "a.pgn", "-i", "notes.pgn"]);
+    assert_eq!(o.status.code(), Some(2), "{}", err(&o));
+    let o = common::cqlrs_in(&dir, &["--count-games", "--exit-zero", "-i", "a.pgn", "-i", "notes.pgn"]);
+    assert_eq!(o.status.code(), Some(0), "{}", err(&o));
+    let record: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(record["games"], 3);
     // When no input can be read, nothing is written over the old file.
     std::fs::write(dir.join("out.pgn"), "earlier\n").unwrap();
     let o = common::cqlrs_in(&dir, &["-i", "gone.pgn", "-cql", "mate", "-o", "out.pgn"]);
