@@ -177,10 +177,13 @@ valid).
 No game matched, only when --grep-status was given (as grep).
 
 * 2
-An error: a bad query or option, an output that is also an input, an input that could not
-be read, is not PGN, or is damaged or cut off (a compressed stream that ends early), or an
-output that could not be written. Malformed games and games the query gives up on are
-counted in the summary and do not by themselves make the status 2.
+An error: a bad query or option, no input (standard input is read only with -i -), an
+output that is also an input, an input that could not be read, is not PGN, or is damaged or
+cut off (a compressed stream that ends early), an output that could not be written, or a
+query abandoned on nearly every game (stopped early). An unreadable input among several is
+named and skipped and the others' matches are written; --exit-zero makes that run exit 0.
+Malformed games and games the query gives up on are counted in the summary and do not by
+themselves make the status 2.
 
 * 130, 143
 The run was stopped by SIGINT (Ctrl-C) or SIGTERM: nothing was written over an existing
