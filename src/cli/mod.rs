@@ -89,7 +89,12 @@ pub fn run(argv: Vec<String>) -> i32 {
     let positionals = positional_words(&argv);
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
-        Err(e) if e.kind() == clap::error::ErrorKind::UnknownArgument && positionals.len() > 1 => {
+        Err(e)
+            if e.kind() == clap::error::ErrorKind::UnknownArgument
+                && positionals.len() > 1
+                && e.get(clap::error::ContextKind::InvalidArg)
+                    .is_some_and(|v| !v.to_string().starts_with('-')) =>
+        {
             let message = two_positionals(&positionals);
             say!("{message}");
             if gui {

@@ -664,11 +664,15 @@ mod tests {
             skipped: 1,
             abandoned: 0,
             partly_read: 0,
+            passed_over: 0,
             seconds: 0.5,
             threads: 2,
             output: Some("o.pgn".into()),
         };
         assert_eq!(s.line(), "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn");
+        // Games `-gamenumber` leaves out are counted apart from the unmatched ones.
+        let ranged = Summary { read: 14, passed_over: 4, ..s.clone() };
+        assert!(ranged.line().contains("(7 unmatched, 1 skipped, 4 outside -gamenumber)"), "{}", ranged.line());
         let partly = Summary { partly_read: 2, ..s.clone() };
         assert_eq!(
             partly.line(),
