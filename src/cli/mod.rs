@@ -630,10 +630,10 @@ fn execute(args: &Args) -> Result<i32, String> {
     let complete = outcome.input_errors == 0;
     // Inputs that could not be read are named and skipped, as grep does: the games of the
     // others are written, and the status says that a file was skipped. Nothing is written
-    // when no input was read to its end (an earlier output is not replaced by nothing)
-    // unless `--exit-zero` asks for the run to count as complete, nor under `-gui`, where
-    // CQL 6.2 stops at an unreadable input.
-    let written = complete || (!args.gui && (outcome.input_errors < input_count || args.exit_zero));
+    // when no input was read to its end (an earlier output is not replaced by nothing; a
+    // run that read nothing fails even with `--exit-zero`), nor under `-gui`, where CQL
+    // 6.2 stops at an unreadable input.
+    let written = complete || (!args.gui && outcome.input_errors < input_count);
     let summary = Summary {
         matched: outcome.matched,
         read: outcome.read,
