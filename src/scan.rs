@@ -195,7 +195,18 @@ pub struct ScanConfig {
     /// accounts for no further game and reports how far it got
     /// ([`ScanOutcome::interrupted`]).
     pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicUsize>>,
+    /// Stop the scan when the query is abandoned on most games (see [`RUNAWAY_MIN_GAMES`]
+    /// and [`RUNAWAY_SHARE`]): the run cannot give a useful answer, and on a large archive
+    /// it would take hours to say so. On by default.
+    pub stop_runaway: bool,
 }
+
+/// A scan stops as a runaway only after at least this many games were accounted for.
+pub const RUNAWAY_MIN_GAMES: u64 = 20;
+
+/// A scan stops as a runaway when more than this share of the games accounted for so
+/// far (at least [`RUNAWAY_MIN_GAMES`]) were abandoned.
+pub const RUNAWAY_SHARE: f64 = 0.9;
 
 /// Default largest game read: larger ones are skipped and reported, unread.
 pub const MAX_GAME_BYTES: usize = 64 << 20;
@@ -215,6 +226,7 @@ impl ScanConfig {
             keep_rejects: false,
             max_game_bytes: MAX_GAME_BYTES,
             interrupt: None,
+            stop_runaway: true,
         }
     }
 }
@@ -235,6 +247,9 @@ pub struct ScanOutcome<S> {
     /// Games read only up to a move that cannot be played (counted among the matched or
     /// unmatched ones as well, and reported once each), as CQL 6.2 reads them.
     pub partly_read: u64,
+    /// Games read but passed over because `gamenumber` leaves them out (not counted as
+    /// unmatched: the query never saw them).
+    pub passed_over: u64,
     /// Input files that could not be read, or not to their end.
     pub input_errors: u64,
     /// The output was closed by its reader (`head`): the scan stopped quietly.
@@ -250,6 +265,57 @@ pub struct ScanOutcome<S> {
     /// The number of the signal that stopped the scan early (0: not interrupted). The
     /// tallies then hold the games accounted for until then.
     pub interrupted: usize,
+    /// The scan was stopped because the query was abandoned on most games.
+    pub runaway: Option<Runaway>,
+}
+
+/// Why a scan stopped as a runaway ([`ScanConfig::stop_runaway`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Runaway {
+    /// Games evaluated when it stopped.
+    pub games: u64,
+    /// Of those, games abandoned.
+    pub abandoned: u64,
+    /// The warning of the last game abandoned (its reason names the budget it ran out of).
+    pub last: String,
+}
+
+/// The workers' running count of games evaluated and abandoned, for
+/// [`ScanConfig::stop_runaway`]: counted where the games are evaluated, so that the scan
+/// stops after a few games even when they come in one large batch.
+#[derive(Default)]
+struct RunawayTally {
+    evaluated: AtomicU64,
+    abandoned: AtomicU64,
+    tripped: Mutex<Option<Runaway>>,
+    seen: AtomicBool,
+}
+
+impl RunawayTally {
+    /// Count one evaluated game (`abandoned`: with this warning); true when the scan is to
+    /// stop as a runaway.
+    fn count(&self, abandoned: Option<&str>) -> bool {
+        let games = self.evaluated.fetch_add(1, AtomicOrdering::Relaxed) + 1;
+        let Some(last) = abandoned else { return false };
+        let gave_up = self.abandoned.fetch_add(1, AtomicOrdering::Relaxed) + 1;
+        if games >= RUNAWAY_MIN_GAMES && gave_up as f64 > RUNAWAY_SHARE * games as f64 {
+            let mut tripped = self.tripped.lock().unwrap_or_else(|e| e.into_inner());
+            if tripped.is_none() {
+                *tripped = Some(Runaway { games, abandoned: gave_up, last: last.to_string() });
+                self.seen.store(true, AtomicOrdering::Relaxed);
+            }
+            return true;
+        }
+        false
+    }
+
+    /// The runaway, once the workers found one.
+    fn tripped(&self) -> Option<Runaway> {
+        if !self.seen.load(AtomicOrdering::Relaxed) {
+            return None;
+        }
+        self.tripped.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 struct Batch {
@@ -261,6 +327,8 @@ struct Batch {
 
 enum Verdict {
     Unmatched,
+    /// Outside the `gamenumber` range: read, not evaluated.
+    PassedOver,
     /// Not read: the message, and the game's raw bytes when rejects are kept.
     Skipped(String, Vec<u8>),
     /// The evaluator gave up: the message.
@@ -322,6 +390,7 @@ pub fn run_sources<E: Evaluator>(
     let in_flight = config.in_flight.max(2);
     let stop = AtomicBool::new(false);
     let input_errors = AtomicU64::new(0);
+    let tally = RunawayTally::default();
     let games = Games::from_sources(sources, first_number).with_max_game_bytes(config.max_game_bytes);
     let reader = Mutex::new(Reader::new(games, config.gamenumber));
     let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
@@ -330,7 +399,8 @@ pub fn run_sources<E: Evaluator>(
         let _ = token_tx.send(Vec::new());
     }
     let mut outcome = std::thread::scope(|scope| {
-        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events };
+        let runaway = config.stop_runaway.then_some(&tally);
+        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events, runaway };
         let mut workers = Vec::new();
         for _ in 0..threads {
             let tokens = token_rx.clone();
@@ -344,7 +414,7 @@ pub fn run_sources<E: Evaluator>(
         }
         drop(token_rx);
         drop(result_tx);
-        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, &stop, events);
+        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, &stop, &tally, events);
         for w in workers {
             match w.join() {
                 Ok(scratch) => outcome.scratches.push(scratch),
@@ -366,6 +436,8 @@ struct Shared<'a> {
     stop: &'a AtomicBool,
     input_errors: &'a AtomicU64,
     events: &'a dyn ScanEvents,
+    /// Where evaluated and abandoned games are counted, when the scan stops runaways.
+    runaway: Option<&'a RunawayTally>,
 }
 
 impl Shared<'_> {
@@ -521,6 +593,7 @@ fn work<E: Evaluator>(
                 Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new(), partly_read: None };
             if let Some((lo, hi)) = config.gamenumber {
                 if raw.number < lo || raw.number > hi {
+                    outcome.verdict = Verdict::PassedOver;
                     outcomes.push(outcome);
                     continue;
                 }
@@ -552,9 +625,15 @@ fn work<E: Evaluator>(
                 let reason = e.to_string();
                 let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };
                 let message = format!("cqlrs: {}: game {} (line {}): {prefix}{reason}", raw.file, raw.number, raw.line);
+                if shared.runaway.is_some_and(|t| t.count(Some(&message))) {
+                    shared.stop.store(true, AtomicOrdering::Relaxed);
+                }
                 outcome.verdict = Verdict::Abandoned(message);
                 outcomes.push(outcome);
                 continue;
+            }
+            if let Some(tally) = shared.runaway {
+                tally.count(None);
             }
             if found.matched {
                 // A header-only match has no moves yet. They are read in every output
@@ -698,6 +777,7 @@ fn write_in_order<S>(
     sink: &mut Sink,
     mut rejects: Option<&mut Sink>,
     stop: &AtomicBool,
+    runaway: &RunawayTally,
     events: &dyn ScanEvents,
 ) -> ScanOutcome<S> {
     let mut out = ScanOutcome {
@@ -707,6 +787,7 @@ fn write_in_order<S>(
         skipped: 0,
         abandoned: 0,
         partly_read: 0,
+        passed_over: 0,
         input_errors: 0,
         broken_pipe: false,
         write_error: None,
@@ -714,6 +795,7 @@ fn write_in_order<S>(
         scratches: Vec::new(),
         seconds: 0.0,
         interrupted: 0,
+        runaway: None,
     };
     let mut sorted: Vec<SortedMatch> = Vec::new();
     let mut pending: BTreeMap<u64, BatchResult> = BTreeMap::new();
@@ -739,7 +821,8 @@ fn write_in_order<S>(
             Ok(result) => result,
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
                 out.interrupted = interrupted();
-                if out.interrupted != 0 {
+                out.runaway = runaway.tripped();
+                if out.interrupted != 0 || out.runaway.is_some() {
                     break 'receive;
                 }
                 continue;
@@ -747,7 +830,8 @@ fn write_in_order<S>(
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break 'receive,
         };
         out.interrupted = interrupted();
-        if out.interrupted != 0 {
+        out.runaway = runaway.tripped();
+        if out.interrupted != 0 || out.runaway.is_some() {
             break 'receive;
         }
         pending.insert(result.seq, result);
@@ -771,6 +855,7 @@ fn write_in_order<S>(
                 }
                 match outcome.verdict {
                     Verdict::Unmatched => out.unmatched += 1,
+                    Verdict::PassedOver => out.passed_over += 1,
                     Verdict::Skipped(message, bytes) => {
                         out.skipped += 1;
                         events.warning(&message);
@@ -823,7 +908,8 @@ fn write_in_order<S>(
     drop(tokens);
     drop(results);
     events.finished();
-    if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() && out.interrupted == 0 {
+    let stopped = out.interrupted != 0 || out.runaway.is_some();
+    if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() && !stopped {
         sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
         let keep = config.limit.map_or(sorted.len(), |l| (l as usize).min(sorted.len()));
         for ((_, number), bytes) in &sorted[..keep] {
@@ -837,7 +923,7 @@ fn write_in_order<S>(
             out.matched = out.matched.min(limit);
         }
     }
-    if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() && out.interrupted == 0 {
+    if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() && !stopped {
         let line = format!("{}\n", out.matched);
         write(line.as_bytes(), None, &mut out);
     }

@@ -35,7 +35,7 @@ fn evaluator_ready(pgn: &str) -> bool {
     let o = cqlrs(&["-input", pgn, "-player", "Tal", "--numbers"]);
     let ready = !o.stdout.is_empty();
     if !ready {
-        eprintln!("note: the evaluator does not match `-player` yet; match checks not run");
+        common::shared::skipped("the evaluator does not match `-player`");
     }
     ready
 }

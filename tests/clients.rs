@@ -349,3 +349,61 @@ fn guipgnstdin_reads_the_games_from_stdin() {
     assert_eq!(s.variables["numbermatches"], "2");
     assert_eq!(s.pgn_header.map(|h| h.0), Some(2));
 }
+
+#[test]
+fn an_inline_query_under_gui_writes_cqldefault_out_pgn() {
+    let dir = temp_dir("gui-inline");
+    let pgn = write(&dir, "games.pgn", GAMES);
+    // As CQL 6.2 does (`cql -gui -i x.pgn -cql mate`): the games go to
+    // `cqldefault-out.pgn` in the current directory, named in the summary and `outputfile`.
+    let o = common::cqlrs_in(&dir, &["-gui", "-i", &pgn, "-cql", "mate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    let s = read_gui_stream(&stdout);
+    assert_eq!(s.variables["outputfile"], "cqldefault-out.pgn", "{stdout}");
+    assert!(stdout.contains("2 matches of 4 games in ") && stdout.contains(" to cqldefault-out.pgn\n"), "{stdout}");
+    assert!(!stdout.contains("[Event "), "no game on stdout outside a block: {stdout}");
+    let written = std::fs::read_to_string(dir.join("cqldefault-out.pgn")).unwrap();
+    assert_eq!(written.matches("[Event ").count(), 2, "{written}");
+    assert!(s.normal_exit);
+    // Without `-gui` an inline query's games go to stdout, and no file is written.
+    std::fs::remove_file(dir.join("cqldefault-out.pgn")).unwrap();
+    let o = common::cqlrs_in(&dir, &["-i", &pgn, "-cql", "mate"]);
+    assert_eq!(text(&o.stdout).matches("[Event ").count(), 2);
+    assert!(!dir.join("cqldefault-out.pgn").exists());
+}
+
+#[test]
+fn the_gui_block_holds_pgn_only() {
+    let dir = temp_dir("gui-block");
+    // A game whose own comment spans lines that look like the protocol's.
+    let tricky = "[Event \"t\"]\n[Result \"1-0\"]\n\n1. e4 {a comment\n</CqlGuiPgn>\n<CqlGuiNormalExit>\nmore} e5 \
+                  2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n";
+    let pgn = write(&dir, "games.pgn", &format!("{GAMES}{tricky}"));
+    let script = write(&dir, "mates.cql", "cql() mate\n");
+    let o = cqlrs(&["-gui", "--guipgnstdout", "-input", &pgn, &script]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let stdout = text(&o.stdout);
+    let s = read_gui_stream(&stdout);
+    assert_eq!(s.pgn_header, Some((3, s.games.len() as u64)), "{stdout}");
+    assert_eq!(s.games.matches("[Event ").count(), 3, "{stdout}");
+    // CQL 6.2 writes the comment on one line.
+    assert!(s.games.contains("{a comment </CqlGuiPgn> <CqlGuiNormalExit> more}"), "{}", s.games);
+    assert_eq!(stdout.lines().filter(|l| *l == "</CqlGuiPgn>").count(), 1, "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| *l == "<CqlGuiNormalExit>").count(), 1, "{stdout}");
+    assert!(s.normal_exit);
+    // Formats that are not PGN are refused with `-guipgnstdout`, and need `-o` under `-gui`.
+    for format in ["--numbers", "--json", "--count", "--positions"] {
+        let o = cqlrs(&["-gui", "--guipgnstdout", "-input", &pgn, format, &script]);
+        assert_eq!(o.status.code(), Some(2), "{format}");
+        assert!(text(&o.stdout).contains("<CqlGuiError>"), "{format}: {}", text(&o.stdout));
+        assert!(!text(&o.stdout).lines().any(|l| l.starts_with("<CqlGuiPgn ")), "{format}: {}", text(&o.stdout));
+        let o = cqlrs(&["-gui", "-input", &pgn, format, "-cql", "mate"]);
+        assert_eq!(o.status.code(), Some(2), "{format}");
+        assert!(text(&o.stderr).contains("needs `-o FILE`"), "{format}: {}", text(&o.stderr));
+    }
+    let numbers = dir.join("numbers.txt");
+    let o = cqlrs(&["-gui", "-input", &pgn, "--numbers", "-o", numbers.to_str().unwrap(), "-cql", "mate"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(std::fs::read_to_string(&numbers).unwrap(), "1\n2\n5\n");
+}

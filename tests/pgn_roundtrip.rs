@@ -134,6 +134,12 @@ fn trimmed(text: &str) -> String {
     text.trim_matches(|c: char| c <= ' ' || c == '\u{7f}').to_string()
 }
 
+/// A game's own comment as it reads back: written on one line (each line break a space),
+/// as CQL 6.2 writes it (docs/gui.md), then trimmed by the reader.
+fn own_comment(text: &str) -> String {
+    trimmed(&text.replace("\r\n", " ").replace(['\n', '\r'], " "))
+}
+
 /// The text the query writes into a comment, as CQL 6.2 writes it: braces as `_`, line
 /// breaks as spaces (docs/output.md).
 fn as_written_in_comment(text: &str) -> String {
@@ -203,14 +209,14 @@ fn check_case(dir: &Path, case: usize, specs: &[GameSpec]) -> Result<(), TestCas
         // The comments: at the start the game number, the game's own comment and White's
         // name; after each move the game's own comment.
         let mut start = vec![format!("Game number {}", n + 1)];
-        start.extend(spec.comments[0].as_deref().map(trimmed));
+        start.extend(spec.comments[0].as_deref().map(own_comment));
         let white = &spec.tags[2];
         if !white.is_empty() {
             start.push(trimmed(&as_written_in_comment(white)));
         }
         prop_assert_eq!(&game.node(ids[0]).comments, &start, "game {}", n + 1);
         for (k, &id) in ids.iter().enumerate().skip(1) {
-            let own: Vec<String> = spec.comments[k].as_deref().map(trimmed).into_iter().collect();
+            let own: Vec<String> = spec.comments[k].as_deref().map(own_comment).into_iter().collect();
             prop_assert_eq!(&game.node(id).comments, &own, "game {} ply {}", n + 1, k);
         }
         checked += 1 + spec.comments.iter().take(ids.len()).filter(|c| c.is_some()).count();

@@ -360,7 +360,7 @@ fn the_report_renders_in_headless_chromium() {
             std::env::var("CI").as_deref() != Ok("true"),
             "chromium is required under CI=true (.ci/run installs it)"
         );
-        eprintln!("chromium is not on PATH: the browser check is skipped");
+        common::shared::skipped("chromium is not on PATH");
         return;
     };
     let dir = temp_dir("browser");
@@ -444,4 +444,107 @@ fn progress_is_drawn_as_for_a_single_run() {
     // The single run's bar: bytes read of the total, games, ETA.
     assert!(err.contains("ETA") && err.contains("KiB/"), "no progress bar drawn: {err}");
     assert!(err.contains("1500 games read"), "{err}");
+}
+
+#[test]
+fn partly_read_games_are_reported_by_the_survey() {
+    let dir = temp_dir("partly");
+    // Game 2 has a move that cannot be played (a bishop through its own pawn): read up to it.
+    let pgn = dir.join("g.pgn");
+    std::fs::write(
+        &pgn,
+        "[Result \"1-0\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Qh5 Nf6 4. Qxf7# 1-0\n\n[Result \"*\"]\n\n1. Bb5 e5 *\n\n",
+    )
+    .unwrap();
+    let script = dir.join("mate.cql");
+    std::fs::write(&script, "cql() mate\n").unwrap();
+    let outdir = dir.join("out");
+    let o = survey(&[pgn.to_string_lossy().into_owned()], &[script.to_string_lossy().into_owned()], &outdir, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    // The game's own warning, and the count in the summary line, as a single run gives.
+    assert!(err.contains("g.pgn: game 2 (line 5)") && err.contains("illegal move `Bb5`"), "{err}");
+    assert!(err.contains("2 games read (0 skipped, 1 read only up to an unplayable move)"), "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(outdir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(json["games_partly_read"], 1);
+    let report = std::fs::read_to_string(outdir.join("report.html")).unwrap();
+    assert!(report.contains("1 game was read only up to a move that cannot be played"), "{report}");
+    // Singular words for single things.
+    assert!(report.contains("1 theme over 2 games") && report.contains("1 game (50.0%), 1 position"), "{report}");
+}
+
+#[test]
+fn csv_cells_are_never_formulas_and_a_missing_script_is_named() {
+    let dir = temp_dir("csv-injection");
+    let pgn = dir.join("small.pgn");
+    std::fs::write(&pgn, SMALL_PGN).unwrap();
+    let evil = dir.join("=HYPERLINK(1+1).cql");
+    std::fs::write(&evil, "cql() mate\n").unwrap();
+    let outdir = dir.join("out");
+    let check = dir.join("check.cql");
+    std::fs::write(&check, "cql() check\n").unwrap();
+    let scripts = [evil.to_string_lossy().into_owned(), check.to_string_lossy().into_owned()];
+    let o = survey(&[pgn.to_string_lossy().into_owned()], &scripts, &outdir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for table in ["summary.csv", "cooccurrence.csv", "breakdown.csv"] {
+        let text = std::fs::read_to_string(outdir.join(table)).unwrap();
+        assert!(text.contains("\"'=HYPERLINK(1+1)\""), "{table}: {text}");
+        // No cell (the text after a comma or at a line start) begins with a formula sign.
+        for line in text.lines() {
+            for cell in line.split(',') {
+                assert!(!cell.starts_with(['=', '+', '-', '@']), "{table}: {line}");
+            }
+        }
+    }
+    // A script that does not exist is named before anything is read.
+    let o = survey(
+        &[pgn.to_string_lossy().into_owned()],
+        &[dir.join("mispelt.cql").to_string_lossy().into_owned()],
+        &dir.join("out2"),
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("mispelt.cql: no such script file"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("does not compile"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_report_of_the_gallery_fits_a_laptop_screen() {
+    let Some(browser) = chromium() else {
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "chromium is required under CI=true");
+        common::shared::skipped("chromium is not on PATH");
+        return;
+    };
+    let dir = temp_dir("fits");
+    let outdir = dir.join("out");
+    let scripts = vec![root().join("examples/cql").to_string_lossy().into_owned()];
+    let o = survey(&data_inputs(), &scripts, &outdir, &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = std::fs::read_to_string(outdir.join("report.html")).unwrap();
+    // The page measured in the browser by a script added to a copy of it (the report
+    // itself has none): the page's width and height, the boxes that scroll sideways, and
+    // the chart labels that start left of their picture (cut off).
+    let probe = r#"<script>document.body.setAttribute("data-m", JSON.stringify({sw: document.documentElement.scrollWidth, cw: document.documentElement.clientWidth, sh: document.documentElement.scrollHeight, over: [...document.querySelectorAll(".scroll")].filter(e => e.scrollWidth > e.clientWidth + 1).length, clipped: [...document.querySelectorAll("details")].map(d => { d.open = true; return [...d.querySelectorAll("svg.small text.label")].filter(t => t.getBBox().x < 0).length; }).reduce((a, b) => a + b, 0)}))</script></body>"#;
+    let probed = dir.join("probed.html");
+    std::fs::write(&probed, page.replace("</body>", probe)).unwrap();
+    let o = Command::new("timeout")
+        .args(["120", browser, "--headless", "--disable-gpu", "--no-sandbox", "--hide-scrollbars"])
+        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
+        .args(["--window-size=1400,900", "--virtual-time-budget=2000", "--dump-dom"])
+        .arg(format!("file://{}", probed.display()))
+        .stdin(Stdio::null())
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let raw = dom.split("data-m=\"").nth(1).and_then(|r| r.split('"').next()).expect("the probe ran");
+    let m: serde_json::Value = serde_json::from_str(&raw.replace("&quot;", "\"")).unwrap();
+    assert_eq!(m["sw"], m["cw"], "the page scrolls sideways: {m}");
+    assert_eq!(m["over"], 0, "a box scrolls sideways at 1400 px: {m}");
+    assert_eq!(m["clipped"], 0, "chart labels cut off: {m}");
+    // 47 themes: a page of a few screens, not 16,000 px.
+    assert!(m["sh"].as_u64().unwrap() < 9000, "{m}");
+    // The themes are listed at the top of their section, each linked.
+    let toc = page.split("<nav class=\"toc").nth(1).unwrap().split("</nav>").next().unwrap();
+    assert_eq!(toc.matches("<a href=\"#theme-").count(), gallery_names().len());
 }

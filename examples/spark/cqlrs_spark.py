@@ -6,7 +6,7 @@
 The files are cut into N byte-range shards over their concatenation (`cqlrs --shard K/N`:
 each shard owns the games that begin in its range, see docs/scale.md). Two Spark stages:
 
-1. count: every task runs `cqlrs --shard K/N --count-games` (splitting only, no query:
+1. count: every task runs `cqlrs --shard K/N --count-games --exit-zero` (splitting only, no query:
    hundreds of MB/s) and reports how many games of each file its shard holds;
 2. scan: with those counts the driver knows how many games precede each shard, so every
    task runs `cqlrs --shard K/N --games-before G --file-games-before F --json-pgn
@@ -60,7 +60,9 @@ def run(sc, cqlrs, query, files, shards, limit=None, extra=()):
     n = shards
 
     def count(k):
-        return _run([_binary(exe), "--count-games", "--shard", f"{k}/{n}", *inputs])[0]
+        # `--exit-zero`: a file that is not PGN is named on stderr and counted as no games,
+        # in the count as in the scan below, so the numbering stays that of a single run.
+        return _run([_binary(exe), "--count-games", "--exit-zero", "--shard", f"{k}/{n}", *inputs])[0]
 
     counts = sc.parallelize(range(1, n + 1), n).map(count).collect()
     tasks = [(k + 1, before, in_file) for k, (before, in_file) in enumerate(merge.numbering(counts))]

@@ -2,8 +2,10 @@
 
 For every query: one single-process run (`cqlrs QUERY -i FILES -o single.pgn` and
 `--numbers`), one Spark run (cqlrs_spark.run with N shards), then a byte-for-byte
-comparison of the ordered match list (game numbers) and of the PGN. Exits 1 on any
-difference. Used by scripts/spark-smoke.
+comparison of the ordered match list (game numbers) and of the PGN, and of the number of
+input files that could not be read (the edge corpora hold files that are not PGN on
+purpose: both runs must name and skip the same ones). Exits 1 on any difference. Used by
+scripts/spark-smoke.
 """
 
 import argparse
@@ -22,13 +24,16 @@ def single(cqlrs, query, files, out_dir, threads):
     inputs = [a for f in files for a in ("-i", f)]
     pgn = os.path.join(out_dir, "single.pgn")
     started = time.time()
-    subprocess.run([cqlrs, query, "-o", pgn, "--exit-zero", "--threads", str(threads), *inputs],
-                   check=True, stderr=subprocess.DEVNULL)
+    run = subprocess.run([cqlrs, query, "-o", pgn, "--exit-zero", "--summary-json", "--threads", str(threads),
+                          *inputs], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     seconds = time.time() - started
+    # The summary record is the one JSON line on stderr (among the messages naming skipped files).
+    lines = run.stderr.decode(errors="replace").splitlines()
+    input_errors = next(json.loads(line) for line in lines if line.startswith("{"))["input_errors"]
     numbers = subprocess.run([cqlrs, query, "--numbers", "--exit-zero", *inputs], check=True,
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
     with open(pgn, "rb") as f:
-        return numbers, f.read(), seconds
+        return numbers, f.read(), seconds, input_errors
 
 
 def main():
@@ -58,7 +63,7 @@ def main():
     print(f"{'query':28} {'files':>5} {'MB':>7} {'games':>7} {'matches':>7} {'single s':>8} {'spark s':>8}  result")
     try:
         for files, query, shards in runs:
-            numbers, pgn, single_seconds = single(cqlrs, query, files, args.out, 2)
+            numbers, pgn, single_seconds, single_errors = single(cqlrs, query, files, args.out, 2)
             started = time.time()
             matches, summary = cqlrs_spark.run(sc, cqlrs, [query], files, shards)
             spark_seconds = time.time() - started
@@ -75,9 +80,11 @@ def main():
                   + ("" if same else detail), flush=True)
             if not same:
                 failures += 1
-            if summary["input_errors"]:
-                print(f"  input errors: {json.dumps(summary)}")
+            if summary["input_errors"] != single_errors:
+                print(f"  input errors differ: single run {single_errors}, Spark {json.dumps(summary)}")
                 failures += 1
+            elif summary["input_errors"]:
+                print(f"  {summary['input_errors']} unreadable input files named and skipped by both runs")
     finally:
         sc.stop()
     print(f"spark-smoke: {len(runs) - failures} of {len(runs)} runs byte-identical to the single-process run")

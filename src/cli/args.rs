@@ -87,7 +87,7 @@ pub struct Args {
     /// Stop after N matching games
     #[arg(long = "limit", value_name = "N")]
     pub limit: Option<u64>,
-    /// Worker threads (default: all cores)
+    /// Worker threads, 1 to 1024 (default: all cores)
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
     /// Use one worker thread
@@ -318,8 +318,10 @@ pub struct Args {
 const USAGE: &str = "cqlrs [OPTIONS] -i GAMES.pgn [-i MORE.pgn …] [-o OUT.pgn] SCRIPT.cql
        cqlrs [OPTIONS] -i GAMES.pgn -cql 'FILTER'
        cqlrs [OPTIONS] -i GAMES.pgn --yacpdb 'QUERY'
+       cqlrs survey -i ARCHIVE.pgn… SCRIPT.cql|DIR… -o OUTDIR
        cqlrs completions bash|zsh|fish|powershell
-       cqlrs man";
+       cqlrs man
+       cqlrs help [survey|completions|man]";
 
 /// `N`, `N-M`, `N:M` or `N..M` as an inclusive range.
 /// A size in bytes: a number with an optional K, M or G suffix (powers of 1024).
@@ -675,6 +677,13 @@ pub fn normalize(args: impl IntoIterator<Item = String>) -> Result<Vec<String>, 
                 let second_is_number = rest.front().is_some_and(|s| s.parse::<u64>().is_ok());
                 if inline_value.is_none() && second_is_number && first.parse::<u64>().is_ok() {
                     let second = rest.pop_front().unwrap_or_default();
+                    if first.parse::<u64>().ok() > second.parse::<u64>().ok() {
+                        // Said in the words the user typed, not in the `N-M` form above.
+                        return Err(format!(
+                            "cqlrs: `{arg} {first} {second}` is an empty range: the first number must not be \
+                             larger than the second\n  = hint: write `{arg} {second} {first}`"
+                        ));
+                    }
                     out.push(format!("--{long}={first}-{second}"));
                 } else {
                     out.push(format!("--{long}={first}"));

@@ -3,7 +3,7 @@
 //! scripts in one pass, see [`super::survey`]).
 //!
 //! Takes in: the raw argument list. A command is recognised only when the first
-//! argument is exactly `completions`, `man` or `survey`; anything else (`cqlrs q.cql`,
+//! argument is exactly `completions`, `man`, `survey` or `help`; anything else (`cqlrs q.cql`,
 //! `cqlrs completions.cql`, `cqlrs ./man`) is a search as before.
 //! Gives out: the script or page on stdout, exit status 0 (2 for a wrong shell name).
 //! Must never: read a query, an input or a file.
@@ -184,10 +184,13 @@ valid).
 No game matched, only when --grep-status was given (as grep).
 
 * 2
-An error: a bad query or option, an output that is also an input, an input that could not
-be read, is not PGN, or is damaged or cut off (a compressed stream that ends early), or an
-output that could not be written. Malformed games and games the query gives up on are
-counted in the summary and do not by themselves make the status 2.
+An error: a bad query or option, no input (standard input is read only with -i -), an
+output that is also an input, an input that could not be read, is not PGN, or is damaged or
+cut off (a compressed stream that ends early), an output that could not be written, or a
+query abandoned on nearly every game (stopped early). An unreadable input among several is
+named and skipped and the others' matches are written; --exit-zero makes that run exit 0.
+Malformed games and games the query gives up on are counted in the summary and do not by
+themselves make the status 2.
 
 * 130, 143
 The run was stopped by SIGINT (Ctrl-C) or SIGTERM: nothing was written over an existing
@@ -241,6 +244,9 @@ is at http://www.gadycosteff.com/cql/.";
 /// Run `completions` or `man` when the first argument names one; `None` otherwise.
 pub fn run_subcommand(argv: &[String]) -> Option<i32> {
     let word = argv.get(1)?;
+    if word == HELP {
+        return Some(help(&argv[2..]));
+    }
     if !COMMANDS.contains(&word.as_str()) {
         return None;
     }
@@ -270,6 +276,36 @@ pub fn run_subcommand(argv: &[String]) -> Option<i32> {
             EXIT_ERROR
         }
     })
+}
+
+/// The word that asks for help when it is the first argument: `cqlrs help` is
+/// `cqlrs --help`, `cqlrs help COMMAND` that command's help.
+pub const HELP: &str = "help";
+
+/// `cqlrs help [COMMAND]`: the help of the search (no command) or of one command.
+fn help(rest: &[String]) -> i32 {
+    match rest {
+        [] => super::run(vec!["cqlrs".into(), "--help".into()]),
+        [word] if word == "survey" => super::survey::run(&["--help".to_string()]),
+        [word] if word == "completions" || word == "man" => {
+            let mut command = interface();
+            let Some(sub) = command.find_subcommand_mut(word) else { return EXIT_ERROR };
+            let text = sub.render_long_help().to_string();
+            match crate::output::print_stdout(&text) {
+                Ok(()) => EXIT_MATCH,
+                Err(_) => EXIT_ERROR,
+            }
+        }
+        _ => {
+            let names = rest.join(" ");
+            say!(
+                "cqlrs: help: no command `{names}`; the commands are {}\n  = hint: `cqlrs --help` describes \
+                 the search options",
+                COMMANDS.join(", ")
+            );
+            EXIT_ERROR
+        }
+    }
 }
 
 #[cfg(test)]

@@ -185,6 +185,20 @@ impl TermLike for ForcedStderr {
     }
 }
 
+/// Without `--max-warnings`, a warning is printed for at most this many games with the
+/// same reason (the text after the game's file, number and line); the others are counted
+/// and the count is printed at the end.
+pub const REPEATS_SHOWN: u64 = 5;
+
+/// The reason of a warning about a game: what follows `FILE: game N (line L): `, or the
+/// whole message when it has no such locator.
+fn warning_reason(message: &str) -> &str {
+    match message.find(": game ") {
+        Some(at) => message[at..].find("): ").map_or(message, |end| &message[at + end + 3..]),
+        None => message,
+    }
+}
+
 /// What the CLI does with the scan's events: print warnings (up to `--max-warnings`),
 /// `-showmatches` and `-lineincrement` lines, and keep the progress display current.
 pub struct Console {
@@ -195,12 +209,15 @@ pub struct Console {
     started: Instant,
     /// No warnings (`--quiet-stderr`).
     pub quiet: bool,
-    /// Print at most this many warnings.
+    /// Print at most this many warnings. Without it, each reason is printed for at most
+    /// [`REPEATS_SHOWN`] games, and the repeats beyond are counted.
     pub max_warnings: Option<u64>,
     /// CQL's running output: GUI progress and messages, `-showmatches`, `-lineincrement`.
     pub chatter: super::gui::Chatter,
     warnings: AtomicU64,
     suppressed: AtomicU64,
+    /// How often each reason was warned about (without `--max-warnings`).
+    reasons: Mutex<std::collections::HashMap<String, u64>>,
     /// Serialises lines printed from the workers (input errors) and the writer thread.
     lock: Mutex<()>,
 }
@@ -248,6 +265,7 @@ impl Console {
             chatter: super::gui::Chatter::new(false, None, false, false),
             warnings: AtomicU64::new(0),
             suppressed: AtomicU64::new(0),
+            reasons: Mutex::new(std::collections::HashMap::new()),
             lock: Mutex::new(()),
         }
     }
@@ -301,10 +319,19 @@ impl ScanEvents for Console {
             return;
         }
         let n = self.warnings.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.max_warnings.is_some_and(|max| n > max) {
-            self.suppressed.fetch_add(1, Ordering::Relaxed);
-        } else {
+        let shown = match self.max_warnings {
+            Some(max) => n <= max,
+            None => {
+                let mut reasons = self.reasons.lock().unwrap_or_else(|e| e.into_inner());
+                let seen = reasons.entry(warning_reason(message).to_string()).or_insert(0);
+                *seen += 1;
+                *seen <= REPEATS_SHOWN
+            }
+        };
+        if shown {
             self.line(message);
+        } else {
+            self.suppressed.fetch_add(1, Ordering::Relaxed);
         }
     }
     fn query_message(&self, line: &str) {
@@ -331,10 +358,14 @@ impl ScanEvents for Console {
         self.chatter.finished();
         let n = self.suppressed();
         if n > 0 {
-            self.line(&format!(
-                "cqlrs: {n} more {} not shown (--max-warnings)",
-                if n == 1 { "warning" } else { "warnings" }
-            ));
+            let warnings = if n == 1 { "warning" } else { "warnings" };
+            self.line(&match self.max_warnings {
+                Some(_) => format!("cqlrs: {n} more {warnings} not shown (--max-warnings)"),
+                None => format!(
+                    "cqlrs: {n} more {warnings} not shown: each reason is shown for the first {REPEATS_SHOWN} games \
+                     (`--max-warnings N` shows the first N warnings whatever their reason)"
+                ),
+            });
         }
     }
 }
@@ -367,6 +398,19 @@ mod tests {
             console.warning("cqlrs: x.pgn: game 1 (line 1): bad move");
         }
         assert_eq!(console.suppressed(), 3);
+    }
+
+    #[test]
+    fn by_default_each_reason_is_shown_for_a_few_games_only() {
+        let console = Console::new(InputSize { parts: Vec::new(), total: None }, false, false);
+        for n in 1..=12 {
+            console.warning(&format!("cqlrs: x.pgn: game {n} (line {}): query abandoned: loop", n * 10));
+        }
+        // A different reason is shown although the first one is capped.
+        console.warning("cqlrs: x.pgn: game 13 (line 130): illegal move Nf9");
+        assert_eq!(console.suppressed(), 12 - REPEATS_SHOWN);
+        assert_eq!(warning_reason("cqlrs: a.pgn: game 7 (line 3): bad move"), "bad move");
+        assert_eq!(warning_reason("no locator here"), "no locator here");
     }
 
     #[test]

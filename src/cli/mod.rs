@@ -40,7 +40,6 @@ mod scale;
 pub mod serve;
 pub mod survey;
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
@@ -88,8 +87,22 @@ pub fn run(argv: Vec<String>) -> i32 {
             return EXIT_ERROR;
         }
     };
+    let positionals = positional_words(&argv);
     let args = match Args::try_parse_from(argv) {
         Ok(a) => a,
+        Err(e)
+            if e.kind() == clap::error::ErrorKind::UnknownArgument
+                && positionals.len() > 1
+                && e.get(clap::error::ContextKind::InvalidArg)
+                    .is_some_and(|v| !v.to_string().starts_with('-')) =>
+        {
+            let message = two_positionals(&positionals);
+            say!("{message}");
+            if gui {
+                gui::error(&message);
+            }
+            return EXIT_ERROR;
+        }
         Err(e) => {
             let _ = e.print();
             if gui && e.use_stderr() {
@@ -113,6 +126,64 @@ pub fn run(argv: Vec<String>) -> i32 {
             }
             EXIT_ERROR
         }
+    }
+}
+
+/// The words of a normalized argument list that are not options or their values (after
+/// [`args::normalize`] every option's value is in the same word, `--name=value`, except
+/// the long options typed as `--name value`, whose value is the next word).
+fn positional_words(argv: &[String]) -> Vec<String> {
+    use clap::CommandFactory;
+    let command = Args::command();
+    let takes_value = |word: &str| {
+        let name = word.trim_start_matches('-');
+        command.get_arguments().any(|a| {
+            (a.get_long() == Some(name) || (word.len() == 2 && a.get_short() == name.chars().next()))
+                && a.get_action().takes_values()
+        })
+    };
+    let mut out = Vec::new();
+    let mut words = argv.iter().skip(1);
+    while let Some(word) = words.next() {
+        if word == "--" {
+            out.extend(words.by_ref().cloned());
+        } else if word.starts_with('-') && word.len() > 1 {
+            if !word.contains('=') && takes_value(word) {
+                words.next();
+            }
+        } else {
+            out.push(word.clone());
+        }
+    }
+    out
+}
+
+/// The message for more than one word where the one query script goes: a PGN file there
+/// is games given without `-i`; otherwise only one script may be given.
+fn two_positionals(words: &[String]) -> String {
+    let is_pgn = |w: &String| {
+        let lower = w.to_ascii_lowercase();
+        [".pgn", ".pgn.gz", ".pgn.zst", ".pgn.bz2"].iter().any(|ext| lower.ends_with(ext))
+    };
+    let games: Vec<&String> = words.iter().filter(|w| is_pgn(w)).collect();
+    let scripts: Vec<&String> = words.iter().filter(|w| !is_pgn(w)).collect();
+    let listed = words.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", ");
+    match (games.as_slice(), scripts.as_slice()) {
+        ([], _) => format!(
+            "cqlrs: one query script at a time, found {listed}\n  = hint: run the scripts one by one, or all at once \
+             with `cqlrs survey -i GAMES.pgn {} -o OUTDIR`",
+            words.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" ")
+        ),
+        (games, [script]) => format!(
+            "cqlrs: {}: games given where the query script goes\n  = hint: give games with `-i`: `cqlrs {} {}`",
+            games.iter().map(|w| format!("`{w}`")).collect::<Vec<_>>().join(", "),
+            games.iter().map(|w| format!("-i {}", shell_word(w))).collect::<Vec<_>>().join(" "),
+            shell_word(script)
+        ),
+        (games, _) => format!(
+            "cqlrs: {listed}: only one query script goes after the options\n  = hint: give games with `-i`: `{}`",
+            games.iter().map(|w| format!("-i {}", shell_word(w))).collect::<Vec<_>>().join(" ")
+        ),
     }
 }
 
@@ -181,14 +252,26 @@ fn read_script(path: &str, args: &Args) -> Result<String, String> {
                     "cqlrs: {path}: no such script file\n  = hint: to give the query itself, write `-cql {}`",
                     shell_word(path)
                 )
+            } else if e.kind() == std::io::ErrorKind::NotFound {
+                format!("cqlrs: {path}: no such script file")
             } else {
-                format!("cqlrs: {path}: {e}")
+                format!("cqlrs: {path}: the query script cannot be read: {}", io_message(&e))
             }
         })?;
     if crate::input::sniff::looks_like_pgn_file(&bytes) {
         return Err(given_as_script());
     }
     String::from_utf8(bytes).map_err(|_| format!("cqlrs: {path}: the query script is not UTF-8 text"))
+}
+
+/// An I/O error as a sentence for the user: the system's text without the
+/// `(os error N)` that Rust adds to it.
+fn io_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
+    }
 }
 
 /// `word` as one shell word (quoted when it holds anything but plain characters).
@@ -214,8 +297,9 @@ fn validate(args: &Args) -> Result<(), String> {
         _ => Ok(()),
     };
     positive("limit", args.limit)?;
-    positive("threads", args.threads.map(|n| n as u64))?;
     positive("lineincrement", args.lineincrement)?;
+    check_threads(args.threads)?;
+    check_gui_format(args)?;
     if let Some((0, _)) = args.gamenumber {
         return Err("cqlrs: `--gamenumber`: games are numbered from 1".into());
     }
@@ -248,6 +332,54 @@ fn validate(args: &Args) -> Result<(), String> {
         if fen.contains('"') {
             return Err("cqlrs: `-fen`: the FEN may not contain a quotation mark".into());
         }
+    }
+    Ok(())
+}
+
+/// The most worker threads a run may be given: far more than any machine's cores, and
+/// few enough that starting them cannot exhaust the process's memory maps (each worker
+/// has its own stack).
+pub const MAX_THREADS: usize = 1024;
+
+/// `--threads N` must be between 1 and [`MAX_THREADS`]; checked before any file is
+/// opened, so a refused count leaves nothing behind.
+fn check_threads(threads: Option<usize>) -> Result<(), String> {
+    match threads {
+        Some(0) => Err("cqlrs: `--threads 0` is not allowed: give a number of at least 1".into()),
+        Some(n) if n > MAX_THREADS => Err(format!(
+            "cqlrs: `--threads {n}` is more than the {MAX_THREADS} worker threads a run may start; \
+             leave the option out to use one per core"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Under `-gui` the games are PGN: `-guipgnstdout` puts them in a `<CqlGuiPgn>` block that
+/// a GUI reads as PGN, and without `-o FILE` the games would go to stdout among the
+/// protocol's lines. A format that is not PGN (`--numbers`, `--count`, `--json`,
+/// `--json-pgn`, `--positions`, `--epd`) is refused there rather than written where the
+/// GUI expects games.
+fn check_gui_format(args: &Args) -> Result<(), String> {
+    let other = [
+        (args.numbers, "--numbers"),
+        (args.count, "--count"),
+        (args.json, "--json"),
+        (args.json_pgn, "--json-pgn"),
+        (args.positions, "--positions"),
+        (args.epd, "--epd"),
+    ];
+    let Some((_, option)) = other.iter().find(|(on, _)| *on) else { return Ok(()) };
+    if args.guipgnstdout {
+        return Err(format!(
+            "cqlrs: `{option}` cannot be combined with `-guipgnstdout`: the `<CqlGuiPgn>` block holds PGN games \
+             only\n  = hint: leave out `{option}`, or give `-o FILE` instead of `-guipgnstdout`"
+        ));
+    }
+    if args.gui && args.output.as_deref().is_none_or(|o| o == "-") {
+        return Err(format!(
+            "cqlrs: `{option}` under `-gui` needs `-o FILE`: standard output carries the GUI protocol\n  \
+             = hint: add `-o FILE` for the `{option}` output"
+        ));
     }
     Ok(())
 }
@@ -330,10 +462,16 @@ fn execute(args: &Args) -> Result<i32, String> {
         args.input.clone()
     } else if !ir.settings.input.is_empty() {
         ir.settings.input.clone()
-    } else if args.parse || !std::io::stdin().is_terminal() {
-        vec!["-".to_string()]
+    } else if args.parse {
+        // `-parse` reads no games.
+        Vec::new()
     } else {
-        return Err("cqlrs: no input: give a PGN file with `-input FILE` (or `-` for stdin)".into());
+        // Standard input is read only when asked (`-i -`), as CQL 6.2 does: a run from
+        // cron or a GUI, whose stdin is not a terminal, must not read it by accident (and
+        // replace an earlier output with an empty one).
+        return Err("cqlrs: no input: give a PGN file with `-i FILE` (`-i -` reads standard input); \
+                    nothing was run and no file was written"
+            .into());
     };
     let style = PgnStyle {
         matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
@@ -366,8 +504,14 @@ fn execute(args: &Args) -> Result<i32, String> {
     let out_path = out_path.or_else(|| match format {
         _ if args.guipgnstdout => None,
         Format::Pgn(_) => ir.settings.output.clone().or_else(|| {
-            let script = source.as_ref().and_then(|s| s.script.as_ref())?;
-            (!args.count && !args.json && !args.json_pgn).then(|| default_output(script))
+            match source.as_ref().and_then(|s| s.script.as_ref()) {
+                Some(script) => Some(default_output(script)),
+                // An inline query under `-gui`: CQL 6.2 names its query `cqldefault.cql`
+                // (cql.cpp, the end of the command-line reader), so its games go to
+                // `cqldefault-out.pgn`; a GUI reads them from there.
+                None if args.gui => Some(default_output(GUI_INLINE_SCRIPT)),
+                None => None,
+            }
         }),
         _ => None,
     });
@@ -444,6 +588,7 @@ fn execute(args: &Args) -> Result<i32, String> {
         Some(path) => Some(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?),
     };
     let size = console::InputSize::of(&plan.sources);
+    let input_count = plan.sources.len() as u64;
     // CQL's running output goes to stdout unless the games themselves do.
     let stdout_free = sink.path.is_some() || args.guipgnstdout;
     let chatter = gui::Chatter::new(args.gui, args.lineincrement, args.showmatches, stdout_free);
@@ -460,6 +605,13 @@ fn execute(args: &Args) -> Result<i32, String> {
         scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
     if outcome.interrupted != 0 {
         return Ok(interrupted_run(&outcome, &mut sink, rejects.as_mut()));
+    }
+    if let Some(runaway) = &outcome.runaway {
+        sink.discard();
+        if let Some(r) = rejects.as_mut() {
+            r.discard();
+        }
+        return Err(runaway_message(runaway, sink.path.as_deref()));
     }
     if query.abort_requested() {
         sink.discard();
@@ -480,6 +632,12 @@ fn execute(args: &Args) -> Result<i32, String> {
         return Err(format!("cqlrs: {}: {e}", args.rejects.as_deref().unwrap_or("")));
     }
     let complete = outcome.input_errors == 0;
+    // Inputs that could not be read are named and skipped, as grep does: the games of the
+    // others are written, and the status says that a file was skipped. Nothing is written
+    // when no input was read to its end (an earlier output is not replaced by nothing; a
+    // run that read nothing fails even with `--exit-zero`), nor under `-gui`, where CQL
+    // 6.2 stops at an unreadable input.
+    let written = complete || (!args.gui && outcome.input_errors < input_count);
     let summary = Summary {
         matched: outcome.matched,
         read: outcome.read,
@@ -487,14 +645,15 @@ fn execute(args: &Args) -> Result<i32, String> {
         skipped: outcome.skipped,
         abandoned: outcome.abandoned,
         partly_read: outcome.partly_read,
+        passed_over: outcome.passed_over,
         seconds: outcome.seconds,
         threads: config.threads,
-        output: if complete { sink.path.clone() } else { None },
+        output: if written { sink.path.clone() } else { None },
     };
     let summary_record =
         args.summary_json.then(|| output::summary_json(&summary, plan.bytes, outcome.input_errors, plan.range) + "\n");
     let mut record_written = false;
-    if complete {
+    if written {
         if let (Some(record), true) = (&summary_record, config.format.is_json()) {
             // The record ends the JSON lines of the output itself.
             sink.write(record.as_bytes())
@@ -520,33 +679,18 @@ fn execute(args: &Args) -> Result<i32, String> {
         None if !args.quiet_stderr => say!("{}", summary.line()),
         None => {}
     }
+    // On a terminal, where stdout and stderr show together, the line above says it all:
+    // CQL's own line (below) is for the programs that read stdout.
+    let one_screen = summary_record.is_none()
+        && !args.quiet_stderr
+        && std::io::IsTerminal::is_terminal(&std::io::stdout())
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let persistent = query.persistent_totals(&outcome.scratches);
     if !args.gui {
         for (name, value) in &persistent {
             say!("{name}: {value}");
         }
     }
-    if !complete {
-        let kept = match &sink.path {
-            Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
-            None => String::new(),
-        };
-        // Said for a missing file as for a cut one: the message above names the cause.
-        let (files, messages) = if outcome.input_errors == 1 { ("file", "message") } else { ("files", "messages") };
-        let message = format!(
-            "cqlrs: the run is incomplete: {} input {files} could not be read (see the {messages} above){kept}",
-            outcome.input_errors,
-        );
-        say!("{message}");
-        if args.gui {
-            let mut errors = console.chatter.input_errors();
-            errors.push(message);
-            gui::error(&errors.join("\n"));
-        }
-        return Ok(EXIT_ERROR);
-    }
-    // CQL's own summary (and in GUI mode the rest of its protocol) on stdout, when the
-    // games do not go there; CQL starts it with a newline, ending a line of progress.
     let finish = gui::Finish {
         matched: outcome.matched,
         games: outcome.read,
@@ -555,12 +699,73 @@ fn execute(args: &Args) -> Result<i32, String> {
         output: sink.path.as_deref().unwrap_or(""),
         persistent: &persistent,
     };
+    if !complete {
+        // Said for a missing file as for a cut one: the message above names the cause.
+        let (files, messages) = if outcome.input_errors == 1 { ("file", "message") } else { ("files", "messages") };
+        let n = outcome.input_errors;
+        let message = if written {
+            let to = match &sink.path {
+                Some(p) => format!("`{p}` holds the matches of the other inputs"),
+                None => "the matches of the other inputs were written".to_string(),
+            };
+            let status = if args.exit_zero { "exit status 0 (--exit-zero)" } else { "exit status 2" };
+            format!("cqlrs: {n} input {files} could not be read (see the {messages} above) and skipped; {to}; {status}")
+        } else {
+            let kept = match &sink.path {
+                Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
+                None => String::new(),
+            };
+            format!("cqlrs: the run is incomplete: no input could be read to its end (see the {messages} above){kept}")
+        };
+        say!("{message}");
+        if args.gui {
+            let mut errors = console.chatter.input_errors();
+            errors.push(message);
+            gui::error(&errors.join("\n"));
+        }
+        if !written || !args.exit_zero {
+            if written && stdout_free && !one_screen && !args.gui {
+                let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
+            }
+            return Ok(EXIT_ERROR);
+        }
+    }
+    // CQL's own summary (and in GUI mode the rest of its protocol) on stdout, when the
+    // games do not go there; CQL starts it with a newline, ending a line of progress.
     if args.gui {
         finish.write_gui();
-    } else if stdout_free {
+    } else if stdout_free && !one_screen {
         let _ = output::print_stdout(&format!("\n{}\n", finish.summary_line()));
     }
     Ok(if outcome.matched > 0 || !args.grep_status { EXIT_MATCH } else { EXIT_NO_MATCH })
+}
+
+/// The message for a scan stopped because the query was abandoned on most games: how
+/// far it got, the reason given for the last game, and the budget to raise (or, for a
+/// fixed limit, that the query must change).
+fn runaway_message(runaway: &scan::Runaway, output: Option<&str>) -> String {
+    let last = runaway.last.as_str();
+    let reason = last.split_once("): ").map_or(last, |(_, r)| r);
+    let hint = match ["--max-game-steps", "--max-game-time", "--max-game-memory"].iter().find(|o| reason.contains(*o))
+    {
+        Some(option) => format!(
+            "if the query is right and the games need more, raise the budget: `{option}` (docs/output.md, \
+             \"Budgets per game\"); otherwise look for a loop that never ends"
+        ),
+        None => "this limit is fixed: the query itself must change (a loop that never ends?)".to_string(),
+    };
+    let kept = match output {
+        Some(p) => format!("; `{p}` was not written (an existing file is unchanged)"),
+        None => "; the output is incomplete".to_string(),
+    };
+    format!(
+        "cqlrs: stopped early: the query was abandoned on {} of the {} games evaluated so far (more than {:.0} % after at least \
+         {} games); the last: {reason}{kept}\n  = hint: {hint}",
+        runaway.abandoned,
+        runaway.games,
+        scan::RUNAWAY_SHARE * 100.0,
+        scan::RUNAWAY_MIN_GAMES,
+    )
 }
 
 /// Have SIGINT and SIGTERM set a flag (to the signal's number) instead of ending the
@@ -705,6 +910,10 @@ fn header_name_span(text: &str, word: &str, name: &str) -> Option<Span> {
     }
     None
 }
+
+/// The script name CQL 6.2 gives an inline `-cql` query; under `-gui` its games go to
+/// `cqldefault-out.pgn`, as CQL's do.
+const GUI_INLINE_SCRIPT: &str = "cqldefault.cql";
 
 /// `<script stem>-out.pgn`, in the current directory.
 fn default_output(script: &str) -> String {

@@ -132,7 +132,9 @@ pub(super) fn count_games(args: &Args) -> Result<i32, String> {
         record["range"] = serde_json::json!([r.start, r.end]);
     }
     crate::output::print_stdout(&format!("{record}\n")).map_err(|e| format!("cqlrs: {e}"))?;
-    Ok(if failed { EXIT_ERROR } else { EXIT_MATCH })
+    // As a search does: an unreadable file is named and counted as no games; the status
+    // says so, unless `--exit-zero` asks for 0.
+    Ok(if failed && !args.exit_zero { EXIT_ERROR } else { EXIT_MATCH })
 }
 
 /// `--extract FILE@OFFSET`: write the game that begins at that byte, followed by a

@@ -46,7 +46,7 @@ pub struct SurveyArgs {
     /// Directory for the results (created if missing; must be empty or an earlier survey's)
     #[arg(short = 'o', long = "output", value_name = "OUTDIR", required = true)]
     pub output: String,
-    /// Worker threads (default: all cores)
+    /// Worker threads, 1 to 1024 (default: all cores)
     #[arg(long = "threads", value_name = "N")]
     pub threads: Option<usize>,
     /// Progress bar on stderr: auto (only on a terminal), always, never
@@ -106,6 +106,9 @@ pub(super) fn script_files(named: &[String]) -> Result<Vec<String>, String> {
                 return Err(format!("cqlrs: {name}: the directory holds no `.cql` or `.yacpdb` script"));
             }
             out.extend(found.into_iter().map(|p| p.to_string_lossy().into_owned()));
+        } else if !path.exists() {
+            // A misspelt name is found before the archives are read, not after.
+            return Err(format!("cqlrs: survey: {name}: no such script file or directory; nothing was run"));
         } else {
             out.push(name.clone());
         }
@@ -113,11 +116,17 @@ pub(super) fn script_files(named: &[String]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
+/// The start of the message for a script file that cannot be read (told apart from one
+/// that does not compile).
+fn unreadable(path: &str) -> String {
+    format!("cqlrs: {path}: the script cannot be read:")
+}
+
 /// Compile one script as a single run compiles it (same front-end choice, includes and
 /// command-line amendments), with the PGN style its run would write.
 pub(super) fn compile_script(path: &str, defaults: &Args) -> Result<(Query, Syntax, PgnStyle), String> {
     let text = crate::input::read_regular_text(std::path::Path::new(path), crate::input::MAX_TEXT_FILE_BYTES)
-        .map_err(|e| format!("cqlrs: {path}: {e}"))?;
+        .map_err(|e| format!("{} {}", unreadable(path), super::io_message(&e)))?;
     // The script reaches the files its own run would: its folder and the current directory.
     let policy = super::policy_for(Some(path), None, &defaults.allow_files, defaults.secure)?;
     let syntax = if path.ends_with(".yacpdb") { Syntax::Yacpdb } else { Syntax::detect(&text) };
@@ -170,9 +179,7 @@ fn prepare_outdir(dir: &Path) -> Result<(), String> {
 }
 
 fn survey(args: &SurveyArgs) -> Result<i32, String> {
-    if args.threads == Some(0) {
-        return Err("cqlrs: `--threads 0` is not allowed: give a number of at least 1".into());
-    }
+    super::check_threads(args.threads)?;
     let scripts = script_files(&args.scripts)?;
     // The search command's defaults: what a plain `cqlrs -i ARCHIVE SCRIPT` run applies.
     let defaults = Args::try_parse_from(normalize(vec!["cqlrs".to_string()])?).map_err(|e| e.to_string())?;
@@ -191,6 +198,12 @@ fn survey(args: &SurveyArgs) -> Result<i32, String> {
                 }
                 described.push((name.clone(), script.clone(), language(syntax)));
                 themes.push(Theme::new(name, query, Format::Pgn(style)));
+            }
+            Err(message) if message.starts_with(&unreadable(script)) => {
+                // Not a script that failed to compile: a file that cannot be read.
+                say!("cqlrs: survey: {script} is left out: it cannot be read");
+                say!("{}", message.trim_end());
+                failed.push(Failed { script: script.clone(), error: message.trim_end().to_string() });
             }
             Err(message) => {
                 say!("cqlrs: survey: {script} is left out: it does not compile");
@@ -293,15 +306,21 @@ fn survey(args: &SurveyArgs) -> Result<i32, String> {
     }
     if !args.quiet_stderr {
         let matched: u64 = tally.themes.iter().filter(|t| t.games > 0).count() as u64;
+        let partly = if tally.partly_read > 0 {
+            format!(", {} read only up to an unplayable move", tally.partly_read)
+        } else {
+            String::new()
+        };
+        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         say!(
-            "cqlrs: survey: {} themes ({} left out), {} games read ({} skipped), {} matched by some theme, {} themes found; \
+            "cqlrs: survey: {} ({} left out), {} read ({} skipped{partly}), {} matched by some theme, {} found; \
              {:.2} s on {} threads; report: {}",
-            tally.themes.len(),
+            plural(tally.themes.len() as u64, "theme", "themes"),
             tally.failed.len(),
-            tally.read,
+            plural(tally.read, "game", "games"),
             tally.skipped,
             tally.matched_any,
-            matched,
+            plural(matched, "theme", "themes"),
             outcome.seconds,
             outcome.threads,
             table_paths[4]

@@ -169,6 +169,10 @@ pub fn summary_json(summary: &Summary, bytes: Option<u64>, input_errors: u64, ra
     if let Some((start, end)) = range {
         record["range"] = json!([start, end]);
     }
+    if summary.passed_over > 0 {
+        // Only when `-gamenumber` left games out, so that other records keep their shape.
+        record["passed_over"] = json!(summary.passed_over);
+    }
     record.to_string()
 }
 
@@ -413,10 +417,12 @@ pub fn print_stdout(text: &str) -> std::io::Result<()> {
 pub struct Summary {
     /// Games that matched.
     pub matched: u64,
-    /// Games read (matched + unmatched + skipped).
+    /// Games read (matched + unmatched + skipped + abandoned + passed over).
     pub read: u64,
     /// Games read and evaluated that did not match (or matched beyond a sorted `--limit`).
     pub unmatched: u64,
+    /// Games read but left out by `-gamenumber` (neither matched nor unmatched).
+    pub passed_over: u64,
     /// Malformed games skipped.
     pub skipped: u64,
     /// Games the evaluator gave up on (runaway work or nesting).
@@ -433,12 +439,16 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// `N matches of M games (U unmatched, K skipped[, A abandoned]) in S s using T
+    /// `N matches of M games (U unmatched, K skipped[, A abandoned][, P outside
+    /// -gamenumber]) in S s using T
     /// threads[ to FILE][; P games read only up to an unplayable move]`: every tally is
     /// printed (abandoned and partly read ones when there are any) so that a reader can
-    /// check M = N + U + K + A.
+    /// check M = N + U + K + A + P.
     pub fn line(&self) -> String {
-        let abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
+        let mut abandoned = if self.abandoned > 0 { format!(", {} abandoned", self.abandoned) } else { String::new() };
+        if self.passed_over > 0 {
+            abandoned.push_str(&format!(", {} outside -gamenumber", self.passed_over));
+        }
         let mut s = format!(
             "{} {} of {} {} ({} unmatched, {} skipped{abandoned}) in {:.2} s using {} {}",
             self.matched,
@@ -630,6 +640,7 @@ mod tests {
             output: None,
             abandoned: 0,
             partly_read: 0,
+            passed_over: 0,
         };
         let v: serde_json::Value = serde_json::from_str(&summary_json(&s, Some(1234), 1, Some((5, 99)))).unwrap();
         assert_eq!(v["record"], "summary");
@@ -653,11 +664,15 @@ mod tests {
             skipped: 1,
             abandoned: 0,
             partly_read: 0,
+            passed_over: 0,
             seconds: 0.5,
             threads: 2,
             output: Some("o.pgn".into()),
         };
         assert_eq!(s.line(), "2 matches of 10 games (7 unmatched, 1 skipped) in 0.50 s using 2 threads to o.pgn");
+        // Games `-gamenumber` leaves out are counted apart from the unmatched ones.
+        let ranged = Summary { read: 14, passed_over: 4, ..s.clone() };
+        assert!(ranged.line().contains("(7 unmatched, 1 skipped, 4 outside -gamenumber)"), "{}", ranged.line());
         let partly = Summary { partly_read: 2, ..s.clone() };
         assert_eq!(
             partly.line(),

@@ -87,9 +87,16 @@ impl Wrapper<'_> {
     fn comment(&mut self, text: &str) {
         self.word(&format!("{{{}}}", comment_text(text)));
     }
-    /// A comment of the game's own, as it was read (it holds no `}`: that ended it).
+    /// A comment of the game's own, as it was read (it holds no `}`: that ended it), on
+    /// one line: each line break becomes a space, as CQL 6.2 writes it, so that no line
+    /// of a comment can pass for a line of its own (a tag, or a line of the GUI protocol).
     fn original_comment(&mut self, text: &str) {
-        self.word(&format!("{{{text}}}"));
+        if text.contains(['\n', '\r']) {
+            let one_line = text.replace("\r\n", " ").replace(['\n', '\r'], " ");
+            self.word(&format!("{{{one_line}}}"));
+        } else {
+            self.word(&format!("{{{text}}}"));
+        }
     }
 }
 

@@ -87,6 +87,9 @@ pub struct SurveyGame {
     pub facts: Option<GameFacts>,
     /// Set when the game could not be read (for every theme): the message.
     pub skipped: Option<String>,
+    /// Set when the game was read only up to a move that cannot be played: the warning
+    /// (the themes saw the moves before it, as a single run does).
+    pub partly_read: Option<String>,
     /// Themes that gave up on the game (runaway work) or could not reread it: theme
     /// index and message.
     pub warnings: Vec<(usize, String)>,
@@ -103,6 +106,8 @@ pub struct SurveyOutcome {
     pub read: u64,
     /// Games skipped as unreadable (for every theme).
     pub skipped: u64,
+    /// Games read only up to a move that cannot be played.
+    pub partly_read: u64,
     /// Input files that could not be read, or not to their end.
     pub input_errors: u64,
     /// Worker threads used.
@@ -140,7 +145,7 @@ pub fn run(
         let _ = token_tx.send(());
     }
     let mut outcome = std::thread::scope(|scope| {
-        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events };
+        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events, runaway: None };
         let mut workers = Vec::new();
         for _ in 0..threads {
             let tokens = token_rx.clone();
@@ -209,6 +214,7 @@ impl Worker {
             file_number: raw.file_number,
             facts: None,
             skipped: cut,
+            partly_read: None,
             warnings: Vec::new(),
             messages: Vec::new(),
             matches: Vec::new(),
@@ -226,6 +232,7 @@ impl Worker {
             return out;
         }
         out.facts = Some(GameFacts::of(&self.game));
+        out.partly_read = self.game.unplayable.as_ref().map(|e| super::partly_read_warning(raw, e, false).0);
         // Header-only themes decide on the tags alone, as their own runs do; when the
         // game was replayed for others, they read a tags-only copy (parsed once).
         let mut tags_read = false;
@@ -316,6 +323,10 @@ fn deliver_in_order(
                 out.read += 1;
                 if let Some(message) = &game.skipped {
                     out.skipped += 1;
+                    events.warning(message);
+                }
+                if let Some(message) = &game.partly_read {
+                    out.partly_read += 1;
                     events.warning(message);
                 }
                 for (_, message) in &game.warnings {

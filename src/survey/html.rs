@@ -25,10 +25,14 @@ h3 { font-size: 1.1rem; margin: 0 0 8px; }
 p.lead { color: var(--muted); margin: 0 0 8px; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 14px; }
 .ranking { display: grid; gap: 16px; grid-template-columns: 1fr; }
-@media (min-width: 900px) { .ranking { grid-template-columns: minmax(0, 1.1fr) minmax(0, 1fr); } }
+@media (min-width: 1000px) { .ranking { grid-template-columns: minmax(0, 1.1fr) minmax(0, 1fr); } }
 .scroll { overflow-x: auto; -webkit-overflow-scrolling: touch; }
 table { border-collapse: collapse; width: 100%; font-size: 0.92rem; }
 th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+td.name { white-space: normal; overflow-wrap: anywhere; }
+nav.toc { columns: 14em; column-gap: 24px; font-size: 0.92rem; }
+nav.toc a { display: block; padding: 1px 0; }
+details.more > summary { cursor: pointer; color: var(--accent); margin: 0 0 8px; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr:nth-child(even) { background: #f8fafc; }
 @media (max-width: 520px) { .wide { display: none; } th, td { padding: 5px 5px; } }
@@ -93,16 +97,27 @@ pub fn report(tally: &Tally) -> String {
 <body>
 <header>
 <h1>Theme survey</h1>
-<p class="lead">{themes} themes over {read} games from {files}; {any} games ({any_share}) show at least one theme{skipped}.</p>
+<p class="lead">{themes} over {read} from {files}; {any} ({any_share}) show at least one theme{skipped}{partly}.</p>
 </header>
 "#,
-        themes = tally.themes.len(),
-        read = tally.read,
+        themes = count(tally.themes.len() as u64, "theme", "themes"),
+        read = count(tally.read, "game", "games"),
         files = files.join(", "),
-        any = tally.matched_any,
+        any = count(tally.matched_any, "game", "games"),
         any_share = percent(tally.matched_any, tally.read),
-        skipped =
-            if tally.skipped > 0 { format!("; {} games could not be read", tally.skipped) } else { String::new() },
+        skipped = if tally.skipped > 0 {
+            format!("; {} could not be read", count(tally.skipped, "game", "games"))
+        } else {
+            String::new()
+        },
+        partly = if tally.partly_read > 0 {
+            format!(
+                "; {} read only up to a move that cannot be played (the themes saw the moves before it)",
+                count(tally.partly_read, "game was", "games were")
+            )
+        } else {
+            String::new()
+        },
     );
 
     // The ranking: a table and a bar chart.
@@ -116,7 +131,7 @@ pub fn report(tally: &Tally) -> String {
         });
         let _ = writeln!(
             out,
-            r##"<tr><td class="n">{}</td><td><a href="#{}">{}</a></td><td class="n">{}</td><td class="n">{}</td><td class="n wide">{}</td><td class="wide">{}</td></tr>"##,
+            r##"<tr><td class="n">{}</td><td class="name"><a href="#{}">{}</a></td><td class="n">{}</td><td class="n">{}</td><td class="n wide">{}</td><td class="wide">{}</td></tr>"##,
             rank + 1,
             anchor(&theme.name),
             escape(&theme.name),
@@ -148,8 +163,14 @@ pub fn report(tally: &Tally) -> String {
         );
     }
 
-    // Per theme: breakdowns and an example.
-    out.push_str("<section id=\"details\">\n<h2>Each theme</h2>\n<div class=\"themes\">\n");
+    // Per theme: breakdowns and an example; a list of the themes first, and each theme's
+    // charts folded away, so that a survey of many themes stays a page one can scan.
+    out.push_str("<section id=\"details\">\n<h2>Each theme</h2>\n<nav class=\"toc card\" aria-label=\"Themes\">\n");
+    for &t in &ranked {
+        let theme = &tally.themes[t];
+        let _ = writeln!(out, "<a href=\"#{}\">{}</a>", anchor(&theme.name), escape(&theme.name));
+    }
+    out.push_str("</nav>\n<div class=\"themes\">\n");
     for &t in &ranked {
         theme_card(&mut out, tally, t);
     }
@@ -169,9 +190,9 @@ pub fn report(tally: &Tally) -> String {
     }
     let _ = write!(
         out,
-        "<footer>Made by cqlrs {} (survey). Percentages are of the {} games read.</footer>\n</body>\n</html>\n",
+        "<footer>Made by cqlrs {} (survey). Percentages are of the {} read.</footer>\n</body>\n</html>\n",
         env!("CARGO_PKG_VERSION"),
-        tally.read
+        count(tally.read, "game", "games")
     );
     out
 }
@@ -181,14 +202,15 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
     let theme = &tally.themes[t];
     let _ = write!(
         out,
-        "<article class=\"card theme\" id=\"{}\">\n<h3>{}</h3>\n<p class=\"facts\">{} games ({}), {} positions · <code>{}</code> ({})</p>\n<div class=\"body\">\n",
+        "<article class=\"card theme\" id=\"{}\">\n<h3>{}</h3>\n<p class=\"facts\">{} ({}), {} · <code>{}</code> ({})</p>\n<details class=\"more\"><summary>{}</summary>\n<div class=\"body\">\n",
         anchor(&theme.name),
         escape(&theme.name),
-        theme.games,
+        count(theme.games, "game", "games"),
         percent(theme.games, tally.read),
-        theme.positions,
+        count(theme.positions, "position", "positions"),
         escape(&file_name(&theme.script)),
         theme.language,
+        if theme.games > 0 { "Example and breakdowns by result, opening, rating, decade and file" } else { "Details" },
     );
     match &theme.example {
         Some(example) => {
@@ -207,8 +229,17 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
             if let Some(first) = &theme.first {
                 let _ = write!(caption, " (game {})", first.game);
             }
-            if !example.comments.is_empty() {
-                let _ = write!(caption, ". Marked: {}", escape(&example.comments.join("; ")));
+            // The query's own comments here; the markers CQL writes at the start of each
+            // `path` and `line` ("Start path that ends at move 20(wtm)") say nothing to a
+            // reader of the report and are left out.
+            let said: Vec<&str> = example
+                .comments
+                .iter()
+                .map(String::as_str)
+                .filter(|c| !c.starts_with("Start path that ends at ") && !c.starts_with("Start line that ends at "))
+                .collect();
+            if !said.is_empty() {
+                let _ = write!(caption, ". The script's comment here: “{}”", escape(&said.join("; ")));
             }
             let label = format!("{} example: {}", theme.name, example.last_move);
             let _ = writeln!(out, "<figure>{}<figcaption>{caption}</figcaption></figure>", svg::board(example, &label));
@@ -238,27 +269,75 @@ fn theme_card(out: &mut String, tally: &Tally, t: usize) {
             let _ = writeln!(out, "<h4>{}</h4>{}", dimension.title(), svg::bars(&rows, "small", &caption, 6.5));
         }
     }
-    out.push_str("</div>\n</div>\n</article>\n");
+    out.push_str("</div>\n</div>\n</details>\n</article>\n");
 }
 
-/// `part` of `whole` as a percentage with one decimal (`–` when `whole` is 0).
+/// `part` of `whole` as a percentage (`–` when `whole` is 0): one decimal, or two
+/// significant digits below 1 %, so that a share that is not zero never reads `0.0%`
+/// (below 0.01 % it reads `<0.01%`).
 fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
-        "–".into()
-    } else {
-        format!("{:.1}%", 100.0 * part as f64 / whole as f64)
+        return "–".into();
+    }
+    let share = 100.0 * part as f64 / whole as f64;
+    match share {
+        s if part == 0 || s >= 1.0 => format!("{s:.1}%"),
+        s if s >= 0.1 => format!("{s:.2}%"),
+        s if s >= 0.01 => format!("{s:.3}%"),
+        _ => "<0.01%".into(),
     }
 }
 
-/// A label of at most 15 characters: a longer one keeps its start and end around `…`.
+/// `n` with the word in the singular or the plural (`1 game`, `2 games`).
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A file's label in the small charts: without `.pgn` (and a compression suffix) and
+/// at most 13 characters, a longer name keeping its start and end around `…`, so that
+/// it fits the label column whole.
 fn short(label: &str) -> String {
-    let chars: Vec<char> = label.chars().collect();
-    if chars.len() <= 15 {
-        return label.to_string();
+    let mut name = label;
+    for suffix in [".gz", ".zst", ".bz2"] {
+        name = name.strip_suffix(suffix).unwrap_or(name);
     }
-    let head: String = chars[..6].iter().collect();
-    let tail: String = chars[chars.len() - 8..].iter().collect();
+    let name = name.strip_suffix(".pgn").or_else(|| name.strip_suffix(".PGN")).unwrap_or(name);
+    let chars: Vec<char> = name.chars().collect();
+    if chars.len() <= 13 {
+        return name.to_string();
+    }
+    let head: String = chars[..5].iter().collect();
+    let tail: String = chars[chars.len() - 7..].iter().collect();
     format!("{head}…{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_that_are_not_zero_never_read_zero() {
+        assert_eq!(percent(0, 10), "0.0%");
+        assert_eq!(percent(1, 3), "33.3%");
+        assert_eq!(percent(1, 500), "0.20%");
+        assert_eq!(percent(1, 5000), "0.020%");
+        assert_eq!(percent(1, 1_000_000), "<0.01%");
+        assert_eq!(percent(1, 0), "–");
+    }
+
+    #[test]
+    fn counts_agree_in_number() {
+        assert_eq!(count(1, "game", "games"), "1 game");
+        assert_eq!(count(0, "game", "games"), "0 games");
+        assert_eq!(count(2, "theme", "themes"), "2 themes");
+    }
+
+    #[test]
+    fn file_labels_fit_their_column_and_keep_both_ends() {
+        assert_eq!(short("lichess-2017-05-sample.pgn"), "liche…-sample");
+        assert_eq!(short("twic1599.pgn.gz"), "twic1599");
+        assert!(short("a-very-long-name-of-an-archive.pgn").chars().count() <= 13);
+    }
 }
 
 /// The last component of a path (the whole text when it has none).

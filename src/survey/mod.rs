@@ -303,6 +303,9 @@ pub struct Tally {
     pub read: u64,
     /// Games that could not be read, for any theme.
     pub skipped: u64,
+    /// Games read only up to a move that cannot be played (the themes saw the moves
+    /// before it; counted among the games read, as a single run counts them).
+    pub partly_read: u64,
     /// Games matched by at least one theme.
     pub matched_any: u64,
     /// `both[a * n + b]`: games matched by themes `a` and `b` (`both[a * n + a]` = games
@@ -344,6 +347,9 @@ impl Tally {
         self.read += 1;
         if game.skipped.is_some() {
             self.skipped += 1;
+        }
+        if game.partly_read.is_some() {
+            self.partly_read += 1;
         }
         for (theme, _) in &game.warnings {
             self.themes[*theme].warnings += 1;
@@ -462,6 +468,7 @@ impl Tally {
         let record = json!({
             "games_read": self.read,
             "games_skipped": self.skipped,
+            "games_partly_read": self.partly_read,
             "games_matched_by_any_theme": self.matched_any,
             "inputs": self.inputs,
             "themes": themes,
@@ -502,13 +509,21 @@ impl Tally {
     }
 }
 
-/// Append one CSV row: fields with a comma, quote or line break are quoted.
+/// Append one CSV row: fields with a comma, quote or line break are quoted. A field
+/// that a spreadsheet would take for a formula (it starts with `=`, `+`, `-`, `@`, a tab
+/// or a carriage return: a theme named after its script file, a file name, a tag) gets a
+/// `'` in front and is quoted, as OWASP's advice on CSV injection has it, so that it is
+/// shown as text and never run.
 fn push_csv_row(out: &mut String, fields: &[String]) {
     for (i, field) in fields.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        if field.contains([',', '"', '\n', '\r']) {
+        if field.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+            out.push_str("\"'");
+            out.push_str(&field.replace('"', "\"\""));
+            out.push('"');
+        } else if field.contains([',', '"', '\n', '\r']) {
             out.push('"');
             out.push_str(&field.replace('"', "\"\""));
             out.push('"');
@@ -535,6 +550,18 @@ mod tests {
         let mut out = String::new();
         push_csv_row(&mut out, &["a,b".into(), "say \"hi\"".into(), "plain".into()]);
         assert_eq!(out, "\"a,b\",\"say \"\"hi\"\"\",plain\n");
+    }
+
+    #[test]
+    fn csv_fields_a_spreadsheet_would_run_are_made_text() {
+        let mut out = String::new();
+        let fields: Vec<String> =
+            ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "a=b", "12"].map(String::from).into();
+        push_csv_row(&mut out, &fields);
+        assert_eq!(
+            out,
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",\"'+1\",\"'-2\",\"'@SUM(A1)\",\"'\tx\",\"'\rx\",a=b,12\n"
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! The folder is `$CQLRS_SHARED` when that is set, else `../shared` next to the
 //! repository's root (how CI lays out a clone). A test that needs it and does not find it
 //! says so and is not run, except under `CI=true`, where a missing folder is a failure:
-//! a CI run must never pass by skipping its corpus checks.
+//! a CI run must never pass by skipping its corpus checks. The note is written to the
+//! terminal past the test harness's capture (which hides what a passing test prints), so
+//! that `cargo test` shows which tests checked nothing.
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +36,16 @@ pub fn shared_path(sub: &str) -> Option<PathBuf> {
         path.display()
     );
     assert!(!in_ci(), "CI=true: {message}");
-    eprintln!("note: {message}; these checks were not run");
+    skipped(&message);
     None
+}
+
+/// Say on the terminal that the running test checked nothing, and why. Written to the
+/// stderr handle itself rather than with `eprintln!`, which the harness captures and
+/// shows only for a failing test.
+pub fn skipped(why: &str) {
+    use std::io::Write as _;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}; it checked nothing");
 }

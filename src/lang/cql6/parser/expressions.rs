@@ -325,7 +325,10 @@ impl<'s> Parser<'s> {
                 self.error_hint(
                     format!("expected {what}, found {d}"),
                     sp,
-                    Some(format!("the block opened at byte {} is not closed", open.span.start)),
+                    Some({
+                        let (line, col) = crate::diag::line_col(self.src, open.span.start as usize);
+                        format!("the block opened at line {line}, column {col} is not closed")
+                    }),
                 );
                 break Err(());
             }
