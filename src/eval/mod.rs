@@ -10,6 +10,7 @@ mod board;
 mod dict;
 mod engine;
 mod files;
+mod gate;
 pub mod finale;
 mod hhdb;
 mod legacy_facts;

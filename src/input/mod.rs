@@ -37,7 +37,7 @@ use lines::{
     last_line_is_blank, plain_movetext_lines, repeats_tag_name, scan_movetext, skip_tag_pairs, skip_tag_pairs_quick,
 };
 pub use open::{
-    looks_binary, open, open_counted, read_regular_file, read_regular_text, refuse_reason, wrap_decoder, Compression,
+    looks_binary, open, open_counted, read_open_file, read_regular_file, read_regular_text, refuse_reason, wrap_decoder, Compression,
     Opened, MAX_TEXT_FILE_BYTES,
 };
 

@@ -267,12 +267,19 @@ pub fn read_regular_file(path: &std::path::Path, max: u64) -> io::Result<Vec<u8>
         let what = if meta.is_dir() { "a directory" } else { "not a regular file (a device, a FIFO or a socket)" };
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{what}: only regular files are read")));
     }
+    read_open_file(File::open(path)?, max)
+}
+
+/// The whole content of an open regular file of at most `max` bytes (refused when
+/// larger, also when it grows while it is read).
+pub fn read_open_file(file: File, max: u64) -> io::Result<Vec<u8>> {
     let too_large = || io::Error::new(io::ErrorKind::InvalidData, format!("larger than {max} bytes: not read"));
-    if meta.len() > max {
+    let len = file.metadata()?.len();
+    if len > max {
         return Err(too_large());
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(too_large());
     }
