@@ -448,6 +448,11 @@ impl Reader {
                     ));
                     raw
                 }
+                Err(e) if e.to_string().contains(crate::input::STOPPED) => {
+                    // A signal ended a read that waited for input: the run is stopping.
+                    self.done = true;
+                    break;
+                }
                 Err(mut e) => {
                     shared.input_errors.fetch_add(1, AtomicOrdering::Relaxed);
                     shared.events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
@@ -743,7 +748,11 @@ fn write_in_order<S>(
                 }
                 continue;
             }
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break 'receive,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                // The workers are done; a signal may have ended their input.
+                out.interrupted = interrupted();
+                break 'receive;
+            }
         };
         out.interrupted = interrupted();
         if out.interrupted != 0 {

@@ -577,6 +577,8 @@ fn watch_signals() -> Option<std::sync::Arc<std::sync::atomic::AtomicUsize>> {
             signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, seen.clone()).ok()?;
             signal_hook::flag::register(signal, seen).ok()?;
             signal_hook::flag::register_usize(signal, flag.clone(), signal as usize).ok()?;
+            // Reads that wait for input (standard input, a FIFO) end too.
+            signal_hook::flag::register(signal, crate::input::stop_flag()).ok()?;
         }
         Some(flag)
     }
