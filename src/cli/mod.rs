@@ -385,6 +385,8 @@ fn execute(args: &Args) -> Result<i32, String> {
     if let Some(max) = args.max_game_bytes {
         config.max_game_bytes = usize::try_from(max).unwrap_or(usize::MAX);
     }
+    // The memory budget also bounds the positions a game's tree may hold.
+    config.max_game_positions = Some(scan::positions_for_memory(query.limits().max_memory));
     if args.parse {
         // `-parse`: the query compiled; nothing is read or written.
         if !args.quiet_stderr {

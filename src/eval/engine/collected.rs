@@ -22,6 +22,10 @@ pub struct Out {
     pub messages: Vec<String>,
     /// Nodes whose original comments `removecomment` deletes.
     pub removed: Vec<NodeId>,
+    /// How many bytes the dictionaries kept from game to game (not `local`) grew by in
+    /// this game (less when entries went): the state the next game's memory budget
+    /// starts from. Not undone by [`Out::rollback`]: a dictionary's entries stay.
+    pub kept_bytes: i64,
 }
 
 /// Lengths of the output lists at some moment.
@@ -41,6 +45,7 @@ impl Out {
             tags: self.tags.get(mark.0[2]..).unwrap_or_default().to_vec(),
             messages: self.messages.get(mark.0[3]..).unwrap_or_default().to_vec(),
             removed: self.removed.get(mark.0[4]..).unwrap_or_default().to_vec(),
+            kept_bytes: 0,
         }
     }
     /// Add the output held in `other` after this one's.
@@ -50,6 +55,7 @@ impl Out {
         self.tags.extend(other.tags);
         self.messages.extend(other.messages);
         self.removed.extend(other.removed);
+        self.kept_bytes += other.kept_bytes;
     }
     /// Drop everything written since `mark`.
     /// Each list is looked at first: mostly nothing was written.
