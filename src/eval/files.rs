@@ -476,7 +476,16 @@ mod tests {
             assert!(at("door/secret.pgn").unwrap_err().contains("symbolic link"));
             std::os::unix::fs::symlink(other.join("none.cqo"), home.join("dangling.cqo")).unwrap();
             let err = policy.check(FileUse::Write, "dangling.cqo", Some(&home)).unwrap_err();
-            assert!(err.contains("leads nowhere"), "{err}");
+            assert!(err.contains("symbolic link"), "{err}");
+            // Opened, not only checked: the gate refuses the links too, and a hard link.
+            assert!(policy.open(FileUse::Read, "door/secret.pgn", Some(&home)).unwrap_err().contains("symbolic link"));
+            assert!(policy.open(FileUse::Write, "dangling.cqo", Some(&home)).unwrap_err().contains("symbolic link"));
+            assert!(!other.join("none.cqo").exists());
+            std::fs::hard_link(other.join("secret.pgn"), home.join("twin.pgn")).unwrap();
+            assert!(policy.open(FileUse::Read, "twin.pgn", Some(&home)).unwrap_err().contains("hard links"));
+            let (mut file, _) = policy.open(FileUse::Write, "sub/fresh.cqo", Some(&home)).unwrap();
+            std::io::Write::write_all(&mut file, b"x").unwrap();
+            assert_eq!(std::fs::read_to_string(home.join("sub/fresh.cqo")).unwrap(), "x");
         }
         // `--allow-files` opens another folder to any path; `--secure` closes everything.
         let wider = FilePolicy::confined(&[&home], &[&other]).unwrap();
