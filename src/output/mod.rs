@@ -560,7 +560,7 @@ mod tests {
             ..Default::default()
         };
         let text = render(&PgnStyle::default(), &g, &m);
-        assert!(text.contains("[Bad___X \"v\"]\n[_ \"w\"]\n"), "{text}");
+        assert!(text.contains("[Bad____X \"v\"]\n[_ \"w\"]\n"), "{text}");
         assert!(text.contains("1. e4 ;} d5 2. exd5 {\n1... e5 *"), "{text}");
     }
 
