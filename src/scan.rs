@@ -191,6 +191,10 @@ pub struct ScanConfig {
     /// A game of more bytes than this is skipped without being kept in memory
     /// (default [`MAX_GAME_BYTES`]).
     pub max_game_bytes: usize,
+    /// A game with more positions than this is skipped when its reading gets there
+    /// (`None`: no limit; default: the default memory budget over
+    /// [`crate::pgn::POSITION_BYTES`], see [`crate::pgn::GameParser::set_max_positions`]).
+    pub max_game_positions: Option<usize>,
     /// Set to a signal's number when the run is to stop (SIGINT, SIGTERM): the scan then
     /// accounts for no further game and reports how far it got
     /// ([`ScanOutcome::interrupted`]).
@@ -211,6 +215,13 @@ pub const RUNAWAY_SHARE: f64 = 0.9;
 /// Default largest game read: larger ones are skipped and reported, unread.
 pub const MAX_GAME_BYTES: usize = 64 << 20;
 
+/// The most positions of one game that a memory budget of `bytes` allows (each counted as
+/// [`crate::pgn::POSITION_BYTES`]; at least a thousand, so that a tiny budget still reads
+/// every real game).
+pub fn positions_for_memory(bytes: u64) -> usize {
+    usize::try_from(bytes / crate::pgn::POSITION_BYTES).unwrap_or(usize::MAX).max(1000)
+}
+
 impl ScanConfig {
     /// Defaults: all cores, no limit, the given format.
     pub fn new(format: Format) -> ScanConfig {
@@ -225,6 +236,7 @@ impl ScanConfig {
             in_flight: 4 * threads + 4,
             keep_rejects: false,
             max_game_bytes: MAX_GAME_BYTES,
+            max_game_positions: Some(positions_for_memory(crate::eval::Limits::DEFAULT_MEMORY)),
             interrupt: None,
             stop_runaway: true,
         }
@@ -520,6 +532,11 @@ impl Reader {
                     ));
                     raw
                 }
+                Err(e) if e.to_string().contains(crate::input::STOPPED) => {
+                    // A signal ended a read that waited for input: the run is stopping.
+                    self.done = true;
+                    break;
+                }
                 Err(mut e) => {
                     shared.input_errors.fetch_add(1, AtomicOrdering::Relaxed);
                     shared.events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
@@ -565,6 +582,7 @@ fn work<E: Evaluator>(
     result_tx: Sender<BatchResult>,
 ) -> E::Scratch {
     let mut parser = GameParser::new();
+    parser.set_max_positions(config.max_game_positions);
     let mut game = Game::default();
     let mut scratch = E::Scratch::default();
     let wants_moves = |g: &Game| evaluator.wants_moves(g);
@@ -827,7 +845,11 @@ fn write_in_order<S>(
                 }
                 continue;
             }
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => break 'receive,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                // The workers are done; a signal may have ended their input.
+                out.interrupted = interrupted();
+                break 'receive;
+            }
         };
         out.interrupted = interrupted();
         out.runaway = runaway.tripped();

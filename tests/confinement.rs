@@ -294,3 +294,141 @@ fn injected_text_stays_data() {
     assert!(comments[0].iter().any(|c| c == "a_ 1. e4 _b"), "{comments:?}");
     assert_eq!(comments[1], ["a"]);
 }
+
+/// Issue 43, item 1: the script's own `input` (and the legacy `:pgn`) goes through the
+/// same gate as its other files; a refusal does not tell whether a file outside exists.
+#[test]
+fn the_scripts_own_input_is_confined() {
+    let site = Site::new("input");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&site.victims, site.scripts.join("door")).unwrap();
+    let prep = site.victims.join("prep.pgn").display().to_string();
+    let missing = site.victims.join("missing.pgn").display().to_string();
+    let mut cases: Vec<(String, &str)> = vec![
+        ("cql(input \"../victims/prep.pgn\" output \"loot.pgn\")\ncheck\n".into(), "`..` leads outside"),
+        (format!("cql(input {prep} output loot.pgn)\ncheck\n"), "an absolute path leads outside"),
+        ("(match :pgn ../victims/prep.pgn :output loot.pgn\n (position))\n".into(), "`..` leads outside"),
+    ];
+    #[cfg(unix)]
+    cases.push(("cql(input door/prep.pgn output loot.pgn)\ncheck\n".into(), "symbolic link"));
+    for (text, rule) in &cases {
+        std::fs::write(site.scripts.join("stranger.cql"), text).unwrap();
+        let out = Command::new(BIN).current_dir(&site.scripts).arg("stranger.cql").output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{text}\n{err}");
+        assert!(err.contains("input") && err.contains(rule), "{text}\n{err}");
+        assert!(!site.scripts.join("loot.pgn").exists(), "{text}");
+    }
+    // The same words whether the file outside exists or not.
+    let said = |name: &str| {
+        std::fs::write(site.scripts.join("probe.cql"), format!("cql(input {name})\ncheck\n")).unwrap();
+        let out = Command::new(BIN).current_dir(&site.scripts).arg("probe.cql").output().unwrap();
+        // The message's line (the caret below is as long as the name).
+        stderr(&out).replace(name, "NAME").lines().next().unwrap_or_default().to_string()
+    };
+    assert_eq!(said(&prep), said(&missing));
+    assert!(said(&prep).contains("leads outside"));
+    // Inside the folder the script's input is read as before.
+    let out = site.run("own.cql", "cql(input games.pgn output own-out.pgn)\ntrue\n", &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(site.scripts.join("own-out.pgn")).unwrap().contains("Nf3"));
+}
+
+/// Issue 43, items 2 and 6: files are opened without following links and checked once
+/// open: a hard link to a file outside, a FIFO (for reading, writing or as the script's
+/// input) are refused without waiting, and a link swapped in while runs go on never
+/// lets a run read or write outside.
+#[cfg(unix)]
+#[test]
+fn links_and_fifos_are_refused_once_opened() {
+    let site = Site::new("opened");
+    // A hard link inside the folder to the user's file outside.
+    std::fs::hard_link(site.victims.join("prep.pgn"), site.scripts.join("hard.pgn")).unwrap();
+    let out = site.run("hard.cql", "cql()\ninitial comment (readfile \"hard.pgn\")\n", &["-o", "hard-out.pgn"]);
+    assert_abandoned(&out, "other names (hard links)");
+    let written = std::fs::read_to_string(site.scripts.join("hard-out.pgn")).unwrap_or_default();
+    assert!(!written.contains("secret"), "{written}");
+    // FIFOs: refused at once, for writing as for reading.
+    for name in ["pipe.cqo", "pipe.pgn"] {
+        assert!(Command::new("mkfifo").arg(site.scripts.join(name)).status().unwrap().success());
+    }
+    let started = std::time::Instant::now();
+    let cases = [
+        ("cql()\ninitial writefile (\"pipe.cqo\" \"x\")\n", "not a regular file"),
+        ("cql()\ninitial comment (readfile \"pipe.cqo\")\n", "not a regular file"),
+        ("cql(input pipe.pgn)\ncheck\n", "not a regular file"),
+    ];
+    for (text, rule) in cases {
+        std::fs::write(site.scripts.join("fifo.cql"), text).unwrap();
+        let out = Command::new(BIN).current_dir(&site.scripts).args(["-o", "fifo-out.pgn", "fifo.cql"]).output().unwrap();
+        assert!(stderr(&out).contains(rule), "{text}\n{}", stderr(&out));
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "a FIFO held a run up");
+    // A link swapped in and out between the runs' checks and opens: the victim outside
+    // stays as it was and no run reads it.
+    let race = site.scripts.join("race.cqo");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flipper = {
+        let (race, victim, stop) = (race.clone(), site.victims.join("victim.cqo"), stop.clone());
+        std::thread::spawn(move || {
+            let spare = race.with_extension("tmp");
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::write(&spare, "inside\n");
+                let _ = std::fs::rename(&spare, &race);
+                let _ = std::os::unix::fs::symlink(&victim, &spare);
+                let _ = std::fs::rename(&spare, &race);
+            }
+        })
+    };
+    std::fs::write(site.scripts.join("race.cql"), "cql()\ninitial comment (readfile \"race.cqo\") writefile (\"race.cqo\" \"RACED\")\n").unwrap();
+    for _ in 0..40 {
+        let out = Command::new(BIN).current_dir(&site.scripts).args(["-o", "race-out.pgn", "race.cql"]).output().unwrap();
+        let written = std::fs::read_to_string(site.scripts.join("race-out.pgn")).unwrap_or_default();
+        assert!(!written.contains("untouched"), "a run read the file outside:\n{written}\n{}", stderr(&out));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    flipper.join().unwrap();
+    assert_eq!(std::fs::read_to_string(site.victims.join("victim.cqo")).unwrap(), "untouched\n");
+}
+
+/// Issue 43, item 9: `writefile` into the run's own output or rejects file is refused
+/// with a message (the run replaces those files whole at its end).
+#[test]
+fn writefile_into_the_runs_own_output_is_refused() {
+    let site = Site::new("own-output");
+    for (option, name) in [("-o", "mine.cqo"), ("--rejects", "rejects.cqo")] {
+        let text = format!("cql()\ninitial writefile (\"{name}\" \"text\")\n");
+        let extra: Vec<&str> = if option == "-o" { vec!["-o", name] } else { vec!["-o", "x.pgn", "--rejects", name] };
+        let out = site.run("own.cql", &text, &extra);
+        assert_abandoned(&out, "this run's own output or rejects file");
+    }
+}
+
+/// Issue 43, item 5: a `;` comment that holds `}` is written so that, read back, the
+/// game has the input's moves and the comment's text.
+#[test]
+fn a_rest_of_line_comment_cannot_inject_moves() {
+    let site = Site::new("semicolon");
+    let games = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 ; } d5 2. exd5 {\ne5 2. Nf3 *\n";
+    std::fs::write(site.scripts.join("semi.pgn"), games).unwrap();
+    std::fs::write(site.scripts.join("all.cql"), "cql()\ntrue\n").unwrap();
+    let out = Command::new(BIN)
+        .current_dir(&site.scripts)
+        .args(["-i", "semi.pgn", "-o", "semi-out.pgn", "all.cql"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let back = read_games(&site.scripts.join("semi-out.pgn"));
+    assert_eq!(back.len(), 1);
+    let (moves, comments) = moves_and_comments(&back[0]);
+    assert_eq!(moves, ["e4", "e5", "Nf3"], "no move injected");
+    assert!(comments[1].iter().any(|c| c.trim() == "} d5 2. exd5 {"), "{comments:?}");
+    // Twice through: still the same moves.
+    let again = Command::new(BIN)
+        .current_dir(&site.scripts)
+        .args(["-i", "semi-out.pgn", "-o", "semi-again.pgn", "all.cql"])
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(moves_and_comments(&read_games(&site.scripts.join("semi-again.pgn"))[0]).0, ["e4", "e5", "Nf3"]);
+}

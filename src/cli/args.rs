@@ -224,8 +224,9 @@ pub struct Args {
     /// Abandon a game after SECONDS of evaluation (default 10; 0 = no time limit)
     #[arg(long = "max-game-time", value_name = "SECONDS")]
     pub max_game_time: Option<f64>,
-    /// Abandon a game whose strings, dictionaries and notes take more than BYTES (default
-    /// 256M; suffixes K, M, G)
+    /// Abandon a game whose strings, dictionaries and notes (those kept from earlier games
+    /// included) take more than BYTES, and skip a game whose positions would (default 256M;
+    /// suffixes K, M, G)
     #[arg(long = "max-game-memory", value_name = "BYTES", value_parser = parse_size)]
     pub max_game_memory: Option<u64>,
     /// Skip (unread) a game of more than BYTES of PGN text (default 64M; suffixes K, M, G)

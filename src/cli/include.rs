@@ -144,22 +144,19 @@ impl Gatherer<'_> {
                 d.hint = hint.map(str::to_string);
                 Error { diagnostics: vec![d] }.render(name, text)
             };
-            if let Err(why) = self.policy.check(FileUse::Include, &path, Some(dir)) {
-                return Err(fail(
-                    format!("cannot include {why}"),
-                    Some("include a `.cql` file inside the script's folder or the output's folder, or allow a folder with `--allow-files DIR` (`--secure` forbids include)"),
-                ));
-            }
-            let full = dir.join(&path);
-            let canonical = match std::fs::canonicalize(&full) {
-                Ok(c) => c,
-                Err(e) => {
+            // The one file gate: confined, the file is reached from its folder without
+            // following a link, and must be a regular file with one name.
+            let (file, reached) = match self.policy.open(FileUse::Include, &path, Some(dir)) {
+                Ok(opened) => opened,
+                Err(why) => {
                     return Err(fail(
-                        format!("cannot include `{path}`: {e}"),
-                        Some("a relative path is read from the directory of the script that includes it"),
+                        format!("cannot include {why}"),
+                        Some("include a `.cql` file inside the script's folder or the output's folder, or allow a folder with `--allow-files DIR` (`--secure` forbids include); a relative path is read from the directory of the script that includes it"),
                     ))
                 }
             };
+            let full = dir.join(&path);
+            let canonical = std::fs::canonicalize(&reached).unwrap_or(reached);
             if self.stack.contains(&canonical) {
                 return Err(fail(
                     format!("`{path}` includes itself (an include cycle)"),
@@ -169,7 +166,12 @@ impl Gatherer<'_> {
             if self.seen.contains(&canonical) {
                 continue;
             }
-            let included = crate::input::read_regular_text(&full, crate::input::MAX_TEXT_FILE_BYTES)
+            let included = crate::input::read_open_file(file, crate::input::MAX_TEXT_FILE_BYTES)
+                .and_then(|bytes| {
+                    String::from_utf8(bytes).map_err(|_| {
+                        std::io::Error::new(std::io::ErrorKind::InvalidData, "stream did not contain valid UTF-8")
+                    })
+                })
                 .map_err(|e| fail(format!("cannot read `{path}`: {e}"), None))?;
             let shown = full.to_string_lossy().into_owned();
             self.stack.push(canonical.clone());

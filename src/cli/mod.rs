@@ -533,6 +533,8 @@ fn execute(args: &Args) -> Result<i32, String> {
     if let Some(max) = args.max_game_bytes {
         config.max_game_bytes = usize::try_from(max).unwrap_or(usize::MAX);
     }
+    // The memory budget also bounds the positions a game's tree may hold.
+    config.max_game_positions = Some(scan::positions_for_memory(query.limits().max_memory));
     if args.parse {
         // `-parse`: the query compiled; nothing is read or written.
         if !args.quiet_stderr {
@@ -568,6 +570,9 @@ fn execute(args: &Args) -> Result<i32, String> {
     // `writefile` never writes over what the run reads; `lastgamenumber` counts the inputs.
     let others: Vec<String> = read.iter().filter(|(what, _)| *what != "input").map(|(_, p)| p.to_string()).collect();
     query.run().register_inputs(&inputs, &others);
+    // Nor into the run's own output and rejects files (replaced whole at the end).
+    let own: Vec<String> = written.iter().map(|(_, p)| p.to_string()).collect();
+    query.run().register_outputs(&own);
 
     let plan = scale::prepare(args, inputs, query.sequential())?;
 
@@ -783,6 +788,8 @@ fn watch_signals() -> Option<std::sync::Arc<std::sync::atomic::AtomicUsize>> {
             signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, seen.clone()).ok()?;
             signal_hook::flag::register(signal, seen).ok()?;
             signal_hook::flag::register_usize(signal, flag.clone(), signal as usize).ok()?;
+            // Reads that wait for input (standard input, a FIFO) end too.
+            signal_hook::flag::register(signal, crate::input::stop_flag()).ok()?;
         }
         Some(flag)
     }
@@ -863,12 +870,15 @@ fn policy_for(
     FilePolicy::confined(&[&script, &output], &allowed)
 }
 
-/// Check the files the script's header names against the policy: its `output` (when it
-/// is the one written) and, under `--secure`, its `input` (when it is the one read). A
-/// refusal is an error with a caret under the name.
+/// Check the files the script's header names (also the legacy `:pgn`) against the
+/// policy, through its gate: its `output` (when it is the one written) and its `input`
+/// (when it is the one read). A refusal is an error with a caret under the name.
 fn check_header_files(args: &Args, ir: &Ir, src: &QuerySource, policy: &FilePolicy) -> Result<(), String> {
     let refuse = |word: &str, name: &str, why: String, hint: &str| {
-        let span = header_name_span(&src.text, word, name).unwrap_or_default();
+        // The legacy header (`:pgn NAME`) is not a `cql(…)` one: the name's first place.
+        let span = header_name_span(&src.text, word, name)
+            .or_else(|| src.text.find(name).map(|at| Span::new(at, at + name.len())))
+            .unwrap_or_default();
         let d = crate::diag::Diagnostic::new(format!("{word}: {why}"), span).with_hint(hint);
         Err(src.render(&crate::diag::Error { diagnostics: vec![d] }))
     };
@@ -883,10 +893,15 @@ fn check_header_files(args: &Args, ir: &Ir, src: &QuerySource, policy: &FilePoli
             }
         }
     }
-    if args.input.is_empty() && policy.access() == FileAccess::Forbidden {
-        if let Some(name) = ir.settings.input.first() {
-            let why = format!("`{name}`: a script may not name its input under `--secure`");
-            return refuse("input", name, why, "give the PGN input with `-i FILE`");
+    if args.input.is_empty() && !args.guipgnstdin {
+        for name in &ir.settings.input {
+            if let Err(why) = policy.check(FileUse::Input, name, None) {
+                let hint = match policy.access() {
+                    FileAccess::Forbidden => "give the PGN input with `-i FILE`",
+                    _ => "name a `.pgn` file inside the script's folder or the output's folder, or give `-i FILE`",
+                };
+                return refuse("input", name, why, hint);
+            }
         }
     }
     Ok(())
@@ -902,8 +917,9 @@ fn header_name_span(text: &str, word: &str, name: &str) -> Option<Span> {
         let after = from + at + word.len();
         let rest = &header[after..];
         let gap = rest.len() - rest.trim_start().len();
-        if gap > 0 && rest.trim_start().starts_with(name) {
-            let s = start + after + gap;
+        let quote = usize::from(rest.trim_start().starts_with('"'));
+        if gap > 0 && rest.trim_start()[quote..].starts_with(name) {
+            let s = start + after + gap + quote;
             return Some(Span::new(s, s + name.len()));
         }
         from = after;

@@ -1,6 +1,7 @@
 //! Files a query reads and writes while it runs: `readfile`, `writefile`, and the
 //! inputs of the run (`lastgamenumber` counts their games; `writefile` must never write
-//! over one of them).
+//! over one of them, nor into the run's own output); and the policy every file a script
+//! names goes through ([`FilePolicy`], opened by the gate in `gate.rs`).
 //!
 //! Takes in: the run's input paths ([`RunFiles::register_inputs`]), file names from the
 //! query, and the [`FilePolicy`] the query was compiled with.
@@ -18,22 +19,25 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::diag::Diagnostic;
+use super::gate;
 use crate::ir::{Filter, FilterId, Ir};
 
-/// How far a script's own file access reaches: `readfile`, `writefile`, `include` and
-/// `cql(output …)`. The files the user names on the command line are not the script's
-/// and are not limited by it.
+/// How far a script's own file access reaches: `readfile`, `writefile`, `include`, and the
+/// `input` and `output` of its header (the legacy `:pgn` and `:output` too). The files the
+/// user names on the command line are not the script's and are not limited by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileAccess {
     /// Only files inside the policy's folders (the default: the script's folder, the
-    /// output's folder, and those the user allowed with `--allow-files`): the file a
-    /// name leads to, with `..` and symbolic links followed, must be inside one of them
-    /// (an absolute path, a `..` or a link that leads out is refused). An existing
-    /// `.cql` file is never written over.
+    /// output's folder, and those the user allowed with `--allow-files`). The name is
+    /// resolved by its words alone (`..` takes away the folder before it) and must lead
+    /// inside one of them; the file is then opened from that folder one step at a time
+    /// without following a symbolic link, and must be a regular file with no other name
+    /// (hard link). An existing `.cql` file is never written over.
     Confined,
     /// No file access at all (`--secure`).
     Forbidden,
-    /// Any path, only the file name extensions checked (what CQL 6.2 does).
+    /// Any path, only the file name extensions checked (what CQL 6.2 does); a file that
+    /// is not a regular file is still refused.
     Unrestricted,
 }
 
@@ -48,6 +52,9 @@ pub enum FileUse {
     Include,
     /// `cql(output NAME)`: a `.pgn` file (CQL 6.2 `CqlNode`, `filename_is_pgn`).
     Output,
+    /// `cql(input NAME)` or the legacy `:pgn NAME`: a `.pgn` file, possibly compressed
+    /// (`.pgn.gz`, `.pgn.zst`, `.pgn.bz2`).
+    Input,
 }
 
 impl FileUse {
@@ -58,6 +65,7 @@ impl FileUse {
             FileUse::Write => "writefile",
             FileUse::Include => "include",
             FileUse::Output => "output",
+            FileUse::Input => "input",
         }
     }
 
@@ -68,6 +76,7 @@ impl FileUse {
             FileUse::Write => &[".cql", ".cqo"],
             FileUse::Include => &[".cql"],
             FileUse::Output => &[".pgn"],
+            FileUse::Input => &[".pgn", ".pgn.gz", ".pgn.zst", ".pgn.bz2"],
         }
     }
 }
@@ -75,6 +84,11 @@ impl FileUse {
 /// The file policy of a run: which files a script may read and write. It is part of the
 /// compiled query (set through [`crate::CompileOptions::files`]) and read by the
 /// evaluator, so two runs in one process can have different policies.
+///
+/// Every file a script names goes through this one gate: [`FilePolicy::open`] for the
+/// files the script reads and writes itself, [`FilePolicy::check`] for the names the
+/// program opens on the script's behalf (its header's `input` and `output`) and for the
+/// early check of quoted names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FilePolicy {
     access: FileAccess,
@@ -89,6 +103,15 @@ impl Default for FilePolicy {
     fn default() -> Self {
         FilePolicy::confined(&[Path::new(".")], &[]).unwrap_or(FilePolicy::forbidden())
     }
+}
+
+/// Where a name leads under a policy, found from its words alone.
+struct Located {
+    /// The path to use: absolute and free of `.` and `..` when confined, else as written
+    /// (joined to the base folder).
+    path: PathBuf,
+    /// The policy folder the path is inside (confined only), and the path's steps below it.
+    beneath: Option<(PathBuf, PathBuf)>,
 }
 
 impl FilePolicy {
@@ -122,10 +145,10 @@ impl FilePolicy {
         self.access
     }
 
-    /// May the script use the file `name` this way? Relative names are read from `base`
-    /// (the current directory when `None`). `Ok` with the path to open, or the rule the
-    /// name breaks (a sentence without the keyword's name in front).
-    pub fn check(&self, what: FileUse, name: &str, base: Option<&Path>) -> Result<PathBuf, String> {
+    /// The rules that need no file: `--secure`, the extension, and (confined) that the
+    /// name's words lead inside a policy folder. Nothing outside the folders is looked at,
+    /// so a refusal says nothing of whether a file there exists.
+    fn locate(&self, what: FileUse, name: &str, base: Option<&Path>) -> Result<Located, String> {
         if self.access == FileAccess::Forbidden {
             return Err(format!("`{name}`: a script may not use files under `--secure`"));
         }
@@ -133,33 +156,86 @@ impl FilePolicy {
         if !has_extension(name, exts) {
             return Err(format!("`{name}` must end in {}", exts.join(", ")));
         }
-        let path = match base {
-            Some(dir) if Path::new(name).is_relative() => dir.join(name),
-            _ => PathBuf::from(name),
-        };
+        let written = Path::new(name);
         if self.access == FileAccess::Unrestricted {
-            return Ok(path);
+            let path = match base {
+                Some(dir) if written.is_relative() => dir.join(name),
+                _ => PathBuf::from(name),
+            };
+            return Ok(Located { path, beneath: None });
         }
-        let real = real_location(&path).map_err(|why| format!("`{name}`: {why}"))?;
-        let inside = |dirs: &[PathBuf]| dirs.iter().any(|dir| real.starts_with(dir));
-        if !inside(&self.home) && !inside(&self.allowed) {
-            let written = Path::new(name);
+        let start = if written.is_absolute() {
+            PathBuf::from("/")
+        } else {
+            let dir = match base {
+                Some(dir) if !dir.as_os_str().is_empty() => std::fs::canonicalize(dir),
+                _ => std::env::current_dir(),
+            };
+            dir.map_err(|e| format!("`{name}`: its folder: {e}"))?
+        };
+        let mut path = start;
+        for part in written.components() {
+            match part {
+                Component::Normal(word) => path.push(word),
+                Component::ParentDir => {
+                    path.pop();
+                }
+                Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+            }
+        }
+        if path.file_name().is_none() || name.ends_with('/') {
+            return Err(format!("`{name}`: not a file name"));
+        }
+        let root = self.home.iter().chain(&self.allowed).filter(|dir| path.starts_with(dir)).max_by_key(|d| d.as_os_str().len());
+        let Some(root) = root else {
             let how = if written.is_absolute() {
                 "an absolute path"
             } else if written.components().any(|c| matches!(c, Component::ParentDir)) {
                 "`..`"
             } else {
-                "the path (a symbolic link, or the current directory)"
+                "the name (from the current directory)"
             };
-            return Err(format!(
-                "`{name}` is `{}`: {how} leads outside the script's folder and the output's folder",
-                real.display()
-            ));
+            return Err(format!("`{name}`: {how} leads outside the script's folder and the output's folder"));
+        };
+        let rest = path.strip_prefix(root).map(Path::to_path_buf).unwrap_or_default();
+        Ok(Located { beneath: Some((root.clone(), rest)), path })
+    }
+
+    /// May the script use the file `name` this way? Relative names are read from `base`
+    /// (the current directory when `None`). `Ok` with the path to use, or the rule the
+    /// name breaks (a sentence without the keyword's name in front). Confined, the
+    /// folders on the way are opened without following links and what is there now is
+    /// looked at (a symbolic link, something other than a regular file, an existing
+    /// `.cql` file to write): an early answer for a quoted name, and the check of a
+    /// header's `input` and `output`, which the program opens. [`FilePolicy::open`]
+    /// makes the same checks on the file it opens.
+    pub fn check(&self, what: FileUse, name: &str, base: Option<&Path>) -> Result<PathBuf, String> {
+        let located = self.locate(what, name, base)?;
+        if let Some((root, rest)) = &located.beneath {
+            gate::probe(root, rest, what == FileUse::Write && has_extension(name, &[".cql"]))
+                .map_err(|why| format!("`{name}`: {why}"))?;
         }
-        if what == FileUse::Write && has_extension(name, &[".cql"]) && std::fs::symlink_metadata(&path).is_ok() {
-            return Err(format!("`{name}` exists: a script never writes over an existing `.cql` file"));
+        Ok(located.path)
+    }
+
+    /// Open the file `name` for `what` under this policy: for reading (`readfile`,
+    /// `include`, `input`), or for writing (`writefile`: made when missing, never emptied
+    /// here; `output` is written by the program, see [`FilePolicy::check`]). Confined, the
+    /// file is reached from its policy folder one step at a time without following a
+    /// symbolic link, and the file opened must be a regular file with a single name; a
+    /// `.cql` file to write must not exist yet. Under every policy a FIFO, a device or a
+    /// folder is refused, without waiting on it. `Ok` with the open file and the path it
+    /// was reached by.
+    pub fn open(&self, what: FileUse, name: &str, base: Option<&Path>) -> Result<(File, PathBuf), String> {
+        let located = self.locate(what, name, base)?;
+        let write = what == FileUse::Write;
+        let fresh = write && has_extension(name, &[".cql"]);
+        let file = match &located.beneath {
+            Some((root, rest)) => gate::open_beneath(root, rest, write, fresh),
+            None => gate::open_anywhere(&located.path, write),
         }
-        Ok(path)
+        .map_err(|why| format!("`{name}`: {why}"))?;
+        Ok((file, located.path))
     }
 
     /// The hint that goes with a refusal.
@@ -169,25 +245,6 @@ impl FilePolicy {
             _ => "name a file inside the script's folder or the output's folder, or allow a folder with `--allow-files DIR`",
         }
     }
-}
-
-/// Where `path` really is: its canonical form when it exists, else its folder's canonical
-/// form and its name (a file about to be made). A link that leads nowhere is refused: it
-/// would make its target wherever it points.
-fn real_location(path: &Path) -> Result<PathBuf, String> {
-    if let Ok(real) = std::fs::canonicalize(path) {
-        return Ok(real);
-    }
-    if std::fs::symlink_metadata(path).is_ok() {
-        return Err("a symbolic link that leads nowhere".into());
-    }
-    let name = path.file_name().ok_or_else(|| "not a file name".to_string())?;
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let folder = std::fs::canonicalize(folder).map_err(|e| format!("its folder: {e}"))?;
-    Ok(folder.join(name))
 }
 
 /// Check the file names a query gives as quoted strings (`readfile "x.pgn"`,
@@ -237,6 +294,30 @@ fn file_id(path: &str) -> Option<FileId> {
     }
 }
 
+/// The identity of an open file.
+fn file_id_of(file: &File) -> Option<FileId> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = file.metadata().ok()?;
+        Some(FileId::Inode(meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        None
+    }
+}
+
+/// Where a file (existing or not) goes: its folder's canonical path and its name.
+fn place_of(path: &Path) -> Option<PathBuf> {
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(folder).ok()?.join(path.file_name()?))
+}
+
 /// What one run knows of its files: its inputs, the files it must never write, the files
 /// `writefile` opened. Held by the run ([`super::Run`]), so a second run in the same
 /// process starts with none of the first one's open files or counts.
@@ -255,6 +336,8 @@ struct Registry {
     open: HashMap<String, File>,
     /// Games counted in the inputs, once known.
     last_game: Option<u64>,
+    /// The run's own output files (see [`place_of`]): never a `writefile` target.
+    outputs: Vec<PathBuf>,
 }
 
 impl RunFiles {
@@ -269,18 +352,32 @@ impl RunFiles {
         }
     }
 
+    /// Tell the run which files it writes itself (its output and `--rejects` file):
+    /// `writefile` refuses them, with a message, rather than lose its text when the run
+    /// puts its own file in their place.
+    pub fn register_outputs(&self, outputs: &[String]) {
+        if let Ok(mut reg) = self.state.lock() {
+            reg.outputs = outputs.iter().filter(|p| *p != "-").filter_map(|p| place_of(Path::new(p))).collect();
+        }
+    }
+
     /// `writefile (NAME TEXT)`: append TEXT to NAME (a `.cql` or `.cqo` file the policy
-    /// allows), emptied when the run first writes to it. A file the run reads is refused.
+    /// allows, opened through the policy's gate), emptied when the run first writes to
+    /// it. A file the run reads, and the run's own output and rejects files, are refused.
     pub fn write(&self, name: &str, text: &str, policy: &FilePolicy) -> Result<(), String> {
         let mut reg = self.state.lock().map_err(|_| "writefile: lock poisoned".to_string())?;
         if !reg.open.contains_key(name) {
-            policy.check(FileUse::Write, name, None).map_err(|why| format!("writefile: {why}"))?;
-            if let Some(id) = file_id(name) {
-                if reg.protected.contains(&id) {
-                    return Err(format!("writefile: {name} is an input of this run; it is never written over"));
-                }
+            let path = policy.check(FileUse::Write, name, None).map_err(|why| format!("writefile: {why}"))?;
+            if place_of(&path).is_some_and(|p| reg.outputs.contains(&p)) {
+                return Err(format!(
+                    "writefile: `{name}` is this run's own output or rejects file; the run writes it whole at the end, so text written there would be lost"
+                ));
             }
-            let file = File::create(name).map_err(|e| format!("writefile: {name}: {e}"))?;
+            let (file, _) = policy.open(FileUse::Write, name, None).map_err(|why| format!("writefile: {why}"))?;
+            if file_id_of(&file).is_some_and(|id| reg.protected.contains(&id)) {
+                return Err(format!("writefile: {name} is an input of this run; it is never written over"));
+            }
+            file.set_len(0).map_err(|e| format!("writefile: {name}: {e}"))?;
             reg.open.insert(name.to_string(), file);
         }
         let file = reg.open.get_mut(name).ok_or_else(|| format!("writefile: {name}: not open"))?;
@@ -310,11 +407,12 @@ fn has_extension(name: &str, exts: &[&str]) -> bool {
     exts.iter().any(|e| lower.ends_with(e))
 }
 
-/// `readfile NAME`: the text of a `.pgn`, `.cql` or `.cqo` file the policy allows.
+/// `readfile NAME`: the text of a `.pgn`, `.cql` or `.cqo` file the policy allows,
+/// opened through the policy's gate.
 pub fn read(name: &str, policy: &FilePolicy) -> Result<String, String> {
-    let path = policy.check(FileUse::Read, name, None).map_err(|why| format!("readfile: {why}"))?;
-    let bytes = crate::input::read_regular_file(&path, crate::input::MAX_TEXT_FILE_BYTES)
-        .map_err(|e| format!("readfile: {name}: {e}"))?;
+    let (file, _) = policy.open(FileUse::Read, name, None).map_err(|why| format!("readfile: {why}"))?;
+    let bytes = crate::input::read_open_file(file, crate::input::MAX_TEXT_FILE_BYTES)
+        .map_err(|e| format!("readfile: `{name}`: {e}"))?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
@@ -378,7 +476,16 @@ mod tests {
             assert!(at("door/secret.pgn").unwrap_err().contains("symbolic link"));
             std::os::unix::fs::symlink(other.join("none.cqo"), home.join("dangling.cqo")).unwrap();
             let err = policy.check(FileUse::Write, "dangling.cqo", Some(&home)).unwrap_err();
-            assert!(err.contains("leads nowhere"), "{err}");
+            assert!(err.contains("symbolic link"), "{err}");
+            // Opened, not only checked: the gate refuses the links too, and a hard link.
+            assert!(policy.open(FileUse::Read, "door/secret.pgn", Some(&home)).unwrap_err().contains("symbolic link"));
+            assert!(policy.open(FileUse::Write, "dangling.cqo", Some(&home)).unwrap_err().contains("symbolic link"));
+            assert!(!other.join("none.cqo").exists());
+            std::fs::hard_link(other.join("secret.pgn"), home.join("twin.pgn")).unwrap();
+            assert!(policy.open(FileUse::Read, "twin.pgn", Some(&home)).unwrap_err().contains("hard links"));
+            let (mut file, _) = policy.open(FileUse::Write, "sub/fresh.cqo", Some(&home)).unwrap();
+            std::io::Write::write_all(&mut file, b"x").unwrap();
+            assert_eq!(std::fs::read_to_string(home.join("sub/fresh.cqo")).unwrap(), "x");
         }
         // `--allow-files` opens another folder to any path; `--secure` closes everything.
         let wider = FilePolicy::confined(&[&home], &[&other]).unwrap();

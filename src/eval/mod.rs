@@ -10,6 +10,7 @@ mod board;
 mod dict;
 mod engine;
 mod files;
+mod gate;
 pub mod finale;
 mod hhdb;
 mod legacy_facts;
@@ -234,6 +235,10 @@ pub struct Scratch {
     dicts: Vec<dict::Dict>,
     /// Where each piece identity was last looked up, kept from game to game.
     squares: engine::SquareMemo,
+    /// Bytes held by the dictionaries kept from game to game (not `local`), as the memory
+    /// budget counts them: each game's budget starts from this and the strings of the
+    /// persistent variables, so state carried across games is bounded too.
+    kept_dicts: u64,
 }
 
 /// What a query found in one game.
@@ -613,7 +618,10 @@ impl Query {
         if !self.game_selected(game) || self.abort_requested() {
             return result;
         }
+        // The memory budget counts what earlier games left behind.
+        let kept = scratch.kept_dicts.saturating_add(scratch.persistent_string_bytes(&self.ir));
         let mut ctx = Ctx::new(self, game, &mut scratch.vars, &mut scratch.dicts, &scratch.squares);
+        ctx.memory = kept;
         if game.nodes.is_empty() {
             if self.needs_positions() {
                 return result;
@@ -622,6 +630,7 @@ impl Query {
                 Ok(ok) => result.matched = ok,
                 Err(e) => result.error = Some(e),
             }
+            scratch.kept_dicts = scratch.kept_dicts.saturating_add_signed(ctx.out.kept_bytes);
             return result;
         }
         // Every searched position in game-tree order (only the start with `per_game`),
@@ -654,6 +663,7 @@ impl Query {
         let (lo, hi) = self.ir.settings.matchcount;
         result.matched = result.error.is_none() && count >= lo && count <= hi;
         let out = std::mem::take(&mut ctx.out);
+        scratch.kept_dicts = scratch.kept_dicts.saturating_add_signed(out.kept_bytes);
         result.comments = out.comments;
         result.comments.extend(ctx.consecutive_run_marks());
         result.set_tags = out.tags;
@@ -737,6 +747,16 @@ impl Scratch {
                 d.clear();
             }
         }
+    }
+
+    /// Bytes of the strings held by persistent variables (kept from game to game).
+    fn persistent_string_bytes(&self, ir: &Ir) -> u64 {
+        self.vars
+            .iter()
+            .zip(ir.vars.iter())
+            .filter(|(_, info)| info.persistent)
+            .map(|(slot, _)| if let Some(Value::Str(t)) = slot { t.len() as u64 } else { 0 })
+            .sum()
     }
 
     /// The current value of a variable slot (after a game: its last value).

@@ -37,6 +37,12 @@ impl Run {
         self.files.register_inputs(pgn, other);
     }
 
+    /// Tell the run which files it writes itself (its output and `--rejects` file, `-`
+    /// for standard output): `writefile` refuses them with a message.
+    pub fn register_outputs(&self, outputs: &[String]) {
+        self.files.register_outputs(outputs);
+    }
+
     /// Has the run reached a `cql_abort` (or a failed `assert`)? It then evaluates no
     /// further game.
     pub fn abort_requested(&self) -> bool {

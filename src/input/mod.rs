@@ -37,8 +37,8 @@ use lines::{
     last_line_is_blank, plain_movetext_lines, repeats_tag_name, scan_movetext, skip_tag_pairs, skip_tag_pairs_quick,
 };
 pub use open::{
-    looks_binary, open, open_counted, read_regular_file, read_regular_text, refuse_reason, wrap_decoder, Compression,
-    Opened, MAX_TEXT_FILE_BYTES,
+    looks_binary, open, open_counted, read_open_file, read_regular_file, read_regular_text, refuse_reason, stop_flag,
+    wrap_decoder, Compression, Opened, MAX_TEXT_FILE_BYTES, STOPPED,
 };
 
 /// Size of the read buffers around files and decoders.

@@ -93,6 +93,88 @@ pub struct Opened {
     pub compression: Compression,
 }
 
+/// Set when the process is asked to stop (SIGINT or SIGTERM, see [`stop_flag`]): an
+/// input that is not a regular file (standard input, a FIFO, a terminal) is read only
+/// when it has bytes, and its reads end with an error once this is set, so that a run
+/// waiting for input stops at once.
+static STOP_READS: std::sync::OnceLock<Arc<std::sync::atomic::AtomicBool>> = std::sync::OnceLock::new();
+
+/// The process-wide flag that ends the reads that wait (see [`STOP_READS`]); the
+/// command line sets it from its signal handler.
+pub fn stop_flag() -> Arc<std::sync::atomic::AtomicBool> {
+    STOP_READS.get_or_init(|| Arc::new(std::sync::atomic::AtomicBool::new(false))).clone()
+}
+
+/// The error of a read ended by [`stop_flag`].
+pub const STOPPED: &str = "reading stopped by a signal";
+
+/// How long a waiting read sleeps before it looks at [`stop_flag`] again.
+#[cfg(unix)]
+const WAIT_SLICE_MS: i32 = 100;
+
+/// A pipe, FIFO, terminal or device read without blocking in `read`: it waits in
+/// `poll` for bytes, a slice at a time, and gives up when [`stop_flag`] is set.
+#[cfg(unix)]
+struct Waiting {
+    file: File,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+#[cfg(unix)]
+impl Read for Waiting {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::os::fd::AsRawFd;
+        loop {
+            if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(io::Error::other(STOPPED));
+            }
+            let mut fds = libc::pollfd { fd: self.file.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            // SAFETY: one valid `pollfd` for the duration of the call.
+            let ready = unsafe { libc::poll(&mut fds, 1, WAIT_SLICE_MS) };
+            if ready < 0 {
+                let e = io::Error::last_os_error();
+                if e.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            if ready == 0 {
+                continue;
+            }
+            match self.file.read(buf) {
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted) => continue,
+                r => return r,
+            }
+        }
+    }
+}
+
+/// The raw reader of an input: a regular file as it is, anything else (standard input,
+/// a FIFO) through [`Waiting`].
+fn raw_input(path: &str) -> io::Result<Box<dyn Read + Send>> {
+    #[cfg(unix)]
+    {
+        let file = if path == "-" {
+            use std::os::fd::AsFd;
+            File::from(io::stdin().as_fd().try_clone_to_owned()?)
+        } else {
+            open_file(path)?
+        };
+        if file.metadata()?.is_file() {
+            return Ok(Box::new(file));
+        }
+        Ok(Box::new(Waiting { file, stop: stop_flag() }))
+    }
+    #[cfg(not(unix))]
+    {
+        if path == "-" {
+            Ok(Box::new(io::stdin()))
+        } else {
+            Ok(Box::new(open_file(path)?))
+        }
+    }
+}
+
 /// Open a path (`-` = standard input) for reading, undoing gzip, zstd or bzip2
 /// compression when the magic bytes say so. The result streams; nothing is read ahead
 /// beyond the buffers. Archives, other compressors, executables and binary data are
@@ -103,8 +185,7 @@ pub fn open(path: &str) -> Result<Box<dyn BufRead + Send>, Error> {
 
 /// [`open`], also giving the count of file bytes read (for error positions).
 pub fn open_counted(path: &str) -> Result<Opened, Error> {
-    let raw: Box<dyn Read + Send> =
-        if path == "-" { Box::new(io::stdin()) } else { Box::new(open_file(path).map_err(|e| Error::new(path, e))?) };
+    let raw = raw_input(path).map_err(|e| Error::new(path, e))?;
     let count = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let raw = Box::new(Counting { inner: raw, count: count.clone() });
     let (reader, compression) = decode(raw).map_err(|(e, kind)| {
@@ -121,8 +202,18 @@ pub fn open_counted(path: &str) -> Result<Opened, Error> {
 
 /// Open a file for reading, with plain words for the two commonest mistakes: a path
 /// that does not exist and a directory.
+///
+/// On Unix the file is opened with `O_NONBLOCK`, so that a FIFO without a writer does
+/// not hold the opening up (its reads wait in [`Waiting`], which a signal ends).
 pub(super) fn open_file(path: &str) -> io::Result<File> {
-    let file = File::open(path).map_err(|e| match e.kind() {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => io::Error::new(e.kind(), "no such file"),
         _ => e,
     })?;
@@ -267,12 +358,19 @@ pub fn read_regular_file(path: &std::path::Path, max: u64) -> io::Result<Vec<u8>
         let what = if meta.is_dir() { "a directory" } else { "not a regular file (a device, a FIFO or a socket)" };
         return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{what}: only regular files are read")));
     }
+    read_open_file(File::open(path)?, max)
+}
+
+/// The whole content of an open regular file of at most `max` bytes (refused when
+/// larger, also when it grows while it is read).
+pub fn read_open_file(file: File, max: u64) -> io::Result<Vec<u8>> {
     let too_large = || io::Error::new(io::ErrorKind::InvalidData, format!("larger than {max} bytes: not read"));
-    if meta.len() > max {
+    let len = file.metadata()?.len();
+    if len > max {
         return Err(too_large());
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    File::open(path)?.take(max + 1).read_to_end(&mut bytes)?;
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(too_large());
     }

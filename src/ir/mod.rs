@@ -166,6 +166,10 @@ pub struct Ir {
     dedup: HashMap<Filter, FilterId>,
     /// Variables, indexed by [`VarId`].
     pub vars: Vec<VarInfo>,
+    /// Where each variable [`Ir::var`] made is in `vars`, by name: a name is found in
+    /// constant time however many variables the inlined function calls made (checked
+    /// against `vars`, and looked for there when the two disagree).
+    var_index: HashMap<String, u32>,
     /// The filter evaluated at each position (or once per game).
     pub root: Option<FilterId>,
     /// Header options.
@@ -256,10 +260,11 @@ impl Ir {
 
     /// Declare a variable, or return the existing one of that name.
     pub fn var(&mut self, name: &str, kind: VarKind) -> VarId {
-        if let Some(i) = self.vars.iter().position(|v| v.name == name) {
-            return VarId(i as u32);
+        if let Some(id) = self.find_var(name) {
+            return id;
         }
         self.vars.push(VarInfo { name: name.to_string(), kind, persistent: false });
+        self.var_index.insert(name.to_string(), self.vars.len() as u32 - 1);
         VarId(self.vars.len() as u32 - 1)
     }
 
@@ -295,6 +300,12 @@ impl Ir {
 
     /// Look a variable up by name.
     pub fn find_var(&self, name: &str) -> Option<VarId> {
+        match self.var_index.get(name) {
+            Some(&i) if self.vars.get(i as usize).is_some_and(|v| v.name == name) => return Some(VarId(i)),
+            // Every variable is in the index: the name is none of them.
+            None if self.var_index.len() == self.vars.len() => return None,
+            _ => {}
+        }
         self.vars.iter().position(|v| v.name == name).map(|i| VarId(i as u32))
     }
 }

@@ -559,6 +559,21 @@ mod tests {
         );
     }
 
+    /// Text that cannot break the PGN it is written into (issue 43): a tag name with a
+    /// bracket, a quote or a space, and a rest-of-line comment that holds `}`.
+    #[test]
+    fn names_and_comments_cannot_break_the_pgn() {
+        let g = game("[White \"A\"]\n\n1. e4 ; } d5 2. exd5 {\ne5 *\n");
+        let m = GameMatch {
+            matched: true,
+            set_tags: vec![("Bad\"] [X".into(), "v".into()), (String::new(), "w".into())],
+            ..Default::default()
+        };
+        let text = render(&PgnStyle::default(), &g, &m);
+        assert!(text.contains("[Bad____X \"v\"]\n[_ \"w\"]\n"), "{text}");
+        assert!(text.contains("1. e4 ;} d5 2. exd5 {\n1... e5 *"), "{text}");
+    }
+
     /// The tag order CQL 6.2 writes (checked on the reference binary): the Seven Tag
     /// Roster, the first rating of White and of Black, ECO, EventDate, the other tags in
     /// the game's order, FEN last; the Result tag is the result the movetext ends with.

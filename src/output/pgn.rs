@@ -87,15 +87,27 @@ impl Wrapper<'_> {
     fn comment(&mut self, text: &str) {
         self.word(&format!("{{{}}}", comment_text(text)));
     }
-    /// A comment of the game's own, as it was read (it holds no `}`: that ended it), on
-    /// one line: each line break becomes a space, as CQL 6.2 writes it, so that no line
-    /// of a comment can pass for a line of its own (a tag, or a line of the GUI protocol).
+    /// A comment of the game's own, as it was read. A `{…}` comment holds no `}` (that
+    /// ended it) and is written on one line: each line break becomes a space, as CQL 6.2
+    /// writes it, so that no line of a comment can pass for a line of its own (a tag, or a
+    /// line of the GUI protocol). A rest-of-line comment (`; …`) may hold a `}`, and is
+    /// written as one again, so that its text can never end a comment and become moves
+    /// the game does not have. A text with both a `}` and a line break (no reader makes
+    /// one) gets the `}` as `_`.
     fn original_comment(&mut self, text: &str) {
-        if text.contains(['\n', '\r']) {
-            let one_line = text.replace("\r\n", " ").replace(['\n', '\r'], " ");
-            self.word(&format!("{{{one_line}}}"));
+        let one_line = |t: &str| t.replace("\r\n", " ").replace(['\n', '\r'], " ");
+        if !text.contains('}') {
+            if text.contains(['\n', '\r']) {
+                self.word(&format!("{{{}}}", one_line(text)));
+            } else {
+                self.word(&format!("{{{text}}}"));
+            }
+        } else if text.contains(['\n', '\r']) {
+            self.word(&format!("{{{}}}", one_line(&text.replace('}', "_"))));
         } else {
-            self.word(&format!("{{{text}}}"));
+            self.word(&format!(";{text}"));
+            self.out.push(b'\n');
+            self.column = 0;
         }
     }
 }
@@ -222,7 +234,9 @@ pub fn write_game(style: &PgnStyle, game: &Game, m: &GameMatch, out: &mut Vec<u8
                         Color::Black if force_number => w.word(&format!("{moves}...")),
                         Color::Black => {}
                     }
-                    w.word(if n.san.is_empty() { "--" } else { &n.san });
+                    // A null move is `--` however the input wrote it (`Z0`, `0000`, `@@`).
+                    let null = n.san.is_empty() || matches!(n.played, Some(crate::pgn::Played::Null));
+                    w.word(if null { "--" } else { &n.san });
                     for nag in &n.nags {
                         w.word(&format!("${nag}"));
                     }
@@ -321,7 +335,7 @@ fn write_tags(game: &Game, set_tags: &[(String, String)], result: &str, out: &mu
     let set = |name: &str| set_tags.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v);
     let mut write = |name: &str, value: Option<&[u8]>, set_value: Option<&String>| {
         out.push(b'[');
-        out.extend_from_slice(name.as_bytes());
+        tag_name_into(name, out);
         out.extend_from_slice(b" \"");
         match (set_value, value) {
             (Some(v), _) => escape_into(v.as_bytes(), out),
@@ -375,6 +389,20 @@ fn write_tags(game: &Game, set_tags: &[(String, String)], result: &str, out: &mu
             }
             None => {}
         }
+    }
+}
+
+/// Append a tag name as it is written: the characters a PGN tag name may hold (letters,
+/// digits and `_+#=:-`) as they are, any other (a space, a quote, a bracket, from a
+/// query's `settag`) as `_`, so that no name can close the tag pair or open another; an
+/// empty name is `_`.
+fn tag_name_into(name: &str, out: &mut Vec<u8>) {
+    if name.is_empty() {
+        out.push(b'_');
+    }
+    for c in name.chars() {
+        let keep = c.is_ascii_alphanumeric() || matches!(c, '_' | '+' | '#' | '=' | ':' | '-');
+        out.push(if keep { c as u8 } else { b'_' });
     }
 }
 

@@ -3,8 +3,8 @@
 //! Takes in: a replayed [`Game`], its [`GameMatch`] and the [`RawGame`] it was cut from.
 //! Gives out: for every matching position, in game-tree order, either a JSON object
 //! (`"record": "position"`: the game's locator, the position's ply, move number, side to
-//! move, the SAN of the move that led there, its FEN, the path of continuations from the
-//! start, and the query's comments there) or one EPD line with the locator in its `id`
+//! move, the SAN of the move that led there, its FEN, the variations entered on the way
+//! from the start, and the query's comments there) or one EPD line with the locator in its `id`
 //! opcode (see docs/output.md).
 //! Must never: write anywhere but the buffer it is given, or fail on a board-only
 //! (lenient) position: every position has a FEN.
@@ -32,6 +32,44 @@ pub fn path_to(game: &Game, id: NodeId) -> Vec<u32> {
     path
 }
 
+/// For every node of `game`, the node where its line left the main continuation last:
+/// itself when it is a variation's first move (not its parent's first child), else its
+/// parent's entry; the start position's entry is the start position. Made once per game
+/// (a node's parent always comes before it), so that [`branches_to`] takes a step per
+/// variation entered rather than per ply.
+pub fn branch_heads(game: &Game) -> Vec<u32> {
+    let mut heads: Vec<u32> = Vec::with_capacity(game.nodes.len());
+    for (i, node) in game.nodes.iter().enumerate() {
+        let head = match node.parent {
+            None => i as u32,
+            Some(parent) if game.node(parent).children.first() != Some(&NodeId(i as u32)) => i as u32,
+            Some(parent) => heads.get(parent.index()).copied().unwrap_or(0),
+        };
+        heads.push(head);
+    }
+    heads
+}
+
+/// The variations entered on the way from the start position to `id`, as `(ply, k)`
+/// pairs in order: the move into ply `ply` was continuation `k` (1 the first variation, …);
+/// every other move on the way is the main continuation. Empty on the main line. Its
+/// length is the number of variations entered, so writing it for every position of a
+/// long game takes time and room in proportion to the game, not to its square.
+/// `heads` is [`branch_heads`] of `game`.
+pub fn branches_to(game: &Game, heads: &[u32], id: NodeId) -> Vec<(u32, u32)> {
+    let mut branches = Vec::new();
+    let mut cur = id;
+    loop {
+        let head = NodeId(heads.get(cur.index()).copied().unwrap_or(0));
+        let Some(parent) = game.nodes.get(head.index()).and_then(|n| n.parent) else { break };
+        let k = game.node(parent).children.iter().position(|&c| c == head).unwrap_or(0);
+        branches.push((game.node(head).ply, k as u32));
+        cur = parent;
+    }
+    branches.reverse();
+    branches
+}
+
 /// The SAN (with `+` or `#`) of the move that led to `id`, as shakmaty writes it; `--`
 /// for a null move; the text of the input for a move in a board-only position; `None`
 /// at the start position.
@@ -55,6 +93,7 @@ pub fn fen_at(game: &Game, id: NodeId) -> String {
 /// line, appended to `out`.
 pub fn write_positions(game: &Game, m: &GameMatch, raw: &RawGame, out: &mut Vec<u8>) {
     use serde_json::{json, Value};
+    let heads = if m.positions.is_empty() { Vec::new() } else { branch_heads(game) };
     for &id in &m.positions {
         let Some(node) = game.nodes.get(id.index()) else { continue };
         let comments: Vec<Value> =
@@ -71,7 +110,7 @@ pub fn write_positions(game: &Game, m: &GameMatch, raw: &RawGame, out: &mut Vec<
             "side": side_name(node.pos.turn()),
             "san": san_into(game, id),
             "fen": fen_at(game, id),
-            "path": path_to(game, id),
+            "branches": branches_to(game, &heads, id),
             "mainline": node.is_mainline(),
             "comments": comments,
         });
@@ -82,16 +121,19 @@ pub fn write_positions(game: &Game, m: &GameMatch, raw: &RawGame, out: &mut Vec<
 
 /// The `--epd` line of every matching position of `game`, appended to `out`: the four
 /// EPD fields, then `id "FILE@OFFSET"` (what `--extract` takes), `c0 "game N ply P"` and,
-/// off the main line, `c1 "path …"` with the continuation indexes of [`path_to`].
+/// off the main line, `c1 "branches P:K …"` with the variations of [`branches_to`].
 pub fn write_epd(game: &Game, m: &GameMatch, raw: &RawGame, out: &mut Vec<u8>) {
+    let mut heads: Option<Vec<u32>> = None;
     for &id in &m.positions {
         let Some(node) = game.nodes.get(id.index()) else { continue };
         let epd = Epd::from_position(&node.pos, EnPassantMode::Legal);
         let file = epd_string(&raw.file);
         let mut line = format!("{epd} id \"{file}@{}\"; c0 \"game {} ply {}\";", raw.offset, game.number, node.ply);
         if !node.is_mainline() {
-            let path: Vec<String> = path_to(game, id).iter().map(u32::to_string).collect();
-            line.push_str(&format!(" c1 \"path {}\";", path.join(" ")));
+            let heads = heads.get_or_insert_with(|| branch_heads(game));
+            let branches: Vec<String> =
+                branches_to(game, heads, id).iter().map(|(ply, k)| format!("{ply}:{k}")).collect();
+            line.push_str(&format!(" c1 \"branches {}\";", branches.join(" ")));
         }
         line.push('\n');
         out.extend_from_slice(line.as_bytes());
@@ -156,7 +198,16 @@ mod tests {
         assert_eq!(lines[1]["san"], "Nf3");
         assert_eq!(lines[1]["side"], "black");
         assert_eq!(lines[1]["move_number"], 2);
-        assert_eq!(lines[1]["path"], serde_json::json!([0, 1, 0]));
+        assert_eq!(lines[1]["branches"], serde_json::json!([[2, 1]]));
+        assert_eq!(lines[0]["branches"], serde_json::json!([]));
+        // The branches are the path's non-zero steps.
+        let heads = branch_heads(&game);
+        for id in (0..game.nodes.len()).map(|i| NodeId(i as u32)) {
+            let path = path_to(&game, id);
+            let steps: Vec<(u32, u32)> =
+                path.iter().enumerate().filter(|(_, &k)| k != 0).map(|(i, &k)| (i as u32 + 1, k)).collect();
+            assert_eq!(branches_to(&game, &heads, id), steps);
+        }
         assert_eq!(lines[1]["mainline"], false);
         assert_eq!(lines[1]["comments"], serde_json::json!(["Sicilian"]));
         assert_eq!(lines[1]["offset"], 120);
@@ -176,7 +227,7 @@ mod tests {
         assert_eq!(
             lines[0],
             "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - id \"g.pgn@120\"; c0 \"game 7 ply 2\"; \
-             c1 \"path 0 1\";"
+             c1 \"branches 2:1\";"
         );
         assert!(lines[1].starts_with("rnbqkbnr/pppp1ppp/8/4p2Q/4P3/8/PPPP1PPP/RNB1KBNR b KQkq - id"), "{}", lines[1]);
         assert!(!lines[1].contains("c1"));

@@ -14,7 +14,7 @@ mod position;
 
 pub use builder::GameBuilder;
 pub use inline::{Children, MoveText};
-pub use parse::{decode_game, initial_ids, moved_ids, GameParser};
+pub use parse::{decode_game, initial_ids, moved_ids, GameParser, POSITION_BYTES};
 pub use position::{pseudo_legal_moves, Lenient, Pos};
 
 use shakmaty::{Bitboard, Color, Move, Role, Square};

@@ -74,7 +74,14 @@ pub struct GameParser {
     fen_line: u64,
     /// The previous game's termination marker string, reused for the next one.
     spare_termination: String,
+    /// Most positions a game may have (see [`GameParser::set_max_positions`]); `None`:
+    /// no limit.
+    max_positions: Option<usize>,
 }
+
+/// What one position of a game tree is counted as against a memory budget: its node,
+/// with room for the growth of the node list (see [`GameParser::set_max_positions`]).
+pub const POSITION_BYTES: u64 = 2 * std::mem::size_of::<crate::pgn::Node>() as u64 + 64;
 
 /// Emptied vectors kept for the nodes of later games.
 #[derive(Default)]
@@ -328,6 +335,15 @@ impl GameParser {
     /// A parser with empty buffers.
     pub fn new() -> GameParser {
         GameParser::default()
+    }
+
+    /// Refuse a game with more than `max` positions (`None`: any number): its reading
+    /// stops with an error as soon as the tree grows past it, so that one huge game (a
+    /// legal one can hold millions of moves) never holds more memory than the budget
+    /// allows. The command line derives `max` from `--max-game-memory` and
+    /// [`POSITION_BYTES`].
+    pub fn set_max_positions(&mut self, max: Option<usize>) {
+        self.max_positions = max;
     }
 
     /// Fill `game` from `raw`: number, line, tags and termination marker; then, only if
@@ -722,6 +738,14 @@ impl GameParser {
                         Ok(Some(next)) => {
                             at = next;
                             variation_start = false;
+                            if let Some(max) = self.max_positions.filter(|&max| game.nodes.len() > max) {
+                                return Err(GameError {
+                                    kind: GameErrorKind::Syntax(format!(
+                                        "more than {max} positions: too many to keep in memory (see --max-game-memory)"
+                                    )),
+                                    line: token_line,
+                                });
+                            }
                         }
                         Ok(None) => {}
                         Err(unplayable) => {

@@ -77,14 +77,29 @@ impl Pos {
         matches!(self, Pos::Lenient(_))
     }
 
-    /// The position after a null move: the other side to move, no en passant. A legal
+    /// The position after a null move: the other side to move, no en passant, the
+    /// halfmove clock one more and, after Black's null move, the next move number (a null
+    /// move is a ply like any other, so move numbers and FEN counters go on). A legal
     /// position whose side to move is in check cannot hand the move over and is
     /// returned unchanged (the convention of the game reader).
     pub fn null_move(&self) -> Pos {
+        let next = |turn: Color, halfmoves: &mut u32, fullmoves: &mut NonZeroU32| {
+            *halfmoves = halfmoves.saturating_add(1);
+            if turn == Color::Black {
+                *fullmoves = fullmoves.saturating_add(1);
+            }
+        };
         match self {
-            Pos::Legal(pos) => Pos::Legal(pos.clone().swap_turn().unwrap_or_else(|_| pos.clone())),
+            Pos::Legal(pos) => {
+                let mode = pos.castles().mode();
+                let mut setup = pos.to_setup(EnPassantMode::Always);
+                next(setup.turn, &mut setup.halfmoves, &mut setup.fullmoves);
+                setup.swap_turn();
+                Pos::Legal(<Chess as shakmaty::FromSetup>::from_setup(setup, mode).unwrap_or_else(|_| pos.clone()))
+            }
             Pos::Lenient(pos) => {
                 let mut after = pos.clone();
+                next(after.turn, &mut after.halfmoves, &mut after.fullmoves);
                 after.turn = !after.turn;
                 after.ep_square = None;
                 Pos::Lenient(after)

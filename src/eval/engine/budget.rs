@@ -81,7 +81,7 @@ impl<'a> Ctx<'a> {
         self.memory = self.memory.saturating_add(bytes);
         if self.memory > self.q.limits.max_memory {
             return Err(Error::abandoned(format!(
-                "the game needed more than {} bytes for strings, dictionaries and notes (see --max-game-memory)",
+                "the game needed more than {} bytes for strings, dictionaries and notes, those kept from earlier games included (see --max-game-memory)",
                 self.q.limits.max_memory
             )));
         }

@@ -29,6 +29,10 @@ pub struct Out {
     pub messages: Vec<String>,
     /// Nodes whose original comments `removecomment` deletes (kept once made).
     pub removed: Vec<NodeId>,
+    /// How many bytes the dictionaries kept from game to game (not `local`) grew by in
+    /// this game (less when entries went): the state the next game's memory budget
+    /// starts from. Not undone by [`Out::rollback`]: a dictionary's entries stay.
+    pub kept_bytes: i64,
 }
 
 /// The number of comments written at some moment.

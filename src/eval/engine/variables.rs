@@ -159,17 +159,31 @@ impl<'a> Ctx<'a> {
                     _ => 0,
                 };
                 self.charge(64 + key_bytes + 2 * text(&new))?;
-                self.dict_mut(*dict).insert(k, new.clone());
+                let kept = self.dict_is_kept(*dict);
+                let added = (64 + key_bytes + text(&new)) as i64;
+                let old = self.dict_mut(*dict).insert(k, new.clone());
+                if kept {
+                    // The state kept for the next games grows by the entry (less the one
+                    // it replaced).
+                    self.out.kept_bytes += added - old.map_or(0, |o| (64 + key_bytes + text(&o)) as i64);
+                }
                 Some(new)
             }
             VariableFilter::DictUnbind { dict, key } => {
-                match key {
-                    None => self.dict_mut(*dict).clear(),
-                    Some(key) => {
-                        if let Some(k) = self.dict_key(*key, at)? {
-                            self.dict_mut(*dict).remove(&k);
-                        }
+                let kept = self.dict_is_kept(*dict);
+                let removed: i64 = match key {
+                    None => {
+                        let gone = if kept { self.dict_mut(*dict).iter().map(|(k, v)| kept_entry_bytes(k, v)).sum() } else { 0 };
+                        self.dict_mut(*dict).clear();
+                        gone
                     }
+                    Some(key) => match self.dict_key(*key, at)? {
+                        Some(k) => self.dict_mut(*dict).remove(&k).map_or(0, |v| kept_entry_bytes(&k, &v)),
+                        None => 0,
+                    },
+                };
+                if kept {
+                    self.out.kept_bytes -= removed;
                 }
                 Some(Value::None)
             }
@@ -282,5 +296,20 @@ impl<'a> Ctx<'a> {
                 Some(Value::None)
             }
         })
+    }
+}
+
+/// What one dictionary entry is counted as in the state kept from game to game: 64 bytes,
+/// and the bytes of a string key and of a string value.
+fn kept_entry_bytes(key: &crate::eval::dict::DictKey, value: &Value) -> i64 {
+    let key_bytes = if let crate::eval::dict::DictKey::Str(t) = key { t.len() } else { 0 };
+    let value_bytes = if let Value::Str(t) = value { t.len() } else { 0 };
+    (64 + key_bytes + value_bytes) as i64
+}
+
+impl Ctx<'_> {
+    /// Is dictionary `dict` kept from game to game (not `local`)?
+    fn dict_is_kept(&self, dict: VarId) -> bool {
+        self.ir.vars.get(dict.0 as usize).is_some_and(|v| v.kind == (VarKind::Dictionary { local: false }))
     }
 }

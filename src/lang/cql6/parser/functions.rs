@@ -145,6 +145,28 @@ impl<'s> Parser<'s> {
         }
         body.push(Token { tok: Tok::Sym(Sym::RBrace), span: sp, space_before: true, line: 0, blank_before: false });
         body.push(Token { tok: Tok::Eof, span: sp, space_before: true, line: 0, blank_before: false });
+        // The compile budget: checked before each call is written out, so that the
+        // error comes in a fraction of a second however fast the query would grow.
+        self.inlined_tokens = self.inlined_tokens.saturating_add(body.len());
+        if self.ir.len() > MAX_EXPANDED_FILTERS
+            || self.inlined_tokens > MAX_INLINED_TOKENS
+            || self.ir.vars.len() > MAX_EXPANDED_VARIABLES
+        {
+            let at = self.inline_outer.unwrap_or(sp);
+            self.error_hint(
+                format!(
+                    "the query is too large once its function calls are written out (more than {MAX_EXPANDED_FILTERS} filters, {MAX_INLINED_TOKENS} tokens or {MAX_EXPANDED_VARIABLES} variables): compilation stopped at this call"
+                ),
+                at,
+                Some("every call is written out in full; a function that calls another twice doubles the query at each level — call it once and keep its value in a variable".into()),
+            );
+            self.fatal = true;
+            return Err(());
+        }
+        let outermost = self.inline_outer.is_none();
+        if outermost {
+            self.inline_outer = Some(sp);
+        }
         let saved_toks = std::mem::replace(&mut self.toks, body);
         let saved_pos = std::mem::replace(&mut self.pos, 0);
         self.inline_depth += 1;
@@ -152,6 +174,9 @@ impl<'s> Parser<'s> {
         let r = self.parse_block(Sym::RBrace, false);
         self.tree.resume();
         self.inline_depth -= 1;
+        if outermost {
+            self.inline_outer = None;
+        }
         self.toks = saved_toks;
         self.pos = saved_pos;
         let body = r?;

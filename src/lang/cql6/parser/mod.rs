@@ -24,6 +24,18 @@ mod keywords62;
 pub const MAX_DEPTH: usize = crate::NESTING_LIMIT;
 /// Deepest chain of function calls inside function calls.
 pub const MAX_INLINE_DEPTH: usize = 40;
+/// The compile budget of function calls: most filters the query may hold while calls
+/// are being written out (a function that calls another twice doubles the query at each
+/// level, so a short script could otherwise take minutes to compile), and most tokens
+/// all inlined calls may read together (an argument that is itself a call grows the
+/// tokens without growing the filters as fast).
+pub const MAX_EXPANDED_FILTERS: usize = 100_000;
+/// See [`MAX_EXPANDED_FILTERS`].
+pub const MAX_INLINED_TOKENS: usize = 2_000_000;
+/// See [`MAX_EXPANDED_FILTERS`]: most variables the query may hold while calls are
+/// written out (each call with a computed argument makes one, and every name is looked
+/// up among all of them).
+pub const MAX_EXPANDED_VARIABLES: usize = 10_000;
 const MAX_DIAGNOSTICS: usize = 20;
 
 // Binding powers, loose to tight.
@@ -209,6 +221,10 @@ pub struct Parser<'s> {
     pub diags: Vec<Diagnostic>,
     depth: usize,
     inline_depth: usize,
+    /// Tokens read by inlined function calls so far (see [`MAX_INLINED_TOKENS`]).
+    inlined_tokens: usize,
+    /// The outermost function call being inlined, where a budget error points.
+    inline_outer: Option<Span>,
     fatal: bool,
     functions: HashMap<String, Function>,
     declared: HashSet<String>,
@@ -329,6 +345,8 @@ impl<'s> Parser<'s> {
             diags: Vec::new(),
             depth: 0,
             inline_depth: 0,
+            inlined_tokens: 0,
+            inline_outer: None,
             fatal: false,
             in_subscript: false,
             counted_body_depth: None,
