@@ -15,7 +15,7 @@ use super::args::Args;
 use super::{EXIT_ERROR, EXIT_MATCH};
 
 /// The words that name a command when they are the first argument.
-pub const COMMANDS: [&str; 3] = ["completions", "man", "survey"];
+pub const COMMANDS: [&str; 4] = ["completions", "man", "survey", "index"];
 
 /// The full command-line interface: every search option of [`Args`] and the two
 /// commands, as the completion scripts and the manual page describe it.
@@ -33,6 +33,7 @@ pub fn interface() -> Command {
         )
         .subcommand(Command::new("man").about("Print the manual page (roff) on standard output"))
         .subcommand(super::survey::command())
+        .subcommand(super::index::command())
         .after_help(
             "Commands: `cqlrs completions SHELL` prints a completion script; `cqlrs man` prints the manual page; \
              `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report.",
@@ -240,6 +241,9 @@ pub fn run_subcommand(argv: &[String]) -> Option<i32> {
     let rest = &argv[2..];
     if word == "survey" {
         return Some(super::survey::run(rest));
+    }
+    if word == "index" {
+        return Some(super::index::run(rest));
     }
     let result = match (word.as_str(), rest) {
         ("completions", [shell]) => completions(shell),
