@@ -195,9 +195,23 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
             }
         }
     };
+    // The material of each node, as an index into `r.materials`: a node has its
+    // parent's unless the move into it captured or promoted (then it is counted again).
+    let mut node_material: Vec<u32> = Vec::with_capacity(game.nodes.len());
     for node in &game.nodes {
-        let m = material_of(&node.pos);
-        let k = material_index(&mut r.materials, m);
+        let inherited = match (node.parent, &node.played) {
+            (Some(p), Some(Played::Null)) => node_material.get(p.index()).copied(),
+            (Some(p), Some(Played::Move(mv))) if !mv.is_capture() && !mv.is_promotion() => {
+                node_material.get(p.index()).copied()
+            }
+            _ => None,
+        };
+        let k = match inherited {
+            Some(k) => k,
+            None => material_index(&mut r.materials, material_of(&node.pos)),
+        };
+        debug_assert_eq!(r.materials[k as usize], material_of(&node.pos));
+        node_material.push(k);
         if !node.comments.is_empty() {
             r.flags |= HAS_COMMENTS;
         }
@@ -240,9 +254,10 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
         }
         // Mate needs check; stalemate in a legal position needs no move to have been
         // played from it (a board-only set-up may have a move read anyway).
-        let mate = node.check && node.pos.is_checkmate();
-        let stalemate =
-            !node.check && (node.children.is_empty() || node.pos.is_lenient()) && node.pos.is_stalemate();
+        // A legal position with a move played from it is neither.
+        let last = node.children.is_empty() || node.pos.is_lenient();
+        let mate = last && node.check && node.pos.is_checkmate();
+        let stalemate = last && !node.check && node.pos.is_stalemate();
         if mate || stalemate {
             let e = Ending { material: k, mate, white_to_move: node.pos.turn().is_white() };
             if !r.endings.contains(&e) {
@@ -254,7 +269,7 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
         }
     }
     if let Some(last) = game.mainline().last() {
-        r.final_material = material_index(&mut r.materials, material_of(&game.node(last).pos));
+        r.final_material = node_material.get(last.index()).copied().unwrap_or(0);
     }
     r.plies = game.mainline().count().saturating_sub(1) as u32;
     r

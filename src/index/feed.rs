@@ -195,7 +195,9 @@ struct Checked {
 fn changed(how: String) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidData,
-        format!("{how}: the file has changed since the index was built; build the index again"),
+        format!(
+            "{how}: the file has changed since the index was built; build it again with `cqlrs index -o NAME.cqlx INPUT...`"
+        ),
     )
 }
 

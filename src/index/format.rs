@@ -204,7 +204,7 @@ fn assemble(sections: Vec<(u8, Vec<u8>)>) -> Result<Vec<u8>, Error> {
         let stored = if id == SOURCES {
             raw.clone()
         } else {
-            zstd::bulk::compress(&raw, 9).map_err(|e| Error::Build(format!("compressing the index: {e}")))?
+            zstd::bulk::compress(&raw, 3).map_err(|e| Error::Build(format!("compressing the index: {e}")))?
         };
         payload.0.push(id);
         payload.u(stored.len() as u64);
@@ -483,9 +483,9 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
     let mut flags = Out::default();
     let mut mat = Out::default();
     let mut names: Vec<String> = Vec::new();
-    let mut name_ids: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut name_ids: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     let mut values: Vec<Vec<&[u8]>> = Vec::new();
-    let mut value_ids: Vec<std::collections::HashMap<&[u8], u32>> = Vec::new();
+    let mut value_ids: Vec<rustc_hash::FxHashMap<&[u8], u32>> = Vec::new();
     let mut tag_games = Out::default();
     let mut at = 0usize;
     for (k, s) in sources.iter().enumerate() {
@@ -511,7 +511,7 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
             let n = *name_ids.entry(name.as_str()).or_insert_with(|| {
                 names.push(name.clone());
                 values.push(Vec::new());
-                value_ids.push(std::collections::HashMap::new());
+                value_ids.push(rustc_hash::FxHashMap::default());
                 (names.len() - 1) as u32
             });
             let table = &mut values[n as usize];

@@ -22,7 +22,7 @@ use shakmaty::{Bitboard, Color, Role};
 use super::facts::{self, Material};
 use super::format::GameMaterial;
 use crate::eval::Query;
-use crate::ir::{CmpOp, Filter, FilterId, HeaderField, Ir, MoveKind, MoveSource, PieceMask};
+use crate::ir::{CmpOp, Filter, FilterId, HeaderField, Ir, MoveKind, MoveSource, MoveValue, PieceMask};
 
 /// A bound on how many pieces of some kinds stand on the board: the kinds (bits of
 /// [`Material`]'s indices), and the inclusive range their total must lie in.
@@ -406,7 +406,12 @@ fn need(ir: &Ir, id: FilterId, depth: usize) -> Cond {
                 _ => Cond::True,
             }
         }
-        Filter::Move(m) if matches!(m.source, MoveSource::Previous | MoveSource::Next) => {
+        // A move filter that yields squares matches only when such a move was played
+        // (one that counts moves always matches).
+        Filter::Move(m)
+            if matches!(m.source, MoveSource::Previous | MoveSource::Next)
+                && matches!(m.value, MoveValue::To | MoveValue::From) =>
+        {
             let mut parts = Vec::new();
             if m.promote != 0 {
                 let mut bits = 0;
