@@ -110,7 +110,6 @@ impl Index {
     /// is run on a game holding the indexed tags it reads, once per distinct set of
     /// their values.
     fn tag_verdicts(&self, query: &Query, tags: &TagsRead, flags: &[Flags], games: usize) -> Result<Vec<bool>, Error> {
-        let table = TagTable::new(self.sections.get(format::TAGS)?)?;
         let mut out = vec![true; games];
         let mut game = Game::default();
         let termination = |bits: u32| {
@@ -119,6 +118,7 @@ impl Index {
         };
         match tags {
             TagsRead::All => {
+                let table = TagTable::new(self.sections.get(format::TAGS)?)?;
                 table.each_game(games, |g, pairs| {
                     game.tags.clear();
                     for &(n, v) in pairs {
@@ -133,40 +133,63 @@ impl Index {
                 })?;
             }
             TagsRead::Names(names, by_number) => {
-                let ids: Vec<Option<u32>> =
-                    names.iter().map(|n| table.names.iter().position(|x| x == n).map(|i| i as u32)).collect();
-                let mut memo: FxHashMap<Vec<u32>, bool> = FxHashMap::default();
-                let mut key = Vec::new();
-                table.each_game(games, |g, pairs| {
-                    key.clear();
-                    for id in &ids {
-                        let v = id.and_then(|id| pairs.iter().find(|(n, _)| *n == id).map(|(_, v)| *v));
-                        key.push(v.unwrap_or(u32::MAX));
-                    }
-                    key.push((flags[g].bits >> facts::TERMINATION_SHIFT) & 7);
-                    if *by_number {
-                        key.push(g as u32);
-                        key.push((g as u64 >> 32) as u32);
-                    }
-                    if let Some(&known) = memo.get(&key) {
-                        out[g] = known;
-                        return;
-                    }
+                // The termination marker counts only where the result is read.
+                let result_read = names.iter().any(|n| n == "Result");
+                let columns = format::tag_columns(&self.sections, names, games)?;
+                let verdict = |g: usize, game: &mut Game| -> bool {
                     game.tags.clear();
-                    for (k, id) in ids.iter().enumerate() {
-                        if let (Some(id), Some(&v)) = (id, key.get(k).filter(|v| **v != u32::MAX)) {
-                            game.tags.push(Tag {
-                                name: names[k].clone(),
-                                value: table.values[*id as usize][v as usize].clone(),
-                            });
+                    for (k, (values, column)) in columns.iter().enumerate() {
+                        if let Some(v) = column[g].checked_sub(1) {
+                            game.tags.push(Tag { name: names[k].clone(), value: values[v as usize].clone() });
                         }
                     }
                     game.number = g as u64 + 1;
-                    game.termination = termination(flags[g].bits);
-                    let verdict = query.may_match_tags(&game);
-                    memo.insert(key.clone(), verdict);
-                    out[g] = verdict;
-                })?;
+                    game.termination = if result_read { termination(flags[g].bits) } else { None };
+                    query.may_match_tags(game)
+                };
+                if columns.is_empty() && !*by_number {
+                    // Nothing of the game is read: one answer for all.
+                    let v = if games > 0 { verdict(0, &mut game) } else { true };
+                    out.iter_mut().for_each(|x| *x = v);
+                } else if columns.len() == 1 && !*by_number && !result_read {
+                    // One tag: one answer per distinct value.
+                    let mut memo: Vec<Option<bool>> = vec![None; columns[0].0.len() + 1];
+                    for (g, x) in out.iter_mut().enumerate() {
+                        let v = columns[0].1[g] as usize;
+                        *x = match memo[v] {
+                            Some(known) => known,
+                            None => {
+                                let known = verdict(g, &mut game);
+                                memo[v] = Some(known);
+                                known
+                            }
+                        };
+                    }
+                } else {
+                    let mut memo: FxHashMap<Vec<u32>, bool> = FxHashMap::default();
+                    let mut key = Vec::new();
+                    for (g, x) in out.iter_mut().enumerate() {
+                        key.clear();
+                        key.extend(columns.iter().map(|(_, column)| column[g]));
+                        if result_read {
+                            key.push((flags[g].bits >> facts::TERMINATION_SHIFT) & 7);
+                        }
+                        if *by_number {
+                            key.push(g as u32);
+                            key.push((g as u64 >> 32) as u32);
+                        }
+                        *x = match memo.get(&key) {
+                            Some(&known) => known,
+                            None => {
+                                let known = verdict(g, &mut game);
+                                if !*by_number {
+                                    memo.insert(key.clone(), known);
+                                }
+                                known
+                            }
+                        };
+                    }
+                }
             }
         }
         Ok(out)

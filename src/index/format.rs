@@ -42,6 +42,10 @@ pub(crate) const LOCATIONS: u8 = 2;
 pub(crate) const FLAGS: u8 = 3;
 pub(crate) const TAGS: u8 = 4;
 pub(crate) const MATERIAL: u8 = 5;
+/// Stored as it is: the tag names, then per name (each compressed on its own) its value
+/// table and, for every game, which value its first tag of that name has (0: none,
+/// else value + 1), so that a query reads only the tags it asks about.
+pub(crate) const TAG_COLUMNS: u8 = 6;
 
 /// Largest decoded section accepted (a damaged length must not make us allocate wildly).
 const MAX_SECTION: u64 = 4 << 30;
@@ -146,7 +150,7 @@ impl Sections {
         let Some((_, len, stored)) = self.parts.iter().find(|(i, _, _)| *i == id) else {
             return Ok(Vec::new());
         };
-        if id == SOURCES {
+        if id == SOURCES || id == TAG_COLUMNS {
             return Ok(stored.clone());
         }
         let out = zstd::bulk::decompress(stored, *len as usize)
@@ -201,7 +205,7 @@ pub fn parse(bytes: Vec<u8>) -> Result<Sections, Error> {
 fn assemble(sections: Vec<(u8, Vec<u8>)>) -> Result<Vec<u8>, Error> {
     let mut payload = Out::default();
     for (id, raw) in sections {
-        let stored = if id == SOURCES {
+        let stored = if id == SOURCES || id == TAG_COLUMNS {
             raw.clone()
         } else {
             zstd::bulk::compress(&raw, 3).map_err(|e| Error::Build(format!("compressing the index: {e}")))?
@@ -377,6 +381,57 @@ impl TagTable {
     }
 }
 
+/// The tag columns read back for some names: for each name asked, the value of every
+/// game's first tag of that name (`None`: the game has no such tag).
+pub(crate) fn tag_columns(
+    sections: &Sections,
+    wanted: &[String],
+    games: usize,
+) -> Result<Vec<(Vec<Vec<u8>>, Vec<u32>)>, Error> {
+    let bytes = sections.get(TAG_COLUMNS)?;
+    let mut c = In::new(&bytes, "tag columns");
+    let n = c.count(bytes.len())?;
+    let mut names = Vec::with_capacity(n);
+    for _ in 0..n {
+        names.push(c.string()?);
+    }
+    let mut blobs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let raw = c.u()?;
+        blobs.push((raw, c.bytes()?));
+    }
+    let mut out = Vec::new();
+    for w in wanted {
+        let Some(k) = names.iter().position(|x| x == w) else {
+            // No game has this tag.
+            out.push((Vec::new(), vec![0; games]));
+            continue;
+        };
+        let (raw, packed) = blobs[k];
+        if raw > MAX_SECTION {
+            return Err(Error::Damaged("a tag column is larger than any index holds".into()));
+        }
+        let part = zstd::bulk::decompress(packed, raw as usize)
+            .map_err(|e| Error::Damaged(format!("a tag column cannot be decompressed: {e}")))?;
+        let mut p = In::new(&part, "tag columns");
+        let k = p.count(part.len())?;
+        let mut values = Vec::with_capacity(k);
+        for _ in 0..k {
+            values.push(p.bytes()?.to_vec());
+        }
+        let mut column = Vec::with_capacity(games);
+        for _ in 0..games {
+            let v = p.u32()?;
+            if v as usize > values.len() {
+                return Err(Error::Damaged("a tag column refers to no value".into()));
+            }
+            column.push(v);
+        }
+        out.push((values, column));
+    }
+    Ok(out)
+}
+
 /// The material section read back one game at a time.
 pub struct MaterialWalk<'a> {
     c: In<'a>,
@@ -501,7 +556,9 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
             line = g.line;
         }
     }
-    for g in games {
+    // For each name, the games that have it and the value of their first tag of it.
+    let mut firsts: Vec<Vec<(u32, u32)>> = Vec::new();
+    for (gi, g) in games.iter().enumerate() {
         flags.u(u64::from(g.flags));
         flags.u(u64::from(g.plies));
         flags.u(u64::from(g.checks));
@@ -521,8 +578,40 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
             });
             tag_games.u(u64::from(n));
             tag_games.u(u64::from(v));
+            if firsts.len() <= n as usize {
+                firsts.resize(n as usize + 1, Vec::new());
+            }
+            let column = &mut firsts[n as usize];
+            if column.last().is_none_or(|(g, _)| *g != gi as u32) {
+                column.push((gi as u32, v));
+            }
         }
         encode_material(&mut mat, g);
+    }
+    // One column per name: the value of each game's first tag of that name.
+    let mut columns = Out::default();
+    columns.u(names.len() as u64);
+    for n in &names {
+        columns.bytes(n.as_bytes());
+    }
+    for (k, name) in names.iter().enumerate() {
+        let mut part = Out::default();
+        part.u(values[k].len() as u64);
+        for x in &values[k] {
+            part.bytes(x);
+        }
+        let _ = name;
+        let mut set = firsts.get(k).map(|v| v.iter()).into_iter().flatten().peekable();
+        for gi in 0..games.len() as u32 {
+            match set.next_if(|(g, _)| *g == gi) {
+                Some((_, v)) => part.u(u64::from(*v) + 1),
+                None => part.u(0),
+            }
+        }
+        let packed =
+            zstd::bulk::compress(&part.0, 3).map_err(|e| Error::Build(format!("compressing the index: {e}")))?;
+        columns.u(part.0.len() as u64);
+        columns.bytes(&packed);
     }
     let mut tags = Out::default();
     tags.u(names.len() as u64);
@@ -541,6 +630,7 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
         (LOCATIONS, loc.0),
         (FLAGS, flags.0),
         (TAGS, tags.0),
+        (TAG_COLUMNS, columns.0),
         (MATERIAL, mat.0),
     ])
 }

@@ -244,14 +244,13 @@ fn tags_read(ir: &Ir) -> TagsRead {
     for i in 0..ir.len() {
         match ir.get(FilterId(i as u32)) {
             Filter::Header(field) => match field {
-                HeaderField::Player(_) => {
-                    add("White", &mut names);
-                    add("Black", &mut names);
-                }
-                HeaderField::Elo(_) => {
-                    for n in ["White", "Black", "WhiteElo", "BlackElo"] {
-                        add(n, &mut names);
-                    }
+                // Transforms swap the colour in the IR itself, so the colour here is
+                // the tag read.
+                HeaderField::Player(c) => add(if c.is_white() { "White" } else { "Black" }, &mut names),
+                HeaderField::Elo(c) => {
+                    // The rating comes from the Elo tag, or from the name (`Carlsen (2850)`).
+                    add(if c.is_white() { "White" } else { "Black" }, &mut names);
+                    add(if c.is_white() { "WhiteElo" } else { "BlackElo" }, &mut names);
                 }
                 HeaderField::Event => add("Event", &mut names),
                 HeaderField::Site => add("Site", &mut names),
