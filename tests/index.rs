@@ -217,7 +217,7 @@ fn the_condition_passes_over_games_and_never_one_the_scan_matches() {
         );
     }
     // Effects seen on unmatched games: nothing is pruned.
-    for q in ["message(\"x\") mate", "persistent n = 1 mate"] {
+    for q in ["message(\"x\") mate", "persistent Total = 1 mate"] {
         let query = cqlrs::Query::compile(q, &mut cqlrs::CompileOptions::new(cqlrs::Syntax::Cql6)).unwrap();
         assert!(prune::plan(&query).is_none(), "{q}");
     }

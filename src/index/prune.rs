@@ -113,7 +113,20 @@ impl Cond {
             }
         }
         if !here.is_empty() || here.to_move.is_some() {
-            rest.push(Cond::Here(here));
+            // `h and (a or b)` at one position is `(h and a) or (h and b)`: the facts go
+            // into each branch, where they meet the branch's own (the normalizer takes a
+            // conjunct common to the copies of `flipcolor` out of them).
+            let mut spread = false;
+            for part in rest.iter_mut() {
+                if let Cond::Any(branches) = part {
+                    let merged = branches.drain(..).map(|b| Cond::all(vec![b, Cond::Here(here.clone())])).collect();
+                    *part = Cond::any(merged);
+                    spread = true;
+                }
+            }
+            if !spread {
+                rest.push(Cond::Here(here));
+            }
         }
         match rest.len() {
             0 => Cond::True,
