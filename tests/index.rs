@@ -203,7 +203,8 @@ fn the_condition_passes_over_games_and_never_one_the_scan_matches() {
     let r = &records[10];
     let raw = &text[r.offset as usize..(r.offset + r.len) as usize];
     assert!(raw.starts_with(b"["), "the location points at the game's first tag");
-    let queries = [("mate", 2), ("flipcolor { btm mate ♘→♚ }", 4), ("move previous promote R", 5), ("result 1/2-1/2", 3)];
+    let queries =
+        [("mate", 2), ("flipcolor { btm mate ♘→♚ }", 4), ("move previous promote R", 5), ("result 1/2-1/2", 3)];
     for (q, least) in queries {
         let query = cqlrs::Query::compile(q, &mut cqlrs::CompileOptions::new(cqlrs::Syntax::Cql6)).unwrap();
         let plan = prune::plan(&query).expect("a query without effects may be pruned");

@@ -263,8 +263,14 @@ impl SourceReader {
     fn open(s: &SourceInfo) -> std::io::Result<SourceReader> {
         let file = std::fs::File::open(&s.absolute)?;
         if s.compressed {
-            let checked =
-                Checked { file, sums: s.blocks.clone(), block: s.block, hasher: Default::default(), in_block: 0, block_no: 0 };
+            let checked = Checked {
+                file,
+                sums: s.blocks.clone(),
+                block: s.block,
+                hasher: Default::default(),
+                in_block: 0,
+                block_no: 0,
+            };
             let stream = crate::input::wrap_decoder(Box::new(checked))?;
             Ok(SourceReader::Compressed { stream, pos: 0 })
         } else {

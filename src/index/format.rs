@@ -665,8 +665,10 @@ pub fn decode_all(sections: &Sections, sources: &[SourceInfo]) -> Result<Vec<Gam
         });
     }
     tags.each_game(games, |g, pairs| {
-        out[g].tags =
-            pairs.iter().map(|&(n, v)| (tags.names[n as usize].clone(), tags.values[n as usize][v as usize].clone())).collect();
+        out[g].tags = pairs
+            .iter()
+            .map(|&(n, v)| (tags.names[n as usize].clone(), tags.values[n as usize][v as usize].clone()))
+            .collect();
     })?;
     Ok(out)
 }

@@ -275,10 +275,9 @@ fn tags_read(ir: &Ir) -> TagsRead {
             Filter::Result(_) => add("Result", &mut names),
             Filter::Year => add("Date", &mut names),
             Filter::GameNumber => number = true,
-            Filter::LegacyFact(_)
-            | Filter::Yacpdb(_)
-            | Filter::HhdbAward { .. }
-            | Filter::GameTextContains(_) => return TagsRead::All,
+            Filter::LegacyFact(_) | Filter::Yacpdb(_) | Filter::HhdbAward { .. } | Filter::GameTextContains(_) => {
+                return TagsRead::All
+            }
             _ => {}
         }
     }
@@ -322,9 +321,7 @@ fn piece_set(ir: &Ir, id: FilterId, depth: usize) -> Option<(u16, bool)> {
             Some((kinds, exact))
         }
         // An intersection lies inside each part: a piece set among them bounds it.
-        Filter::Intersection(parts) => {
-            parts.iter().find_map(|&p| piece_set(ir, p, depth + 1)).map(|(k, _)| (k, false))
-        }
+        Filter::Intersection(parts) => parts.iter().find_map(|&p| piece_set(ir, p, depth + 1)).map(|(k, _)| (k, false)),
         _ => None,
     }
 }
