@@ -72,10 +72,11 @@ impl Index {
         let material_bytes = if plan.cond.needs_material() { self.sections.get(format::MATERIAL)? } else { Vec::new() };
         let mut walk = MaterialWalk::new(&material_bytes);
         let mut m = GameMaterial::default();
+        let all_materials = plan.cond.needs_all_materials();
         let mut candidates = Vec::new();
         for (i, f) in flags.iter().enumerate() {
             if plan.cond.needs_material() {
-                walk.next_into(&mut m)?;
+                walk.next_lazy(&mut m, all_materials)?;
             }
             let number = i as u64 + 1;
             if number > last {

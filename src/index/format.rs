@@ -22,9 +22,11 @@
 //! * flags: the fact bits of [`super::facts`], then main-line plies, checks, captures;
 //! * tags: the tag names, then per name its distinct values, then per game its tags as
 //!   (name, value) pairs of those tables, in game order;
-//! * material: per game its distinct materials (the first whole or "standard start",
-//!   each later one as unit changes from the one before), the final one, and its mate
-//!   and stalemate positions.
+//! * tag columns (stored as they are): per tag name, compressed on its own, its value
+//!   table and each game's first value of it;
+//! * material: per game its mate and stalemate positions, the final main-line material,
+//!   then (with its length, so it can be passed over) its distinct materials: the first
+//!   whole or "standard start", each later one as unit changes from the one before.
 
 use super::facts::{Ending, GameRecord, Material, START_MATERIAL};
 use super::{Error, SourceInfo};
@@ -32,7 +34,7 @@ use super::{Error, SourceInfo};
 /// The first bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"CQLRSIDX";
 /// The version of the layout this build writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 /// Bytes of the fixed header before the payload.
 const HEADER: usize = 8 + 4 + 8 + 4;
 
@@ -456,9 +458,27 @@ impl<'a> MaterialWalk<'a> {
 
     /// Read the next game's material into `g` (its vectors are reused).
     pub fn next_into(&mut self, g: &mut GameMaterial) -> Result<(), Error> {
+        self.next_lazy(g, true)
+    }
+
+    /// Read the next game's mates and stalemates into `g`, and its materials too when
+    /// `always` is set or it has a mate or stalemate (else `g.materials` is left empty).
+    pub fn next_lazy(&mut self, g: &mut GameMaterial, always: bool) -> Result<(), Error> {
         let c = &mut self.c;
         g.materials.clear();
         g.endings.clear();
+        let e = c.count(1 << 24)?;
+        for _ in 0..e {
+            let material = c.u32()?;
+            let b = c.byte()?;
+            g.endings.push(Ending { material, mate: b & 1 != 0, white_to_move: b & 2 != 0 });
+        }
+        g.final_material = c.u32()?;
+        let blob = c.bytes()?;
+        if !always && g.endings.is_empty() {
+            return Ok(());
+        }
+        let mut c = In::new(blob, "material");
         let n = c.count(1 << 24)?;
         let mut cur = START_MATERIAL;
         for k in 0..n {
@@ -481,32 +501,34 @@ impl<'a> MaterialWalk<'a> {
             }
             g.materials.push(cur);
         }
-        g.final_material = c.u32()?;
-        let e = c.count(1 << 24)?;
-        for _ in 0..e {
-            let material = c.u32()?;
-            let b = c.byte()?;
-            g.endings.push(Ending { material, mate: b & 1 != 0, white_to_move: b & 2 != 0 });
-        }
         Ok(())
     }
 }
 
 fn encode_material(o: &mut Out, r: &GameRecord) {
-    o.u(r.materials.len() as u64);
+    // Mates and stalemates first, then the materials with their length, so that a query
+    // that asks only for a mate can pass over a game without one unread.
+    o.u(r.endings.len() as u64);
+    for e in &r.endings {
+        o.u(u64::from(e.material));
+        o.0.push(u8::from(e.mate) | (u8::from(e.white_to_move) << 1));
+    }
+    o.u(u64::from(r.final_material));
+    let mut m = Out::default();
+    m.u(r.materials.len() as u64);
     let mut prev = START_MATERIAL;
-    for (k, m) in r.materials.iter().enumerate() {
+    for (k, x) in r.materials.iter().enumerate() {
         if k == 0 {
-            if *m == START_MATERIAL {
-                o.0.push(0);
+            if *x == START_MATERIAL {
+                m.0.push(0);
             } else {
-                o.0.push(1);
-                o.0.extend_from_slice(m);
+                m.0.push(1);
+                m.0.extend_from_slice(x);
             }
         } else {
             let mut units = Vec::new();
             for kind in 0..12 {
-                let (a, b) = (prev[kind], m[kind]);
+                let (a, b) = (prev[kind], x[kind]);
                 let sign = if b < a { 16u8 } else { 0 };
                 for _ in 0..a.abs_diff(b) {
                     units.push(kind as u8 | sign);
@@ -519,17 +541,12 @@ fn encode_material(o: &mut Out, r: &GameRecord) {
             }
             let last = units.len() - 1;
             for (i, u) in units.iter().enumerate() {
-                o.0.push(if i < last { u | 32 } else { *u });
+                m.0.push(if i < last { u | 32 } else { *u });
             }
         }
-        prev = *m;
+        prev = *x;
     }
-    o.u(u64::from(r.final_material));
-    o.u(r.endings.len() as u64);
-    for e in &r.endings {
-        o.u(u64::from(e.material));
-        o.0.push(u8::from(e.mate) | (u8::from(e.white_to_move) << 1));
-    }
+    o.bytes(&m.0);
 }
 
 /// The bytes of an index file holding these sources and game records (in game order).

@@ -176,6 +176,16 @@ impl Cond {
         }
     }
 
+    /// Does the condition look at the materials of a game without a mate or stalemate
+    /// (a piece count not tied to a mate or stalemate)?
+    pub fn needs_all_materials(&self) -> bool {
+        match self {
+            Cond::All(v) | Cond::Any(v) => v.iter().any(Cond::needs_all_materials),
+            Cond::Here(h) | Cond::Somewhere(h) => !h.mate && !h.stalemate,
+            _ => false,
+        }
+    }
+
     /// Does the condition read the material section?
     pub fn needs_material(&self) -> bool {
         match self {
