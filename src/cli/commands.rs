@@ -1,9 +1,10 @@
 //! The commands that are not single searches: `cqlrs completions SHELL` (a shell
 //! completion script), `cqlrs man` (the manual page in roff) and `cqlrs survey` (many
-//! scripts in one pass, see [`super::survey`]).
+//! scripts in one pass, see [`super::survey`]) and `cqlrs index` (a persistent index, see
+//! [`super::index`]).
 //!
 //! Takes in: the raw argument list. A command is recognised only when the first
-//! argument is exactly `completions`, `man` or `survey`; anything else (`cqlrs q.cql`,
+//! argument is exactly `completions`, `man`, `survey` or `index`; anything else (`cqlrs q.cql`,
 //! `cqlrs completions.cql`, `cqlrs ./man`) is a search as before.
 //! Gives out: the script or page on stdout, exit status 0 (2 for a wrong shell name).
 //! Must never: read a query, an input or a file.
@@ -36,7 +37,8 @@ pub fn interface() -> Command {
         .subcommand(super::index::command())
         .after_help(
             "Commands: `cqlrs completions SHELL` prints a completion script; `cqlrs man` prints the manual page; \
-             `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report.",
+             `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report; \
+             `cqlrs index -o NAME.cqlx INPUT…` builds an index that `-i NAME.cqlx` then reads.",
         )
 }
 
@@ -167,7 +169,11 @@ Print this manual page (roff) on standard output.
 
 * cqlrs survey -i GAMES.pgn … SCRIPT_OR_DIR … -o OUTDIR
 Run many scripts over the games in one pass: one PGN per theme, summary tables and
-report.html in OUTDIR.";
+report.html in OUTDIR.
+
+* cqlrs index -o NAME.cqlx INPUT …   (or: cqlrs index --update NAME.cqlx INPUT …)
+Read PGN files or folders once and write an index; a search given -i NAME.cqlx then reads
+only the games the query could match, with the same output (docs/index.md).";
 
 const EXIT_STATUS: &str = "
 * 0
