@@ -106,6 +106,11 @@ fn is_index(path: &str) -> bool {
     if path.ends_with(".cqlx") {
         return true;
     }
+    // Only a regular file is looked into: reading the head of a pipe or `/dev/stdin`
+    // would take bytes the search must read.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
     let mut head = [0u8; 8];
     std::fs::File::open(path)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
