@@ -18,6 +18,7 @@ pub mod cli;
 pub mod compile;
 pub mod diag;
 pub mod eval;
+pub mod index;
 pub mod input;
 pub mod ir;
 pub mod lang;

@@ -74,6 +74,40 @@ pub trait Evaluator: Sync {
     fn sequential(&self) -> bool {
         false
     }
+    /// Told of every game the scan cuts out after its verdict is known, with its raw
+    /// bytes and locator: `Some(game)` once its tags and moves were read (whatever the
+    /// verdict), `None` when it could not be read (skipped). The index builder
+    /// ([`crate::index`]) records a game's facts here; a query does nothing.
+    fn observe(&self, scratch: &mut Self::Scratch, raw: &RawGame, game: Option<&Game>) {
+        let _ = (scratch, raw, game);
+    }
+}
+
+/// Where the scan's games come from: the games of its input files in order
+/// ([`Games`]), or the games an index ([`crate::index`]) could not rule out, read back
+/// through their locations, with a count of the games it passed over.
+pub trait GameFeed: Send {
+    /// The next game to read, in input order (`None`: no more games).
+    fn next_game(&mut self) -> Option<Result<RawGame, crate::input::Error>>;
+    /// Take back the bytes of a game handed out earlier, for reuse.
+    fn give_back(&mut self, bytes: Vec<u8>) {
+        let _ = bytes;
+    }
+    /// Games proved not to match and passed over unread just before the game
+    /// [`GameFeed::next_game`] last gave (or, after it gave `None`, at the end of the
+    /// input); the count is reset by the call. The scan counts them read and unmatched.
+    fn take_passed(&mut self) -> u64 {
+        0
+    }
+}
+
+impl GameFeed for Games {
+    fn next_game(&mut self) -> Option<Result<RawGame, crate::input::Error>> {
+        self.next()
+    }
+    fn give_back(&mut self, bytes: Vec<u8>) {
+        Games::give_back(self, bytes)
+    }
 }
 
 impl Evaluator for Query {
@@ -333,6 +367,9 @@ impl RunawayTally {
 struct Batch {
     seq: u64,
     games: Vec<RawGame>,
+    /// Games the feed passed over: `(i, n)` = `n` games just before `games[i]` (or
+    /// after the last game when `i == games.len()`).
+    passed: Vec<(usize, u64)>,
     /// Games cut off by a damaged input: number and the message saying so.
     cut: Vec<(u64, String)>,
 }
@@ -341,6 +378,8 @@ enum Verdict {
     Unmatched,
     /// Outside the `gamenumber` range: read, not evaluated.
     PassedOver,
+    /// This many games passed over by the feed (proved not to match): read, unmatched.
+    Passed(u64),
     /// Not read: the message, and the game's raw bytes when rejects are kept.
     Skipped(String, Vec<u8>),
     /// The evaluator gave up: the message.
@@ -388,8 +427,21 @@ pub fn run_sources<E: Evaluator>(
     rejects: Option<&mut Sink>,
     events: &dyn ScanEvents,
 ) -> ScanOutcome<E::Scratch> {
-    // The query decides its own order and whether its games are read one after another
-    // (dictionaries carried from game to game see the games in input order).
+    let games = Games::from_sources(sources, first_number).with_max_game_bytes(config.max_game_bytes);
+    run_feed(evaluator, Box::new(games), config, sink, rejects, events)
+}
+
+/// [`run_sources`] over the games of any [`GameFeed`] (an index's candidates): the same
+/// workers, order and output; games the feed passes over count as read and unmatched.
+/// The feed numbers its games itself and honours [`ScanConfig::max_game_bytes`].
+pub fn run_feed<E: Evaluator>(
+    evaluator: &E,
+    feed: Box<dyn GameFeed>,
+    config: &ScanConfig,
+    sink: &mut Sink,
+    rejects: Option<&mut Sink>,
+    events: &dyn ScanEvents,
+) -> ScanOutcome<E::Scratch> {
     let own = ScanConfig {
         sort: if config.unsorted { None } else { config.sort.clone().or_else(|| evaluator.sort_order()) },
         threads: if evaluator.sequential() { 1 } else { config.threads },
@@ -403,8 +455,9 @@ pub fn run_sources<E: Evaluator>(
     let stop = AtomicBool::new(false);
     let input_errors = AtomicU64::new(0);
     let tally = RunawayTally::default();
-    let games = Games::from_sources(sources, first_number).with_max_game_bytes(config.max_game_bytes);
-    let reader = Mutex::new(Reader::new(games, config.gamenumber));
+    // The query decides its own order and whether its games are read one after another
+    // (dictionaries carried from game to game see the games in input order): `own` above.
+    let reader = Mutex::new(Reader::new(feed, config.gamenumber));
     let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
     let (token_tx, token_rx) = bounded::<Vec<Outcome>>(in_flight);
     for _ in 0..in_flight {
@@ -484,7 +537,7 @@ impl Shared<'_> {
 /// There is no reader thread: on N cores N workers do all the work, and a game is cut
 /// out and read by the same thread, while its bytes are still in that core's cache.
 struct Reader {
-    games: Games,
+    games: Box<dyn GameFeed>,
     /// The last game number wanted (`gamenumber`'s upper bound); the input is not read
     /// past it.
     last: u64,
@@ -495,7 +548,7 @@ struct Reader {
 }
 
 impl Reader {
-    fn new(games: Games, gamenumber: Option<(u64, u64)>) -> Reader {
+    fn new(games: Box<dyn GameFeed>, gamenumber: Option<(u64, u64)>) -> Reader {
         Reader { games, last: gamenumber.map_or(u64::MAX, |(_, hi)| hi), seq: 0, done: false }
     }
 
@@ -513,9 +566,15 @@ impl Reader {
             return None;
         }
         let mut cut = Vec::new();
+        let mut passed = Vec::new();
         let mut bytes = 0;
         while games.len() < BATCH_SIZE && bytes < BATCH_BYTES {
-            let Some(item) = self.games.next() else {
+            let item = self.games.next_game();
+            let skipped_over = self.games.take_passed();
+            if skipped_over > 0 {
+                passed.push((games.len(), skipped_over));
+            }
+            let Some(item) = item else {
                 self.done = true;
                 break;
             };
@@ -565,12 +624,12 @@ impl Reader {
         if let Some(last) = games.last() {
             shared.events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
         }
-        if games.is_empty() {
+        if games.is_empty() && passed.is_empty() {
             return None;
         }
         let seq = self.seq;
         self.seq += 1;
-        Some(Batch { seq, games, cut })
+        Some(Batch { seq, games, passed, cut })
     }
 }
 
@@ -597,8 +656,13 @@ fn work<E: Evaluator>(
             break;
         };
         outcomes.clear();
-        outcomes.reserve(batch.games.len());
+        outcomes.reserve(batch.games.len() + batch.passed.len());
+        let mut passed = batch.passed.iter().peekable();
+        let pass = |n: u64| Outcome { number: 0, verdict: Verdict::Passed(n), messages: Vec::new(), partly_read: None };
         for (i, raw) in batch.games.iter().enumerate() {
+            while let Some(&(_, n)) = passed.next_if(|(at, _)| *at == i) {
+                outcomes.push(pass(n));
+            }
             if let Some(next) = batch.games.get(i + 1) {
                 prefetch_game(&next.bytes);
             }
@@ -620,6 +684,7 @@ fn work<E: Evaluator>(
                 Verdict::Skipped(printable(&message), if config.keep_rejects { raw.bytes.clone() } else { Vec::new() })
             };
             if let Some((_, message)) = batch.cut.iter().find(|(n, _)| *n == raw.number) {
+                evaluator.observe(&mut scratch, raw, None);
                 outcome.verdict = rejected(message.clone());
                 outcomes.push(outcome);
                 continue;
@@ -631,6 +696,7 @@ fn work<E: Evaluator>(
             // the JSON ones ask for it anyway, as a safeguard that costs them little.
             let need_encoding = matches!(config.format, Format::Json | Format::JsonPgn(_));
             if let Err(e) = parser.parse_with(raw, &mut game, &wants_moves, need_encoding) {
+                evaluator.observe(&mut scratch, raw, None);
                 let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
                 outcome.verdict = rejected(message);
                 outcomes.push(outcome);
@@ -638,6 +704,7 @@ fn work<E: Evaluator>(
             }
             outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
             let mut found = evaluator.eval_game(&mut scratch, &game);
+            evaluator.observe(&mut scratch, raw, Some(&game));
             outcome.messages = std::mem::take(&mut found.messages);
             if let Some(e) = &found.error {
                 let reason = e.to_string();
@@ -688,6 +755,10 @@ fn work<E: Evaluator>(
                 outcome.verdict = Verdict::Matched { bytes, sort };
             }
             outcomes.push(outcome);
+        }
+        if !shared.stop.load(AtomicOrdering::Relaxed) {
+            // Games passed over after the batch's last game (the end of the input).
+            outcomes.extend(passed.map(|&(_, n)| pass(n)));
         }
         if result_tx.send(BatchResult { seq: batch.seq, outcomes }).is_err() {
             break;
@@ -878,6 +949,11 @@ fn write_in_order<S>(
                 match outcome.verdict {
                     Verdict::Unmatched => out.unmatched += 1,
                     Verdict::PassedOver => out.passed_over += 1,
+                    Verdict::Passed(n) => {
+                        // One outcome for `n` games: the `+= 1` above was the first.
+                        out.read += n - 1;
+                        out.unmatched += n;
+                    }
                     Verdict::Skipped(message, bytes) => {
                         out.skipped += 1;
                         events.warning(&message);

@@ -1,9 +1,10 @@
 //! The commands that are not single searches: `cqlrs completions SHELL` (a shell
 //! completion script), `cqlrs man` (the manual page in roff) and `cqlrs survey` (many
-//! scripts in one pass, see [`super::survey`]).
+//! scripts in one pass, see [`super::survey`]) and `cqlrs index` (a persistent index, see
+//! [`super::index`]).
 //!
 //! Takes in: the raw argument list. A command is recognised only when the first
-//! argument is exactly `completions`, `man`, `survey` or `help`; anything else (`cqlrs q.cql`,
+//! argument is exactly `completions`, `man`, `survey`, `serve`, `index` or `help`; anything else (`cqlrs q.cql`,
 //! `cqlrs completions.cql`, `cqlrs ./man`) is a search as before.
 //! Gives out: the script or page on stdout, exit status 0 (2 for a wrong shell name).
 //! Must never: read a query, an input or a file.
@@ -15,7 +16,7 @@ use super::args::Args;
 use super::{EXIT_ERROR, EXIT_MATCH};
 
 /// The words that name a command when they are the first argument.
-pub const COMMANDS: [&str; 4] = ["completions", "man", "survey", "serve"];
+pub const COMMANDS: [&str; 5] = ["completions", "man", "survey", "serve", "index"];
 
 /// The full command-line interface: every search option of [`Args`] and the two
 /// commands, as the completion scripts and the manual page describe it.
@@ -34,10 +35,12 @@ pub fn interface() -> Command {
         .subcommand(Command::new("man").about("Print the manual page (roff) on standard output"))
         .subcommand(super::survey::command())
         .subcommand(super::serve::command())
+        .subcommand(super::index::command())
         .after_help(
             "Commands: `cqlrs completions SHELL` prints a completion script; `cqlrs man` prints the manual page; \
              `cqlrs survey -i ARCHIVE… SCRIPT_OR_DIR… -o OUTDIR` runs many scripts in one pass and writes a report; \
-             `cqlrs serve INPUT…` serves a page on 127.0.0.1 to explore the games in a browser.",
+             `cqlrs serve INPUT…` serves a page on 127.0.0.1 to explore the games in a browser; \
+             `cqlrs index -o NAME.cqlx INPUT…` builds an index that `-i NAME.cqlx` then reads.",
         )
 }
 
@@ -173,7 +176,11 @@ report.html in OUTDIR.
 * cqlrs serve [--port N] [--survey DIR] INPUT …
 Serve a page on 127.0.0.1 (its address is printed) to write a query, watch its matches
 arrive, step through them on a board and download them as the PGN -o writes; scripts
-reach no file unless --allow-files is given. See docs/serve.md.";
+reach no file unless --allow-files is given. See docs/serve.md.
+
+* cqlrs index -o NAME.cqlx INPUT …   (or: cqlrs index --update NAME.cqlx INPUT …)
+Read PGN files or folders once and write an index; a search given -i NAME.cqlx then reads
+only the games the query could match, with the same output (docs/index.md).";
 
 const EXIT_STATUS: &str = "
 * 0
@@ -256,6 +263,9 @@ pub fn run_subcommand(argv: &[String]) -> Option<i32> {
     }
     if word == "serve" {
         return Some(super::serve::run(rest));
+    }
+    if word == "index" {
+        return Some(super::index::run(rest));
     }
     let result = match (word.as_str(), rest) {
         ("completions", [shell]) => completions(shell),

@@ -36,6 +36,7 @@ pub mod console;
 mod files;
 pub mod gui;
 mod include;
+pub mod index;
 mod scale;
 pub mod serve;
 pub mod survey;
@@ -473,6 +474,9 @@ fn execute(args: &Args) -> Result<i32, String> {
                     nothing was run and no file was written"
             .into());
     };
+    // An index as the input: its sources are what the run reads (docs/index.md).
+    let index = index::open_input(&inputs)?;
+    let inputs = index.as_ref().map_or(inputs, |ix| ix.source_paths());
     let style = PgnStyle {
         matchstring: ir.settings.matchstring.clone().unwrap_or_else(|| "CQL".into()),
         silent: ir.settings.silent,
@@ -606,8 +610,20 @@ fn execute(args: &Args) -> Result<i32, String> {
     let mut limits = query.limits().clone();
     limits.interrupt = config.interrupt.clone();
     query.set_limits(limits);
-    let outcome =
-        scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console);
+    // From an index, the games the query cannot be proved to miss (a shard of the
+    // sources is scanned as usual).
+    let feed = match &index {
+        Some(ix) if plan.range.is_none() && plan.first_number == 1 => {
+            ix.feed(&query, &config).map_err(|e| format!("cqlrs: {}: {e}", ix.path))?
+        }
+        _ => None,
+    };
+    let outcome = match feed {
+        Some((feed, _)) => scan::run_feed(&query, Box::new(feed), &config, &mut sink, rejects.as_mut(), &console),
+        None => {
+            scan::run_sources(&query, plan.sources, plan.first_number, &config, &mut sink, rejects.as_mut(), &console)
+        }
+    };
     if outcome.interrupted != 0 {
         return Ok(interrupted_run(&outcome, &mut sink, rejects.as_mut()));
     }

@@ -138,7 +138,7 @@ pub fn run(
     let in_flight = config.in_flight.max(2);
     let stop = AtomicBool::new(false);
     let input_errors = AtomicU64::new(0);
-    let reader = Mutex::new(Reader::new(Games::from_sources(sources, 1), None));
+    let reader = Mutex::new(Reader::new(Box::new(Games::from_sources(sources, 1)), None));
     let (result_tx, result_rx) = bounded::<SurveyBatch>(in_flight);
     let (token_tx, token_rx) = bounded::<()>(in_flight);
     for _ in 0..in_flight {
