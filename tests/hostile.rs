@@ -590,10 +590,12 @@ fn a_kept_dictionary_is_bounded_by_the_memory_budget() {
         &["--max-game-memory", "16M", "-i", pgn.to_str().unwrap(), "-o", out.to_str().unwrap(), cql.to_str().unwrap()],
         None,
     );
-    let (matched, read, _, _, abandoned) = m.tallies();
-    assert_eq!(read, 300);
-    assert!(matched < 20 && abandoned > 280, "{}", m.stderr());
-    assert!(m.stderr().contains("kept from earlier games"), "{}", m.stderr());
+    // Nearly every game is abandoned once the kept entries pass the budget, so the run
+    // stops early (issue 45, item 3), naming the budget and the state kept.
+    let stderr = m.stderr();
+    assert_ne!(m.out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("stopped early") && stderr.contains("--max-game-memory"), "{stderr}");
+    assert!(stderr.contains("kept from earlier games"), "{stderr}");
     if m.peak_kib > 0 {
         assert!(m.peak_kib < 100 * 1024, "peak {} KiB", m.peak_kib);
     }
@@ -635,7 +637,8 @@ fn a_signal_ends_a_run_waiting_for_input() {
     let fifo_args = ["-i", fifo.to_str().unwrap(), "-i", fifo.to_str().unwrap()];
     for (signal, status, from_stdin) in [("INT", 130, false), ("TERM", 143, true), ("INT", 130, true)] {
         std::fs::write(&out, "previous output\n").unwrap();
-        let mut args: Vec<&str> = if from_stdin { Vec::new() } else { fifo_args.to_vec() };
+        // Standard input is read only when asked for (`-i -`).
+        let mut args: Vec<&str> = if from_stdin { vec!["-i", "-"] } else { fifo_args.to_vec() };
         args.extend(["-o", out.to_str().unwrap(), "-cql", "mate"]);
         let started = Instant::now();
         let mut child = Command::new(BIN)

@@ -134,6 +134,48 @@ fn trimmed(text: &str) -> String {
     text.trim_matches(|c: char| c <= ' ' || c == '\u{7f}').to_string()
 }
 
+/// White's name as `player white` gives it (CQL 6.2's `standardPlayerName`, as
+/// docs/compat.md describes it): blanks at the start dropped, exactly one blank after a
+/// comma (none at the end), blanks, tabs and dots at the end dropped, `van ` and
+/// `Van Der `/`Van Den `/`Van De ` capitalised as CQL does; then a rating ` (dddd)` at
+/// the end taken off.
+fn as_player_reads(name: &str) -> String {
+    let mut out = String::new();
+    let (mut after_comma, mut at_start) = (false, true);
+    for c in name.chars() {
+        match c {
+            ',' => {
+                out.push(',');
+                after_comma = true;
+                at_start = false;
+            }
+            ' ' if after_comma || at_start => {}
+            ' ' => out.push(' '),
+            _ => {
+                if after_comma {
+                    out.push(' ');
+                }
+                after_comma = false;
+                at_start = false;
+                out.push(c);
+            }
+        }
+    }
+    let mut out = out.trim_end_matches(['.', ' ', '\t']).to_string();
+    if out.starts_with("van ") {
+        out.replace_range(0..1, "V");
+    }
+    if ["Van Der ", "Van Den ", "Van De "].iter().any(|p| out.starts_with(p)) {
+        out.replace_range(4..5, "d");
+    }
+    let b = out.as_bytes();
+    let n = b.len();
+    if n > 7 && b[n - 1] == b')' && b[n - 6] == b'(' && b[n - 7] == b' ' && b[n - 5..n - 1].iter().all(u8::is_ascii_digit) {
+        out.truncate(n - 7);
+    }
+    out
+}
+
 /// A game's own comment as it reads back: written on one line (each line break a space),
 /// as CQL 6.2 writes it (docs/gui.md), then trimmed by the reader.
 fn own_comment(text: &str) -> String {
@@ -210,10 +252,9 @@ fn check_case(dir: &Path, case: usize, specs: &[GameSpec]) -> Result<(), TestCas
         // name; after each move the game's own comment.
         let mut start = vec![format!("Game number {}", n + 1)];
         start.extend(spec.comments[0].as_deref().map(own_comment));
-        let white = &spec.tags[2];
-        if !white.is_empty() {
-            start.push(trimmed(&as_written_in_comment(white)));
-        }
+        // A name that standardises to nothing is no value: CQL writes `<false>`.
+        let name = as_written_in_comment(&as_player_reads(&spec.tags[2]));
+        start.push(if name.is_empty() { "<false>".to_string() } else { trimmed(&name) });
         prop_assert_eq!(&game.node(ids[0]).comments, &start, "game {}", n + 1);
         for (k, &id) in ids.iter().enumerate().skip(1) {
             let own: Vec<String> = spec.comments[k].as_deref().map(own_comment).into_iter().collect();

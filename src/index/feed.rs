@@ -83,6 +83,9 @@ impl Index {
                 break;
             }
             if number < lo {
+                // Read and passed over by the scan's own `gamenumber` test, so that the
+                // summary counts it as the scan does ("outside -gamenumber").
+                candidates.push(i as u32);
                 continue;
             }
             let unsure = f.bits & (facts::SKIPPED | facts::PARTLY_READ) != 0;
