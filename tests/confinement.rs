@@ -360,7 +360,8 @@ fn links_and_fifos_are_refused_once_opened() {
     ];
     for (text, rule) in cases {
         std::fs::write(site.scripts.join("fifo.cql"), text).unwrap();
-        let out = Command::new(BIN).current_dir(&site.scripts).args(["-o", "fifo-out.pgn", "fifo.cql"]).output().unwrap();
+        let out =
+            Command::new(BIN).current_dir(&site.scripts).args(["-o", "fifo-out.pgn", "fifo.cql"]).output().unwrap();
         assert!(stderr(&out).contains(rule), "{text}\n{}", stderr(&out));
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(20), "a FIFO held a run up");
@@ -380,9 +381,14 @@ fn links_and_fifos_are_refused_once_opened() {
             }
         })
     };
-    std::fs::write(site.scripts.join("race.cql"), "cql()\ninitial comment (readfile \"race.cqo\") writefile (\"race.cqo\" \"RACED\")\n").unwrap();
+    std::fs::write(
+        site.scripts.join("race.cql"),
+        "cql()\ninitial comment (readfile \"race.cqo\") writefile (\"race.cqo\" \"RACED\")\n",
+    )
+    .unwrap();
     for _ in 0..40 {
-        let out = Command::new(BIN).current_dir(&site.scripts).args(["-o", "race-out.pgn", "race.cql"]).output().unwrap();
+        let out =
+            Command::new(BIN).current_dir(&site.scripts).args(["-o", "race-out.pgn", "race.cql"]).output().unwrap();
         let written = std::fs::read_to_string(site.scripts.join("race-out.pgn")).unwrap_or_default();
         assert!(!written.contains("untouched"), "a run read the file outside:\n{written}\n{}", stderr(&out));
     }

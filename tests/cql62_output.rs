@@ -222,7 +222,9 @@ fn scripts(shared: &Path) -> Vec<PathBuf> {
         for entry in entries.flatten() {
             let path = entry.path();
             let text = std::fs::read_to_string(&path).unwrap_or_default();
-            if path.extension().is_some_and(|e| e == "cql") && (group == "comments" || writes.iter().any(|w| text.contains(w))) {
+            if path.extension().is_some_and(|e| e == "cql")
+                && (group == "comments" || writes.iter().any(|w| text.contains(w)))
+            {
                 out.push(path);
             }
         }
@@ -245,7 +247,8 @@ fn scripts(shared: &Path) -> Vec<PathBuf> {
 
 /// The name of the expectation of one script on one corpus.
 fn expectation_name(script: &Path, corpus: &str) -> String {
-    let group = script.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let group =
+        script.parent().and_then(|p| p.file_name()).map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = script.file_stem().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     format!("{group}--{stem}@{corpus}.txt")
 }
@@ -343,7 +346,11 @@ fn what_scripts_write_is_what_cql62_wrote() {
             if got != expected {
                 let line = got.lines().zip(expected.lines()).position(|(a, b)| a != b);
                 let shown = line.map(|k| {
-                    format!("\n    cqlrs:   {}\n    CQL 6.2: {}", got.lines().nth(k).unwrap_or(""), expected.lines().nth(k).unwrap_or(""))
+                    format!(
+                        "\n    cqlrs:   {}\n    CQL 6.2: {}",
+                        got.lines().nth(k).unwrap_or(""),
+                        expected.lines().nth(k).unwrap_or("")
+                    )
                 });
                 failures.push(format!(
                     "{} on {name}: first difference at line {:?} ({} and {} lines){}",
@@ -360,7 +367,12 @@ fn what_scripts_write_is_what_cql62_wrote() {
         return;
     }
     assert!(checked >= 80, "only {checked} runs compared");
-    assert!(failures.is_empty(), "{} of {checked} runs write otherwise than CQL 6.2:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} runs write otherwise than CQL 6.2:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -370,5 +382,8 @@ fn the_normalisation_places_comments_by_position_and_reads_cql_layout() {
     let a = record(cql.as_bytes(), &[]);
     let b = record(ours.as_bytes(), &[]);
     assert_eq!(a, b);
-    assert!(a.contains("game 7\n  @0 Game number 7 (EG#1). plies: 85\n  @1 hello ?? 1 CQL\n  @0v1:1 v\n  @2 b\n"), "{a}");
+    assert!(
+        a.contains("game 7\n  @0 Game number 7 (EG#1). plies: 85\n  @1 hello ?? 1 CQL\n  @0v1:1 v\n  @2 b\n"),
+        "{a}"
+    );
 }

@@ -564,7 +564,10 @@ fn a_huge_legal_game_is_bounded_by_the_memory_budget() {
     let mut text = long_game(400_000);
     text.push_str(SHORT_GAME);
     std::fs::write(&pgn, text).unwrap();
-    let m = run(&["--threads", "1", "--max-game-memory", "16M", "-i", pgn.to_str().unwrap(), "-cql", "check", "--count"], None);
+    let m = run(
+        &["--threads", "1", "--max-game-memory", "16M", "-i", pgn.to_str().unwrap(), "-cql", "check", "--count"],
+        None,
+    );
     assert!(m.stderr().contains("too many to keep in memory"), "{}", m.stderr());
     let (_, read, _, skipped, _) = m.tallies();
     assert_eq!((read, skipped), (2, 1), "{}", m.stderr());

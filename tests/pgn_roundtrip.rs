@@ -170,7 +170,12 @@ fn as_player_reads(name: &str) -> String {
     }
     let b = out.as_bytes();
     let n = b.len();
-    if n > 7 && b[n - 1] == b')' && b[n - 6] == b'(' && b[n - 7] == b' ' && b[n - 5..n - 1].iter().all(u8::is_ascii_digit) {
+    if n > 7
+        && b[n - 1] == b')'
+        && b[n - 6] == b'('
+        && b[n - 7] == b' '
+        && b[n - 5..n - 1].iter().all(u8::is_ascii_digit)
+    {
         out.truncate(n - 7);
     }
     out

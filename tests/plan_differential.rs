@@ -418,7 +418,10 @@ fn generated_queries_with_effects_write_the_same_with_and_without_the_plan() {
     }
     let (differences, runs) = queries_agree(&dir, &corpora, &texts);
     // Most made-up queries must compile, or the test checks little.
-    assert!(runs >= count, "only {runs} runs for {count} queries (seed {seed}): the generator makes texts that do not compile");
+    assert!(
+        runs >= count,
+        "only {runs} runs for {count} queries (seed {seed}): the generator makes texts that do not compile"
+    );
     assert_none_differ(differences, runs);
 }
 

@@ -56,8 +56,11 @@ fn no_bar_off_a_terminal_unless_always() {
     );
     // Standard input has no size: a spinner with the bytes read so far.
     let stdin = std::fs::File::open(DATA[1]).unwrap();
-    let spun =
-        Command::new(BIN).args(["-i", "-", "-cql", "check", "--count", "--progress", "always"]).stdin(stdin).output().unwrap();
+    let spun = Command::new(BIN)
+        .args(["-i", "-", "-cql", "check", "--count", "--progress", "always"])
+        .stdin(stdin)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&spun.stderr);
     assert!(err.contains("read,") && !err.contains("ETA"), "{err:?}");
 }
@@ -274,7 +277,10 @@ fn a_runaway_query_stops_early_and_names_the_budget() {
     assert!(e.lines().filter(|l| l.contains("query abandoned")).count() <= 6, "{e}");
     assert_eq!(std::fs::read_to_string(dir.join("old.pgn")).unwrap(), "precious\n");
     // A step budget: the message names the option to raise.
-    let o = common::cqlrs_in(&dir, &["-i", &data(DATA[0]), "-cql", "i = 0 while (i < 100) { i += 1 }", "--max-game-steps", "50", "--count"]);
+    let o = common::cqlrs_in(
+        &dir,
+        &["-i", &data(DATA[0]), "-cql", "i = 0 while (i < 100) { i += 1 }", "--max-game-steps", "50", "--count"],
+    );
     let e = err(&o);
     assert_eq!(o.status.code(), Some(2), "{e}");
     assert!(e.contains("raise the budget: `--max-game-steps`"), "{e}");
@@ -329,7 +335,11 @@ fn messages_say_what_went_wrong_in_the_users_words() {
     // A reversed year range, in the words typed.
     let o = common::cqlrs_in(&dir, &["-i", "games.pgn", "-year", "2018", "2017", "-cql", "mate"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(err(&o).contains("`-year 2018 2017` is an empty range") && err(&o).contains("-year 2017 2018"), "{}", err(&o));
+    assert!(
+        err(&o).contains("`-year 2018 2017` is an empty range") && err(&o).contains("-year 2017 2018"),
+        "{}",
+        err(&o)
+    );
 }
 
 #[test]
@@ -405,7 +415,11 @@ fn a_terminal_gets_one_summary_line() {
         common::shared::skipped("`script` (util-linux) is not installed");
         return;
     };
-    assert_eq!(screen.matches("matches of 3 games").count() + screen.matches("match of 3 games").count(), 1, "{screen:?}");
+    assert_eq!(
+        screen.matches("matches of 3 games").count() + screen.matches("match of 3 games").count(),
+        1,
+        "{screen:?}"
+    );
     assert!(screen.contains("2 matches of 3 games (1 unmatched, 0 skipped)"), "{screen:?}");
     // A program reading stdout still gets CQL's line.
     let o = common::cqlrs(&["-i", pgn.to_str().unwrap(), "-cql", "mate", "-o", out.to_str().unwrap()]);

@@ -94,8 +94,7 @@ pub fn run(argv: Vec<String>) -> i32 {
         Err(e)
             if e.kind() == clap::error::ErrorKind::UnknownArgument
                 && positionals.len() > 1
-                && e.get(clap::error::ContextKind::InvalidArg)
-                    .is_some_and(|v| !v.to_string().starts_with('-')) =>
+                && e.get(clap::error::ContextKind::InvalidArg).is_some_and(|v| !v.to_string().starts_with('-')) =>
         {
             let message = two_positionals(&positionals);
             say!("{message}");
@@ -767,8 +766,7 @@ fn execute(args: &Args) -> Result<i32, String> {
 fn runaway_message(runaway: &scan::Runaway, output: Option<&str>) -> String {
     let last = runaway.last.as_str();
     let reason = last.split_once("): ").map_or(last, |(_, r)| r);
-    let hint = match ["--max-game-steps", "--max-game-time", "--max-game-memory"].iter().find(|o| reason.contains(*o))
-    {
+    let hint = match ["--max-game-steps", "--max-game-time", "--max-game-memory"].iter().find(|o| reason.contains(*o)) {
         Some(option) => format!(
             "if the query is right and the games need more, raise the budget: `{option}` (docs/output.md, \
              \"Budgets per game\"); otherwise look for a loop that never ends"

@@ -18,8 +18,8 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 
-use crate::diag::Diagnostic;
 use super::gate;
+use crate::diag::Diagnostic;
 use crate::ir::{Filter, FilterId, Ir};
 
 /// How far a script's own file access reaches: `readfile`, `writefile`, `include`, and the
@@ -186,7 +186,12 @@ impl FilePolicy {
         if path.file_name().is_none() || name.ends_with('/') {
             return Err(format!("`{name}`: not a file name"));
         }
-        let root = self.home.iter().chain(&self.allowed).filter(|dir| path.starts_with(dir)).max_by_key(|d| d.as_os_str().len());
+        let root = self
+            .home
+            .iter()
+            .chain(&self.allowed)
+            .filter(|dir| path.starts_with(dir))
+            .max_by_key(|d| d.as_os_str().len());
         let Some(root) = root else {
             let how = if written.is_absolute() {
                 "an absolute path"

@@ -256,7 +256,10 @@ fn apply_transform(
         ir.add(Filter::False, span)
     } else if is_set {
         ir.add(Filter::Union(copies), span)
-    } else if copies.iter().any(|&c| super::props::depends_on_evaluation_order(ir, c, &mut super::props::Memo::default())) {
+    } else if copies
+        .iter()
+        .any(|&c| super::props::depends_on_evaluation_order(ir, c, &mut super::props::Memo::default()))
+    {
         // CQL 6.2 evaluates every image of a transformed body (`OrbitNode::match_position`
         // counts the images that match), so the effects of each image happen even after
         // one has matched: not an `or`, which stops at the first.

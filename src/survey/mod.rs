@@ -555,8 +555,9 @@ mod tests {
     #[test]
     fn csv_fields_a_spreadsheet_would_run_are_made_text() {
         let mut out = String::new();
-        let fields: Vec<String> =
-            ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "a=b", "12"].map(String::from).into();
+        let fields: Vec<String> = ["=HYPERLINK(\"http://x\",\"y\")", "+1", "-2", "@SUM(A1)", "\tx", "\rx", "a=b", "12"]
+            .map(String::from)
+            .into();
         push_csv_row(&mut out, &fields);
         assert_eq!(
             out,

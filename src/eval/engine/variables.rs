@@ -173,7 +173,11 @@ impl<'a> Ctx<'a> {
                 let kept = self.dict_is_kept(*dict);
                 let removed: i64 = match key {
                     None => {
-                        let gone = if kept { self.dict_mut(*dict).iter().map(|(k, v)| kept_entry_bytes(k, v)).sum() } else { 0 };
+                        let gone = if kept {
+                            self.dict_mut(*dict).iter().map(|(k, v)| kept_entry_bytes(k, v)).sum()
+                        } else {
+                            0
+                        };
                         self.dict_mut(*dict).clear();
                         gone
                     }
