@@ -172,7 +172,7 @@ fn reference_messages(stdout: &[u8]) -> Vec<String> {
     as_cql_writes(stdout)
         .lines()
         .map(|l| l.trim_start_matches('.'))
-        .filter(|l| !l.is_empty() && !l.starts_with("CQL version") && !is_summary(l))
+        .filter(|l| !l.is_empty() && !l.starts_with("CQL version") && !common::is_summary_line(l))
         .map(str::to_string)
         .collect()
 }
@@ -182,31 +182,9 @@ fn reference_messages(stdout: &[u8]) -> Vec<String> {
 fn cqlrs_messages(stderr: &[u8]) -> Vec<String> {
     as_cql_writes(stderr)
         .lines()
-        .filter(|l| !l.is_empty() && !l.starts_with("cqlrs:") && !is_summary(l))
+        .filter(|l| !l.is_empty() && !l.starts_with("cqlrs:") && !common::is_summary_line(l))
         .map(str::to_string)
         .collect()
-}
-
-fn is_summary(line: &str) -> bool {
-    (line.contains(" of ") && line.contains(" game") && line.contains("match")) || line.contains("warnings not shown")
-}
-
-/// The first `games` whole games of a corpus in the shared folder, written to `dir`.
-fn slice(source: &Path, games: usize, dir: &Path, name: &str) -> PathBuf {
-    let bytes = std::fs::read(source).expect("read a corpus");
-    let mut end = bytes.len();
-    let (mut seen, mut at) = (0, 0);
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        if line.starts_with(b"[Event ") {
-            seen += 1;
-            if seen > games {
-                end = at;
-                break;
-            }
-        }
-        at += line.len();
-    }
-    common::write(dir, name, &bytes[..end])
 }
 
 /// The scripts checked: the examples of the conformance suite and the manual's examples
@@ -284,8 +262,8 @@ fn what_scripts_write_is_what_cql62_wrote() {
     let reference = std::env::var("CQLRS_RECORD_WITH").ok();
     let dir = temp_dir("cql62-output");
     let corpora = [
-        ("twic", slice(&shared.join("corpus/conformance/twic1599.pgn"), 150, &dir, "twic.pgn")),
-        ("studies", slice(&shared.join("corpus/conformance/studies253.pgn"), 60, &dir, "studies.pgn")),
+        ("twic", common::first_games(&shared.join("corpus/conformance/twic1599.pgn"), 150, &dir, "twic.pgn")),
+        ("studies", common::first_games(&shared.join("corpus/conformance/studies253.pgn"), 60, &dir, "studies.pgn")),
     ];
     let expectations = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cql62-output/expected");
     let scripts = scripts(&shared);

@@ -32,16 +32,9 @@ struct Written {
 fn query_messages(stderr: &[u8]) -> Vec<String> {
     String::from_utf8_lossy(stderr)
         .lines()
-        .filter(|l| !l.starts_with("cqlrs:") && !is_summary(l) && !l.trim().is_empty())
+        .filter(|l| !l.starts_with("cqlrs:") && !common::is_summary_line(l) && !l.trim().is_empty())
         .map(str::to_string)
         .collect()
-}
-
-/// Is this a line of the run's summary or of its warnings' tally?
-fn is_summary(line: &str) -> bool {
-    (line.contains(" of ") && (line.contains(" games") || line.contains(" game ")) && line.contains("match"))
-        || line.contains("more warnings not shown")
-        || line.contains("warnings not shown")
 }
 
 /// Run one script on one corpus, planned or not, in `dir`.
@@ -102,33 +95,13 @@ fn difference(dir: &Path, corpus: &Path, script: &Path) -> Option<String> {
     Some(format!("{} on {}: {what}", script.display(), corpus.display()))
 }
 
-/// The first `games` games of a PGN file (its bytes as they are: a corpus need not be
-/// UTF-8), written to `dir/name`.
-fn slice(source: &Path, games: usize, dir: &Path, name: &str) -> PathBuf {
-    let bytes = std::fs::read(source).expect("read a bundled corpus");
-    let mut end = bytes.len();
-    let mut seen = 0;
-    let mut at = 0;
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        if line.starts_with(b"[Event ") {
-            seen += 1;
-            if seen > games {
-                end = at;
-                break;
-            }
-        }
-        at += line.len();
-    }
-    common::write(dir, name, &bytes[..end])
-}
-
 /// The bundled corpora the gallery and the generated queries run on: lichess games, and
 /// studies and puzzles (with variations, comments and unplayable moves).
 fn bundled_corpora(dir: &Path, games: usize) -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
     vec![
-        slice(&root.join("lichess-2016-05-first1500.pgn"), games, dir, "lichess.pgn"),
-        slice(&root.join("gallery/pychess-studies-and-puzzles.pgn"), games, dir, "studies.pgn"),
+        common::first_games(&root.join("lichess-2016-05-first1500.pgn"), games, dir, "lichess.pgn"),
+        common::first_games(&root.join("gallery/pychess-studies-and-puzzles.pgn"), games, dir, "studies.pgn"),
     ]
 }
 

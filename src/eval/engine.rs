@@ -505,6 +505,29 @@ impl<'a> Ctx<'a> {
                 Ok(self.position_fact(ir.get(f), at))
             }
             Filter::Compare { first, rest } => self.test_comparison(f, *first, rest, at),
+            // `position N` as a yes-or-no question (`while (position n)`): is there a
+            // position with that id? No position value is built.
+            Filter::PositionById(id) => {
+                self.count_step()?;
+                let Some(id) = self.number_value(*id, at)? else { return Ok(false) };
+                Ok(self.position_with_id(id).is_some())
+            }
+            // `N += 1` and its kin on a number, with a part that is always a number: the
+            // variable is updated in place, no value is built.
+            Filter::Assign { var, op: Some(op), value }
+                if self.q.is_always_number(*value) && matches!(self.get_var(*var), Some(Value::Number(_))) =>
+            {
+                self.count_step()?;
+                let Some(b) = self.number_value(*value, at)? else { return Ok(false) };
+                let Some(Some(Value::Number(a))) = self.vars.get_mut(var.0 as usize) else { return Ok(false) };
+                match arith(*op, *a, b) {
+                    Some(n) => {
+                        *a = n;
+                        Ok(true)
+                    }
+                    None => Ok(false),
+                }
+            }
             // `p:F` matches when F matches at p.
             Filter::AtPosition { at: position, body } if self.q.shape(f) == Shape::Pure => {
                 Ok(self.elsewhere(*position, at, |ctx, there| ctx.test(*body, there).map(Some))?.unwrap_or(false))

@@ -8,7 +8,7 @@ use shakmaty::{Bitboard, Square};
 use crate::pgn::{NodeId, PieceId};
 
 /// The value of a matching filter at one position.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum Value {
     /// Matched, with nothing to say (`check`, `and`, universal iteration).
     None,
@@ -22,6 +22,29 @@ pub enum Value {
     Piece(PieceId),
     /// A string.
     Str(String),
+}
+
+impl Clone for Value {
+    /// A copy of the value. Only a string allocates; the other values are copied in place,
+    /// so the copy is inlined where loops read and assign variables.
+    #[inline]
+    fn clone(&self) -> Self {
+        match self {
+            Value::None => Value::None,
+            Value::Set(b) => Value::Set(*b),
+            Value::Number(n) => Value::Number(*n),
+            Value::Position(n) => Value::Position(*n),
+            Value::Piece(id) => Value::Piece(*id),
+            Value::Str(s) => Value::Str(copy_string(s)),
+        }
+    }
+}
+
+/// The copy of a string value, kept out of line: strings are the rare, costly case.
+#[cold]
+#[inline(never)]
+fn copy_string(s: &str) -> String {
+    s.to_owned()
 }
 
 impl Value {

@@ -137,3 +137,28 @@ pub fn variations_output(name: &str, pgn: &str, query: &str) -> String {
     assert!(o.status.code() == Some(0) || o.status.code() == Some(1), "{query}: {}", stderr(&o));
     stdout(&o)
 }
+
+/// The first `games` games of a PGN file (its bytes as they are: a corpus need not be
+/// UTF-8; a game starts at a line `[Event `), written to `dir/name`.
+pub fn first_games(source: &Path, games: usize, dir: &Path, name: &str) -> PathBuf {
+    let bytes = std::fs::read(source).expect("read a corpus");
+    let mut end = bytes.len();
+    let (mut seen, mut at) = (0, 0);
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        if line.starts_with(b"[Event ") {
+            seen += 1;
+            if seen > games {
+                end = at;
+                break;
+            }
+        }
+        at += line.len();
+    }
+    write(dir, name, &bytes[..end])
+}
+
+/// Is this a line of a run's summary (the games read and matched) or of its warnings'
+/// tally, rather than a line a query wrote?
+pub fn is_summary_line(line: &str) -> bool {
+    (line.contains(" of ") && line.contains(" game") && line.contains("match")) || line.contains("warnings not shown")
+}
