@@ -11,13 +11,13 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
 use super::super::{compile_message, QuerySource};
-use super::{ApiError, Settings};
+use super::{lock, ApiError, Settings};
 use crate::compile::CompileError;
 use crate::eval::{FilePolicy, Query, Scratch};
 use crate::input::Source;
@@ -43,15 +43,6 @@ pub const MAX_ROWS_PER_REPLY: usize = 2000;
 const STOPPED_BY_USER: usize = 1;
 const STOPPED_FULL: usize = 2;
 const STOPPED_REPLACED: usize = 3;
-
-/// Lock a mutex, also when a thread panicked while holding it (the data is still whole:
-/// every update is a single assignment or push).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
 
 /// What the page's queries run over. Today PGN files (plain or compressed) read by the
 /// threaded scan; an index of an archive would be one more way to give the same

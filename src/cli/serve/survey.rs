@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use super::super::args::{normalize, Args};
 use super::super::survey::{compile_script, language, script_files};
-use super::session::lock;
+use super::lock;
 use super::{ApiError, Settings};
 use crate::input::Source;
 use crate::output::Format;
