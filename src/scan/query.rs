@@ -18,6 +18,7 @@ use crate::pgn::{Game, GameParser};
 
 /// The verdict on one game (or one run of games the feed passed over).
 pub(crate) enum Verdict {
+    /// Read and evaluated; no match.
     Unmatched,
     /// Outside the `gamenumber` range: read, not evaluated.
     PassedOver,
@@ -28,16 +29,14 @@ pub(crate) enum Verdict {
     /// The evaluator gave up: the message.
     Abandoned(String),
     /// The game matched: the bytes written for it and its sort key.
-    Matched {
-        bytes: Vec<u8>,
-        sort: Vec<(SortValue, bool)>,
-    },
+    Matched { bytes: Vec<u8>, sort: Vec<(SortValue, bool)> },
 }
 
 /// The record of one game of a single query's scan.
 pub(crate) struct Outcome {
     /// The game's number (0 for games passed over).
     pub number: u64,
+    /// What became of it.
     pub verdict: Verdict,
     /// Lines the query printed (`message`) on the game.
     pub messages: Vec<String>,
@@ -49,9 +48,13 @@ pub(crate) struct Outcome {
 /// One query over the games: the evaluator, the scan's settings (with the query's own
 /// sort order and thread count), and the format its matches are rendered in.
 pub(crate) struct QueryJob<'a, E> {
+    /// The compiled query.
     pub evaluator: &'a E,
+    /// The scan's settings.
     pub config: &'a ScanConfig,
+    /// What is rendered for each match.
     pub format: &'a Format,
+    /// The order of the matches, when they are sorted (their sort keys are kept).
     pub sort: Option<&'a SortOrder>,
 }
 
@@ -59,6 +62,7 @@ pub(crate) struct QueryJob<'a, E> {
 pub(crate) struct QueryWorker<S> {
     parser: GameParser,
     game: Game,
+    /// The evaluator's scratch (its persistent variables are read after the scan).
     pub scratch: S,
 }
 
