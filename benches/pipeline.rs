@@ -41,7 +41,7 @@ struct ReplayOnly;
 
 impl Evaluator for ReplayOnly {
     type Scratch = ();
-    fn wants_moves(&self, _game: &Game) -> bool {
+    fn wants_moves(&self, _scratch: &Self::Scratch, _game: &Game) -> bool {
         true
     }
     fn eval_game(&self, _scratch: &mut (), _game: &Game) -> GameMatch {
@@ -222,11 +222,11 @@ fn scan_once<E: Evaluator>(eval: &E, path: &str) -> (u64, u64, u64) {
 
 /// Scan `path` on `threads` worker threads; games read, matched, skipped.
 fn scan_threads<E: Evaluator>(eval: &E, path: &str, threads: usize) -> (u64, u64, u64) {
-    let mut config = ScanConfig::new(Format::Count);
+    let mut config = ScanConfig::new();
     config.threads = threads;
     config.in_flight = 4 * threads + 2;
     let mut sink = Sink::from_writer(Box::new(std::io::sink()));
-    let outcome = scan::run(eval, vec![path.to_string()], &config, &mut sink);
+    let outcome = scan::run(eval, vec![path.to_string()], &config, scan::Output::new(Format::Count, &mut sink));
     (outcome.read, outcome.matched, outcome.skipped)
 }
 

@@ -1,22 +1,18 @@
-//! The threaded scan: games in, matching games' output bytes out, in input order.
+//! The threaded scan of one query: games in, matching games' output bytes out, in input
+//! order.
 //!
-//! Takes in: input paths, a compiled query (anything implementing [`Evaluator`]),
-//! a [`ScanConfig`] and an output [`Sink`].
+//! Takes in: input paths (or any [`GameFeed`]), a compiled query (anything implementing
+//! [`Evaluator`]), a [`ScanConfig`] and an [`Output`] (the format and the sink).
 //! Gives out: the output bytes written to the sink and the tallies ([`ScanOutcome`]).
 //!
-//! Threads: N workers (each with its own `GameParser`, reused `Game` and evaluator
-//! scratch) take turns at the input: a worker locks the reader, cuts the next batch (up
-//! to [`BATCH_SIZE`] raw games or about [`BATCH_BYTES`]) out of the `input::Games`
-//! iterator with a sequence number, lets go, then parses, evaluates and renders the
-//! output of each matching game, and sends the batch's outcomes through a bounded
-//! channel to the writer (the calling thread), which restores input order with a
-//! reorder buffer keyed by batch sequence.
-//! There is no reader thread: a game is read by the core that cut it out, and N workers
-//! on N cores leave no thread waiting for a core. The buffer is bounded: a worker needs a
-//! token to take a batch and the writer hands the token back only once that batch's
-//! turn has come, so at most [`ScanConfig::in_flight`] batches exist at once and memory
-//! does not grow with input. As the writer restores input order, the output is
-//! byte-identical for any thread count.
+//! The scan is one [`pipeline`] run (reading, cutting games, the work on N worker
+//! threads, delivery in input order), whose per-game job is the query's
+//! ([`query`]: parse, replay, evaluate, render a match in the output format) and whose
+//! consumer is the accounting ([`account`]), which counts every game and hands the
+//! matches to the writer ([`write`]: PGN, JSON, numbers, or the count at the end). As
+//! the pipeline restores input order, the output is byte-identical for any thread count.
+//! The survey ([`crate::survey::scan`]) and the index build ([`crate::index`], through
+//! [`Evaluator::observe`]) run on the same pipeline.
 //!
 //! `sort` queries: the writer must see every match before it can write the first, so it
 //! keeps the rendered bytes of every matching game in memory (plus the sort values),
@@ -27,31 +23,22 @@
 //! Must never: write to stdout except through the sink, let a malformed game stop the
 //! scan, or lose count: every game read is matched, unmatched or skipped.
 
-use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
-use std::sync::Mutex;
+use std::collections::HashSet;
 use std::time::Instant;
-
-use crossbeam_channel::{bounded, Receiver, Sender};
 
 use crate::eval::SortValue;
 use crate::eval::{GameMatch, Query, Scratch};
 use crate::input::{Games, RawGame, Source};
-use crate::output::{render_game, Format, Sink};
-use crate::pgn::{Game, GameParser};
+use crate::output::Sink;
+use crate::pgn::Game;
 
-pub mod survey;
+mod account;
+pub mod pipeline;
+mod query;
+mod write;
 
-/// Most raw games in a batch a worker takes from the input.
-pub const BATCH_SIZE: usize = 512;
-
-/// A batch is closed once its games hold this many bytes, even with fewer than
-/// [`BATCH_SIZE`] games: batches of about this size keep the hand-overs between a worker
-/// and the writer (a channel message and a wake-up each) rare next to the work, also for
-/// header-only queries whose work per game is small, while a batch still fits in a
-/// core's cache.
-pub const BATCH_BYTES: usize = 256 << 10;
+pub use pipeline::{BATCH_BYTES, BATCH_SIZE};
+pub use write::{compare_sorted, Output, SortedMatch};
 
 /// What the scan needs from a compiled query. Implemented by [`eval::Query`]; tests
 /// and benchmarks may supply their own.
@@ -60,8 +47,9 @@ pub const BATCH_BYTES: usize = 256 << 10;
 pub trait Evaluator: Sync {
     /// Per-worker mutable state.
     type Scratch: Send + Default;
-    /// Given the tags (no moves read yet), must the moves be replayed?
-    fn wants_moves(&self, game: &Game) -> bool;
+    /// Given the tags (no moves read yet), must the moves be replayed? `scratch` is the
+    /// worker's own.
+    fn wants_moves(&self, scratch: &Self::Scratch, game: &Game) -> bool;
     /// Evaluate on a parsed game.
     fn eval_game(&self, scratch: &mut Self::Scratch, game: &Game) -> GameMatch;
     /// How the matches are ordered when the query sorts them (`None`: input order). The
@@ -112,10 +100,10 @@ impl GameFeed for Games {
 
 impl Evaluator for Query {
     type Scratch = Scratch;
-    fn wants_moves(&self, game: &Game) -> bool {
+    fn wants_moves(&self, scratch: &Scratch, game: &Game) -> bool {
         // `needs_positions` first: it is free, and a header-only query then does not
         // test its header filters twice (here and again in `eval_game`).
-        self.needs_positions() && self.may_match_tags(game)
+        self.needs_positions() && self.may_match_tags(scratch, game)
     }
     fn eval_game(&self, scratch: &mut Scratch, game: &Game) -> GameMatch {
         Query::eval_game(self, scratch, game)
@@ -197,11 +185,6 @@ pub struct NoEvents;
 
 impl ScanEvents for NoEvents {}
 
-/// Stack of each worker thread: deep enough for the evaluator's nesting limit of
-/// evaluations of the largest evaluator frame, in debug builds too (address space
-/// only; pages are touched as used).
-pub(crate) const WORKER_STACK_BYTES: usize = 256 << 20;
-
 /// Options of one scan.
 #[derive(Clone, Debug)]
 pub struct ScanConfig {
@@ -209,8 +192,6 @@ pub struct ScanConfig {
     pub threads: usize,
     /// Stop after this many matching games.
     pub limit: Option<u64>,
-    /// What to write for each matching game.
-    pub format: Format,
     /// Set when the query sorts its matches.
     pub sort: Option<SortOrder>,
     /// Write the matches in input order even when the query sorts them (`--nosort`).
@@ -256,14 +237,19 @@ pub fn positions_for_memory(bytes: u64) -> usize {
     usize::try_from(bytes / crate::pgn::POSITION_BYTES).unwrap_or(usize::MAX).max(1000)
 }
 
+impl Default for ScanConfig {
+    fn default() -> ScanConfig {
+        ScanConfig::new()
+    }
+}
+
 impl ScanConfig {
-    /// Defaults: all cores, no limit, the given format.
-    pub fn new(format: Format) -> ScanConfig {
+    /// Defaults: all cores, no limit.
+    pub fn new() -> ScanConfig {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         ScanConfig {
             threads,
             limit: None,
-            format,
             sort: None,
             unsorted: false,
             gamenumber: None,
@@ -326,96 +312,18 @@ pub struct Runaway {
     pub last: String,
 }
 
-/// The workers' running count of games evaluated and abandoned, for
-/// [`ScanConfig::stop_runaway`]: counted where the games are evaluated, so that the scan
-/// stops after a few games even when they come in one large batch.
-#[derive(Default)]
-struct RunawayTally {
-    evaluated: AtomicU64,
-    abandoned: AtomicU64,
-    tripped: Mutex<Option<Runaway>>,
-    seen: AtomicBool,
-}
-
-impl RunawayTally {
-    /// Count one evaluated game (`abandoned`: with this warning); true when the scan is to
-    /// stop as a runaway.
-    fn count(&self, abandoned: Option<&str>) -> bool {
-        let games = self.evaluated.fetch_add(1, AtomicOrdering::Relaxed) + 1;
-        let Some(last) = abandoned else { return false };
-        let gave_up = self.abandoned.fetch_add(1, AtomicOrdering::Relaxed) + 1;
-        if games >= RUNAWAY_MIN_GAMES && gave_up as f64 > RUNAWAY_SHARE * games as f64 {
-            let mut tripped = self.tripped.lock().unwrap_or_else(|e| e.into_inner());
-            if tripped.is_none() {
-                *tripped = Some(Runaway { games, abandoned: gave_up, last: last.to_string() });
-                self.seen.store(true, AtomicOrdering::Relaxed);
-            }
-            return true;
-        }
-        false
-    }
-
-    /// The runaway, once the workers found one.
-    fn tripped(&self) -> Option<Runaway> {
-        if !self.seen.load(AtomicOrdering::Relaxed) {
-            return None;
-        }
-        self.tripped.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-}
-
-struct Batch {
-    seq: u64,
-    games: Vec<RawGame>,
-    /// Games the feed passed over: `(i, n)` = `n` games just before `games[i]` (or
-    /// after the last game when `i == games.len()`).
-    passed: Vec<(usize, u64)>,
-    /// Games cut off by a damaged input: number and the message saying so.
-    cut: Vec<(u64, String)>,
-}
-
-enum Verdict {
-    Unmatched,
-    /// Outside the `gamenumber` range: read, not evaluated.
-    PassedOver,
-    /// This many games passed over by the feed (proved not to match): read, unmatched.
-    Passed(u64),
-    /// Not read: the message, and the game's raw bytes when rejects are kept.
-    Skipped(String, Vec<u8>),
-    /// The evaluator gave up: the message.
-    Abandoned(String),
-    Matched {
-        bytes: Vec<u8>,
-        sort: Vec<(SortValue, bool)>,
-    },
-}
-
-struct Outcome {
-    number: u64,
-    verdict: Verdict,
-    messages: Vec<String>,
-    /// The game was read only up to a move that cannot be played: the warning, and the
-    /// game's raw bytes when rejects are kept.
-    partly_read: Option<(String, Vec<u8>)>,
-}
-
-struct BatchResult {
-    seq: u64,
-    outcomes: Vec<Outcome>,
-}
-
-/// Run the scan over `paths` and write to `sink`.
+/// Run the scan over `paths` and write to `output`.
 pub fn run<E: Evaluator>(
     evaluator: &E,
     paths: Vec<String>,
     config: &ScanConfig,
-    sink: &mut Sink,
+    output: Output,
 ) -> ScanOutcome<E::Scratch> {
-    run_sources(evaluator, paths.into_iter().map(Source::whole).collect(), 1, config, sink, None, &NoEvents)
+    run_sources(evaluator, paths.into_iter().map(Source::whole).collect(), 1, config, output, None, &NoEvents)
 }
 
 /// Run the scan over `sources` (whole files or shard byte ranges, see
-/// [`crate::input::shard`]), numbering games from `first_number`, writing to `sink`
+/// [`crate::input::shard`]), numbering games from `first_number`, writing to `output`
 /// and, when `rejects` is given (set [`ScanConfig::keep_rejects`]), the raw bytes of
 /// every skipped or partly read game to `rejects`. Progress, warnings and messages go to `events`.
 pub fn run_sources<E: Evaluator>(
@@ -423,12 +331,12 @@ pub fn run_sources<E: Evaluator>(
     sources: Vec<Source>,
     first_number: u64,
     config: &ScanConfig,
-    sink: &mut Sink,
+    output: Output,
     rejects: Option<&mut Sink>,
     events: &dyn ScanEvents,
 ) -> ScanOutcome<E::Scratch> {
     let games = Games::from_sources(sources, first_number).with_max_game_bytes(config.max_game_bytes);
-    run_feed(evaluator, Box::new(games), config, sink, rejects, events)
+    run_feed(evaluator, Box::new(games), config, output, rejects, events)
 }
 
 /// [`run_sources`] over the games of any [`GameFeed`] (an index's candidates): the same
@@ -438,379 +346,48 @@ pub fn run_feed<E: Evaluator>(
     evaluator: &E,
     feed: Box<dyn GameFeed>,
     config: &ScanConfig,
-    sink: &mut Sink,
+    output: Output,
     rejects: Option<&mut Sink>,
     events: &dyn ScanEvents,
 ) -> ScanOutcome<E::Scratch> {
-    let own = ScanConfig {
-        sort: if config.unsorted { None } else { config.sort.clone().or_else(|| evaluator.sort_order()) },
-        threads: if evaluator.sequential() { 1 } else { config.threads },
-        in_flight: if evaluator.sequential() { config.in_flight.min(8) } else { config.in_flight },
-        ..config.clone()
-    };
-    let config = &own;
     let started = Instant::now();
-    let threads = config.threads.max(1);
-    let in_flight = config.in_flight.max(2);
-    let stop = AtomicBool::new(false);
-    let input_errors = AtomicU64::new(0);
-    let tally = RunawayTally::default();
     // The query decides its own order and whether its games are read one after another
-    // (dictionaries carried from game to game see the games in input order): `own` above.
-    let reader = Mutex::new(Reader::new(feed, config.gamenumber));
-    let (result_tx, result_rx) = bounded::<BatchResult>(in_flight);
-    let (token_tx, token_rx) = bounded::<Vec<Outcome>>(in_flight);
-    for _ in 0..in_flight {
-        let _ = token_tx.send(Vec::new());
-    }
-    let mut outcome = std::thread::scope(|scope| {
-        let runaway = config.stop_runaway.then_some(&tally);
-        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events, runaway };
-        let mut workers = Vec::new();
-        for _ in 0..threads {
-            let tokens = token_rx.clone();
-            let result_tx = result_tx.clone();
-            let worker = std::thread::Builder::new()
-                .name("cqlrs-worker".into())
-                .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || work(evaluator, config, shared, tokens, result_tx))
-                .expect("cannot start a worker thread");
-            workers.push(worker);
-        }
-        drop(token_rx);
-        drop(result_tx);
-        let mut outcome = write_in_order(config, result_rx, token_tx, sink, rejects, &stop, &tally, events);
-        for w in workers {
-            match w.join() {
-                Ok(scratch) => outcome.scratches.push(scratch),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        outcome
-    });
-    outcome.input_errors = input_errors.load(AtomicOrdering::Relaxed);
-    outcome.seconds = started.elapsed().as_secs_f64();
-    outcome
-}
-
-/// What every worker shares: the reader, the stop flag, the input-error count and the
-/// events.
-#[derive(Clone, Copy)]
-struct Shared<'a> {
-    reader: &'a Mutex<Reader>,
-    stop: &'a AtomicBool,
-    input_errors: &'a AtomicU64,
-    events: &'a dyn ScanEvents,
-    /// Where evaluated and abandoned games are counted, when the scan stops runaways.
-    runaway: Option<&'a RunawayTally>,
-}
-
-impl Shared<'_> {
-    /// A worker's next batch: a token first (the writer hands one back when a batch's
-    /// turn has come, so at most `in_flight` batches exist), then the input, cut under
-    /// the reader's lock. `spent` is the previous batch's vector, whose game buffers go
-    /// back to the splitter. `None` when the run stops or the input is done.
-    fn take_batch(&self, tokens: &Receiver<()>, spent: Vec<RawGame>) -> Option<Batch> {
-        self.take_batch_and_token(tokens, spent).map(|(batch, ())| batch)
-    }
-
-    /// [`Shared::take_batch`], also giving the token taken (the scan's tokens carry an
-    /// emptied vector for the batch's outcomes).
-    fn take_batch_and_token<T>(&self, tokens: &Receiver<T>, spent: Vec<RawGame>) -> Option<(Batch, T)> {
-        if self.stop.load(AtomicOrdering::Relaxed) {
-            return None;
-        }
-        let token = tokens.recv().ok()?;
-        if self.stop.load(AtomicOrdering::Relaxed) {
-            return None;
-        }
-        let mut reader = match self.reader.lock() {
-            Ok(reader) => reader,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        reader.next_batch(spent, self).map(|batch| (batch, token))
-    }
-}
-
-/// The input side of the scan, taken in turn by the workers: each worker that needs
-/// games locks it, cuts the next batch out of the input and numbers it, and lets go.
-/// There is no reader thread: on N cores N workers do all the work, and a game is cut
-/// out and read by the same thread, while its bytes are still in that core's cache.
-struct Reader {
-    games: Box<dyn GameFeed>,
-    /// The last game number wanted (`gamenumber`'s upper bound); the input is not read
-    /// past it.
-    last: u64,
-    /// Sequence number of the next batch.
-    seq: u64,
-    /// No more batches: the input is exhausted or the last wanted game was read.
-    done: bool,
-}
-
-impl Reader {
-    fn new(games: Box<dyn GameFeed>, gamenumber: Option<(u64, u64)>) -> Reader {
-        Reader { games, last: gamenumber.map_or(u64::MAX, |(_, hi)| hi), seq: 0, done: false }
-    }
-
-    /// The next batch of up to [`BATCH_SIZE`] games and about [`BATCH_BYTES`], filled into `games` (whose old
-    /// buffers are handed back to the splitter first); `None` at the end of the input.
-    fn next_batch(&mut self, mut games: Vec<RawGame>, shared: &Shared) -> Option<Batch> {
-        // Last first: the splitter hands its spare buffers out last in, first out, so the
-        // next batch's games get them in the order this batch's games had them, one after
-        // another in memory as far as they were allocated so (the processor's prefetcher
-        // follows a batch's bytes better than when each game jumps back before the last).
-        for raw in games.drain(..).rev() {
-            self.games.give_back(raw.bytes);
-        }
-        if self.done {
-            return None;
-        }
-        let mut cut = Vec::new();
-        let mut passed = Vec::new();
-        let mut bytes = 0;
-        while games.len() < BATCH_SIZE && bytes < BATCH_BYTES {
-            let item = self.games.next_game();
-            let skipped_over = self.games.take_passed();
-            if skipped_over > 0 {
-                passed.push((games.len(), skipped_over));
-            }
-            let Some(item) = item else {
-                self.done = true;
-                break;
-            };
-            let raw = match item {
-                Ok(raw) => raw,
-                Err(e) if e.game_too_large().is_some() && e.partial.is_some() => {
-                    // One game too large to keep: skipped like a malformed game; the
-                    // input goes on.
-                    let why = e.game_too_large().expect("checked");
-                    let raw = e.partial.expect("checked");
-                    cut.push((
-                        raw.number,
-                        format!("cqlrs: {}: game {} (line {}): {why}", raw.file, raw.number, raw.line),
-                    ));
-                    raw
-                }
-                Err(e) if e.to_string().contains(crate::input::STOPPED) => {
-                    // A signal ended a read that waited for input: the run is stopping.
-                    self.done = true;
-                    break;
-                }
-                Err(mut e) => {
-                    shared.input_errors.fetch_add(1, AtomicOrdering::Relaxed);
-                    shared.events.input_error(&format!("cqlrs: {}", printable(&e.to_string())));
-                    match e.partial.take() {
-                        Some(raw) => {
-                            cut.push((
-                                raw.number,
-                                format!(
-                                    "cqlrs: {}: game {} (line {}): cut off by the damaged input",
-                                    raw.file, raw.number, raw.line
-                                ),
-                            ));
-                            raw
-                        }
-                        None => continue,
-                    }
-                }
-            };
-            if raw.number > self.last {
-                self.done = true;
-                break;
-            }
-            bytes += raw.bytes.len();
-            games.push(raw);
-        }
-        if let Some(last) = games.last() {
-            shared.events.bytes_read(&last.file, last.offset + last.bytes.len() as u64);
-        }
-        if games.is_empty() && passed.is_empty() {
-            return None;
-        }
-        let seq = self.seq;
-        self.seq += 1;
-        Some(Batch { seq, games, passed, cut })
-    }
-}
-
-fn work<E: Evaluator>(
-    evaluator: &E,
-    config: &ScanConfig,
-    shared: Shared,
-    tokens: Receiver<Vec<Outcome>>,
-    result_tx: Sender<BatchResult>,
-) -> E::Scratch {
-    let mut parser = GameParser::new();
-    parser.set_max_positions(config.max_game_positions);
-    let mut game = Game::default();
-    let mut scratch = E::Scratch::default();
-    let wants_moves = |g: &Game| evaluator.wants_moves(g);
-    // The previous batch's vector: its game buffers go back to the splitter.
-    let mut spent: Vec<RawGame> = Vec::with_capacity(BATCH_SIZE);
-    loop {
-        // The token is an emptied outcome vector of an earlier batch: the writer hands
-        // them back rather than freeing them, so that no batch allocates one (a vector
-        // freed on the writer's thread shrinks this thread's heap, whose pages are then
-        // faulted in again by the next batch).
-        let Some((batch, mut outcomes)) = shared.take_batch_and_token(&tokens, std::mem::take(&mut spent)) else {
-            break;
-        };
-        outcomes.clear();
-        outcomes.reserve(batch.games.len() + batch.passed.len());
-        let mut passed = batch.passed.iter().peekable();
-        let pass = |n: u64| Outcome { number: 0, verdict: Verdict::Passed(n), messages: Vec::new(), partly_read: None };
-        for (i, raw) in batch.games.iter().enumerate() {
-            while let Some(&(_, n)) = passed.next_if(|(at, _)| *at == i) {
-                outcomes.push(pass(n));
-            }
-            if let Some(next) = batch.games.get(i + 1) {
-                prefetch_game(&next.bytes);
-            }
-            if shared.stop.load(AtomicOrdering::Relaxed) {
-                // The writer has stopped (interrupted, or the limit reached): what is
-                // left of the batch is never accounted for.
-                break;
-            }
-            let mut outcome =
-                Outcome { number: raw.number, verdict: Verdict::Unmatched, messages: Vec::new(), partly_read: None };
-            if let Some((lo, hi)) = config.gamenumber {
-                if raw.number < lo || raw.number > hi {
-                    outcome.verdict = Verdict::PassedOver;
-                    outcomes.push(outcome);
-                    continue;
-                }
-            }
-            let rejected = |message: String| {
-                Verdict::Skipped(printable(&message), if config.keep_rejects { raw.bytes.clone() } else { Vec::new() })
-            };
-            if let Some((_, message)) = batch.cut.iter().find(|(n, _)| *n == raw.number) {
-                evaluator.observe(&mut scratch, raw, None);
-                outcome.verdict = rejected(message.clone());
-                outcomes.push(outcome);
-                continue;
-            }
-            // Only the JSON formats write a game's encoding, and only of a match: a match
-            // whose moves were not read is read again below, whole (which sets it), and
-            // one whose moves were read had its bytes checked as UTF-8 or decoded. So no
-            // format needs the encoding of a game that the quick way reads header-only;
-            // the JSON ones ask for it anyway, as a safeguard that costs them little.
-            let need_encoding = matches!(config.format, Format::Json | Format::JsonPgn(_));
-            if let Err(e) = parser.parse_with(raw, &mut game, &wants_moves, need_encoding) {
-                evaluator.observe(&mut scratch, raw, None);
-                let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
-                outcome.verdict = rejected(message);
-                outcomes.push(outcome);
-                continue;
-            }
-            outcome.partly_read = game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
-            let mut found = evaluator.eval_game(&mut scratch, &game);
-            evaluator.observe(&mut scratch, raw, Some(&game));
-            outcome.messages = std::mem::take(&mut found.messages);
-            if let Some(e) = &found.error {
-                let reason = e.to_string();
-                let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };
-                let message = format!("cqlrs: {}: game {} (line {}): {prefix}{reason}", raw.file, raw.number, raw.line);
-                if shared.runaway.is_some_and(|t| t.count(Some(&message))) {
-                    shared.stop.store(true, AtomicOrdering::Relaxed);
-                }
-                outcome.verdict = Verdict::Abandoned(message);
-                outcomes.push(outcome);
-                continue;
-            }
-            if let Some(tally) = shared.runaway {
-                tally.count(None);
-            }
-            if found.matched {
-                // A header-only match has no moves yet. They are read in every output
-                // format, so that a game whose moves cannot be read is skipped and
-                // reported whatever is written (one count for `-o`, `--count`,
-                // `--numbers` and `--json`); it is never written cut short. The PGN output
-                // also needs the positions it marks: every searched one, as CQL 6.2
-                // evaluates the query at each (the query has no effects, so evaluating it
-                // again changes nothing).
-                let header_only = game.nodes.is_empty();
-                if header_only {
-                    if let Err(e) = parser.parse(raw, &mut game, &|_| true) {
-                        let message = format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e);
-                        outcome.verdict = rejected(message);
-                        outcomes.push(outcome);
-                        continue;
-                    }
-                    if outcome.partly_read.is_none() {
-                        outcome.partly_read =
-                            game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, config.keep_rejects));
-                    }
-                }
-                // The JSON line lists the matched positions too (`plies`).
-                if header_only && (config.format.needs_moves() || config.format.is_json()) {
-                    let replayed = evaluator.eval_game(&mut scratch, &game);
-                    if replayed.matched && replayed.error.is_none() {
-                        found.positions = replayed.positions;
-                        found.marked_after = replayed.marked_after;
-                    }
-                }
-                let sort = sort_key(config.sort.as_ref(), &found);
-                let mut bytes = Vec::new();
-                render_game(&config.format, &game, &found, raw, &sort, &mut bytes);
-                outcome.verdict = Verdict::Matched { bytes, sort };
-            }
-            outcomes.push(outcome);
-        }
-        if !shared.stop.load(AtomicOrdering::Relaxed) {
-            // Games passed over after the batch's last game (the end of the input).
-            outcomes.extend(passed.map(|&(_, n)| pass(n)));
-        }
-        if result_tx.send(BatchResult { seq: batch.seq, outcomes }).is_err() {
-            break;
-        }
-        spent = batch.games;
-    }
-    scratch
-}
-
-/// Ask the processor to bring the parts of a game's bytes that reading its header
-/// touches into its cache (the tag section at the start, the termination marker at the
-/// end) while the game before it is read: the bytes were cut out a batch earlier and are
-/// no longer in the nearest cache, and a header-only query otherwise waits for each.
-#[inline]
-fn prefetch_game(bytes: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let lines = bytes.len().min(256).div_ceil(64);
-        for k in 0..lines {
-            // SAFETY: a prefetch only hints the cache and never faults; the addresses are
-            // inside `bytes` anyway.
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_prefetch(bytes.as_ptr().add(k * 64).cast(), _MM_HINT_T0)
-            };
-        }
-        if let Some(last) = bytes.len().checked_sub(1) {
-            #[allow(unused_unsafe)]
-            unsafe {
-                _mm_prefetch(bytes.as_ptr().add(last).cast(), _MM_HINT_T0)
-            };
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = bytes;
-}
-
-/// The warning for a game read only up to a move that cannot be played, and the game's
-/// raw bytes for the rejects file when it is kept (such a game goes there too: its moves
-/// after the bad one were not searched).
-fn partly_read_warning(raw: &RawGame, unplayable: &crate::pgn::GameError, keep_rejects: bool) -> (String, Vec<u8>) {
-    let message = printable(&format!(
-        "cqlrs: {}: game {} (line {}): {}; the game is read up to that move, as CQL 6.2 reads it",
-        raw.file, raw.number, raw.line, unplayable
-    ));
-    (message, if keep_rejects { raw.bytes.clone() } else { Vec::new() })
+    // (dictionaries carried from game to game see the games in input order).
+    let sort = if config.unsorted { None } else { config.sort.clone().or_else(|| evaluator.sort_order()) };
+    let sequential = evaluator.sequential();
+    let settings = pipeline::Settings {
+        threads: if sequential { 1 } else { config.threads },
+        in_flight: if sequential { config.in_flight.min(8) } else { config.in_flight },
+        last: config.gamenumber.map_or(u64::MAX, |(_, hi)| hi),
+        interrupt: config.interrupt.as_deref(),
+        stop_runaway: config.stop_runaway,
+        thread_name: "cqlrs-worker",
+    };
+    let job = query::QueryJob { evaluator, config, format: &output.format, sort: sort.as_ref() };
+    let mut accounts = account::Accounts {
+        out: ScanOutcome::default(),
+        writer: write::MatchWriter::new(&output.format, output.sink, sort.is_some(), config.limit),
+        rejects,
+        limit: if sort.is_some() { None } else { config.limit },
+        events,
+    };
+    let finished = pipeline::run(&job, feed, &settings, events, &mut accounts);
+    let account::Accounts { mut out, mut writer, .. } = accounts;
+    out.interrupted = finished.interrupted;
+    out.runaway = finished.runaway;
+    let stopped = out.interrupted != 0 || out.runaway.is_some();
+    writer.finish(stopped, &mut out.matched, &mut out.unmatched);
+    out.broken_pipe = writer.broken_pipe;
+    out.write_error = writer.write_error;
+    out.scratches = finished.workers.into_iter().map(|w| w.scratch).collect();
+    out.input_errors = finished.input_errors;
+    out.seconds = started.elapsed().as_secs_f64();
+    out
 }
 
 /// A matching game's sort key, as written games are ordered: the match count first when
 /// the query sorts by it, then each `sort` value with whether it sorts ascending.
-fn sort_key(order: Option<&SortOrder>, found: &GameMatch) -> Vec<(SortValue, bool)> {
+pub(crate) fn sort_key(order: Option<&SortOrder>, found: &GameMatch) -> Vec<(SortValue, bool)> {
     match order {
         Some(order) => {
             let count = order.by_matchcount.then_some((SortValue::Number(found.positions.len() as i64), false));
@@ -823,224 +400,10 @@ fn sort_key(order: Option<&SortOrder>, found: &GameMatch) -> Vec<(SortValue, boo
     }
 }
 
-/// Order of two matches of a sorting query: better first; ties by game number.
-fn compare_sorted(a: &(Vec<(SortValue, bool)>, u64), b: &(Vec<(SortValue, bool)>, u64)) -> Ordering {
-    for i in 0..a.0.len().max(b.0.len()) {
-        let ord = match (a.0.get(i), b.0.get(i)) {
-            // Strings greatest first always, as CQL 6.2 orders them (`sort min event` too).
-            (Some((x @ SortValue::Text(_), _)), Some((y, _))) => y.cmp(x),
-            (Some((x, ascending)), Some((y, _))) => {
-                if *ascending {
-                    x.cmp(y)
-                } else {
-                    y.cmp(x)
-                }
-            }
-            // A game without this sort value comes after those with one.
-            (Some(_), None) => Ordering::Less,
-            (None, Some(_)) => Ordering::Greater,
-            (None, None) => Ordering::Equal,
-        };
-        if ord != Ordering::Equal {
-            return ord;
-        }
-    }
-    a.1.cmp(&b.1)
-}
-
-type SortedMatch = ((Vec<(SortValue, bool)>, u64), Vec<u8>);
-
-/// Control characters of a message shown as `\u{…}` escapes, so that damaged or
-/// binary input never reaches the terminal raw.
-fn printable(message: &str) -> String {
-    if !message.chars().any(|c| c.is_control()) {
-        return message.to_string();
-    }
-    message.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect()
-}
-
-fn write_in_order<S>(
-    config: &ScanConfig,
-    results: Receiver<BatchResult>,
-    tokens: Sender<Vec<Outcome>>,
-    sink: &mut Sink,
-    mut rejects: Option<&mut Sink>,
-    stop: &AtomicBool,
-    runaway: &RunawayTally,
-    events: &dyn ScanEvents,
-) -> ScanOutcome<S> {
-    let mut out = ScanOutcome {
-        read: 0,
-        matched: 0,
-        unmatched: 0,
-        skipped: 0,
-        abandoned: 0,
-        partly_read: 0,
-        passed_over: 0,
-        input_errors: 0,
-        broken_pipe: false,
-        write_error: None,
-        rejects_error: None,
-        scratches: Vec::new(),
-        seconds: 0.0,
-        interrupted: 0,
-        runaway: None,
-    };
-    let mut sorted: Vec<SortedMatch> = Vec::new();
-    let mut pending: BTreeMap<u64, BatchResult> = BTreeMap::new();
-    let mut next_seq = 0u64;
-    let mut done = false;
-    let mut write = |bytes: &[u8], game: Option<u64>, out: &mut ScanOutcome<S>| -> bool {
-        match sink.write(bytes) {
-            Ok(()) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                out.broken_pipe = true;
-                false
-            }
-            Err(e) => {
-                out.write_error = Some((game, e));
-                false
-            }
-        }
-    };
-    let interrupted = || config.interrupt.as_ref().map_or(0, |i| i.load(AtomicOrdering::Relaxed));
-    'receive: loop {
-        // Waits are short so that an interruption is seen while a batch is being worked on.
-        let result = match results.recv_timeout(std::time::Duration::from_millis(50)) {
-            Ok(result) => result,
-            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                out.interrupted = interrupted();
-                out.runaway = runaway.tripped();
-                if out.interrupted != 0 || out.runaway.is_some() {
-                    break 'receive;
-                }
-                continue;
-            }
-            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
-                // The workers are done; a signal may have ended their input.
-                out.interrupted = interrupted();
-                break 'receive;
-            }
-        };
-        out.interrupted = interrupted();
-        out.runaway = runaway.tripped();
-        if out.interrupted != 0 || out.runaway.is_some() {
-            break 'receive;
-        }
-        pending.insert(result.seq, result);
-        while let Some(mut batch) = pending.remove(&next_seq) {
-            next_seq += 1;
-            for outcome in batch.outcomes.drain(..) {
-                out.read += 1;
-                if let Some((message, bytes)) = &outcome.partly_read {
-                    out.partly_read += 1;
-                    events.warning(message);
-                    if let Some(r) = rejects.as_deref_mut() {
-                        if out.rejects_error.is_none() {
-                            if let Err(e) = r.write(bytes).and_then(|()| r.write(b"\n\n")) {
-                                out.rejects_error = Some(e);
-                            }
-                        }
-                    }
-                }
-                for m in &outcome.messages {
-                    events.query_message(m);
-                }
-                match outcome.verdict {
-                    Verdict::Unmatched => out.unmatched += 1,
-                    Verdict::PassedOver => out.passed_over += 1,
-                    Verdict::Passed(n) => {
-                        // One outcome for `n` games: the `+= 1` above was the first.
-                        out.read += n - 1;
-                        out.unmatched += n;
-                    }
-                    Verdict::Skipped(message, bytes) => {
-                        out.skipped += 1;
-                        events.warning(&message);
-                        if let Some(r) = rejects.as_deref_mut() {
-                            if out.rejects_error.is_none() {
-                                if let Err(e) = r.write(&bytes).and_then(|()| r.write(b"\n\n")) {
-                                    out.rejects_error = Some(e);
-                                }
-                            }
-                        }
-                    }
-                    Verdict::Abandoned(message) => {
-                        out.abandoned += 1;
-                        events.warning(&message);
-                    }
-                    Verdict::Matched { bytes, sort } => {
-                        out.matched += 1;
-                        events.matched(outcome.number);
-                        if config.sort.is_some() {
-                            sorted.push(((sort, outcome.number), bytes));
-                            if let Some(limit) = config.limit {
-                                if sorted.len() as u64 >= limit.saturating_mul(2).max(64) {
-                                    sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
-                                    sorted.truncate(limit as usize);
-                                }
-                            }
-                        } else if !write(&bytes, Some(outcome.number), &mut out) {
-                            done = true;
-                        }
-                        if config.sort.is_none() && config.limit.is_some_and(|l| out.matched >= l) {
-                            done = true;
-                        }
-                    }
-                }
-                events.game_finished(out.read, out.matched);
-                if done {
-                    break;
-                }
-            }
-            if done {
-                break 'receive;
-            }
-            // This batch's turn is over: the reader may send another, with this batch's
-            // emptied outcome vector to fill.
-            let _ = tokens.send(batch.outcomes);
-        }
-    }
-    // Unblock everyone: the reader waits for tokens, workers for the result channel.
-    stop.store(true, AtomicOrdering::Relaxed);
-    drop(tokens);
-    drop(results);
-    events.finished();
-    let stopped = out.interrupted != 0 || out.runaway.is_some();
-    if config.sort.is_some() && !out.broken_pipe && out.write_error.is_none() && !stopped {
-        sorted.sort_by(|a, b| compare_sorted(&a.0, &b.0));
-        let keep = config.limit.map_or(sorted.len(), |l| (l as usize).min(sorted.len()));
-        for ((_, number), bytes) in &sorted[..keep] {
-            if !write(bytes, Some(*number), &mut out) {
-                break;
-            }
-        }
-        if let Some(limit) = config.limit {
-            // Matches beyond the limit were found but are not reported.
-            out.unmatched += out.matched.saturating_sub(limit);
-            out.matched = out.matched.min(limit);
-        }
-    }
-    if config.format == Format::Count && !out.broken_pipe && out.write_error.is_none() && !stopped {
-        let line = format!("{}\n", out.matched);
-        write(line.as_bytes(), None, &mut out);
-    }
-    if !out.broken_pipe && out.write_error.is_none() {
-        if let Err(e) = sink.finish() {
-            if e.kind() == std::io::ErrorKind::BrokenPipe {
-                out.broken_pipe = true;
-            } else {
-                out.write_error = Some((None, e));
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::output::PgnStyle;
+    use crate::output::{Format, PgnStyle};
     use std::io::Write;
     use std::sync::{Arc, Mutex};
 
@@ -1057,7 +420,7 @@ mod tests {
 
     impl Evaluator for PlyCount {
         type Scratch = Counter;
-        fn wants_moves(&self, _game: &Game) -> bool {
+        fn wants_moves(&self, _scratch: &Counter, _game: &Game) -> bool {
             true
         }
         fn eval_game(&self, scratch: &mut Counter, game: &Game) -> GameMatch {
@@ -1123,7 +486,7 @@ mod tests {
         format: Format,
         limit: Option<u64>,
     ) -> (Vec<u8>, ScanOutcome<Counter>) {
-        let mut config = ScanConfig::new(format);
+        let mut config = ScanConfig::new();
         config.threads = threads;
         config.in_flight = 3;
         config.limit = limit;
@@ -1132,7 +495,7 @@ mod tests {
         }
         let buf = Shared::default();
         let mut sink = Sink::from_writer(Box::new(buf.clone()));
-        let outcome = run(eval, vec![path.to_string()], &config, &mut sink);
+        let outcome = run(eval, vec![path.to_string()], &config, Output::new(format, &mut sink));
         let bytes = buf.0.lock().unwrap().clone();
         (bytes, outcome)
     }
@@ -1206,12 +569,12 @@ mod tests {
     fn count_format_and_gamenumber_range() {
         let path = corpus("count", 50);
         let eval = PlyCount { min_plies: 0, sort: false };
-        let mut config = ScanConfig::new(Format::Count);
+        let mut config = ScanConfig::new();
         config.threads = 2;
         config.gamenumber = Some((10, 19));
         let buf = Shared::default();
         let mut sink = Sink::from_writer(Box::new(buf.clone()));
-        let outcome = run(&eval, vec![path], &config, &mut sink);
+        let outcome = run(&eval, vec![path], &config, Output::new(Format::Count, &mut sink));
         assert_eq!(outcome.read, 19);
         assert_eq!(outcome.matched, 10); // games 10..=19; none of them is malformed
         assert_eq!(String::from_utf8(buf.0.lock().unwrap().clone()).unwrap(), format!("{}\n", outcome.matched));

@@ -208,7 +208,7 @@ fn the_condition_passes_over_games_and_never_one_the_scan_matches() {
     for (q, least) in queries {
         let query = cqlrs::Query::compile(q, &mut cqlrs::CompileOptions::new(cqlrs::Syntax::Cql6)).unwrap();
         let plan = prune::plan(&query).expect("a query without effects may be pruned");
-        let config = cqlrs::scan::ScanConfig::new(cqlrs::output::Format::Numbers);
+        let config = cqlrs::scan::ScanConfig::new();
         let (_, selection) = index.feed(&query, &config).unwrap().expect("a feed");
         assert!(
             selection.candidates * least <= selection.games,

@@ -22,8 +22,8 @@ use crate::eval::Query;
 use crate::input::Source;
 use crate::lang::Syntax;
 use crate::output::{Format, PgnStyle, Sink};
-use crate::scan::survey::{self, Theme};
 use crate::scan::ScanConfig;
+use crate::survey::scan::{self as survey, Theme};
 use crate::survey::{html, Failed, Tally};
 use crate::CompileOptions;
 
@@ -241,7 +241,7 @@ fn survey(args: &SurveyArgs) -> Result<i32, String> {
     for path in &theme_paths {
         sinks.push(Sink::create(path).map_err(|e| format!("cqlrs: {path}: {e}"))?);
     }
-    let mut config = ScanConfig::new(Format::Count);
+    let mut config = ScanConfig::new();
     if let Some(n) = args.threads {
         config.threads = n;
     }

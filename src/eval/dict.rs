@@ -258,9 +258,11 @@ mod tests {
         b.tag("Result", "0-1");
         // The count must see the Black win too, although `result 1-0` then fails.
         let q = query("cql() dictionary Games initial Games[1] += 1 result 1-0");
-        assert!(q.may_match_tags(b.game()));
+        assert!(q.may_match_tags(&crate::eval::Scratch::default(), b.game()));
         // Tags tested before the write, or a local dictionary, may still skip the game.
-        assert!(!query("cql() dictionary Games result 1-0 Games[1] += 1").may_match_tags(b.game()));
-        assert!(!query("cql() local dictionary Games Games[1] += 1 result 1-0").may_match_tags(b.game()));
+        assert!(!query("cql() dictionary Games result 1-0 Games[1] += 1")
+            .may_match_tags(&crate::eval::Scratch::default(), b.game()));
+        assert!(!query("cql() local dictionary Games Games[1] += 1 result 1-0")
+            .may_match_tags(&crate::eval::Scratch::default(), b.game()));
     }
 }

@@ -155,7 +155,9 @@ pub struct Query {
     ir: Ir,
     /// The per-game budgets of this run.
     limits: Limits,
-    /// Compiled `~~` patterns, indexed by the id of their `RegexMatch` node.
+    /// Compiled `~~` patterns, indexed by the id of their `RegexMatch` node, and the
+    /// anchored patterns of YACPDB `Stip(…)` predicates, by the id of their `Yacpdb` node
+    /// (`None` there: no pattern, or one that does not compile, which matches nothing).
     regexes: Vec<Option<Regex>>,
     /// Conjuncts of the root that need only the game's tags.
     header_conjuncts: Vec<FilterId>,
@@ -235,6 +237,8 @@ pub struct Scratch {
     dicts: Vec<dict::Dict>,
     /// Where each piece identity was last looked up, kept from game to game.
     squares: engine::SquareMemo,
+    /// The square memo of the header tests ([`Query::may_match_tags`]).
+    header_squares: engine::SquareMemo,
     /// Bytes held by the dictionaries kept from game to game (not `local`), as the memory
     /// budget counts them: each game's budget starts from this and the strings of the
     /// persistent variables, so state carried across games is bounded too.
@@ -342,7 +346,11 @@ impl Query {
                 Filter::Transform { .. } => {
                     return Err(Error { message: "internal error: transform not expanded before evaluation".into() })
                 }
-                Filter::Yacpdb(_) => has_yacpdb = true,
+                Filter::Yacpdb(pred) => {
+                    has_yacpdb = true;
+                    regexes.push(yacpdb::stip_regex(pred));
+                    continue;
+                }
                 // A `similarposition` file is read when the query is compiled, not at the first game.
                 Filter::SimilarPosition { file, transform, .. } => {
                     let key = (file.as_str(), *transform);
@@ -570,28 +578,28 @@ impl Query {
     }
 
     /// Can a game with these tags (no moves read yet) still match? Header filters
-    /// are checked here, before replay.
-    pub fn may_match_tags(&self, game: &Game) -> bool {
+    /// are checked here, before replay, with the worker's `scratch` (whose square memo
+    /// of the header tests they use; they never look at a position).
+    pub fn may_match_tags(&self, scratch: &Scratch, game: &Game) -> bool {
         if !self.game_selected(game) || self.abort_requested() {
             return false;
         }
-        thread_local! {
-            /// The square memo of the header tests (which never look at a position).
-            static HEADER_SQUARES: engine::SquareMemo = engine::SquareMemo::default();
-        }
         let mut vars = Vec::new();
         let mut dicts = Vec::new();
-        HEADER_SQUARES.with(|squares| {
-            let mut ctx = Ctx::new(self, game, &mut vars, &mut dicts, squares);
-            for &f in &self.header_conjuncts {
-                match ctx.test(f, Loc::Header) {
-                    Ok(true) => {}
-                    Ok(false) => return false,
-                    Err(_) => return true,
-                }
+        let mut ctx = Ctx::new(self, game, &mut vars, &mut dicts, &scratch.header_squares);
+        for &f in &self.header_conjuncts {
+            match ctx.test(f, Loc::Header) {
+                Ok(true) => {}
+                Ok(false) => return false,
+                Err(_) => return true,
             }
-            true
-        })
+        }
+        true
+    }
+
+    /// The compiled pattern of the YACPDB `Stip(…)` predicate at node `f`, if it has one.
+    pub(crate) fn stip_regex(&self, f: FilterId) -> Option<&Regex> {
+        self.regexes.get(f.0 as usize).and_then(Option::as_ref)
     }
 
     /// Game-number and result restrictions of the settings.

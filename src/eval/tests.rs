@@ -454,20 +454,20 @@ fn header_filters_and_tag_prefiltering() {
     ir.root = Some(ir.add(Filter::And(vec![player, strong, in_year, result]), sp()));
     let q = Query::new(ir.clone()).unwrap();
     assert!(!q.needs_positions());
-    assert!(q.may_match_tags(&game));
+    assert!(q.may_match_tags(&crate::eval::Scratch::default(), &game));
     assert!(q.eval_game(&mut Scratch::default(), &game).matched);
 
     let mut other = game.clone();
     other.tags[0].value = b"Anand, V".to_vec();
-    assert!(!q.may_match_tags(&other));
+    assert!(!q.may_match_tags(&crate::eval::Scratch::default(), &other));
 
     // A mixed query still prefilters on its header conjuncts.
     let check = ir.add(Filter::Check, sp());
     ir.root = Some(ir.add(Filter::And(vec![player, check]), sp()));
     let q = Query::new(ir).unwrap();
     assert!(q.needs_positions());
-    assert!(!q.may_match_tags(&other));
-    assert!(q.may_match_tags(&game));
+    assert!(!q.may_match_tags(&crate::eval::Scratch::default(), &other));
+    assert!(q.may_match_tags(&crate::eval::Scratch::default(), &game));
 }
 
 #[test]
@@ -595,7 +595,7 @@ fn deep_nesting_is_refused_not_overflowed() {
     // On a thread with the stack the scan gives its workers (a debug build's frames are
     // several times a release build's, more than a test thread's default stack holds at
     // the deepest nesting allowed).
-    let worker = std::thread::Builder::new().stack_size(crate::scan::WORKER_STACK_BYTES).spawn(|| {
+    let worker = std::thread::Builder::new().stack_size(crate::scan::pipeline::WORKER_STACK_BYTES).spawn(|| {
         let (game, _) = scholars_mate();
         let mut ir = Ir::new();
         let mut f = ir.add(Filter::Check, sp());

@@ -116,6 +116,7 @@ impl Index {
     fn tag_verdicts(&self, query: &Query, tags: &TagsRead, flags: &[Flags], games: usize) -> Result<Vec<bool>, Error> {
         let mut out = vec![true; games];
         let mut game = Game::default();
+        let scratch = crate::eval::Scratch::default();
         let termination = |bits: u32| {
             let code = (bits >> facts::TERMINATION_SHIFT) & 7;
             TERMINATIONS.get((code as usize).wrapping_sub(1)).map(|t| t.to_string())
@@ -133,7 +134,7 @@ impl Index {
                     }
                     game.number = g as u64 + 1;
                     game.termination = termination(flags[g].bits);
-                    out[g] = query.may_match_tags(&game);
+                    out[g] = query.may_match_tags(&scratch, &game);
                 })?;
             }
             TagsRead::Names(names, by_number) => {
@@ -149,7 +150,7 @@ impl Index {
                     }
                     game.number = g as u64 + 1;
                     game.termination = if result_read { termination(flags[g].bits) } else { None };
-                    query.may_match_tags(game)
+                    query.may_match_tags(&scratch, game)
                 };
                 if columns.is_empty() && !*by_number {
                     // Nothing of the game is read: one answer for all.

@@ -178,7 +178,7 @@ struct Builder {
 
 impl Evaluator for Builder {
     type Scratch = Vec<GameRecord>;
-    fn wants_moves(&self, _game: &Game) -> bool {
+    fn wants_moves(&self, _scratch: &Self::Scratch, _game: &Game) -> bool {
         true
     }
     fn eval_game(&self, _scratch: &mut Self::Scratch, _game: &Game) -> crate::eval::GameMatch {
@@ -259,7 +259,7 @@ fn read_sources(
         sources: paths.iter().enumerate().map(|(i, p)| (Arc::from(p.as_str()), i as u32)).collect(),
         max_game_bytes: crate::scan::MAX_GAME_BYTES,
     };
-    let mut config = ScanConfig::new(crate::output::Format::Count);
+    let mut config = ScanConfig::new();
     config.threads = threads.max(1);
     config.in_flight = 4 * config.threads + 4;
     let mut sink = crate::output::Sink::from_writer(Box::new(std::io::sink()));
@@ -268,7 +268,7 @@ fn read_sources(
         paths.iter().map(Source::whole).collect(),
         first_number,
         &config,
-        &mut sink,
+        crate::scan::Output::new(crate::output::Format::Count, &mut sink),
         None,
         events,
     );

@@ -41,7 +41,7 @@ pub use parts::{
     MoveKind, MoveSource, MoveValue, PathParams, PathStatus, PawnStructure, PieceMask, ShiftAxes, TransformKind,
     TreeRelation, TreeStep, YacpdbPredicate,
 };
-pub use patterns::{compile_pattern, PATTERN_SIZE_LIMIT, REMEMBERED_PATTERNS};
+pub use patterns::{compile_pattern, PATTERN_SIZE_LIMIT};
 
 use crate::diag::Span;
 

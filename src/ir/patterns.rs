@@ -1,40 +1,18 @@
 //! Regular expressions of a query (`~~`, YACPDB `Stip`, …), compiled the same way by every
 //! front-end and the evaluator.
 
-use rustc_hash::FxHashMap as HashMap;
-
 /// The compiled size a query's regular expression may reach (`~~`, YACPDB `Stip`, …): ample
 /// for any pattern a user writes, and a quick refusal for a runaway repetition such as
 /// `a{77666}{77666}` instead of a long compile.
 pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// Compile a regular expression of a query: every front-end and the evaluator use this, so
-/// that a pattern is accepted or refused the same way everywhere. The last few patterns are
-/// remembered per thread with their outcome: a front-end compiles a pattern to check it and
-/// the compiled query compiles it again, and building a regex (its literal prefilters, its
-/// Unicode classes) costs far more than the check of most queries. At most
-/// [`REMEMBERED_PATTERNS`] are kept, each of at most [`PATTERN_SIZE_LIMIT`].
+/// that a pattern is accepted or refused the same way everywhere. Nothing is remembered
+/// between calls: a compiled query keeps its own compiled patterns
+/// ([`crate::eval::Query::new`]).
 pub fn compile_pattern(pattern: &str) -> Result<regex::Regex, regex::Error> {
-    type Compiled = HashMap<String, Result<regex::Regex, regex::Error>>;
-    thread_local! {
-        static COMPILED: std::cell::RefCell<Compiled> = std::cell::RefCell::new(Compiled::default());
-    }
-    COMPILED.with(|compiled| {
-        if let Some(known) = compiled.borrow().get(pattern) {
-            return known.clone();
-        }
-        let outcome = regex::RegexBuilder::new(pattern).size_limit(PATTERN_SIZE_LIMIT).build();
-        let mut compiled = compiled.borrow_mut();
-        if compiled.len() >= REMEMBERED_PATTERNS {
-            compiled.clear();
-        }
-        compiled.insert(pattern.to_string(), outcome.clone());
-        outcome
-    })
+    regex::RegexBuilder::new(pattern).size_limit(PATTERN_SIZE_LIMIT).build()
 }
-
-/// How many compiled patterns [`compile_pattern`] keeps per thread.
-pub const REMEMBERED_PATTERNS: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -47,12 +25,11 @@ mod tests {
         assert!(compile_pattern("^#[2-5]$").is_ok());
     }
 
-    /// A remembered pattern gives what compiling it gives, refusals included, also after the
-    /// memory has been emptied to make room.
+    /// Compiling a pattern again gives the same outcome, refusals included.
     #[test]
-    fn remembered_patterns_give_the_compiled_outcome() {
+    fn patterns_compile_the_same_every_time() {
         for round in 0..2 {
-            for i in 0..REMEMBERED_PATTERNS + 3 {
+            for i in 0..19 {
                 let pattern = format!("^a{i}b+$");
                 let re = compile_pattern(&pattern).expect("a valid pattern");
                 assert!(re.is_match(&format!("a{i}bb")), "round {round}, {pattern}");

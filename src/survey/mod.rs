@@ -2,7 +2,7 @@
 //! as tables (`summary.csv`, `summary.json`, `cooccurrence.csv`, `breakdown.csv`) and as
 //! a page people read in a browser (`report.html`, see [`html`]).
 //!
-//! Takes in: the games of a survey scan ([`crate::scan::survey::SurveyGame`]), in input
+//! Takes in: the games of a survey scan ([`scan::SurveyGame`]), in input
 //! order, each with the themes that matched it.
 //! Gives out: per theme the games and positions matched, the first match's locator and
 //! an example position; the games each pair of themes share; per theme the games by
@@ -11,6 +11,7 @@
 //! squared plus the breakdown values, not the archive).
 
 pub mod html;
+pub mod scan;
 mod svg;
 
 use std::collections::BTreeMap;
@@ -20,7 +21,7 @@ use shakmaty::{Color, Position, Role, Square};
 
 use crate::eval::GameMatch;
 use crate::pgn::{Game, Played};
-use crate::scan::survey::SurveyGame;
+use scan::SurveyGame;
 
 /// The tags of a game the breakdowns sort it by.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

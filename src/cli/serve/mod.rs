@@ -32,6 +32,15 @@ use tiny_http::{Header, Method, Request, Response};
 use super::{EXIT_ERROR, EXIT_MATCH};
 use session::Tabs;
 
+/// Lock a mutex, also when a thread panicked while holding it (the data is still whole:
+/// every update is a single assignment or push).
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    }
+}
+
 /// The largest request body read (a query, a survey request): larger ones are refused.
 pub const MAX_BODY_BYTES: usize = 256 << 10;
 /// The longest request line (path and query string) answered.

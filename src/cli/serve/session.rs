@@ -11,13 +11,13 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
 use super::super::{compile_message, QuerySource};
-use super::{ApiError, Settings};
+use super::{lock, ApiError, Settings};
 use crate::compile::CompileError;
 use crate::eval::{FilePolicy, Query, Scratch};
 use crate::input::Source;
@@ -43,15 +43,6 @@ pub const MAX_ROWS_PER_REPLY: usize = 2000;
 const STOPPED_BY_USER: usize = 1;
 const STOPPED_FULL: usize = 2;
 const STOPPED_REPLACED: usize = 3;
-
-/// Lock a mutex, also when a thread panicked while holding it (the data is still whole:
-/// every update is a single assignment or push).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    }
-}
 
 /// What the page's queries run over. Today PGN files (plain or compressed) read by the
 /// threaded scan; an index of an archive would be one more way to give the same
@@ -92,17 +83,17 @@ impl Archive {
         Some(total)
     }
 
-    /// Run `query` over the archive with the scan every search uses, writing the format
-    /// of `config` to `sink` and reporting to `events`.
+    /// Run `query` over the archive with the scan every search uses, writing to
+    /// `output` and reporting to `events`.
     pub fn scan(
         &self,
         query: &Query,
         config: &ScanConfig,
-        sink: &mut Sink,
+        output: crate::scan::Output,
         events: &dyn ScanEvents,
     ) -> ScanOutcome<Scratch> {
         let sources = self.files.iter().cloned().map(Source::whole).collect();
-        crate::scan::run_sources(query, sources, 1, config, sink, None, events)
+        crate::scan::run_sources(query, sources, 1, config, output, None, events)
     }
 }
 
@@ -609,7 +600,8 @@ impl Tabs {
         limits.interrupt = Some(job.interrupt.clone());
         query.set_limits(limits);
         query.run().register_inputs(archive.names(), &[]);
-        let mut config = ScanConfig::new(Format::JsonPgn(style));
+        let format = Format::JsonPgn(style);
+        let mut config = ScanConfig::new();
         config.threads = settings.threads;
         config.in_flight = 4 * config.threads + 4;
         config.gamenumber = query.ir().settings.gamenumber;
@@ -620,7 +612,8 @@ impl Tabs {
             .name("cqlrs-serve-scan".into())
             .spawn(move || {
                 let mut sink = Sink::from_writer(Box::new(Collector { job: worker.clone(), pending: Vec::new() }));
-                let outcome = archive.scan(&query, &config, &mut sink, &Events(worker.clone()));
+                let output = crate::scan::Output::new(format, &mut sink);
+                let outcome = archive.scan(&query, &config, output, &Events(worker.clone()));
                 worker.finish(&outcome, query.abort_requested());
             })
             .map_err(|e| ApiError::new(500, format!("cannot start the scan: {e}")))?;

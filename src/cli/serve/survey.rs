@@ -15,12 +15,12 @@ use serde_json::{json, Value};
 
 use super::super::args::{normalize, Args};
 use super::super::survey::{compile_script, language, script_files};
-use super::session::lock;
+use super::lock;
 use super::{ApiError, Settings};
 use crate::input::Source;
 use crate::output::Format;
-use crate::scan::survey::{self, Theme};
 use crate::scan::{ScanConfig, ScanEvents};
+use crate::survey::scan::{self as survey, Theme};
 use crate::survey::{html, Failed, Tally};
 
 /// One survey of one tab, run on its own thread.
@@ -134,7 +134,7 @@ pub fn start(folder: &str, settings: &Settings) -> Result<Arc<SurveyJob>, ApiErr
         result: Mutex::new(None),
         seconds: Mutex::new(0.0),
     });
-    let mut config = ScanConfig::new(Format::Count);
+    let mut config = ScanConfig::new();
     config.threads = settings.threads;
     config.in_flight = 4 * config.threads + 4;
     let worker = job.clone();

@@ -166,7 +166,7 @@ impl<'a> Ctx<'a> {
                 if self.analysis.is_none() {
                     self.analysis = Some(yacpdb::Analysis::of(self.game));
                 }
-                let count = self.analysis.as_ref().map_or(0, |a| a.count(pred, self.game));
+                let count = self.analysis.as_ref().map_or(0, |a| a.count(pred, self.q.stip_regex(f), self.game));
                 Some(Value::Number(count))
             }
         })

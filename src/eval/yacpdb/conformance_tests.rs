@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use super::test_pgn::read_games;
-use super::Analysis;
+use super::{stip_regex, Analysis};
 use crate::ir::{Filter, FilterId, Ir};
 use crate::pgn::Game;
 
@@ -25,7 +25,7 @@ fn shared_dir() -> Option<PathBuf> {
 fn eval(ir: &Ir, id: FilterId, analysis: &Analysis, game: &Game) -> Option<i64> {
     match ir.get(id) {
         Filter::Number(n) => Some(*n),
-        Filter::Yacpdb(pred) => Some(analysis.count(pred, game)),
+        Filter::Yacpdb(pred) => Some(analysis.count(pred, stip_regex(pred).as_ref(), game)),
         Filter::Compare { first, rest } => {
             let mut left = eval(ir, *first, analysis, game)?;
             for (op, next) in rest {
@@ -154,7 +154,7 @@ fn every_corpus_analyses_and_instances_reparse() {
                 let ir = crate::lang::yacpdb::parse(&spelling).unwrap_or_else(|e| panic!("{spelling}: {e}"));
                 let Some(Filter::Compare { first, .. }) = ir.root.map(|r| ir.get(r)) else { panic!("{spelling}") };
                 let Filter::Yacpdb(pred) = ir.get(*first) else { panic!("{spelling}") };
-                assert_eq!(a.count(pred, g), n, "{spelling} in game {}", g.number);
+                assert_eq!(a.count(pred, stip_regex(pred).as_ref(), g), n, "{spelling} in game {}", g.number);
                 instances += 1;
             }
         }

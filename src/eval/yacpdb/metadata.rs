@@ -4,7 +4,6 @@
 //! Gives out: true/false (the caller turns it into a 0/1 count).
 //! Must never: look at the solution tree, or fail on odd tag values (they just don't match).
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 
 use regex::Regex;
@@ -72,7 +71,13 @@ pub(crate) fn stipulation_play(stip: &str) -> Play {
 }
 
 /// Does the metadata predicate hold for this game?
-pub(crate) fn holds(pred: &YacpdbPredicate, game: &Game, diagram: &[(Color, Role, Square)]) -> bool {
+/// `stip` is the predicate's compiled pattern when it is `Stip(pattern)` ([`stip_regex`]).
+pub(crate) fn holds(
+    pred: &YacpdbPredicate,
+    stip: Option<&Regex>,
+    game: &Game,
+    diagram: &[(Color, Role, Square)],
+) -> bool {
     let arg = |i: usize| pred.args.get(i).and_then(|a| a.as_deref());
     match pred.name.as_str() {
         "Author" => matches_any(&authors(game), arg(0)),
@@ -88,7 +93,7 @@ pub(crate) fn holds(pred: &YacpdbPredicate, game: &Game, diagram: &[(Color, Role
         "Stip" => match (stipulation(game), arg(0)) {
             (None, _) => false,
             (Some(_), None) => true,
-            (Some(stip), Some(pattern)) => stip_matches(&stip, pattern),
+            (Some(text), Some(_)) => stip.is_some_and(|re| re.is_match(&text)),
         },
         "PublishedAfter" => match game_date(game) {
             None => false,
@@ -189,19 +194,16 @@ pub(crate) fn like(text: &str, pattern: &str) -> bool {
     tokens[p..].iter().all(|&tok| tok == ('%', false))
 }
 
-thread_local! {
-    static STIP_REGEXES: RefCell<HashMap<String, Option<Regex>>> = RefCell::new(HashMap::new());
-}
-
-/// `re.search('^' + pattern + '$', stipulation)`, case-sensitive.
-fn stip_matches(stip: &str, pattern: &str) -> bool {
-    STIP_REGEXES.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        let re = cache
-            .entry(pattern.to_string())
-            .or_insert_with(|| crate::ir::compile_pattern(&format!("^{pattern}$")).ok());
-        re.as_ref().is_some_and(|re| re.is_match(stip))
-    })
+/// The compiled pattern of a `Stip(pattern)` predicate, `^pattern$` (as
+/// `re.search('^' + pattern + '$', stipulation)`, case-sensitive): compiled once, when
+/// the query is ([`crate::eval::Query::new`]). `None` for another predicate, a `Stip`
+/// without a pattern, or a pattern that does not compile (which matches nothing).
+pub(crate) fn stip_regex(pred: &YacpdbPredicate) -> Option<Regex> {
+    if pred.name != "Stip" {
+        return None;
+    }
+    let pattern = pred.args.first().and_then(|a| a.as_deref())?;
+    crate::ir::compile_pattern(&format!("^{pattern}$")).ok()
 }
 
 /// `[Date]` as (year, month, day), unknown month/day as 1; `None` if the year is unknown.

@@ -30,6 +30,7 @@ use crate::ir::YacpdbPredicate;
 use crate::pgn::{Game, PieceId, Played};
 
 pub use atoms::{Atom, Domain, Kind, Pattern, Value};
+pub(crate) use metadata::stip_regex;
 
 /// Everything the YACPDB predicates need from one game, computed once.
 #[derive(Clone, Debug, Default)]
@@ -194,8 +195,9 @@ impl Analysis {
     }
 
     /// The count of a query predicate in this game: the sum of the matching atoms for the
-    /// analysis predicates and `PCount`, 0 or 1 for the metadata predicates.
-    pub fn count(&self, pred: &YacpdbPredicate, game: &Game) -> i64 {
+    /// analysis predicates and `PCount`, 0 or 1 for the metadata predicates. `stip` is
+    /// the compiled pattern of a `Stip(pattern)` predicate ([`stip_regex`]).
+    pub fn count(&self, pred: &YacpdbPredicate, stip: Option<&regex::Regex>, game: &Game) -> i64 {
         if let Some(kind) = Kind::from_name(&pred.name) {
             let domains = kind.domains();
             let mut patterns = [Pattern::Any; 3];
@@ -220,7 +222,7 @@ impl Analysis {
                 .map(|(_, n)| *n)
                 .sum();
         }
-        i64::from(metadata::holds(pred, game, &self.diagram))
+        i64::from(metadata::holds(pred, stip, game, &self.diagram))
     }
 
     /// Every stored atom in YACPDB spelling with its total count, sorted by spelling.
@@ -260,7 +262,7 @@ mod tests {
 
     fn count(a: &(Analysis, Game), name: &str, args: &[Option<&str>]) -> i64 {
         let pred = YacpdbPredicate { name: name.into(), args: args.iter().map(|a| a.map(String::from)).collect() };
-        a.0.count(&pred, &a.1)
+        a.0.count(&pred, stip_regex(&pred).as_ref(), &a.1)
     }
 
     #[test]

@@ -338,9 +338,8 @@ pub struct Lexed {
 
 /// Split `src` into tokens.
 pub fn lex(src: &str) -> Lexed {
-    let b = src.as_bytes();
-    let mut tokens: Vec<Token> = Vec::new();
-    let mut diagnostics = Vec::new();
+    let mut lexer = Lexer { src, b: src.as_bytes(), tokens: Vec::new(), diagnostics: Vec::new() };
+    let b = lexer.b;
     let mut i = 0usize;
     let mut line = 1u32;
     let mut space = true;
@@ -369,396 +368,381 @@ pub fn lex(src: &str) -> Lexed {
             i += 1;
             continue;
         }
-        // `//` and `////`, `/////` … start a comment to the end of the line; exactly three
-        // slashes are the `///` comment filter (CQL 6.2 `Lexer::peekslashslashslash`).
-        let rest = &src[i..];
-        if c == b';' || (rest.starts_with("//") && (!rest.starts_with("///") || rest.starts_with("////"))) {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
+        if let Some(end) = lexer.comment(i, &mut line) {
+            i = end;
             space = true;
             line_empty = false;
             continue;
         }
-        if src[i..].starts_with("/*") {
-            match src[i + 2..].find("*/") {
-                Some(k) => {
-                    line += src[i..i + 2 + k].matches('\n').count() as u32;
-                    i += k + 4;
-                }
-                None => {
-                    diagnostics.push(
-                        Diagnostic::new("unterminated `/*` comment", Span::new(i, i + 2))
-                            .with_hint("close it with `*/`"),
-                    );
-                    i = b.len();
-                }
-            }
-            space = true;
-            line_empty = false;
-            continue;
-        }
-        let start = i;
-        let tok_line = line;
-        let space_before = space;
         let blank_before = std::mem::take(&mut blank);
         line_empty = false;
-        let push = |tok: Tok, end: usize, tokens: &mut Vec<Token>| {
-            tokens.push(Token { tok, span: Span::new(start, end), space_before, line: tok_line, blank_before });
-        };
-        let rest = &src[i..];
-        // Multi-byte Unicode symbols.
-        if c >= 0x80 {
-            let ch = rest.chars().next().unwrap_or('\u{fffd}');
-            let len = ch.len_utf8();
-            if let Some(mut mask) = unicode_piece_mask(ch) {
-                let mut end = i + len;
-                // Adjacent figurines form one designator: `♕♖♗` is any of the three.
-                while let Some(next) = src[end..].chars().next() {
-                    match unicode_piece_mask(next) {
-                        Some(m) => {
-                            mask = mask.with(m);
-                            end += next.len_utf8();
-                        }
-                        None => break,
-                    }
-                }
-                let mut squares = None;
-                match scan_piece_squares(src, end) {
-                    Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
-                        squares = Some(bb);
-                        end = e;
-                    }
-                    Some(Err(e)) => {
-                        push(Tok::FileOnly, e, &mut tokens);
-                        i = e;
-                        space = false;
-                        continue;
-                    }
-                    _ => {
-                        if let Some((e, rank)) = bad_square_spec(b, end) {
-                            diagnostics.push(bad_square_diagnostic(src, end, e, &rank));
-                            push(Tok::Pieces { mask, squares: None }, e, &mut tokens);
-                            i = e;
-                            space = false;
-                            continue;
-                        }
-                    }
-                }
-                push(Tok::Pieces { mask, squares }, end, &mut tokens);
+        match lexer.token(i, space) {
+            Read::Token(tok, end) => {
+                let token = Token { tok, span: Span::new(i, end), space_before: space, line, blank_before };
+                lexer.tokens.push(token);
                 i = end;
                 space = false;
-                continue;
             }
-            let sym = match ch {
-                '―' | '—' => {
-                    // `――` is two U+2015; a single one is accepted as well.
-                    let mut end = i + len;
-                    if src[end..].starts_with(ch) {
-                        end += len;
-                    }
-                    push(Tok::Sym(Sym::Dash), end, &mut tokens);
-                    i = end;
-                    space = false;
-                    continue;
-                }
-                '▦' => {
-                    push(Tok::Squares(Bitboard::FULL), i + len, &mut tokens);
-                    i += len;
-                    space = false;
-                    continue;
-                }
-                '∊' | '∈' => Sym::Element,
-                '∀' => Sym::Forall,
-                '→' => Sym::AttackRight,
-                '←' => Sym::AttackLeft,
-                '∩' => Sym::Inter,
-                '∪' => Sym::Union,
-                '≤' => Sym::Le,
-                '≥' => Sym::Ge,
-                '≠' => Sym::Ne,
-                '×' => Sym::Capture,
-                '⊢' => Sym::Path,
-                '◎' => Sym::Focus,
-                '✵' => Sym::FlipStar,
-                '⬓' => Sym::FlipColorSquare,
-                '∙' => Sym::Current,
-                '≺' => Sym::Prec,
-                '≻' => Sym::Succ,
-                '≼' => Sym::PrecEq,
-                '≽' => Sym::SuccEq,
-                _ => {
-                    diagnostics.push(Diagnostic::new(
-                        format!("unexpected character `{ch}` (U+{:04X})", ch as u32),
-                        Span::new(i, i + len),
-                    ));
-                    i += len;
-                    space = true;
-                    continue;
-                }
-            };
-            push(Tok::Sym(sym), i + len, &mut tokens);
-            i += len;
-            space = false;
-            continue;
-        }
-        // Strings. CQL 6.2 reads a quoted string exactly as written, up to the next `"` on
-        // the same line: a backslash inside quotes is an ordinary character, and a line break
-        // is an error (`Lexer::match_quotedstringtoken`). Special characters are written
-        // outside the quotes (`\n`, `\t`, `\"` …, below).
-        if c == b'"' {
-            let body = i + 1;
-            let end = b[body..].iter().position(|&x| x == b'"' || x == b'\n').map(|k| body + k);
-            let (text_end, next) = match end {
-                Some(e) if b[e] == b'"' => (e, e + 1),
-                Some(e) => {
-                    diagnostics.push(
-                        Diagnostic::new("a quoted string cannot run past the end of its line", Span::new(i, e))
-                            .with_hint("close it with `\"` on the same line; a line break is written `\\n` outside the quotes, as in `\"a\" + \\n + \"b\"`"),
-                    );
-                    (e, e)
-                }
-                None => {
-                    diagnostics.push(
-                        Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"),
-                    );
-                    (b.len(), b.len())
-                }
-            };
-            push(Tok::Str(src[body..text_end].to_string()), next, &mut tokens);
-            i = next;
-            space = false;
-            continue;
-        }
-        // A backslash outside quotes (`Lexer::match_special_string`, `match_groupnumber`):
-        // `\"`, `\\`, `\n`, `\r`, `\t` are one-character strings; `\N` (one or two digits)
-        // is the text of capture group N of the last `~~` match and `\-N` where it starts.
-        if c == b'\\' {
-            let special = match b.get(i + 1) {
-                Some(b'"') => Some(("\"", 2)),
-                Some(b'\\') => Some(("\\", 2)),
-                Some(&l @ (b'n' | b'r' | b't')) if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => Some((
-                    if l == b'n' {
-                        "\n"
-                    } else if l == b'r' {
-                        "\r"
-                    } else {
-                        "\t"
-                    },
-                    2,
-                )),
-                _ => None,
-            };
-            if let Some((text, len)) = special {
-                push(Tok::Str(text.to_string()), i + len, &mut tokens);
-                i += len;
-                space = false;
-                continue;
-            }
-            let index = b.get(i + 1) == Some(&b'-');
-            let digits_at = i + 1 + usize::from(index);
-            let digits = b[digits_at.min(b.len())..].iter().take_while(|d| d.is_ascii_digit()).count();
-            if digits == 0 {
-                diagnostics.push(
-                    Diagnostic::new("unexpected character `\\`", Span::new(i, i + 1)).with_hint(
-                        "outside quotes a backslash starts `\\n`, `\\r`, `\\t`, `\\\"`, `\\\\`, a capture group `\\1` or its start `\\-1`",
-                    ),
-                );
-                i += 1;
+            Read::Skip(end) => {
+                i = end;
                 space = true;
-                continue;
             }
-            let end = digits_at + digits;
-            if digits > 2 {
-                diagnostics.push(
-                    Diagnostic::new("a capture group number has at most two digits", Span::new(i, end))
-                        .with_hint("groups are numbered 0 to 99"),
-                );
-            }
-            let group = src[digits_at..digits_at + digits.min(2)].parse::<u8>().unwrap_or(0);
-            push(if index { Tok::RegexGroupStart(group) } else { Tok::RegexGroup(group) }, end, &mut tokens);
-            i = end;
-            space = false;
-            continue;
         }
-        // Results after `result`.
-        let after_result = matches!(tokens.last(), Some(Token { tok: Tok::Word(w), .. }) if w == "result");
-        if after_result {
-            let lits = [("1/2-1/2", GameResult::Draw), ("1-0", GameResult::WhiteWins), ("0-1", GameResult::BlackWins)];
-            if let Some(&(text, r)) = lits.iter().find(|(t, _)| rest.starts_with(t)) {
-                push(Tok::ResultLit(r), i + text.len(), &mut tokens);
-                i += text.len();
-                space = false;
-                continue;
+    }
+    lexer.tokens.push(Token {
+        tok: Tok::Eof,
+        span: Span::new(b.len(), b.len()),
+        space_before: true,
+        line,
+        blank_before: blank,
+    });
+    Lexed { tokens: lexer.tokens, diagnostics: lexer.diagnostics }
+}
+
+/// What the lexer read at a position that is no space or comment.
+enum Read {
+    /// A token, ending at the byte given.
+    Token(Tok, usize),
+    /// Characters that are no token (diagnosed), up to the byte given; they count as
+    /// space before the next token.
+    Skip(usize),
+}
+
+/// The lexer's state: the source, the tokens so far and the diagnostics.
+struct Lexer<'s> {
+    src: &'s str,
+    b: &'s [u8],
+    tokens: Vec<Token>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Lexer<'_> {
+    /// A comment at `i`: where it ends (counting the lines of a `/* */` into `line`).
+    /// `//` and `////`, `/////` … start a comment to the end of the line; exactly three
+    /// slashes are the `///` comment filter (CQL 6.2 `Lexer::peekslashslashslash`).
+    fn comment(&mut self, i: usize, line: &mut u32) -> Option<usize> {
+        let (src, b) = (self.src, self.b);
+        let rest = &src[i..];
+        if b[i] == b';' || (rest.starts_with("//") && (!rest.starts_with("///") || rest.starts_with("////"))) {
+            return Some(b[i..].iter().position(|&x| x == b'\n').map_or(b.len(), |k| i + k));
+        }
+        if !rest.starts_with("/*") {
+            return None;
+        }
+        Some(match src[i + 2..].find("*/") {
+            Some(k) => {
+                *line += src[i..i + 2 + k].matches('\n').count() as u32;
+                i + k + 4
             }
+            None => {
+                self.diagnostics.push(
+                    Diagnostic::new("unterminated `/*` comment", Span::new(i, i + 2)).with_hint("close it with `*/`"),
+                );
+                b.len()
+            }
+        })
+    }
+
+    /// The token at `i` (`space`: whitespace or a comment came before it).
+    fn token(&mut self, i: usize, space: bool) -> Read {
+        let c = self.b[i];
+        if c >= 0x80 {
+            return self.unicode(i);
+        }
+        if c == b'"' {
+            return self.string(i);
+        }
+        if c == b'\\' {
+            return self.backslash(i);
+        }
+        if let Some(read) = self.result(i) {
+            return read;
         }
         if c.is_ascii_digit() {
-            let mut j = i;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            match src[i..j].parse::<i64>() {
-                Ok(n) => push(Tok::Number(n), j, &mut tokens),
-                Err(_) => {
-                    diagnostics.push(Diagnostic::new(format!("number `{}` is too large", &src[i..j]), Span::new(i, j)));
-                    push(Tok::Number(0), j, &mut tokens);
-                }
-            }
-            i = j;
-            space = false;
-            continue;
+            return self.number(i);
         }
-        if c == b'$' && b.get(i + 1).is_some_and(|&x| x.is_ascii_alphabetic()) {
+        if c == b'$' && self.b.get(i + 1).is_some_and(|&x| x.is_ascii_alphabetic()) {
             // `$name`: a variable name with a dollar sign, as some scripts write them.
-            let mut wend = i + 1;
-            while wend < b.len() && is_word_byte(b[wend]) {
-                wend += 1;
-            }
-            push(Tok::Word(src[i..wend].to_string()), wend, &mut tokens);
-            i = wend;
-            space = false;
-            continue;
+            let end = self.word_end(i + 1);
+            return Read::Token(Tok::Word(self.src[i..end].to_string()), end);
         }
         if c.is_ascii_alphabetic() || c == b'_' {
-            // Castling.
-            for (text, king) in [("o-o-o", false), ("O-O-O", false), ("o-o", true), ("O-O", true)] {
-                if rest.starts_with(text) && !b.get(i + text.len()).is_some_and(|&x| is_word_byte(x) || x == b'-') {
-                    push(Tok::Castle(king), i + text.len(), &mut tokens);
-                    i += text.len();
-                    space = false;
-                    break;
-                }
-            }
-            if i != start {
-                continue;
-            }
-            let mut wend = i;
-            while wend < b.len() && is_word_byte(b[wend]) {
-                wend += 1;
-            }
-            // A piece designator letter, maybe followed by squares.
-            // `a-h8` and `b-d4` are square ranges, not the piece letters `a` / `b`.
-            let file_range = (b'a'..=b'h').contains(&c)
-                && b.get(i + 1) == Some(&b'-')
-                && b.get(i + 2).is_some_and(|f| (b'a'..=b'h').contains(f));
-            if let Some(mask) = letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range) {
-                if wend == i + 1 && !matches!(b.get(wend), Some(&b'-') | Some(&b'[')) {
-                    push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
-                    i = wend;
-                    space = false;
-                    continue;
-                }
-                match scan_piece_squares(src, i + 1) {
-                    Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
-                        push(Tok::Pieces { mask, squares: Some(bb) }, e, &mut tokens);
-                        i = e;
-                        space = false;
-                        continue;
-                    }
-                    Some(Err(e)) => {
-                        push(Tok::FileOnly, e, &mut tokens);
-                        i = e;
-                        space = false;
-                        continue;
-                    }
-                    _ => {
-                        // `Ka-h9`: a piece letter and a file range are no name; `Ka9`
-                        // may be one, so only the range form is reported here.
-                        if let Some((e, rank)) = bad_square_spec(b, i + 1).filter(|_| wend < b.len() && b[wend] == b'-')
-                        {
-                            diagnostics.push(bad_square_diagnostic(src, i + 1, e, &rank));
-                            push(Tok::Pieces { mask, squares: None }, e, &mut tokens);
-                            i = e;
-                            space = false;
-                            continue;
-                        }
-                    }
-                }
-                if wend == i + 1 {
-                    push(Tok::Pieces { mask, squares: None }, wend, &mut tokens);
-                    i = wend;
-                    space = false;
-                    continue;
-                }
-            }
-            match scan_square_spec(b, i) {
-                Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
-                    push(Tok::Squares(bb), e, &mut tokens);
-                    i = e;
-                    space = false;
-                    continue;
-                }
-                Some(Err(e)) if e > wend => {
-                    push(Tok::FileOnly, e, &mut tokens);
-                    i = e;
-                    space = false;
-                    continue;
-                }
-                _ => {}
-            }
-            // `a-h9` (a file range, so no name): a square with a rank that does not exist.
-            if let Some((e, rank)) = bad_square_spec(b, i).filter(|_| b.get(i + 1) == Some(&b'-')) {
-                diagnostics.push(bad_square_diagnostic(src, i, e, &rank));
-                push(Tok::Squares(Bitboard::EMPTY), e, &mut tokens);
-                i = e;
-                space = false;
-                continue;
-            }
-            push(Tok::Word(src[i..wend].to_string()), wend, &mut tokens);
-            i = wend;
-            space = false;
-            continue;
+            return self.word(i);
         }
         if c == b'[' {
-            if let Some(close) = rest[1..].find(']').filter(|&k| k <= 40) {
-                let content = &rest[1..1 + close];
-                let end = i + close + 2;
-                let designator = if content.contains('\n') {
-                    None
-                } else if content == "element" {
-                    Some(Tok::Sym(Sym::Element))
-                } else if content == "forall" {
-                    Some(Tok::Sym(Sym::Forall))
-                } else if content == "x" {
-                    Some(Tok::Sym(Sym::Capture))
-                } else if let Some(sym) = tree_relation_ascii(content).filter(|_| {
-                    // CQL 6.2 reads a piece designator written right before `[` as a name
-                    // being indexed (`a[<]1` is refused), so only after a space or another
-                    // token is this the relation.
-                    space || !matches!(tokens.last(), Some(Token { tok: Tok::Pieces { .. }, .. }))
-                }) {
-                    // CQL 6.2's ASCII spellings of `≺ ≻ ≼ ≽` between positions.
-                    Some(Tok::Sym(sym))
-                } else if !content.is_empty() && content.chars().all(|ch| PIECE_LETTERS.contains(ch)) {
-                    let mask = content.chars().filter_map(letter_mask).fold(PieceMask(0), PieceMask::with);
-                    let mut squares = None;
-                    let mut e2 = end;
-                    match scan_piece_squares(src, end) {
-                        Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
-                            squares = Some(bb);
-                            e2 = e;
-                        }
-                        _ => {}
-                    }
-                    push(Tok::Pieces { mask, squares }, e2, &mut tokens);
-                    i = e2;
-                    space = false;
-                    continue;
-                } else {
-                    square_list(content).map(Tok::Squares)
-                };
-                if let Some(t) = designator {
-                    push(t, end, &mut tokens);
-                    i = end;
-                    space = false;
-                    continue;
+            if let Some(read) = self.bracketed(i, space) {
+                return read;
+            }
+            return Read::Token(Tok::Sym(Sym::LBracket), i + 1);
+        }
+        self.symbol(i)
+    }
+
+    /// The end of the word bytes from `i`.
+    fn word_end(&self, i: usize) -> usize {
+        i + self.b[i..].iter().take_while(|&&x| is_word_byte(x)).count()
+    }
+
+    /// Squares after a piece designator ending at `end`: the designator token.
+    fn piece_squares(&mut self, mask: PieceMask, end: usize) -> Read {
+        let (src, b) = (self.src, self.b);
+        match scan_piece_squares(src, end) {
+            Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                Read::Token(Tok::Pieces { mask, squares: Some(bb) }, e)
+            }
+            Some(Err(e)) => Read::Token(Tok::FileOnly, e),
+            _ => match bad_square_spec(b, end) {
+                Some((e, rank)) => {
+                    self.diagnostics.push(bad_square_diagnostic(src, end, e, &rank));
+                    Read::Token(Tok::Pieces { mask, squares: None }, e)
+                }
+                None => Read::Token(Tok::Pieces { mask, squares: None }, end),
+            },
+        }
+    }
+
+    /// Multi-byte Unicode symbols: figurines (maybe with squares), `▦`, `――` and the
+    /// operators.
+    fn unicode(&mut self, i: usize) -> Read {
+        let src = self.src;
+        let ch = src[i..].chars().next().unwrap_or('\u{fffd}');
+        let len = ch.len_utf8();
+        if let Some(mut mask) = unicode_piece_mask(ch) {
+            let mut end = i + len;
+            // Adjacent figurines form one designator: `♕♖♗` is any of the three.
+            while let Some(m) = src[end..].chars().next().and_then(|next| unicode_piece_mask(next).map(|m| (m, next))) {
+                mask = mask.with(m.0);
+                end += m.1.len_utf8();
+            }
+            return self.piece_squares(mask, end);
+        }
+        let sym = match ch {
+            '―' | '—' => {
+                // `――` is two U+2015; a single one is accepted as well.
+                let end = if src[i + len..].starts_with(ch) { i + 2 * len } else { i + len };
+                return Read::Token(Tok::Sym(Sym::Dash), end);
+            }
+            '▦' => return Read::Token(Tok::Squares(Bitboard::FULL), i + len),
+            '∊' | '∈' => Sym::Element,
+            '∀' => Sym::Forall,
+            '→' => Sym::AttackRight,
+            '←' => Sym::AttackLeft,
+            '∩' => Sym::Inter,
+            '∪' => Sym::Union,
+            '≤' => Sym::Le,
+            '≥' => Sym::Ge,
+            '≠' => Sym::Ne,
+            '×' => Sym::Capture,
+            '⊢' => Sym::Path,
+            '◎' => Sym::Focus,
+            '✵' => Sym::FlipStar,
+            '⬓' => Sym::FlipColorSquare,
+            '∙' => Sym::Current,
+            '≺' => Sym::Prec,
+            '≻' => Sym::Succ,
+            '≼' => Sym::PrecEq,
+            '≽' => Sym::SuccEq,
+            _ => {
+                self.diagnostics.push(Diagnostic::new(
+                    format!("unexpected character `{ch}` (U+{:04X})", ch as u32),
+                    Span::new(i, i + len),
+                ));
+                return Read::Skip(i + len);
+            }
+        };
+        Read::Token(Tok::Sym(sym), i + len)
+    }
+
+    /// Strings. CQL 6.2 reads a quoted string exactly as written, up to the next `"` on
+    /// the same line: a backslash inside quotes is an ordinary character, and a line break
+    /// is an error (`Lexer::match_quotedstringtoken`). Special characters are written
+    /// outside the quotes (`\n`, `\t`, `\"` …, [`Lexer::backslash`]).
+    fn string(&mut self, i: usize) -> Read {
+        let b = self.b;
+        let body = i + 1;
+        let end = b[body..].iter().position(|&x| x == b'"' || x == b'\n').map(|k| body + k);
+        let (text_end, next) = match end {
+            Some(e) if b[e] == b'"' => (e, e + 1),
+            Some(e) => {
+                self.diagnostics.push(
+                    Diagnostic::new("a quoted string cannot run past the end of its line", Span::new(i, e))
+                        .with_hint("close it with `\"` on the same line; a line break is written `\\n` outside the quotes, as in `\"a\" + \\n + \"b\"`"),
+                );
+                (e, e)
+            }
+            None => {
+                self.diagnostics.push(
+                    Diagnostic::new("unterminated string", Span::new(i, b.len())).with_hint("close it with `\"`"),
+                );
+                (b.len(), b.len())
+            }
+        };
+        Read::Token(Tok::Str(self.src[body..text_end].to_string()), next)
+    }
+
+    /// A backslash outside quotes (`Lexer::match_special_string`, `match_groupnumber`):
+    /// `\"`, `\\`, `\n`, `\r`, `\t` are one-character strings; `\N` (one or two digits)
+    /// is the text of capture group N of the last `~~` match and `\-N` where it starts.
+    fn backslash(&mut self, i: usize) -> Read {
+        let b = self.b;
+        let special = match b.get(i + 1) {
+            Some(b'"') => Some("\""),
+            Some(b'\\') => Some("\\"),
+            Some(b'n') if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => Some("\n"),
+            Some(b'r') if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => Some("\r"),
+            Some(b't') if !b.get(i + 2).is_some_and(|&x| is_word_byte(x)) => Some("\t"),
+            _ => None,
+        };
+        if let Some(text) = special {
+            return Read::Token(Tok::Str(text.to_string()), i + 2);
+        }
+        let index = b.get(i + 1) == Some(&b'-');
+        let digits_at = i + 1 + usize::from(index);
+        let digits = b[digits_at.min(b.len())..].iter().take_while(|d| d.is_ascii_digit()).count();
+        if digits == 0 {
+            self.diagnostics.push(Diagnostic::new("unexpected character `\\`", Span::new(i, i + 1)).with_hint(
+                "outside quotes a backslash starts `\\n`, `\\r`, `\\t`, `\\\"`, `\\\\`, a capture group `\\1` or its start `\\-1`",
+            ));
+            return Read::Skip(i + 1);
+        }
+        let end = digits_at + digits;
+        if digits > 2 {
+            self.diagnostics.push(
+                Diagnostic::new("a capture group number has at most two digits", Span::new(i, end))
+                    .with_hint("groups are numbered 0 to 99"),
+            );
+        }
+        let group = self.src[digits_at..digits_at + digits.min(2)].parse::<u8>().unwrap_or(0);
+        Read::Token(if index { Tok::RegexGroupStart(group) } else { Tok::RegexGroup(group) }, end)
+    }
+
+    /// A result after `result` (`1-0`, `0-1`, `1/2-1/2`).
+    fn result(&self, i: usize) -> Option<Read> {
+        if !matches!(self.tokens.last(), Some(Token { tok: Tok::Word(w), .. }) if w == "result") {
+            return None;
+        }
+        let lits = [("1/2-1/2", GameResult::Draw), ("1-0", GameResult::WhiteWins), ("0-1", GameResult::BlackWins)];
+        let &(text, r) = lits.iter().find(|(t, _)| self.src[i..].starts_with(t))?;
+        Some(Read::Token(Tok::ResultLit(r), i + text.len()))
+    }
+
+    /// A number.
+    fn number(&mut self, i: usize) -> Read {
+        let j = i + self.b[i..].iter().take_while(|d| d.is_ascii_digit()).count();
+        match self.src[i..j].parse::<i64>() {
+            Ok(n) => Read::Token(Tok::Number(n), j),
+            Err(_) => {
+                self.diagnostics
+                    .push(Diagnostic::new(format!("number `{}` is too large", &self.src[i..j]), Span::new(i, j)));
+                Read::Token(Tok::Number(0), j)
+            }
+        }
+    }
+
+    /// A word: castling, a piece designator (maybe with squares), squares, or a name.
+    fn word(&mut self, i: usize) -> Read {
+        let (src, b) = (self.src, self.b);
+        let c = b[i];
+        let rest = &src[i..];
+        // Castling.
+        for (text, king) in [("o-o-o", false), ("O-O-O", false), ("o-o", true), ("O-O", true)] {
+            if rest.starts_with(text) && !b.get(i + text.len()).is_some_and(|&x| is_word_byte(x) || x == b'-') {
+                return Read::Token(Tok::Castle(king), i + text.len());
+            }
+        }
+        let wend = self.word_end(i);
+        // A piece designator letter, maybe followed by squares.
+        // `a-h8` and `b-d4` are square ranges, not the piece letters `a` / `b`.
+        let file_range = (b'a'..=b'h').contains(&c)
+            && b.get(i + 1) == Some(&b'-')
+            && b.get(i + 2).is_some_and(|f| (b'a'..=b'h').contains(f));
+        if let Some(mask) = letter_mask(c as char).filter(|_| PIECE_LETTERS.contains(c as char) && !file_range) {
+            if let Some(read) = self.piece_letter(i, wend, mask) {
+                return read;
+            }
+        }
+        match scan_square_spec(b, i) {
+            Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                return Read::Token(Tok::Squares(bb), e)
+            }
+            Some(Err(e)) if e > wend => return Read::Token(Tok::FileOnly, e),
+            _ => {}
+        }
+        // `a-h9` (a file range, so no name): a square with a rank that does not exist.
+        if let Some((e, rank)) = bad_square_spec(b, i).filter(|_| b.get(i + 1) == Some(&b'-')) {
+            self.diagnostics.push(bad_square_diagnostic(src, i, e, &rank));
+            return Read::Token(Tok::Squares(Bitboard::EMPTY), e);
+        }
+        Read::Token(Tok::Word(src[i..wend].to_string()), wend)
+    }
+
+    /// A piece letter at `i` (its word ends at `wend`), maybe followed by squares: the
+    /// designator, or `None` when the word is no designator.
+    fn piece_letter(&mut self, i: usize, wend: usize, mask: PieceMask) -> Option<Read> {
+        let (src, b) = (self.src, self.b);
+        if wend == i + 1 && !matches!(b.get(wend), Some(&b'-') | Some(&b'[')) {
+            return Some(Read::Token(Tok::Pieces { mask, squares: None }, wend));
+        }
+        match scan_piece_squares(src, i + 1) {
+            Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                return Some(Read::Token(Tok::Pieces { mask, squares: Some(bb) }, e))
+            }
+            Some(Err(e)) => return Some(Read::Token(Tok::FileOnly, e)),
+            _ => {
+                // `Ka-h9`: a piece letter and a file range are no name; `Ka9`
+                // may be one, so only the range form is reported here.
+                if let Some((e, rank)) = bad_square_spec(b, i + 1).filter(|_| wend < b.len() && b[wend] == b'-') {
+                    self.diagnostics.push(bad_square_diagnostic(src, i + 1, e, &rank));
+                    return Some(Read::Token(Tok::Pieces { mask, squares: None }, e));
                 }
             }
-            push(Tok::Sym(Sym::LBracket), i + 1, &mut tokens);
-            i += 1;
-            space = false;
-            continue;
         }
+        (wend == i + 1).then_some(Read::Token(Tok::Pieces { mask, squares: None }, wend))
+    }
+
+    /// A bracketed designator or symbol at `i` (`[element]`, `[x]`, `[<]`, `[Qq]`,
+    /// `[a1,h8]`); `None` for a plain `[`.
+    fn bracketed(&mut self, i: usize, space: bool) -> Option<Read> {
+        let (src, b) = (self.src, self.b);
+        let rest = &src[i..];
+        let close = rest[1..].find(']').filter(|&k| k <= 40)?;
+        let content = &rest[1..1 + close];
+        let end = i + close + 2;
+        let designator = if content.contains('\n') {
+            None
+        } else if content == "element" {
+            Some(Tok::Sym(Sym::Element))
+        } else if content == "forall" {
+            Some(Tok::Sym(Sym::Forall))
+        } else if content == "x" {
+            Some(Tok::Sym(Sym::Capture))
+        } else if let Some(sym) = tree_relation_ascii(content).filter(|_| {
+            // CQL 6.2 reads a piece designator written right before `[` as a name
+            // being indexed (`a[<]1` is refused), so only after a space or another
+            // token is this the relation.
+            space || !matches!(self.tokens.last(), Some(Token { tok: Tok::Pieces { .. }, .. }))
+        }) {
+            // CQL 6.2's ASCII spellings of `≺ ≻ ≼ ≽` between positions.
+            Some(Tok::Sym(sym))
+        } else if !content.is_empty() && content.chars().all(|ch| PIECE_LETTERS.contains(ch)) {
+            let mask = content.chars().filter_map(letter_mask).fold(PieceMask(0), PieceMask::with);
+            return Some(match scan_piece_squares(src, end) {
+                Some(Ok((bb, e))) if !b.get(e).is_some_and(|&x| is_word_byte(x)) => {
+                    Read::Token(Tok::Pieces { mask, squares: Some(bb) }, e)
+                }
+                _ => Read::Token(Tok::Pieces { mask, squares: None }, end),
+            });
+        } else {
+            square_list(content).map(Tok::Squares)
+        };
+        designator.map(|t| Read::Token(t, end))
+    }
+
+    /// Operators and punctuation (longest first), `.` (every square), or a character
+    /// that is no token.
+    fn symbol(&mut self, i: usize) -> Read {
+        let rest = &self.src[i..];
+        let c = self.b[i];
         let three = [("///", Sym::TripleSlash), ("-->", Sym::LineForward), ("<--", Sym::LineBackward)];
         let two = [
             ("--", Sym::Dash),
@@ -798,35 +782,17 @@ pub fn lex(src: &str) -> Lexed {
             ('=', Sym::Assign),
         ];
         if let Some(&(t, s)) = three.iter().chain(two.iter()).find(|(t, _)| rest.starts_with(t)) {
-            push(Tok::Sym(s), i + t.len(), &mut tokens);
-            i += t.len();
-            space = false;
-            continue;
+            return Read::Token(Tok::Sym(s), i + t.len());
         }
         if c == b'.' {
-            push(Tok::Squares(Bitboard::FULL), i + 1, &mut tokens);
-            i += 1;
-            space = false;
-            continue;
+            return Read::Token(Tok::Squares(Bitboard::FULL), i + 1);
         }
         if let Some(&(_, s)) = one.iter().find(|(ch, _)| *ch == c as char) {
-            push(Tok::Sym(s), i + 1, &mut tokens);
-            i += 1;
-            space = false;
-            continue;
+            return Read::Token(Tok::Sym(s), i + 1);
         }
-        diagnostics.push(Diagnostic::new(format!("unexpected character `{}`", c as char), Span::new(i, i + 1)));
-        i += 1;
-        space = true;
+        self.diagnostics.push(Diagnostic::new(format!("unexpected character `{}`", c as char), Span::new(i, i + 1)));
+        Read::Skip(i + 1)
     }
-    tokens.push(Token {
-        tok: Tok::Eof,
-        span: Span::new(b.len(), b.len()),
-        space_before: true,
-        line,
-        blank_before: blank,
-    });
-    Lexed { tokens, diagnostics }
 }
 
 /// The ASCII spelling (`[<]`, `[>]`, `[<=]`, `[>=]`, without the brackets) of a comparison

@@ -56,30 +56,7 @@ impl<'s> Parser<'s> {
             }
             match &t.tok {
                 Tok::Sym(Sym::Colon) if self.in_subscript && !self.may_be_position(lhs) => break,
-                Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => {
-                    if matches!(
-                        self.ir.get(lhs),
-                        Filter::Move(_)
-                            | Filter::Pieces { .. }
-                            | Filter::Squares(_)
-                            | Filter::Number(_)
-                            | Filter::Str(_)
-                            | Filter::Compare { .. }
-                            | Filter::Attacks { .. }
-                    ) || matches!(self.ir.get(lhs), Filter::Var(v) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
-                    {
-                        self.error_hint(
-                            "`:` needs a position on its left",
-                            t.span,
-                            Some("write e.g. `parent:check` or `child(1):mate`".into()),
-                        );
-                        return Err(());
-                    }
-                    self.bump();
-                    let body = self.parse_expr(BP_POSTFIX)?;
-                    let sp = Self::join(lspan, self.ir.span(body));
-                    lhs = self.add(Filter::AtPosition { at: lhs, body }, sp);
-                }
+                Tok::Sym(Sym::Colon) if min_bp <= BP_POSTFIX => lhs = self.at_position(lhs, lspan, t.span)?,
                 Tok::Sym(Sym::LBracket) if !t.space_before && min_bp <= BP_POSTFIX => {
                     self.bump();
                     lhs = self.parse_subscript(lhs, lspan)?;
@@ -88,37 +65,7 @@ impl<'s> Parser<'s> {
                     lhs = self.parse_move_after(Some(lhs))?;
                 }
                 Tok::Sym(s @ (Sym::AttackRight | Sym::AttackLeft)) if min_bp <= BP_ATTACK => {
-                    // Arrows of one direction form a chain (`♖→♞→♚`), which CQL reads as
-                    // an x-ray along one line, not as nested attacks.
-                    let arrow = *s;
-                    self.bump();
-                    let mut operands = vec![lhs, self.arrow_operand()?];
-                    while self.eat_sym(arrow) {
-                        operands.push(self.arrow_operand()?);
-                    }
-                    let other = if arrow == Sym::AttackRight { Sym::AttackLeft } else { Sym::AttackRight };
-                    if self.at_sym(other) {
-                        // CQL 6.2 ends the chain here and cannot go on (`A → P ← P`).
-                        let at = self.peek().span;
-                        self.error_hint(
-                            "attack arrows of both directions in one chain",
-                            at,
-                            Some("a chain runs one way (`♖→♞→♚`); put one part in parentheses".into()),
-                        );
-                        return Err(());
-                    }
-                    let left = arrow == Sym::AttackLeft;
-                    lhs = if operands.len() == 2 {
-                        self.attack(left, operands[0], operands[1])
-                    } else {
-                        let first = operands[0];
-                        let last = operands[operands.len() - 1];
-                        let sp = Self::join(self.ir.span(first), self.ir.span(last));
-                        if left {
-                            operands.reverse();
-                        }
-                        self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
-                    };
+                    lhs = self.attack_chain(lhs, *s)?;
                 }
                 // `attack` is `attacks`, and `attacked by` in two words is `attackedby`
                 // (CQL 6.2 `match_intersect_x`).
@@ -174,40 +121,7 @@ impl<'s> Parser<'s> {
                     lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
                 }
                 Tok::Sym(s) if cmp_op(*s).is_some() && min_bp <= BP_CMP && !self.operator_ends_counted_body(lhs) => {
-                    let mut rest = Vec::new();
-                    let mut sp = lspan;
-                    let mut unequal_inside = None;
-                    while let Tok::Sym(s) = self.peek().tok {
-                        let Some(op) = cmp_op(s) else { break };
-                        let op_token = self.bump();
-                        if op == CmpOp::Ne && !rest.is_empty() && unequal_inside.is_none() {
-                            unequal_inside = Some(op_token.span);
-                        }
-                        let rhs = self.parse_expr(BP_CMP + 1)?;
-                        sp = Self::join(sp, self.ir.span(rhs));
-                        rest.push((op, rhs));
-                    }
-                    // CQL 6.2 reads a chain from the right (`Tokens::match_in_x`): `a < b < c`
-                    // is `a < (b < c)`, whose value is b. A `!=` is a `not` around `==`
-                    // (`make_relational_op_node`), which has no value: after the first
-                    // operand it leaves nothing for the comparison before it, and as the
-                    // first operator it denies the whole chain (`a != b < c` is
-                    // `not (a == b < c)`).
-                    if let (Some(at), true) = (unequal_inside, rest.len() > 1) {
-                        self.error_hint(
-                            "CQL 6.2 reads a chain from the right, and `!=` there leaves no value to compare",
-                            at,
-                            Some("write the comparisons apart, e.g. `a < b  b != c`".to_string()),
-                        );
-                        return Err(());
-                    }
-                    if rest.len() > 1 && rest[0].0 == CmpOp::Ne {
-                        rest[0].0 = CmpOp::Eq;
-                        let chain = self.add(Filter::Compare { first: lhs, rest }, sp);
-                        lhs = self.add(Filter::Not(chain), sp);
-                    } else {
-                        lhs = self.add(Filter::Compare { first: lhs, rest }, sp);
-                    }
+                    lhs = self.comparison_chain(lhs, lspan)?;
                 }
                 Tok::Sym(s @ (Sym::Prec | Sym::Succ | Sym::PrecEq | Sym::SuccEq)) if min_bp <= BP_CMP => {
                     let rel = match s {
@@ -254,6 +168,105 @@ impl<'s> Parser<'s> {
             }
         }
         Ok(lhs)
+    }
+
+    /// `lhs : body`: the body evaluated at the position `lhs` (which must be able to be
+    /// one); `colon` is the `:`.
+    fn at_position(&mut self, lhs: FilterId, lspan: Span, colon: Span) -> PResult<FilterId> {
+        if matches!(
+            self.ir.get(lhs),
+            Filter::Move(_)
+                | Filter::Pieces { .. }
+                | Filter::Squares(_)
+                | Filter::Number(_)
+                | Filter::Str(_)
+                | Filter::Compare { .. }
+                | Filter::Attacks { .. }
+        ) || matches!(self.ir.get(lhs), Filter::Var(v) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
+        {
+            self.error_hint(
+                "`:` needs a position on its left",
+                colon,
+                Some("write e.g. `parent:check` or `child(1):mate`".into()),
+            );
+            return Err(());
+        }
+        self.bump();
+        let body = self.parse_expr(BP_POSTFIX)?;
+        let sp = Self::join(lspan, self.ir.span(body));
+        Ok(self.add(Filter::AtPosition { at: lhs, body }, sp))
+    }
+
+    /// An attack arrow and what follows it: `lhs → x`, or a chain of arrows of one
+    /// direction (`♖→♞→♚`), which CQL reads as an x-ray along one line, not as nested
+    /// attacks.
+    fn attack_chain(&mut self, lhs: FilterId, arrow: Sym) -> PResult<FilterId> {
+        self.bump();
+        let mut operands = vec![lhs, self.arrow_operand()?];
+        while self.eat_sym(arrow) {
+            operands.push(self.arrow_operand()?);
+        }
+        let other = if arrow == Sym::AttackRight { Sym::AttackLeft } else { Sym::AttackRight };
+        if self.at_sym(other) {
+            // CQL 6.2 ends the chain here and cannot go on (`A → P ← P`).
+            let at = self.peek().span;
+            self.error_hint(
+                "attack arrows of both directions in one chain",
+                at,
+                Some("a chain runs one way (`♖→♞→♚`); put one part in parentheses".into()),
+            );
+            return Err(());
+        }
+        let left = arrow == Sym::AttackLeft;
+        Ok(if operands.len() == 2 {
+            self.attack(left, operands[0], operands[1])
+        } else {
+            let first = operands[0];
+            let last = operands[operands.len() - 1];
+            let sp = Self::join(self.ir.span(first), self.ir.span(last));
+            if left {
+                operands.reverse();
+            }
+            self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
+        })
+    }
+
+    /// A chain of comparisons after `lhs` (`a < b <= c`).
+    fn comparison_chain(&mut self, lhs: FilterId, lspan: Span) -> PResult<FilterId> {
+        let mut rest = Vec::new();
+        let mut sp = lspan;
+        let mut unequal_inside = None;
+        while let Tok::Sym(s) = self.peek().tok {
+            let Some(op) = cmp_op(s) else { break };
+            let op_token = self.bump();
+            if op == CmpOp::Ne && !rest.is_empty() && unequal_inside.is_none() {
+                unequal_inside = Some(op_token.span);
+            }
+            let rhs = self.parse_expr(BP_CMP + 1)?;
+            sp = Self::join(sp, self.ir.span(rhs));
+            rest.push((op, rhs));
+        }
+        // CQL 6.2 reads a chain from the right (`Tokens::match_in_x`): `a < b < c`
+        // is `a < (b < c)`, whose value is b. A `!=` is a `not` around `==`
+        // (`make_relational_op_node`), which has no value: after the first
+        // operand it leaves nothing for the comparison before it, and as the
+        // first operator it denies the whole chain (`a != b < c` is
+        // `not (a == b < c)`).
+        if let (Some(at), true) = (unequal_inside, rest.len() > 1) {
+            self.error_hint(
+                "CQL 6.2 reads a chain from the right, and `!=` there leaves no value to compare",
+                at,
+                Some("write the comparisons apart, e.g. `a < b  b != c`".to_string()),
+            );
+            return Err(());
+        }
+        if rest.len() > 1 && rest[0].0 == CmpOp::Ne {
+            rest[0].0 = CmpOp::Eq;
+            let chain = self.add(Filter::Compare { first: lhs, rest }, sp);
+            Ok(self.add(Filter::Not(chain), sp))
+        } else {
+            Ok(self.add(Filter::Compare { first: lhs, rest }, sp))
+        }
     }
 
     pub(super) fn attack(&mut self, left: bool, lhs: FilterId, rhs: FilterId) -> FilterId {

@@ -111,72 +111,7 @@ impl<'s> Parser<'s> {
             if n.tok == Tok::Sym(Sym::Assign) {
                 self.bump();
                 let p = self.bump();
-                let roles = match &p.tok {
-                    Tok::Pieces { mask, squares: None } => promote_roles(*mask),
-                    Tok::Word(name)
-                        if self.ir.find_var(name).is_some_and(|v| {
-                            matches!(
-                                self.ir.vars[v.0 as usize].kind,
-                                VarKind::Square | VarKind::Piece | VarKind::Position | VarKind::Dictionary { .. }
-                            )
-                        }) =>
-                    {
-                        // CQL 6.2 takes a piece designator or a string here; a set (a
-                        // function parameter given `Q` holds the squares of the queen), a
-                        // piece or a position is none.
-                        // (A parameter's stand-in is named "T of F #n": show T.)
-                        let shown = name.split(' ').next().unwrap_or(name);
-                        self.error_hint(
-                            format!("`{shown}` is not a piece designator or a string, so it cannot name a promotion"),
-                            p.span,
-                            Some("write the piece (`――=♕`, `--=Q`) or a string variable holding its letter".into()),
-                        );
-                        return Err(());
-                    }
-                    Tok::Word(name) if self.ir.find_var(name).is_some() || self.declared.contains(name) => {
-                        // `――=T` with T a variable holding a piece letter or type name:
-                        // any promotion whose new piece matches T afterwards.
-                        let var = self.ir.var(name, VarKind::Value);
-                        let v = self.add(Filter::Var(var), p.span);
-                        let landed = self.move_node(
-                            MoveFilter { source: MoveSource::Previous, ..MoveFilter::any(MoveSource::Next) },
-                            p.span,
-                        );
-                        let tname = self.add(Filter::Call(Builtin::TypeName, vec![landed]), p.span);
-                        let pname = self.add(Filter::Call(Builtin::PieceName, vec![landed]), p.span);
-                        let upper = self.add(Filter::Call(Builtin::Uppercase, vec![pname]), p.span);
-                        let by_type = self.add(Filter::Compare { first: tname, rest: vec![(CmpOp::Eq, v)] }, p.span);
-                        let by_letter = self.add(Filter::Compare { first: upper, rest: vec![(CmpOp::Eq, v)] }, p.span);
-                        let cond = self.add(Filter::Or(vec![by_type, by_letter]), p.span);
-                        m.then = Some(match m.then {
-                            Some(prev) => self.add(Filter::And(vec![prev, cond]), p.span),
-                            None => cond,
-                        });
-                        promote_roles(PieceMask::WHITE)
-                    }
-                    Tok::Str(s) => {
-                        let roles = promote_roles_of_text(s);
-                        if roles == 0 {
-                            // No piece letter in the text: no promotion matches it.
-                            let never = self.add(Filter::False, p.span);
-                            m.then = Some(match m.then {
-                                Some(prev) => self.add(Filter::And(vec![prev, never]), p.span),
-                                None => never,
-                            });
-                            promote_roles(PieceMask::WHITE)
-                        } else {
-                            roles
-                        }
-                    }
-                    _ => {
-                        self.error_hint(
-                            "expected a piece after `=` in a promotion",
-                            p.span,
-                            Some("write e.g. `――=♕` or `--=Q`".into()),
-                        );
-                        return Err(());
-                    }
-                };
+                let roles = self.promotion_roles(&mut m, &p)?;
                 if roles == 0 {
                     self.error("a promotion needs a piece type", p.span);
                     return Err(());
@@ -232,6 +167,78 @@ impl<'s> Parser<'s> {
             self.kinds.note(id, super::super::types::Kind::Logical);
         }
         Ok(id)
+    }
+
+    /// The piece types a promotion `=X` names (`p` is the token after the `=`): a piece
+    /// designator, or a string or variable holding piece letters, whose test at run time
+    /// is added to the move's condition (`m.then`).
+    fn promotion_roles(&mut self, m: &mut MoveFilter, p: &Token) -> PResult<u8> {
+        Ok(match &p.tok {
+            Tok::Pieces { mask, squares: None } => promote_roles(*mask),
+            Tok::Word(name)
+                if self.ir.find_var(name).is_some_and(|v| {
+                    matches!(
+                        self.ir.vars[v.0 as usize].kind,
+                        VarKind::Square | VarKind::Piece | VarKind::Position | VarKind::Dictionary { .. }
+                    )
+                }) =>
+            {
+                // CQL 6.2 takes a piece designator or a string here; a set (a
+                // function parameter given `Q` holds the squares of the queen), a
+                // piece or a position is none.
+                // (A parameter's stand-in is named "T of F #n": show T.)
+                let shown = name.split(' ').next().unwrap_or(name);
+                self.error_hint(
+                    format!("`{shown}` is not a piece designator or a string, so it cannot name a promotion"),
+                    p.span,
+                    Some("write the piece (`――=♕`, `--=Q`) or a string variable holding its letter".into()),
+                );
+                return Err(());
+            }
+            Tok::Word(name) if self.ir.find_var(name).is_some() || self.declared.contains(name) => {
+                // `――=T` with T a variable holding a piece letter or type name:
+                // any promotion whose new piece matches T afterwards.
+                let var = self.ir.var(name, VarKind::Value);
+                let v = self.add(Filter::Var(var), p.span);
+                let landed = self.move_node(
+                    MoveFilter { source: MoveSource::Previous, ..MoveFilter::any(MoveSource::Next) },
+                    p.span,
+                );
+                let tname = self.add(Filter::Call(Builtin::TypeName, vec![landed]), p.span);
+                let pname = self.add(Filter::Call(Builtin::PieceName, vec![landed]), p.span);
+                let upper = self.add(Filter::Call(Builtin::Uppercase, vec![pname]), p.span);
+                let by_type = self.add(Filter::Compare { first: tname, rest: vec![(CmpOp::Eq, v)] }, p.span);
+                let by_letter = self.add(Filter::Compare { first: upper, rest: vec![(CmpOp::Eq, v)] }, p.span);
+                let cond = self.add(Filter::Or(vec![by_type, by_letter]), p.span);
+                m.then = Some(match m.then {
+                    Some(prev) => self.add(Filter::And(vec![prev, cond]), p.span),
+                    None => cond,
+                });
+                promote_roles(PieceMask::WHITE)
+            }
+            Tok::Str(s) => {
+                let roles = promote_roles_of_text(s);
+                if roles == 0 {
+                    // No piece letter in the text: no promotion matches it.
+                    let never = self.add(Filter::False, p.span);
+                    m.then = Some(match m.then {
+                        Some(prev) => self.add(Filter::And(vec![prev, never]), p.span),
+                        None => never,
+                    });
+                    promote_roles(PieceMask::WHITE)
+                } else {
+                    roles
+                }
+            }
+            _ => {
+                self.error_hint(
+                    "expected a piece after `=` in a promotion",
+                    p.span,
+                    Some("write e.g. `――=♕` or `--=Q`".into()),
+                );
+                return Err(());
+            }
+        })
     }
 
     /// Rewrite the move filter `m` (possibly inside an `And`) with `change`.

@@ -44,40 +44,7 @@ impl Parser<'_> {
                 let s = Self::join(sp, self.ir.span(a));
                 Ok(self.add(Filter::Not(a), s))
             }
-            "abs" | "sqrt" | "int" | "str" | "lowercase" | "uppercase" | "ascii" => {
-                let b = match w {
-                    "abs" => Builtin::Abs,
-                    "sqrt" => Builtin::Sqrt,
-                    "int" => Builtin::Int,
-                    "str" => Builtin::Str,
-                    "lowercase" => Builtin::Lowercase,
-                    "uppercase" => Builtin::Uppercase,
-                    _ => Builtin::Ascii,
-                };
-                // CQL 6.2 reads the argument of `abs`, `sqrt`, `int` and `ascii` as a whole
-                // sum (`abs(0 - 4) - 12` is `abs((0 - 4) - 12)`, 16), and that of
-                // `lowercase`/`uppercase` as a product (no `+` concatenation); `str` takes
-                // one filter, or a list in brackets whose texts it joins, as `comment` does
-                // (`Tokens::match_stringconverter`).
-                let args = match w {
-                    "abs" | "sqrt" | "int" | "ascii" => vec![self.parse_expr(BP_ADD)?],
-                    "lowercase" | "uppercase" => vec![self.parse_expr(BP_MUL)?],
-                    _ if self.at_sym(Sym::LParen) => {
-                        let args = self.parse_converter_args()?;
-                        if args.is_empty() {
-                            self.error_hint(
-                                "`str()` needs something to convert",
-                                sp,
-                                Some("write e.g. `str(\"move \" movenumber)`".into()),
-                            );
-                            return Err(());
-                        }
-                        args
-                    }
-                    _ => vec![self.parse_converter_arg(BP_POSTFIX)?],
-                };
-                self.simple(Filter::Call(b, args), sp)
-            }
+            "abs" | "sqrt" | "int" | "str" | "lowercase" | "uppercase" | "ascii" => self.converter(w, sp),
             "min" | "max" => {
                 let args = self.parse_args()?;
                 if args.is_empty() {
@@ -200,6 +167,43 @@ impl Parser<'_> {
             _ => return Ok(None),
         }
         .map(Some)
+    }
+
+    /// A converter or numeric builtin (`abs`, `sqrt`, `int`, `str`, `lowercase`,
+    /// `uppercase`, `ascii`) and its argument.
+    fn converter(&mut self, w: &str, sp: Span) -> PResult<FilterId> {
+        let b = match w {
+            "abs" => Builtin::Abs,
+            "sqrt" => Builtin::Sqrt,
+            "int" => Builtin::Int,
+            "str" => Builtin::Str,
+            "lowercase" => Builtin::Lowercase,
+            "uppercase" => Builtin::Uppercase,
+            _ => Builtin::Ascii,
+        };
+        // CQL 6.2 reads the argument of `abs`, `sqrt`, `int` and `ascii` as a whole
+        // sum (`abs(0 - 4) - 12` is `abs((0 - 4) - 12)`, 16), and that of
+        // `lowercase`/`uppercase` as a product (no `+` concatenation); `str` takes
+        // one filter, or a list in brackets whose texts it joins, as `comment` does
+        // (`Tokens::match_stringconverter`).
+        let args = match w {
+            "abs" | "sqrt" | "int" | "ascii" => vec![self.parse_expr(BP_ADD)?],
+            "lowercase" | "uppercase" => vec![self.parse_expr(BP_MUL)?],
+            _ if self.at_sym(Sym::LParen) => {
+                let args = self.parse_converter_args()?;
+                if args.is_empty() {
+                    self.error_hint(
+                        "`str()` needs something to convert",
+                        sp,
+                        Some("write e.g. `str(\"move \" movenumber)`".into()),
+                    );
+                    return Err(());
+                }
+                args
+            }
+            _ => vec![self.parse_converter_arg(BP_POSTFIX)?],
+        };
+        self.simple(Filter::Call(b, args), sp)
     }
 
     /// A word that is no keyword of any family: a variable given a value earlier in the

@@ -13,6 +13,7 @@ use super::{err, Cursor, ListState, Lowerer, MatchOptions};
 use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::FilterId;
+use crate::lang::legacy::syntax::Item;
 use crate::lang::nearest;
 
 /// A lowering that gives one filter: a condition on the game in a match list, a test of
@@ -384,6 +385,45 @@ pub static KEYWORDS: &[Keyword] = &[
     Keyword::new(":exclude").position_part(Lowerer::cut_or_exclude),
     Keyword::new(":skip").position_test(Lowerer::skip),
 ];
+
+impl Lowerer {
+    /// `:relation (…)`: read the relation; it is lowered when the list is finished.
+    pub(super) fn relation(
+        &mut self,
+        kw: &str,
+        span: Span,
+        c: &mut Cursor,
+        st: &mut ListState,
+        _top_level: bool,
+    ) -> Result<(), Diagnostic> {
+        let (items, lspan) = c.list(kw, "a relation list such as `(:originaldifferentcount 1)`")?;
+        let mut rel = Relation::new(span, lspan);
+        let mut rc = Cursor { items, next: 0, list_span: lspan };
+        while let Some(item) = rc.take() {
+            let (word, wspan) = match item {
+                Item::Atom { text, span, quoted: false } => (text.as_str(), *span),
+                other => {
+                    return Err(err("expected a relation keyword", other.span())
+                        .with_hint("a relation list holds keywords such as `:missingpiececount U 0`"))
+                }
+            };
+            let keyword = find(word);
+            if let Some(d) = keyword.and_then(|k| k.refusal(wspan)) {
+                return Err(d);
+            }
+            match keyword.and_then(|k| k.in_relation.as_ref()) {
+                Some(InRelation::Take(read)) => read(&mut rel, word, wspan, &mut rc)?,
+                Some(InRelation::Refuse(why)) => {
+                    return Err(err(format!("`{word}` inside `:relation` is not supported by this engine"), wspan)
+                        .with_hint(*why))
+                }
+                None => return Err(unknown(word, wspan, Place::RelationList)),
+            }
+        }
+        st.relations.push(rel);
+        Ok(())
+    }
+}
 
 #[cfg(test)]
 mod tests {

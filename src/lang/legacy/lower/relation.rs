@@ -1,20 +1,19 @@
 //! `:relation (…)`: how a later position P2 relates to the current position P1 (pieces
 //! gone, pieces new, squares unchanged or changed, side to move, under board transforms).
 //!
-//! Takes in: the list after `:relation`, read keyword by keyword through the keyword table.
+//! Takes in: the list after `:relation`, read keyword by keyword through the keyword table
+//! ([`super::keywords`], which fills in a [`Relation`] with the parts below).
 //! Gives out: a [`Relation`], lowered when its position list is finished (`:pattern` needs
 //! all of the list's designators) into `echo (s t)` over square counts.
 //! Must never: panic on any script; every problem is a [`Diagnostic`] naming the keyword.
 
 use shakmaty::{Bitboard, Color, Role};
 
-use super::keywords::{self, InRelation, Place};
-use super::{err, Cursor, ListState, Lowerer, Scope};
+use super::{err, Cursor, Lowerer, Scope};
 use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::{Filter, FilterId, PieceMask, TreeRelation, VarKind};
 use crate::lang::legacy::designator::{Designator, PieceKinds, Range};
-use crate::lang::legacy::syntax::Item;
 
 mod relmap;
 
@@ -55,7 +54,7 @@ pub(super) struct Relation {
 impl Relation {
     /// The relation of a bare `:relation ()`: the same occupied squares, the same side to
     /// move, P2 on the main line.
-    fn new(keyword: Span, list: Span) -> Relation {
+    pub(super) fn new(keyword: Span, list: Span) -> Relation {
         let pieces = Designator { kinds: PieceKinds::Mask(PieceMask::ANY_PIECE), squares: u64::MAX };
         let none = Range::Between(0, 0);
         Relation {
@@ -136,43 +135,6 @@ impl Relation {
 }
 
 impl Lowerer {
-    /// `:relation (…)`: read the relation; it is lowered when the list is finished.
-    pub(super) fn relation(
-        &mut self,
-        kw: &str,
-        span: Span,
-        c: &mut Cursor,
-        st: &mut ListState,
-        _top_level: bool,
-    ) -> Result<(), Diagnostic> {
-        let (items, lspan) = c.list(kw, "a relation list such as `(:originaldifferentcount 1)`")?;
-        let mut rel = Relation::new(span, lspan);
-        let mut rc = Cursor { items, next: 0, list_span: lspan };
-        while let Some(item) = rc.take() {
-            let (word, wspan) = match item {
-                Item::Atom { text, span, quoted: false } => (text.as_str(), *span),
-                other => {
-                    return Err(err("expected a relation keyword", other.span())
-                        .with_hint("a relation list holds keywords such as `:missingpiececount U 0`"))
-                }
-            };
-            let keyword = keywords::find(word);
-            if let Some(d) = keyword.and_then(|k| k.refusal(wspan)) {
-                return Err(d);
-            }
-            match keyword.and_then(|k| k.in_relation.as_ref()) {
-                Some(InRelation::Take(read)) => read(&mut rel, word, wspan, &mut rc)?,
-                Some(InRelation::Refuse(why)) => {
-                    return Err(err(format!("`{word}` inside `:relation` is not supported by this engine"), wspan)
-                        .with_hint(*why))
-                }
-                None => return Err(keywords::unknown(word, wspan, Place::RelationList)),
-            }
-        }
-        st.relations.push(rel);
-        Ok(())
-    }
-
     /// Lower a relation into `echo (s t)`: t is a later position (s ≺ t) in the relation's
     /// scope, the side to move and the square counts compare s's board with t's.
     pub(super) fn relation_filter(&mut self, rel: &Relation, designators: &[FilterId]) -> FilterId {

@@ -8,10 +8,11 @@
 //! the bytes its own run writes for the game, its sort key and an example position.
 //!
 //! Each game is cut out, parsed and replayed once, by the worker that took its batch,
-//! and every theme's query is evaluated on that one replay. The input side (batches,
-//! tokens, the reorder by batch sequence) is the single scan's ([`super::Reader`]), so
-//! memory is bounded by the batches in flight: games in flight times the themes'
-//! rendered matches, not the archive.
+//! and every theme's query is evaluated on that one replay. The survey is a job and a
+//! consumer of the scan's pipeline ([`crate::scan::pipeline`]): the input side (batches,
+//! tokens, the reorder by batch sequence) is the single scan's, so memory is bounded by
+//! the batches in flight: games in flight times the themes' rendered matches, not the
+//! archive.
 //!
 //! The answers are those of separate runs: each theme decides on a game exactly as the
 //! single scan's worker does (a header-only query decides on the tags alone, and the
@@ -22,19 +23,16 @@
 //! Must never: let one theme's failure (abandoned evaluation, an unreadable game) hide
 //! another theme's answer for the same game, or lose count of a game.
 
-use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
-use crossbeam_channel::{bounded, Receiver, Sender};
-
-use super::{printable, Evaluator, Reader, ScanConfig, ScanEvents, Shared, SortOrder, BATCH_SIZE, WORKER_STACK_BYTES};
+use super::{Example, GameFacts};
 use crate::eval::{Query, Scratch, SortValue};
 use crate::input::{Games, RawGame, Source};
 use crate::output::{render_game, Format};
 use crate::pgn::{Game, GameParser};
-use crate::survey::{Example, GameFacts};
+use crate::scan::pipeline::{self, abandoned_warning, partly_read_warning, printable, Consumer, Control, Job};
+use crate::scan::{compare_sorted, sort_key, Evaluator, ScanConfig, ScanEvents, SortOrder};
 
 /// One theme of a survey: a compiled query and how its matches are written.
 pub struct Theme {
@@ -116,11 +114,6 @@ pub struct SurveyOutcome {
     pub seconds: f64,
 }
 
-struct SurveyBatch {
-    seq: u64,
-    games: Vec<SurveyGame>,
-}
-
 /// Run every theme over `sources` in one pass; `on_game` sees each game in input order
 /// and returns `false` to stop the survey (a failed write).
 pub fn run(
@@ -128,70 +121,56 @@ pub fn run(
     sources: Vec<Source>,
     config: &ScanConfig,
     events: &dyn ScanEvents,
-    mut on_game: impl FnMut(SurveyGame) -> bool,
+    on_game: impl FnMut(SurveyGame) -> bool,
 ) -> SurveyOutcome {
     let started = Instant::now();
     // A query whose dictionaries run from game to game sees the games in input order
     // only on one worker; the survey then runs on one, as that query's own run would.
     let sequential = themes.iter().any(|t| t.query.sequential());
     let threads = if sequential { 1 } else { config.threads.max(1) };
-    let in_flight = config.in_flight.max(2);
-    let stop = AtomicBool::new(false);
-    let input_errors = AtomicU64::new(0);
-    let reader = Mutex::new(Reader::new(Box::new(Games::from_sources(sources, 1)), None));
-    let (result_tx, result_rx) = bounded::<SurveyBatch>(in_flight);
-    let (token_tx, token_rx) = bounded::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = token_tx.send(());
-    }
-    let mut outcome = std::thread::scope(|scope| {
-        let shared = Shared { reader: &reader, stop: &stop, input_errors: &input_errors, events, runaway: None };
-        let mut workers = Vec::new();
-        for _ in 0..threads {
-            let tokens = token_rx.clone();
-            let result_tx = result_tx.clone();
-            let worker = std::thread::Builder::new()
-                .name("cqlrs-survey".into())
-                .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || work(themes, shared, tokens, result_tx))
-                .expect("cannot start a worker thread");
-            workers.push(worker);
-        }
-        drop(token_rx);
-        drop(result_tx);
-        let outcome = deliver_in_order(result_rx, token_tx, &stop, events, &mut on_game);
-        for w in workers {
-            if let Err(panic) = w.join() {
-                std::panic::resume_unwind(panic);
-            }
-        }
-        outcome
-    });
+    let settings = pipeline::Settings {
+        threads,
+        in_flight: config.in_flight,
+        last: u64::MAX,
+        interrupt: None,
+        stop_runaway: false,
+        thread_name: "cqlrs-survey",
+    };
+    let mut delivery = Delivery { out: SurveyOutcome::default(), matched: 0, events, on_game };
+    let feed = Box::new(Games::from_sources(sources, 1));
+    let finished = pipeline::run(&SurveyJob { themes }, feed, &settings, events, &mut delivery);
+    let mut outcome = delivery.out;
     outcome.threads = threads;
-    outcome.input_errors = input_errors.load(AtomicOrdering::Relaxed);
+    outcome.input_errors = finished.input_errors;
     outcome.seconds = started.elapsed().as_secs_f64();
     outcome
 }
 
-fn work(themes: &[Theme], shared: Shared, tokens: Receiver<()>, result_tx: Sender<SurveyBatch>) {
-    let mut worker = Worker {
-        parser: GameParser::new(),
-        game: Game::default(),
-        tags: Game::default(),
-        scratches: themes.iter().map(|_| Scratch::default()).collect(),
-    };
-    let mut spent: Vec<RawGame> = Vec::with_capacity(BATCH_SIZE);
-    loop {
-        let Some(batch) = shared.take_batch(&tokens, std::mem::take(&mut spent)) else { break };
-        let mut games = Vec::with_capacity(batch.games.len());
-        for raw in &batch.games {
-            let cut = batch.cut.iter().find(|(n, _)| *n == raw.number).map(|(_, m)| m.clone());
-            games.push(worker.survey_game(themes, raw, cut));
+/// The survey's work on each game: every theme's answer.
+struct SurveyJob<'a> {
+    themes: &'a [Theme],
+}
+
+impl Job for SurveyJob<'_> {
+    type Worker = Worker;
+    type Record = SurveyGame;
+
+    fn worker(&self) -> Worker {
+        Worker {
+            parser: GameParser::new(),
+            game: Game::default(),
+            tags: Game::default(),
+            scratches: self.themes.iter().map(|_| Scratch::default()).collect(),
         }
-        if result_tx.send(SurveyBatch { seq: batch.seq, games }).is_err() {
-            break;
-        }
-        spent = batch.games;
+    }
+
+    fn game(&self, worker: &mut Worker, raw: &RawGame, cut: Option<&str>, _control: &Control) -> SurveyGame {
+        worker.survey_game(self.themes, raw, cut.map(str::to_string))
+    }
+
+    /// A survey reads its files whole: its feed passes over no game.
+    fn passed(&self, _n: u64) -> Option<SurveyGame> {
+        None
     }
 }
 
@@ -226,13 +205,14 @@ impl Worker {
             printable(&format!("cqlrs: {}: game {} (line {}): {}", raw.file, raw.number, raw.line, e))
         };
         // One reading: the moves are replayed when any theme wants them.
-        let any_wants_moves = |g: &Game| themes.iter().any(|t| t.query.wants_moves(g));
+        let scratches = &self.scratches;
+        let any_wants_moves = |g: &Game| themes.iter().zip(scratches).any(|(t, s)| t.query.wants_moves(s, g));
         if let Err(e) = self.parser.parse_with(raw, &mut self.game, &any_wants_moves, true) {
             out.skipped = Some(unreadable(&e));
             return out;
         }
         out.facts = Some(GameFacts::of(&self.game));
-        out.partly_read = self.game.unplayable.as_ref().map(|e| super::partly_read_warning(raw, e, false).0);
+        out.partly_read = self.game.unplayable.as_ref().map(|e| partly_read_warning(raw, e, false).0);
         // Header-only themes decide on the tags alone, as their own runs do; when the
         // game was replayed for others, they read a tags-only copy (parsed once).
         let mut tags_read = false;
@@ -240,7 +220,7 @@ impl Worker {
             let query = &theme.query;
             let scratch = &mut self.scratches[index];
             let mut found = if query.needs_positions() {
-                if self.game.nodes.is_empty() || !query.may_match_tags(&self.game) {
+                if self.game.nodes.is_empty() || !query.may_match_tags(scratch, &self.game) {
                     continue;
                 }
                 query.eval_game(scratch, &self.game)
@@ -261,10 +241,7 @@ impl Worker {
             };
             out.messages.append(&mut found.messages);
             if let Some(e) = &found.error {
-                let reason = e.to_string();
-                let prefix = if reason.contains("abandoned") { "" } else { "query abandoned: " };
-                let message = format!("cqlrs: {}: game {} (line {}): {prefix}{reason}", raw.file, raw.number, raw.line);
-                out.warnings.push((index, printable(&message)));
+                out.warnings.push((index, printable(&abandoned_warning(raw, &e.to_string()))));
                 continue;
             }
             if !found.matched {
@@ -289,7 +266,7 @@ impl Worker {
                     found.marked_after = replayed.marked_after;
                 }
             }
-            let sort = super::sort_key(theme.sort.as_ref(), &found);
+            let sort = sort_key(theme.sort.as_ref(), &found);
             let mut bytes = Vec::new();
             render_game(&theme.format, &self.game, &found, raw, &sort, &mut bytes);
             out.matches.push(ThemeMatch {
@@ -304,61 +281,47 @@ impl Worker {
     }
 }
 
-fn deliver_in_order(
-    results: Receiver<SurveyBatch>,
-    tokens: Sender<()>,
-    stop: &AtomicBool,
-    events: &dyn ScanEvents,
-    on_game: &mut impl FnMut(SurveyGame) -> bool,
-) -> SurveyOutcome {
-    let mut out = SurveyOutcome::default();
-    let mut matched = 0u64;
-    let mut pending: BTreeMap<u64, SurveyBatch> = BTreeMap::new();
-    let mut next_seq = 0u64;
-    'receive: for batch in &results {
-        pending.insert(batch.seq, batch);
-        while let Some(batch) = pending.remove(&next_seq) {
-            next_seq += 1;
-            for game in batch.games {
-                out.read += 1;
-                if let Some(message) = &game.skipped {
-                    out.skipped += 1;
-                    events.warning(message);
-                }
-                if let Some(message) = &game.partly_read {
-                    out.partly_read += 1;
-                    events.warning(message);
-                }
-                for (_, message) in &game.warnings {
-                    events.warning(message);
-                }
-                for line in &game.messages {
-                    events.query_message(line);
-                }
-                if !game.matches.is_empty() {
-                    matched += 1;
-                }
-                let go_on = on_game(game);
-                events.game_finished(out.read, matched);
-                if !go_on {
-                    break 'receive;
-                }
-            }
-            let _ = tokens.send(());
-        }
-    }
-    stop.store(true, AtomicOrdering::Relaxed);
-    drop(tokens);
-    drop(results);
-    events.finished();
-    out
+/// The survey's side of the delivery: counts the games, reports their warnings and
+/// messages, and hands each to the caller's callback, in input order.
+struct Delivery<'a, F> {
+    out: SurveyOutcome,
+    /// Games some theme matched.
+    matched: u64,
+    events: &'a dyn ScanEvents,
+    on_game: F,
 }
 
-/// A held match of a sorting theme: (sort key, game number) and the bytes to write.
-pub type SortedMatch = ((Vec<(SortValue, bool)>, u64), Vec<u8>);
+impl<F: FnMut(SurveyGame) -> bool> Consumer<SurveyGame> for Delivery<'_, F> {
+    fn take(&mut self, game: SurveyGame) -> bool {
+        let (out, events) = (&mut self.out, self.events);
+        out.read += 1;
+        if let Some(message) = &game.skipped {
+            out.skipped += 1;
+            events.warning(message);
+        }
+        if let Some(message) = &game.partly_read {
+            out.partly_read += 1;
+            events.warning(message);
+        }
+        for (_, message) in &game.warnings {
+            events.warning(message);
+        }
+        for line in &game.messages {
+            events.query_message(line);
+        }
+        if !game.matches.is_empty() {
+            self.matched += 1;
+        }
+        let go_on = (self.on_game)(game);
+        events.game_finished(out.read, self.matched);
+        go_on
+    }
+}
+
+pub use crate::scan::SortedMatch;
 
 /// Put a sorting theme's held matches in the order its own run writes them: best
 /// first, ties by game number.
 pub fn order_sorted(matches: &mut [SortedMatch]) {
-    matches.sort_by(|a, b| super::compare_sorted(&a.0, &b.0));
+    matches.sort_by(|a, b| compare_sorted(&a.0, &b.0));
 }
