@@ -27,6 +27,7 @@
 //! Must never: write to stdout except through the sink, let a malformed game stop the
 //! scan, or lose count: every game read is matched, unmatched or skipped.
 
+use crate::ir::OutputFilter;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
@@ -144,7 +145,9 @@ impl SortOrder {
         let mut order = SortOrder { by_matchcount: ir.settings.sort_matchcount, ..SortOrder::default() };
         let mut found = order.by_matchcount;
         for i in 0..ir.len() {
-            if let crate::ir::Filter::Sort { doc, min, .. } = ir.get(crate::ir::FilterId(i as u32)) {
+            if let crate::ir::Filter::Output(OutputFilter::Sort { doc, min, .. }) =
+                ir.get(crate::ir::FilterId(i as u32))
+            {
                 found = true;
                 if *min {
                     order.ascending.insert(doc.clone());

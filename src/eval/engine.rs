@@ -13,10 +13,13 @@ use super::board;
 use super::moves::{self, MoveFacts};
 use super::value::{squares_text, Value};
 use super::{yacpdb, Error, Query, Shape};
-use crate::ir::Filter;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, FilterId, FindDirection, GameResult, HeaderField, Ir, LineChoice, MoveFilter, MoveKind,
     MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
+};
+use crate::ir::{
+    Filter, GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter,
+    PositionStateFilter, SetFilter, VariableFilter,
 };
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
@@ -26,7 +29,6 @@ mod keywords62;
 mod budget;
 mod builtins;
 mod collected;
-mod dispatch;
 mod location;
 mod move_filter;
 
@@ -307,7 +309,7 @@ impl<'a> Ctx<'a> {
                     text.push_str(&piece);
                 }
                 None => match self.q.ir().get(a) {
-                    Filter::Var(v) if self.get_var(*v).is_none() => {
+                    Filter::Variables(VariableFilter::Var(v)) if self.get_var(*v).is_none() => {
                         let name = self.q.ir().vars.get(v.0 as usize).map_or("", |info| info.name.as_str());
                         text.push_str(&format!("<unbound: {name}>"));
                     }
@@ -392,19 +394,52 @@ impl<'a> Ctx<'a> {
         Ok(self.check_match(f, at, value_mode, result))
     }
 
+    /// Evaluate filter `f` at `at` (in value mode when `vm`) by the evaluator of its family
+    /// (one file each in src/eval/engine/, matching the sections of docs/), which receives
+    /// the family's own enum. Every nested filter passes through here: the stack frame stays
+    /// small because each family's match is in its own function.
+    fn eval_inner(&mut self, f: FilterId, at: Loc, vm: bool) -> Eval {
+        let filter: &'a Filter = self.ir.get(f);
+        match filter {
+            Filter::True => Ok(Some(Value::None)),
+            Filter::False => Ok(None),
+            // A key without an entry in a dictionary of sets is the empty set where a value is
+            // read (CQL 6.2, `DictionaryRetrieveNode::getSquares`); as a filter it fails.
+            Filter::Variables(v @ VariableFilter::DictGet { dict, .. }) if vm => Ok(self
+                .eval_variables(f, v, at)?
+                .or_else(|| self.dict_holds_sets(*dict).then_some(Value::Set(Bitboard::EMPTY)))),
+            Filter::Sets(v) => self.eval_pieces_and_sets(v, at),
+            Filter::Geometry(v) => self.eval_attacks_and_geometry(f, v, at),
+            Filter::Numbers(v) => self.eval_numbers(f, v, at, vm),
+            Filter::Logic(v) => self.eval_logic(v, at, vm),
+            Filter::PositionState(v) => self.eval_position_state(f, v, at),
+            Filter::Header(v) => self.eval_header(v, at),
+            Filter::GameTree(v) => self.eval_game_tree(f, v, at, vm),
+            Filter::Variables(v) => self.eval_variables(f, v, at),
+            Filter::Output(v) => self.eval_output(f, v, at),
+            Filter::Keyword62(v) => self.eval_keyword62(f, v, at),
+            Filter::Move(mf) => self.eval_move(mf, at),
+            Filter::LegacyFact(fact) => Ok(crate::eval::legacy_facts::eval(self, fact, at)),
+            Filter::Yacpdb(pred) => Ok(Some(self.eval_yacpdb(pred))),
+            // `notransform F` is F (the transform expander left F as written).
+            Filter::NoTransform(body) => self.eval(*body, at, vm),
+            Filter::Transform { .. } => Err(internal("internal error: a transform reached the evaluator unexpanded")),
+        }
+    }
+
     /// The set value of a set operation of shape [`Shape::DirectSet`], computed from
     /// the set values of its parts exactly as [`Self::eval_inner`] does, without building
     /// [`Value`]s (the caller counts the step and the nesting).
     fn direct_set(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
         let ir: &'a Ir = self.ir;
         Ok(match ir.get(f) {
-            Filter::Between(a, b) => {
+            Filter::Geometry(GeometryFilter::Between(a, b)) => {
                 let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
                     return Ok(None);
                 };
                 Some(board::between(x, y))
             }
-            Filter::Ray { dirs, sets, xray } => {
+            Filter::Geometry(GeometryFilter::Ray { dirs, sets, xray }) => {
                 let mut bbs = [Bitboard::EMPTY; 16];
                 if sets.len() > bbs.len() {
                     return Err(internal("ray with more than 16 sets"));
@@ -415,7 +450,7 @@ impl<'a> Ctx<'a> {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray))
             }
-            Filter::Union(items) => {
+            Filter::Sets(SetFilter::Union(items)) => {
                 let mut acc = Bitboard::EMPTY;
                 for &i in items {
                     acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
@@ -423,7 +458,7 @@ impl<'a> Ctx<'a> {
                 Some(acc)
             }
             // Only intersections whose parts are all sets come here.
-            Filter::Intersection(items) => {
+            Filter::Sets(SetFilter::Intersection(items)) => {
                 let mut acc = Bitboard::FULL;
                 for &i in items {
                     match self.set_value(i, at)? {
@@ -433,10 +468,10 @@ impl<'a> Ctx<'a> {
                 }
                 Some(acc)
             }
-            Filter::Complement(a) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
+            Filter::Sets(SetFilter::Complement(a)) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
             // `makesquare f r` of two parts that are always numbers: the second is not
             // evaluated when the first fails, as in the general call.
-            Filter::Call(Builtin::MakeSquare, args) if args.len() == 2 => {
+            Filter::Numbers(NumberFilter::Call(Builtin::MakeSquare, args)) if args.len() == 2 => {
                 let Some(file) = self.number_value(args[0], at)? else { return Ok(None) };
                 let Some(rank) = self.number_value(args[1], at)? else { return Ok(None) };
                 builtins::square_at(file, rank).map(Bitboard::from)
@@ -453,7 +488,7 @@ impl<'a> Ctx<'a> {
             return result;
         }
         let fails = match &result {
-            Some(Value::Set(b)) => b.is_empty() && crate::ir::props::fails_on_empty_set(self.ir, f),
+            Some(Value::Set(b)) => b.is_empty() && self.q.kinds().fails_on_empty_set(self.ir, f),
             Some(Value::Piece(id)) => self.square_of(*id, at).is_none(),
             _ => false,
         };
@@ -472,8 +507,8 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Or(items) | Filter::And(items) => {
-                let any = matches!(ir.get(f), Filter::Or(_));
+            Filter::Logic(LogicFilter::Or(items)) | Filter::Logic(LogicFilter::And(items)) => {
+                let any = matches!(ir.get(f), Filter::Logic(LogicFilter::Or(_)));
                 let q: &'a Query = self.q;
                 match q.plan(f) {
                     super::plan::Plan::Patterns(table) if !matches!(at, Loc::Header) => {
@@ -488,25 +523,34 @@ impl<'a> Ctx<'a> {
                     _ => self.test_parts(f, items, at, any),
                 }
             }
-            Filter::SquareIter { domain, forall: false, .. } | Filter::PieceIter { domain, forall: false, .. }
+            Filter::Variables(VariableFilter::SquareIter { domain, forall: false, .. })
+            | Filter::Variables(VariableFilter::PieceIter { domain, forall: false, .. })
                 if self.iteration_fails_early(f, *domain, at)? =>
             {
                 Ok(false)
             }
-            Filter::SquareIter { var, domain, body, forall: false } if self.q.planned() && self.q.is_pure(*body) => {
+            Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall: false })
+                if self.q.planned() && self.q.is_pure(*body) =>
+            {
                 self.test_exists(*var, *domain, *body, false, at)
             }
-            Filter::PieceIter { var, domain, body, forall: false } if self.q.planned() && self.q.is_pure(*body) => {
+            Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall: false })
+                if self.q.planned() && self.q.is_pure(*body) =>
+            {
                 self.test_exists(*var, *domain, *body, true, at)
             }
             // Yes-or-no facts of the position, without making a value.
-            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) | Filter::Initial => {
+            Filter::PositionState(PositionStateFilter::Check)
+            | Filter::PositionState(PositionStateFilter::Mate)
+            | Filter::PositionState(PositionStateFilter::Stalemate)
+            | Filter::PositionState(PositionStateFilter::ToMove(_))
+            | Filter::PositionState(PositionStateFilter::Initial) => {
                 self.count_step()?;
                 Ok(self.position_fact(ir.get(f), at))
             }
-            Filter::Compare { first, rest } => self.test_comparison(f, *first, rest, at),
+            Filter::Numbers(NumberFilter::Compare { first, rest }) => self.test_comparison(f, *first, rest, at),
             // `p:F` matches when F matches at p.
-            Filter::AtPosition { at: position, body } if self.q.shape(f) == Shape::Pure => {
+            Filter::GameTree(GameTreeFilter::AtPosition { at: position, body }) if self.q.shape(f) == Shape::Pure => {
                 Ok(self.elsewhere(*position, at, |ctx, there| ctx.test(*body, there).map(Some))?.unwrap_or(false))
             }
             _ => Ok(self.eval(f, at, false)?.is_some()),
@@ -659,7 +703,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn elsewhere_leaf(&self, f: FilterId) -> Option<(FilterId, FilterId)> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::AtPosition { at, body }
+            Filter::GameTree(GameTreeFilter::AtPosition { at, body })
                 if matches!(self.q.shape(*body), Shape::Squares(_) | Shape::Pieces(..) | Shape::Var(_)) =>
             {
                 Some((*at, *body))
@@ -699,8 +743,13 @@ impl<'a> Ctx<'a> {
                 result
             }
             // `p:N` with N always a number (`start:rank x`): N at position p.
-            Shape::Pure if self.q.is_always_number(f) && matches!(self.ir.get(f), Filter::AtPosition { .. }) => {
-                let &Filter::AtPosition { at: position, body } = self.ir.get(f) else { return Ok(None) };
+            Shape::Pure
+                if self.q.is_always_number(f)
+                    && matches!(self.ir.get(f), Filter::GameTree(GameTreeFilter::AtPosition { .. })) =>
+            {
+                let &Filter::GameTree(GameTreeFilter::AtPosition { at: position, body }) = self.ir.get(f) else {
+                    return Ok(None);
+                };
                 self.elsewhere(position, at, |ctx, there| ctx.number_value(body, there))
             }
             _ => Ok(self.value(f, at)?.and_then(|v| self.as_number(&v, at))),
@@ -964,7 +1013,7 @@ impl<'a> Ctx<'a> {
         // Only a number kept from the body counts (the largest is the value); a body that
         // only matches or not is tested, which lets it stop at its first failing part in
         // the evaluation plan's order.
-        let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
+        let tested = self.q.kinds().value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
         // A body without effects that asks for `source < target` fails at every target whose
         // position id is not above the source's: those are passed over unevaluated.
         let order = match tested && self.q.planned() && self.q.is_pure(body) {
@@ -1018,14 +1067,14 @@ impl<'a> Ctx<'a> {
     /// every square holds the same in both positions, that is, the boards are equal?
     fn asks_same_board(&self, body: FilterId, source: VarId, target: VarId) -> bool {
         let ir = self.ir;
-        let Filter::Compare { first, rest } = ir.get(body) else { return false };
+        let Filter::Numbers(NumberFilter::Compare { first, rest }) = ir.get(body) else { return false };
         let [(CmpOp::Eq, second)] = rest.as_slice() else { return false };
-        let whole = |f: FilterId| matches!(ir.get(f), Filter::Squares(b) if *b == Bitboard::FULL);
+        let whole = |f: FilterId| matches!(ir.get(f), Filter::Sets(SetFilter::Squares(b)) if *b == Bitboard::FULL);
         let both = |f: FilterId| match ir.get(f) {
-            Filter::Intersection(items) => match items.as_slice() {
+            Filter::Sets(SetFilter::Intersection(items)) => match items.as_slice() {
                 [a, b] => {
                     let var = |g: FilterId| match ir.get(g) {
-                        Filter::Var(v) => Some(*v),
+                        Filter::Variables(VariableFilter::Var(v)) => Some(*v),
                         _ => None,
                     };
                     matches!((var(*a), var(*b)), (Some(x), Some(y)) if (x, y) == (source, target) || (x, y) == (target, source))
@@ -1044,15 +1093,15 @@ impl<'a> Ctx<'a> {
     fn source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> Option<(&'a [FilterId], FilterId)> {
         let ir: &'a Ir = self.ir;
         let q: &'a Query = self.q;
-        let Filter::And(items) = ir.get(body) else { return None };
+        let Filter::Logic(LogicFilter::And(items)) = ir.get(body) else { return None };
         let order: &'a [FilterId] = match q.plan(body) {
             super::plan::Plan::Order(order) => order,
             super::plan::Plan::AsStored => items,
             _ => return None,
         };
-        let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Var(w) if *w == v);
+        let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Variables(VariableFilter::Var(w)) if *w == v);
         let known = order.iter().copied().find(|&p| match ir.get(p) {
-            Filter::Compare { first, rest } => match rest.as_slice() {
+            Filter::Numbers(NumberFilter::Compare { first, rest }) => match rest.as_slice() {
                 [(CmpOp::Lt, second)] => is_var(*first, source) && is_var(*second, target),
                 [(CmpOp::Gt, second)] => is_var(*first, target) && is_var(*second, source),
                 _ => false,
@@ -1173,9 +1222,11 @@ impl<'a> Ctx<'a> {
     pub(super) fn consecutive_run_marks(&self) -> Vec<(NodeId, String)> {
         let mut marks = Vec::new();
         for (f, pairs) in &self.consecutive_runs {
-            let Filter::ConsecutiveMoves { x, y, .. } = self.ir.get(*f) else { continue };
+            let Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x, y, .. }) = self.ir.get(*f) else { continue };
             let name = |v: FilterId| match self.ir.get(v) {
-                Filter::Var(var) => self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone()),
+                Filter::Variables(VariableFilter::Var(var)) => {
+                    self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone())
+                }
                 _ => String::new(),
             };
             let (xn, yn) = (name(*x), name(*y));

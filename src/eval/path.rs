@@ -14,6 +14,7 @@
 //! pieces before it are skipped (and counted by `pathcountunfocused`); a plain constituent
 //! is tested at the position reached and consumes nothing.
 
+use crate::ir::GameTreeFilter;
 use shakmaty::{Move, Position};
 
 use super::engine::{Ctx, Loc, Out};
@@ -300,8 +301,8 @@ impl<'a> Ctx<'a> {
     ) -> Result<(), Error> {
         let ir = self.ir;
         match ir.get(item) {
-            Filter::SeqConcat(items) => self.path_items(s, items, next, r),
-            Filter::SeqAlt(alts) => {
+            Filter::GameTree(GameTreeFilter::SeqConcat(items)) => self.path_items(s, items, next, r),
+            Filter::GameTree(GameTreeFilter::SeqAlt(alts)) => {
                 for &a in alts {
                     let m = self.out.mark();
                     let res = self.path_step(s, a, next, r);
@@ -310,7 +311,7 @@ impl<'a> Ctx<'a> {
                 }
                 Ok(())
             }
-            Filter::SeqRepeat { body, min, max } => {
+            Filter::GameTree(GameTreeFilter::SeqRepeat { body, min, max }) => {
                 // Round 0 "began" nowhere, so that it is never taken for a round without progress.
                 let began = Reach { node: r.node, count: u32::MAX, unfocused: 0 };
                 self.path_repeat(s, *body, *min, *max, 0, began, next, r)
@@ -551,7 +552,9 @@ impl<'a> Ctx<'a> {
                 return Ok(false);
             }
         }
-        let Filter::Path { params, focus, .. } = self.ir.get(check.path) else { return Ok(true) };
+        let Filter::GameTree(GameTreeFilter::Path { params, focus, .. }) = self.ir.get(check.path) else {
+            return Ok(true);
+        };
         let focus = match focus {
             None => None,
             Some(f) => {

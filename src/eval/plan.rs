@@ -11,6 +11,7 @@
 //! effects or values that anyone reads (their `and`/`or` is only asked whether it matches),
 //! and each entry tests exactly what the filter it replaces tests.
 
+use crate::ir::{GameTreeFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter, VariableFilter};
 use shakmaty::{Bitboard, Color, Position};
 
 use super::board;
@@ -167,7 +168,7 @@ impl Patterns {
 /// The fact a plain position test stands for, if it is one.
 fn need_of(ir: &Ir, f: FilterId) -> Option<Need> {
     Some(match ir.get(f) {
-        Filter::Pieces { mask, squares } => {
+        Filter::Sets(SetFilter::Pieces { mask, squares }) => {
             let bits = mask.0 & PieceMask::ANYTHING.0;
             if bits == 0 {
                 Need::Never
@@ -177,14 +178,14 @@ fn need_of(ir: &Ir, f: FilterId) -> Option<Need> {
                 Need::Mask(*mask, *squares)
             }
         }
-        Filter::Squares(b) if b.is_empty() => Need::Never,
-        Filter::Not(inner) => match ir.get(*inner) {
-            Filter::Pieces { mask, squares } => Need::NoneOf(*mask, *squares),
-            Filter::Check => Need::Check(false),
+        Filter::Sets(SetFilter::Squares(b)) if b.is_empty() => Need::Never,
+        Filter::Logic(LogicFilter::Not(inner)) => match ir.get(*inner) {
+            Filter::Sets(SetFilter::Pieces { mask, squares }) => Need::NoneOf(*mask, *squares),
+            Filter::PositionState(PositionStateFilter::Check) => Need::Check(false),
             _ => return None,
         },
-        Filter::ToMove(color) => Need::ToMove(*color),
-        Filter::Check => Need::Check(true),
+        Filter::PositionState(PositionStateFilter::ToMove(color)) => Need::ToMove(*color),
+        Filter::PositionState(PositionStateFilter::Check) => Need::Check(true),
         _ => return None,
     })
 }
@@ -199,13 +200,13 @@ fn uses_kinds(need: &Need) -> bool {
 /// adds nothing.
 fn alternative(ir: &Ir, f: FilterId, orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>) -> Option<Vec<Need>> {
     let parts: Vec<FilterId> = match ir.get(f) {
-        Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+        Filter::Logic(LogicFilter::And(parts)) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
         _ => vec![f],
     };
     let mut needs = Vec::with_capacity(parts.len());
     for p in parts {
         match ir.get(p) {
-            Filter::Squares(b) if b.any() => continue,
+            Filter::Sets(SetFilter::Squares(b)) if b.any() => continue,
             Filter::True => continue,
             _ => needs.push(need_of(ir, p)?),
         }
@@ -218,9 +219,11 @@ fn alternative(ir: &Ir, f: FilterId, orders: &rustc_hash::FxHashMap<FilterId, Ve
 fn fixed_number(ir: &Ir, f: FilterId, depth: usize) -> bool {
     depth <= MAX_DEPTH
         && match ir.get(f) {
-            Filter::Number(_) | Filter::Var(_) => true,
-            Filter::Arith(_, a, b) => fixed_number(ir, *a, depth + 1) && fixed_number(ir, *b, depth + 1),
-            Filter::Neg(a) => fixed_number(ir, *a, depth + 1),
+            Filter::Numbers(NumberFilter::Number(_)) | Filter::Variables(VariableFilter::Var(_)) => true,
+            Filter::Numbers(NumberFilter::Arith(_, a, b)) => {
+                fixed_number(ir, *a, depth + 1) && fixed_number(ir, *b, depth + 1)
+            }
+            Filter::Numbers(NumberFilter::Neg(a)) => fixed_number(ir, *a, depth + 1),
             _ => false,
         }
 }
@@ -229,17 +232,19 @@ fn fixed_number(ir: &Ir, f: FilterId, depth: usize) -> bool {
 /// forward search whose body requires `ply <= bound` or `ply < bound` with a fixed bound,
 /// and the placements the body requires. `None` when there is neither.
 fn find_plan(ir: &Ir, f: FilterId, pure: &mut Memo, set_variables: &[bool]) -> Option<Plan> {
-    let Filter::Find { direction, body, .. } = ir.get(f) else { return None };
+    let Filter::GameTree(GameTreeFilter::Find { direction, body, .. }) = ir.get(f) else { return None };
     if !props::is_pure(ir, *body, pure) {
         return None;
     }
     let parts = match ir.get(*body) {
-        Filter::And(parts) => parts.clone(),
+        Filter::Logic(LogicFilter::And(parts)) => parts.clone(),
         _ => vec![*body],
     };
     let up_to_ply = parts.iter().find_map(|&p| match ir.get(p) {
-        Filter::Compare { first, rest }
-            if *direction == FindDirection::Forward && rest.len() == 1 && matches!(ir.get(*first), Filter::Ply) =>
+        Filter::Numbers(NumberFilter::Compare { first, rest })
+            if *direction == FindDirection::Forward
+                && rest.len() == 1
+                && matches!(ir.get(*first), Filter::PositionState(PositionStateFilter::Ply)) =>
         {
             let (op, bound) = rest[0];
             let strict = match op {
@@ -265,15 +270,15 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
     if let Some(items) = piece_on_square(ir, f) {
         return Some(items);
     }
-    let Filter::Intersection(items) = ir.get(f) else { return None };
+    let Filter::Sets(SetFilter::Intersection(items)) = ir.get(f) else { return None };
     if !is_intersection_of_sets(ir, f, set_variables) {
         return None;
     }
     let mut pieces = 0;
     for &i in items {
         match ir.get(i) {
-            Filter::Squares(_) => {}
-            Filter::Var(v) => {
+            Filter::Sets(SetFilter::Squares(_)) => {}
+            Filter::Variables(VariableFilter::Var(v)) => {
                 let kind = ir.vars.get(v.0 as usize).map(|info| info.kind);
                 if !matches!(kind, Some(VarKind::Square)) && !set_variables.get(v.0 as usize).copied().unwrap_or(false)
                 {
@@ -291,10 +296,10 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
 /// empty once it is taken, and the comparison of sets holds only when both are `{c1}`).
 /// Its items as a placement: the variable and the square.
 fn piece_on_square(ir: &Ir, f: FilterId) -> Option<Box<[FilterId]>> {
-    let Filter::Compare { first, rest } = ir.get(f) else { return None };
+    let Filter::Numbers(NumberFilter::Compare { first, rest }) = ir.get(f) else { return None };
     let [(CmpOp::Eq, second)] = rest.as_slice() else { return None };
-    let is_piece_var = |g: FilterId| matches!(ir.get(g), Filter::Var(v) if matches!(ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Piece)));
-    let is_one_square = |g: FilterId| matches!(ir.get(g), Filter::Squares(b) if b.count() == 1);
+    let is_piece_var = |g: FilterId| matches!(ir.get(g), Filter::Variables(VariableFilter::Var(v)) if matches!(ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Piece)));
+    let is_one_square = |g: FilterId| matches!(ir.get(g), Filter::Sets(SetFilter::Squares(b)) if b.count() == 1);
     ((is_piece_var(*first) && is_one_square(*second)) || (is_one_square(*first) && is_piece_var(*second)))
         .then(|| vec![*first, *second].into_boxed_slice())
 }
@@ -331,7 +336,7 @@ fn add_gates(ir: &Ir, f: FilterId, plans: &[Plan], pure: &[bool], gate: &mut Pos
     match ir.get(f) {
         // A compound `{a b}` (or `a and b`) matches where all of its parts do, and tests them
         // in its plan's order up to the first that fails.
-        Filter::And(items) => {
+        Filter::Logic(LogicFilter::And(items)) => {
             let order: &[FilterId] = match plans.get(f.0 as usize) {
                 // Without effects, the order does not matter: it fails wherever a part does.
                 _ if pure.get(f.0 as usize).copied().unwrap_or(false) => items,
@@ -347,8 +352,10 @@ fn add_gates(ir: &Ir, f: FilterId, plans: &[Plan], pure: &[bool], gate: &mut Pos
                 }
             }
         }
-        Filter::Mate | Filter::Check => gate.in_check = true,
-        Filter::Initial => gate.start_only = true,
+        Filter::PositionState(PositionStateFilter::Mate) | Filter::PositionState(PositionStateFilter::Check) => {
+            gate.in_check = true
+        }
+        Filter::PositionState(PositionStateFilter::Initial) => gate.start_only = true,
         _ => {}
     }
 }
@@ -370,7 +377,7 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     }
     for (f, check) in cost::path_prechecks(ir, &orders) {
         let order = match ir.get(f) {
-            Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            Filter::Logic(LogicFilter::And(parts)) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
             _ => continue,
         };
         plans[f.0 as usize] = Plan::Prechecked { order: order.into_boxed_slice(), check: Box::new(check) };
@@ -387,13 +394,14 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
             continue;
         }
         let alternatives: Vec<FilterId> = match ir.get(f) {
-            Filter::Or(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
-            Filter::And(_) => vec![f],
+            Filter::Logic(LogicFilter::Or(parts)) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            Filter::Logic(LogicFilter::And(_)) => vec![f],
             _ => continue,
         };
         let mut needs = Vec::new();
         let mut ends = Vec::with_capacity(alternatives.len());
-        let mut plain = alternatives.len() >= 2 || matches!(ir.get(f), Filter::And(parts) if parts.len() >= 2);
+        let mut plain =
+            alternatives.len() >= 2 || matches!(ir.get(f), Filter::Logic(LogicFilter::And(parts)) if parts.len() >= 2);
         for &a in &alternatives {
             match alternative(ir, a, &orders) {
                 Some(facts) if plain && needs.len() + facts.len() <= MOST_NEEDS => {
@@ -432,7 +440,7 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
     };
     for i in 0..ir.len() {
         match ir.get(FilterId(i as u32)) {
-            Filter::Assign { var, op, value } => {
+            Filter::Variables(VariableFilter::Assign { var, op, value }) => {
                 if let Some(slot) = assigned.get_mut(var.0 as usize) {
                     *slot = true;
                 }
@@ -441,10 +449,10 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
                     not_set(*var, &mut holds_set);
                 }
             }
-            Filter::SquareIter { var, .. } | Filter::PieceIter { var, .. } | Filter::IdentityIter { var, .. } => {
-                not_set(*var, &mut holds_set)
-            }
-            Filter::Echo { source, target, .. } => {
+            Filter::Variables(VariableFilter::SquareIter { var, .. })
+            | Filter::Variables(VariableFilter::PieceIter { var, .. })
+            | Filter::Variables(VariableFilter::IdentityIter { var, .. }) => not_set(*var, &mut holds_set),
+            Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => {
                 not_set(*source, &mut holds_set);
                 not_set(*target, &mut holds_set);
             }
@@ -459,11 +467,11 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
 /// out from its parts' sets, as the other set operations are, without making a value of each
 /// part (an intersection of positions compares boards and needs the general way).
 pub(crate) fn is_intersection_of_sets(ir: &Ir, f: FilterId, set_variables: &[bool]) -> bool {
-    let Filter::Intersection(parts) = ir.get(f) else { return false };
+    let Filter::Sets(SetFilter::Intersection(parts)) = ir.get(f) else { return false };
     parts.iter().all(|&p| {
         props::is_always_set(ir, p)
             || match ir.get(p) {
-                Filter::Var(v) => {
+                Filter::Variables(VariableFilter::Var(v)) => {
                     set_variables.get(v.0 as usize).copied().unwrap_or(false)
                         || ir.vars.get(v.0 as usize).is_some_and(|i| matches!(i.kind, VarKind::Piece | VarKind::Square))
                 }
@@ -518,8 +526,8 @@ impl<'a> Ctx<'a> {
             let mut count = 0u8;
             for &item in items.iter() {
                 match self.ir.get(item) {
-                    Filter::Squares(b) => squares &= *b,
-                    Filter::Var(v) => match self.get_var(*v) {
+                    Filter::Sets(SetFilter::Squares(b)) => squares &= *b,
+                    Filter::Variables(VariableFilter::Var(v)) => match self.get_var(*v) {
                         Some(Value::Set(b)) => squares &= *b,
                         Some(Value::Piece(id)) if (count as usize) < MOST_PLACED_PIECES => {
                             pieces[count as usize] = *id;
@@ -538,7 +546,10 @@ impl<'a> Ctx<'a> {
             placements.never |= squares.is_empty();
             // One piece in a forward search: its squares over the search, if known, may
             // already rule the placement out; otherwise they are gathered.
-            let forward = matches!(self.ir.get(f), Filter::Find { direction: FindDirection::Forward, .. });
+            let forward = matches!(
+                self.ir.get(f),
+                Filter::GameTree(GameTreeFilter::Find { direction: FindDirection::Forward, .. })
+            );
             if let (true, 1, Loc::Node(start)) = (forward, count, at) {
                 let id = pieces[0];
                 let last = last_ply.unwrap_or(i64::MAX);
@@ -676,8 +687,10 @@ mod tests {
     fn find_plan_of(text: &str) -> Option<(Option<(FilterId, bool)>, usize)> {
         let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
         let ir = query.ir();
-        let find =
-            (0..ir.len()).map(|i| FilterId(i as u32)).find(|&f| matches!(ir.get(f), Filter::Find { .. })).unwrap();
+        let find = (0..ir.len())
+            .map(|i| FilterId(i as u32))
+            .find(|&f| matches!(ir.get(f), Filter::GameTree(GameTreeFilter::Find { .. })))
+            .unwrap();
         match &plans(ir)[find.0 as usize] {
             Plan::Find(plan) => Some((plan.up_to_ply, plan.placements.len())),
             Plan::AsStored => None,
@@ -728,7 +741,7 @@ mod tests {
         let home = ir.find_var("Home").unwrap();
         let intersection = (0..ir.len())
             .map(|i| FilterId(i as u32))
-            .find(|&f| matches!(ir.get(f), Filter::Intersection(parts) if parts.iter().any(|&p| ir.get(p) == &Filter::Var(home))))
+            .find(|&f| matches!(ir.get(f), Filter::Sets(SetFilter::Intersection(parts)) if parts.iter().any(|&p| ir.get(p) == &Filter::Variables(VariableFilter::Var(home)))))
             .unwrap();
         assert!(is_intersection_of_sets(ir, intersection, &sets));
         // Without knowing what `Home` holds, the intersection keeps the general way.

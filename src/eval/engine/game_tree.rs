@@ -5,75 +5,12 @@
 
 use super::*;
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum GameTreeFilter<'a> {
-    /// [`Filter::Find`].
-    Find {
-        direction: &'a FindDirection,
-        all: &'a bool,
-        range: &'a Option<(i64, i64)>,
-        quiet: &'a bool,
-        body: &'a FilterId,
-    },
-    /// [`Filter::AtPosition`].
-    AtPosition { at: &'a FilterId, body: &'a FilterId },
-    /// [`Filter::Tree`].
-    Tree(&'a TreeStep),
-    /// [`Filter::Child`].
-    Child(&'a FilterId),
-    /// [`Filter::TreeRelation`].
-    TreeRelation(&'a TreeRelation, &'a FilterId, &'a FilterId),
-    /// [`Filter::Lca`].
-    Lca(&'a FilterId, &'a FilterId),
-    /// [`Filter::Distance`].
-    Distance(&'a FilterId, &'a FilterId),
-    /// [`Filter::Depth`].
-    Depth,
-    /// [`Filter::PositionById`].
-    PositionById(&'a FilterId),
-    /// [`Filter::PositionId`].
-    PositionId,
-    /// [`Filter::Line`].
-    Line { params: &'a crate::ir::LineParams, body: &'a FilterId },
-    /// [`Filter::Path`].
-    Path {
-        params: &'a crate::ir::PathParams,
-        focus: &'a Option<FilterId>,
-        best: &'a Option<FilterId>,
-        title: &'a Option<String>,
-        body: &'a FilterId,
-    },
-    /// [`Filter::PathStatus`].
-    PathStatus(&'a crate::ir::PathStatus),
-    /// [`Filter::SeqConcat`].
-    SeqConcat,
-    /// [`Filter::SeqRepeat`].
-    SeqRepeat,
-    /// [`Filter::SeqAlt`].
-    SeqAlt,
-    /// [`Filter::Echo`].
-    Echo {
-        source: &'a VarId,
-        target: &'a VarId,
-        in_all: &'a bool,
-        variations: &'a bool,
-        marks: &'a bool,
-        body: &'a FilterId,
-    },
-    /// [`Filter::Try`].
-    Try,
-    /// [`Filter::Yacpdb`].
-    Yacpdb(&'a crate::ir::YacpdbPredicate),
-}
-
 impl<'a> Ctx<'a> {
     /// A filter that looks at other positions of the game: `find`, `:`, tree steps and relations, `line`, `path`, `echo`, `try`, YACPDB predicates.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_game_tree(&mut self, f: FilterId, filter: &GameTreeFilter<'a>, at: Loc, vm: bool) -> Eval {
+    pub(super) fn eval_game_tree(&mut self, f: FilterId, filter: &'a GameTreeFilter, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             GameTreeFilter::Find { direction, all, range, quiet, body } => {
                 let notes = !*quiet && self.writes_notes();
                 return self.find(f, *direction, (*all || range.is_some(), notes), *range, *body, at);
@@ -152,7 +89,7 @@ impl<'a> Ctx<'a> {
                 return self.path(f, (*params, title.as_deref()), *focus, *best, *body, at)
             }
             GameTreeFilter::PathStatus(what) => self.path_status(*what),
-            GameTreeFilter::SeqConcat | GameTreeFilter::SeqRepeat | GameTreeFilter::SeqAlt => {
+            GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqRepeat { .. } | GameTreeFilter::SeqAlt(_) => {
                 return Err(internal("sequence constituent outside of a line"))
             }
             GameTreeFilter::Echo { source, target, in_all, variations, marks, body } => {
@@ -162,13 +99,15 @@ impl<'a> Ctx<'a> {
                 let Some(n) = self.node_of(at) else { return Ok(None) };
                 found(is_white_try(self.game, n))
             }
-            GameTreeFilter::Yacpdb(pred) => {
-                if self.analysis.is_none() {
-                    self.analysis = Some(yacpdb::Analysis::of(self.game));
-                }
-                let count = self.analysis.as_ref().map_or(0, |a| a.count(pred, self.game));
-                Some(Value::Number(count))
-            }
         })
+    }
+
+    /// The count of a YACPDB predicate over the game's solution tree (the analysis is
+    /// built on first use, once per game).
+    pub(super) fn eval_yacpdb(&mut self, pred: &crate::ir::YacpdbPredicate) -> Value {
+        if self.analysis.is_none() {
+            self.analysis = Some(yacpdb::Analysis::of(self.game));
+        }
+        Value::Number(self.analysis.as_ref().map_or(0, |a| a.count(pred, self.game)))
     }
 }

@@ -7,7 +7,7 @@ use shakmaty::Position;
 use super::super::value::Value;
 use super::super::{files, Error};
 use super::{Ctx, Eval, Loc};
-use crate::ir::FilterId;
+use crate::ir::{FilterId, Keyword62Filter};
 
 /// What `equal` compares: a filter without a value counts as whether it matched.
 #[derive(Debug, PartialEq, Eq)]
@@ -16,35 +16,11 @@ enum Any {
     Value(Value),
 }
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`crate::ir::Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum Keyword62Filter<'a> {
-    /// [`Filter::CurrentTransform`].
-    CurrentTransform(&'a String),
-    /// [`Filter::SimilarPosition`].
-    SimilarPosition { file: &'a String, game_number: &'a bool },
-    /// [`Filter::ReadFile`].
-    ReadFile(&'a FilterId),
-    /// [`Filter::WriteFile`].
-    WriteFile(&'a FilterId, &'a FilterId),
-    /// [`Filter::Equal`].
-    Equal(&'a FilterId, &'a FilterId),
-    /// [`Filter::Abort`].
-    Abort(&'a String),
-    /// [`Filter::PathDebug`].
-    PathDebug,
-    /// [`Filter::LastGameNumber`].
-    LastGameNumber,
-    /// [`Filter::ConsecutiveMoves`].
-    ConsecutiveMoves { x: &'a FilterId, y: &'a FilterId, min: &'a i64, max: &'a i64, quiet: &'a bool },
-}
-
 impl<'a> Ctx<'a> {
     /// Evaluate one of this module's filters (`filter` is the node `f`).
-    pub(super) fn eval_keyword62(&mut self, f: FilterId, filter: &Keyword62Filter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_keyword62(&mut self, f: FilterId, filter: &'a Keyword62Filter, at: Loc) -> Eval {
         let _ = f;
-        Ok(match *filter {
+        Ok(match filter {
             Keyword62Filter::CurrentTransform(names) => Some(Value::Str(format!("<{names}>"))),
             Keyword62Filter::SimilarPosition { file, game_number, .. } => {
                 let Some(db) = self.q.similar_table(f) else {
@@ -131,7 +107,7 @@ impl<'a> Ctx<'a> {
     /// string or position, or whether a filter without a value matched.
     fn any_value(&mut self, f: FilterId, at: Loc) -> Result<Any, Error> {
         use crate::ir::ValueType;
-        let kind = crate::ir::props::value_type(self.ir, f);
+        let kind = self.q.kinds().value_kind(self.ir, f).value_type();
         Ok(match (kind, self.eval(f, at, true)?) {
             (ValueType::None, v) => Any::Logical(v.is_some()),
             (ValueType::Set, v) => {

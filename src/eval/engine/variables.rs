@@ -4,43 +4,14 @@
 //! sections of `docs/iteration.md`; [`Ctx::eval_inner`] sends each filter to its family.
 
 use super::*;
-
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum VariableFilter<'a> {
-    /// [`Filter::Var`].
-    Var(&'a VarId),
-    /// [`Filter::Assign`].
-    Assign { var: &'a VarId, op: &'a Option<ArithOp>, value: &'a FilterId },
-    /// [`Filter::DictGet`].
-    DictGet { dict: &'a VarId, key: &'a FilterId },
-    /// [`Filter::DictSet`].
-    DictSet { dict: &'a VarId, key: &'a FilterId, op: &'a Option<ArithOp>, value: &'a FilterId },
-    /// [`Filter::DictUnbind`].
-    DictUnbind { dict: &'a VarId, key: &'a Option<FilterId> },
-    /// [`Filter::DictCount`].
-    DictCount(&'a VarId),
-    /// [`Filter::IsBound`].
-    IsBound(&'a VarId),
-    /// [`Filter::Unbind`].
-    Unbind(&'a VarId),
-    /// [`Filter::SquareIter`].
-    SquareIter { var: &'a VarId, domain: &'a FilterId, body: &'a FilterId, forall: &'a bool },
-    /// [`Filter::PieceIter`].
-    PieceIter { var: &'a VarId, domain: &'a FilterId, body: &'a FilterId, forall: &'a bool },
-    /// [`Filter::IdentityIter`].
-    IdentityIter { var: &'a VarId, mask: &'a PieceMask, body: &'a FilterId },
-    /// [`Filter::While`].
-    While { cond: &'a Option<FilterId>, body: &'a FilterId },
-}
+use crate::ir::NumberFilter;
 
 impl<'a> Ctx<'a> {
     /// A filter on variables: reading and assigning them, dictionaries, `isbound`/`unbind`, square and piece iteration, `while`/`loop`.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_variables(&mut self, f: FilterId, filter: &VariableFilter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_variables(&mut self, f: FilterId, filter: &'a VariableFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             VariableFilter::Var(v) => self.get_var(*v).cloned(),
             VariableFilter::Assign { var, op, value } => {
                 let new = match self.value(*value, at)? {
@@ -265,9 +236,13 @@ impl<'a> Ctx<'a> {
                 }
             }
             VariableFilter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
-            VariableFilter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
+            VariableFilter::While { cond: Some(c), body }
+                if matches!(self.ir.get(*c), Filter::Numbers(NumberFilter::RegexMatch { .. })) =>
+            {
                 // `while (S ~~ R)` runs the body once per successive match of R in S.
-                let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
+                let Filter::Numbers(NumberFilter::RegexMatch { subject, .. }) = self.ir.get(*c) else {
+                    return Ok(None);
+                };
                 let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
                 let Some(Some(re)) = self.q.regexes.get(c.0 as usize) else {
                     return Err(internal("regular expression not compiled"));
