@@ -467,22 +467,11 @@ fn head(ir: &Ir, filter: &Filter) -> String {
         Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { min, max, quiet, .. }) => {
             format!("ConsecutiveMoves {}{}", range_text(*min, *max), if *quiet { " quiet" } else { "" })
         }
-        // Variants whose name says everything: the Debug name up to any payload (inside a
-        // family, the name of the filter in its family's enum).
+        // Variants whose name says everything: the Debug name up to any payload.
         other => {
             let debug = format!("{other:?}");
-            let name = match other {
-                Filter::True
-                | Filter::False
-                | Filter::Move(_)
-                | Filter::Transform { .. }
-                | Filter::NoTransform(_)
-                | Filter::LegacyFact(_)
-                | Filter::Yacpdb(_) => &debug[..],
-                _ => debug.split_once('(').map_or(&debug[..], |(_, inner)| inner),
-            };
-            let end = name.find(['(', ' ', '{', ')']).unwrap_or(name.len());
-            name[..end].to_string()
+            let end = debug.find(['(', ' ', '{']).unwrap_or(debug.len());
+            debug[..end].to_string()
         }
     }
 }

@@ -10,7 +10,7 @@ use super::{
 /// One typed filter node: a family of filters (docs/ has one section per family), each
 /// holding its own enum, and a few filters of their own (the constants, `move`, the
 /// transforms, the facts of the legacy language and of YACPDB).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub enum Filter {
     /// Always matches, no value. CQL 6: `true`, an empty `{}`.
     True,
@@ -68,4 +68,36 @@ pub enum Filter {
     /// The count of a YACPDB predicate over the whole solution tree of the game
     /// (`ClosedWalk(wR, 4, *)`); computed once per game, numeric, always matches.
     Yacpdb(YacpdbPredicate),
+}
+
+/// A filter of a family prints as the filter inside its family's enum (`Union([…])`, not
+/// `Sets(Union([…]))`): the family is a grouping, not a filter of its own.
+impl std::fmt::Debug for Filter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Filter::True => f.write_str("True"),
+            Filter::False => f.write_str("False"),
+            Filter::Sets(x) => x.fmt(f),
+            Filter::Geometry(x) => x.fmt(f),
+            Filter::Move(x) => f.debug_tuple("Move").field(x).finish(),
+            Filter::PositionState(x) => x.fmt(f),
+            Filter::GameTree(x) => x.fmt(f),
+            Filter::Header(x) => x.fmt(f),
+            Filter::Numbers(x) => x.fmt(f),
+            Filter::Logic(x) => x.fmt(f),
+            Filter::Variables(x) => x.fmt(f),
+            Filter::Output(x) => x.fmt(f),
+            Filter::Keyword62(x) => x.fmt(f),
+            Filter::Transform { kind, range, count, body } => f
+                .debug_struct("Transform")
+                .field("kind", kind)
+                .field("range", range)
+                .field("count", count)
+                .field("body", body)
+                .finish(),
+            Filter::NoTransform(x) => f.debug_tuple("NoTransform").field(x).finish(),
+            Filter::LegacyFact(x) => f.debug_tuple("LegacyFact").field(x).finish(),
+            Filter::Yacpdb(x) => f.debug_tuple("Yacpdb").field(x).finish(),
+        }
+    }
 }
