@@ -18,8 +18,8 @@ use crate::ir::{
     MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
 };
 use crate::ir::{
-    Filter, GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter,
-    PositionStateFilter, SetFilter, VariableFilter,
+    Filter, GameTreeFilter, GeometryFilter, HeaderFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter,
+    VariableFilter,
 };
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
@@ -31,10 +31,12 @@ mod builtins;
 mod collected;
 mod location;
 mod move_filter;
+mod planned;
 
 use budget::CLOCK_FIRST;
 pub use budget::{DEPTH_LIMIT, STEP_LIMIT, WHILE_LIMIT};
 pub use collected::{Mark, Out, PositionComments};
+pub use game_tree::PathNow;
 pub use location::{Loc, SquareMemo, Temp};
 
 /// Result of evaluating a filter: `None` = no match.
@@ -103,7 +105,7 @@ pub struct Ctx<'a> {
     pub one_view: Option<Loc>,
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
-    pub path_now: Option<super::path::PathNow>,
+    pub path_now: Option<PathNow>,
     /// Positions inside lines and paths already found by a `nestban` `line` or `path`
     /// (keyed by the filter only, whatever its focus: CQL 6.2 keeps one set per
     /// `PathNode`): no new line or path of that filter starts there.
@@ -997,245 +999,6 @@ impl<'a> Ctx<'a> {
     pub(super) fn writes_notes(&self) -> bool {
         let settings = &self.q.ir().settings;
         !settings.quiet && !settings.silent
-    }
-
-    fn echo(&mut self, source: VarId, target: VarId, scope: (bool, bool, bool), body: FilterId, at: Loc) -> Eval {
-        let Loc::Node(s) = at else { return Ok(None) };
-        let (in_all, variations, marks) = scope;
-        // Targets: every searched position (the main line, or the whole tree when variations
-        // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`);
-        // the legacy `:relation (:variations)` takes in the variations in any case.
-        let searched = self.variations;
-        let walked = searched || variations;
-        let saved_s = self.set_var(source, Some(Value::Position(s)));
-        let saved_t = self.set_var(target, None);
-        let mut best: Option<Value> = None;
-        // Only a number kept from the body counts (the largest is the value); a body that
-        // only matches or not is tested, which lets it stop at its first failing part in
-        // the evaluation plan's order.
-        let tested = self.q.kinds().value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
-        // A body without effects that asks for `source < target` fails at every target whose
-        // position id is not above the source's: those are passed over unevaluated.
-        let order = match tested && self.q.planned() && self.q.is_pure(body) {
-            true => self.source_before_target(body, source, target),
-            false => None,
-        };
-        let floor = order.is_some().then(|| self.position_id(s));
-        // A body that asks only whether the two boards are the same (`source & target == .`)
-        // is answered by comparing the boards, without building the set of equal squares
-        // (its value, a set, counts only as a match: only numbers are kept from the body).
-        let same_board = self.q.planned() && self.asks_same_board(body, source, target);
-        // The targets are walked in place, in game-tree order (no list per source).
-        let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
-        while let Some(t) = next {
-            self.variations = walked;
-            next = self.next_searched(t);
-            self.variations = searched;
-            if !in_all && t == s || floor.is_some_and(|id| self.position_id(t) <= id) {
-                continue;
-            }
-            self.set_var(target, Some(Value::Position(t)));
-            let found = if same_board {
-                self.count_step()?;
-                (self.game.node(s).pos.board() == self.game.node(t).pos.board()).then_some(Value::None)
-            } else if let Some((parts, known)) = order {
-                // The rest of the conjuncts, in the plan's order (`source < target` holds).
-                self.test_conjuncts_but(parts, known, Loc::Node(t))?.then_some(Value::None)
-            } else if tested {
-                self.test(body, Loc::Node(t))?.then_some(Value::None)
-            } else {
-                self.eval(body, Loc::Node(t), false)?
-            };
-            if let Some(v) = found {
-                if marks && self.writes_notes() {
-                    self.echo_marks(source, target, s, t);
-                }
-                best = Some(match (best, v) {
-                    (Some(Value::Number(a)), Value::Number(b)) => Value::Number(a.max(b)),
-                    (None, Value::Number(b)) => Value::Number(b),
-                    (Some(old), _) => old,
-                    (None, _) => Value::None,
-                });
-            }
-        }
-        self.set_var(source, saved_s);
-        self.set_var(target, saved_t);
-        Ok(best)
-    }
-
-    /// Is `body` the comparison `source & target == .` (in either order, on either side):
-    /// every square holds the same in both positions, that is, the boards are equal?
-    fn asks_same_board(&self, body: FilterId, source: VarId, target: VarId) -> bool {
-        let ir = self.ir;
-        let Filter::Numbers(NumberFilter::Compare { first, rest }) = ir.get(body) else { return false };
-        let [(CmpOp::Eq, second)] = rest.as_slice() else { return false };
-        let whole = |f: FilterId| matches!(ir.get(f), Filter::Sets(SetFilter::Squares(b)) if *b == Bitboard::FULL);
-        let both = |f: FilterId| match ir.get(f) {
-            Filter::Sets(SetFilter::Intersection(items)) => match items.as_slice() {
-                [a, b] => {
-                    let var = |g: FilterId| match ir.get(g) {
-                        Filter::Variables(VariableFilter::Var(v)) => Some(*v),
-                        _ => None,
-                    };
-                    matches!((var(*a), var(*b)), (Some(x), Some(y)) if (x, y) == (source, target) || (x, y) == (target, source))
-                }
-                _ => false,
-            },
-            _ => false,
-        };
-        (both(*first) && whole(*second)) || (whole(*first) && both(*second))
-    }
-
-    /// When one of the conjuncts of an `echo` body is `source < target` (or `target >
-    /// source`), the conjuncts in the order [`Self::test`] tries them and that one.
-    /// Positions compare by their ids (`positionid`), so the body fails whenever the
-    /// target's id is not above the source's, and that conjunct holds otherwise.
-    fn source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> Option<(&'a [FilterId], FilterId)> {
-        let ir: &'a Ir = self.ir;
-        let q: &'a Query = self.q;
-        let Filter::Logic(LogicFilter::And(items)) = ir.get(body) else { return None };
-        let order: &'a [FilterId] = match q.plan(body) {
-            super::plan::Plan::Order(order) => order,
-            super::plan::Plan::AsStored => items,
-            _ => return None,
-        };
-        let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Variables(VariableFilter::Var(w)) if *w == v);
-        let known = order.iter().copied().find(|&p| match ir.get(p) {
-            Filter::Numbers(NumberFilter::Compare { first, rest }) => match rest.as_slice() {
-                [(CmpOp::Lt, second)] => is_var(*first, source) && is_var(*second, target),
-                [(CmpOp::Gt, second)] => is_var(*first, target) && is_var(*second, source),
-                _ => false,
-            },
-            _ => false,
-        })?;
-        Some((order, known))
-    }
-
-    /// [`Self::test`] of an `and` without effects whose conjunct `known` holds: the other
-    /// conjuncts, in `order`, up to the first that fails.
-    fn test_conjuncts_but(&mut self, order: &[FilterId], known: FilterId, at: Loc) -> Result<bool, Error> {
-        self.depth += 1;
-        let mut result = Ok(true);
-        for &part in order {
-            if part == known {
-                continue;
-            }
-            match self.test(part, at) {
-                Ok(true) => {}
-                other => {
-                    result = other;
-                    break;
-                }
-            }
-        }
-        self.depth -= 1;
-        result
-    }
-
-    /// The comments CQL 6.2's `echo` writes for a matching pair, in its order
-    /// (`EchoNode::compute`): `LCA` on the common ancestor when it is neither position,
-    /// each position's variable name, `-->` and the source at the target, `<--` and the
-    /// target at the source.
-    fn echo_marks(&mut self, source: VarId, target: VarId, s: NodeId, t: NodeId) {
-        let name = |var: VarId| self.q.ir().vars.get(var.0 as usize).map_or(String::new(), |v| v.name.clone());
-        let (source_name, target_name) = (name(source), name(target));
-        if let Some(l) = self.lca(s, t).filter(|&l| l != s && l != t) {
-            self.out.comments.push((l, "LCA".into()));
-        }
-        self.out.comments.push((s, source_name));
-        self.out.comments.push((t, target_name));
-        let to_source = format!("-->{}", self.position_text(s));
-        self.out.comments.push((t, to_source));
-        let to_target = format!("<--{}", self.position_text(t));
-        self.out.comments.push((s, to_target));
-    }
-
-    /// `consecutivemoves(x y)`: x and y on different branches; the moves from their
-    /// latest common ancestor to each are lined up ply by ply from x and y backwards, and the value is the longest
-    /// run of consecutive plies where both lines play the same move (an "echo"). With
-    /// `run`, also the run itself: the positions after each of its moves on x's line and on
-    /// y's, the first longest run found (CQL 6.2 `longestCommonSubstring`).
-    pub(super) fn consecutive_moves(&self, x: NodeId, y: NodeId, run: bool) -> (i64, Vec<(NodeId, NodeId)>) {
-        if self.is_ancestor_or_self(x, y) || self.is_ancestor_or_self(y, x) {
-            return (0, Vec::new());
-        }
-        let Some(top) = self.lca(x, y) else { return (0, Vec::new()) };
-        let path = |mut n: NodeId| {
-            let mut v = Vec::new();
-            while n != top {
-                v.push(n);
-                match self.game.node(n).parent {
-                    Some(p) => n = p,
-                    None => break,
-                }
-            }
-            v.reverse();
-            v
-        };
-        // The longest run of identical consecutive moves found anywhere on the two lines below
-        // their common ancestor, at any offset (a manoeuvre repeated later in the other line counts).
-        let (px, py) = (path(x), path(y));
-        let same = |a: NodeId, b: NodeId| match (&self.game.node(a).played, &self.game.node(b).played) {
-            // Moves are the same when the same kind of piece goes from the same square to the
-            // same square: a promotion to a different piece still counts as the same move.
-            (Some(Played::Move(ma)), Some(Played::Move(mb))) => {
-                ma.role() == mb.role() && ma.from() == mb.from() && ma.to() == mb.to()
-            }
-            (Some(Played::Null), Some(Played::Null)) => true,
-            _ => false,
-        };
-        let mut prev = vec![0i64; py.len() + 1];
-        let mut cur = vec![0i64; py.len() + 1];
-        let mut best = 0i64;
-        let mut end = (0, 0);
-        for (i, &a) in px.iter().enumerate() {
-            for (j, &b) in py.iter().enumerate() {
-                cur[j + 1] = if same(a, b) { prev[j] + 1 } else { 0 };
-                if cur[j + 1] > best {
-                    best = cur[j + 1];
-                    end = (i, j);
-                }
-            }
-            std::mem::swap(&mut prev, &mut cur);
-        }
-        let mut pairs = Vec::new();
-        if run && best > 0 {
-            let first = (end.0 + 1 - best as usize, end.1 + 1 - best as usize);
-            pairs = (0..best as usize).map(|k| (px[first.0 + k], py[first.1 + k])).collect();
-        }
-        (best, pairs)
-    }
-
-    /// Keep `pairs` as the run `consecutivemoves` filter `f` marks at the end of the game
-    /// when it is longer than the one kept so far (CQL 6.2 `ConsecutiveMovesNode::match_count`).
-    pub(super) fn keep_consecutive_run(&mut self, f: FilterId, pairs: Vec<(NodeId, NodeId)>) {
-        match self.consecutive_runs.iter_mut().find(|(g, _)| *g == f) {
-            Some((_, kept)) if pairs.len() > kept.len() => *kept = pairs,
-            Some(_) => {}
-            None => self.consecutive_runs.push((f, pairs)),
-        }
-    }
-
-    /// The marks of the runs kept by [`Self::keep_consecutive_run`]: `x-move[i]` at the
-    /// position after the i-th move of the run on x's line, `y-move[i]` on y's
-    /// (`ConsecutiveMovesNode::makeComments`).
-    pub(super) fn consecutive_run_marks(&self) -> Vec<(NodeId, String)> {
-        let mut marks = Vec::new();
-        for (f, pairs) in &self.consecutive_runs {
-            let Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x, y, .. }) = self.ir.get(*f) else { continue };
-            let name = |v: FilterId| match self.ir.get(v) {
-                Filter::Variables(VariableFilter::Var(var)) => {
-                    self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone())
-                }
-                _ => String::new(),
-            };
-            let (xn, yn) = (name(*x), name(*y));
-            for (i, &(a, b)) in pairs.iter().enumerate() {
-                marks.push((a, format!("{xn}-move[{}]", i + 1)));
-                marks.push((b, format!("{yn}-move[{}]", i + 1)));
-            }
-        }
-        marks
     }
 
     fn identity_iter(&mut self, var: VarId, mask: PieceMask, body: FilterId, at: Loc) -> Eval {

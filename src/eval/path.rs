@@ -17,7 +17,7 @@
 use crate::ir::GameTreeFilter;
 use shakmaty::{Move, Position};
 
-use super::engine::{Ctx, Loc, Out};
+use super::engine::{Ctx, Loc, Out, PathNow};
 use super::moves;
 use super::value::Value;
 use super::Error;
@@ -28,23 +28,6 @@ use crate::pgn::{NodeId, PieceId, Played};
 /// Deepest chain of pending constituents a path search may build (about three per move
 /// consumed), well within a worker thread's stack.
 const PATH_FRAMES_LIMIT: u32 = 3_000;
-
-/// What the path status filters report: the path being matched, or the last one matched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PathNow {
-    /// Where the path started (`pathstart`).
-    pub start: NodeId,
-    /// Position reached.
-    pub last: NodeId,
-    /// What `pathlastposition` names: inside the path, the end of the best complete path
-    /// found so far from this start (none before the first one, as in CQL 6.2's
-    /// `PathLastPositionNode`, which reads the path's `bestSoFar`); after it, its end.
-    pub best: Option<NodeId>,
-    /// Focused moves made (`pathcount`).
-    pub count: u32,
-    /// Unfocused moves skipped (`pathcountunfocused`).
-    pub unfocused: u32,
-}
 
 /// A point reached by a partial path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -23,9 +23,12 @@ mod kinds;
 
 pub use kinds::{declared_kind, kind, value_kind, value_type, Kind, KindContext, Reading};
 
-use super::transform::MAX_DEPTH;
 use super::visit::children;
 use super::{ArithOp, Builtin, Filter, FilterId, Ir, ValueType, VarId, VarKind};
+
+/// Deepest filter nesting the passes over the IR walk: the transform expander refuses a
+/// query nested deeper, and the analyses of this module give their cautious answer there.
+pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;
 
 /// How deep the evaluator's analyses ([`is_pure`], [`is_header_only_before_replay`],
 /// [`writes_across_games`]) look into a filter; deeper, they give their cautious answer.

@@ -50,8 +50,7 @@ use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::{Builtin, CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, TransformKind};
 
-/// Deepest filter nesting the expansion walks before refusing the query.
-pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;
+pub use super::props::MAX_DEPTH;
 
 /// Largest arena (in nodes) the expansion may grow to before refusing the query.
 pub const MAX_NODES: usize = 2_000_000;
