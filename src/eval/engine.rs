@@ -509,7 +509,7 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Logic(LogicFilter::Or(items)) | Filter::Logic(LogicFilter::And(items)) => {
+            Filter::Logic(LogicFilter::Or(items) | LogicFilter::And(items)) => {
                 let any = matches!(ir.get(f), Filter::Logic(LogicFilter::Or(_)));
                 let q: &'a Query = self.q;
                 match q.plan(f) {
@@ -525,12 +525,10 @@ impl<'a> Ctx<'a> {
                     _ => self.test_parts(f, items, at, any),
                 }
             }
-            Filter::Variables(VariableFilter::SquareIter { domain, forall: false, .. })
-            | Filter::Variables(VariableFilter::PieceIter { domain, forall: false, .. })
-                if self.iteration_fails_early(f, *domain, at)? =>
-            {
-                Ok(false)
-            }
+            Filter::Variables(
+                VariableFilter::SquareIter { domain, forall: false, .. }
+                | VariableFilter::PieceIter { domain, forall: false, .. },
+            ) if self.iteration_fails_early(f, *domain, at)? => Ok(false),
             Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall: false })
                 if self.q.planned() && self.q.is_pure(*body) =>
             {
@@ -542,11 +540,13 @@ impl<'a> Ctx<'a> {
                 self.test_exists(*var, *domain, *body, true, at)
             }
             // Yes-or-no facts of the position, without making a value.
-            Filter::PositionState(PositionStateFilter::Check)
-            | Filter::PositionState(PositionStateFilter::Mate)
-            | Filter::PositionState(PositionStateFilter::Stalemate)
-            | Filter::PositionState(PositionStateFilter::ToMove(_))
-            | Filter::PositionState(PositionStateFilter::Initial) => {
+            Filter::PositionState(
+                PositionStateFilter::Check
+                | PositionStateFilter::Mate
+                | PositionStateFilter::Stalemate
+                | PositionStateFilter::ToMove(_)
+                | PositionStateFilter::Initial,
+            ) => {
                 self.count_step()?;
                 Ok(self.position_fact(ir.get(f), at))
             }

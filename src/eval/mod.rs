@@ -288,15 +288,10 @@ use crate::ir::visit::children as children_of;
 fn is_direct_number(ir: &Ir, f: FilterId) -> bool {
     matches!(
         ir.get(f),
-        Filter::PositionState(PositionStateFilter::Ply)
-            | Filter::PositionState(PositionStateFilter::SideToMove)
+        Filter::PositionState(PositionStateFilter::Ply | PositionStateFilter::SideToMove)
             | Filter::GameTree(GameTreeFilter::PositionId)
-    ) || matches!(
-        ir.get(f),
-        Filter::Numbers(NumberFilter::Arith(..))
-            | Filter::Numbers(NumberFilter::Neg(_))
-            | Filter::Numbers(NumberFilter::Call(..))
-    ) && props::is_always_number(ir, f)
+    ) || matches!(ir.get(f), Filter::Numbers(NumberFilter::Arith(..) | NumberFilter::Neg(_) | NumberFilter::Call(..)))
+        && props::is_always_number(ir, f)
 }
 
 /// `makesquare f r` of two parts that are always numbers: a square computed from their

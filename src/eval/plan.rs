@@ -353,9 +353,7 @@ fn add_gates(ir: &Ir, f: FilterId, plans: &[Plan], pure: &[bool], gate: &mut Pos
                 }
             }
         }
-        Filter::PositionState(PositionStateFilter::Mate) | Filter::PositionState(PositionStateFilter::Check) => {
-            gate.in_check = true
-        }
+        Filter::PositionState(PositionStateFilter::Mate | PositionStateFilter::Check) => gate.in_check = true,
         Filter::PositionState(PositionStateFilter::Initial) => gate.start_only = true,
         _ => {}
     }
@@ -450,9 +448,11 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
                     not_set(*var, &mut holds_set);
                 }
             }
-            Filter::Variables(VariableFilter::SquareIter { var, .. })
-            | Filter::Variables(VariableFilter::PieceIter { var, .. })
-            | Filter::Variables(VariableFilter::IdentityIter { var, .. }) => not_set(*var, &mut holds_set),
+            Filter::Variables(
+                VariableFilter::SquareIter { var, .. }
+                | VariableFilter::PieceIter { var, .. }
+                | VariableFilter::IdentityIter { var, .. },
+            ) => not_set(*var, &mut holds_set),
             Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => {
                 not_set(*source, &mut holds_set);
                 not_set(*target, &mut holds_set);

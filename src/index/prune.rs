@@ -225,12 +225,13 @@ fn shows_on_unmatched(f: &Filter) -> bool {
     matches!(
         f,
         Filter::Output(OutputFilter::Message { .. })
-            | Filter::Keyword62(Keyword62Filter::WriteFile(..))
-            | Filter::Keyword62(Keyword62Filter::ReadFile(..))
-            | Filter::Keyword62(Keyword62Filter::Abort(..))
-            | Filter::Keyword62(Keyword62Filter::PathDebug)
-            | Filter::Variables(VariableFilter::DictSet { .. })
-            | Filter::Variables(VariableFilter::DictUnbind { .. })
+            | Filter::Keyword62(
+                Keyword62Filter::WriteFile(..)
+                    | Keyword62Filter::ReadFile(..)
+                    | Keyword62Filter::Abort(..)
+                    | Keyword62Filter::PathDebug
+            )
+            | Filter::Variables(VariableFilter::DictSet { .. } | VariableFilter::DictUnbind { .. })
             | Filter::Keyword62(Keyword62Filter::LastGameNumber)
     )
 }
@@ -291,8 +292,9 @@ fn tags_read(ir: &Ir) -> TagsRead {
             Filter::Header(HeaderFilter::GameNumber) => number = true,
             Filter::LegacyFact(_)
             | Filter::Yacpdb(_)
-            | Filter::Header(HeaderFilter::HhdbAward { .. })
-            | Filter::Header(HeaderFilter::GameTextContains(_)) => return TagsRead::All,
+            | Filter::Header(HeaderFilter::HhdbAward { .. } | HeaderFilter::GameTextContains(_)) => {
+                return TagsRead::All
+            }
             _ => {}
         }
     }

@@ -103,13 +103,16 @@ impl VarSet {
 /// The variables a node itself writes or binds (its children aside).
 fn own_writes(filter: &Filter) -> VarSet {
     match filter {
-        Filter::Variables(VariableFilter::Assign { var, .. })
-        | Filter::Variables(VariableFilter::Unbind(var))
-        | Filter::Variables(VariableFilter::SquareIter { var, .. })
-        | Filter::Variables(VariableFilter::PieceIter { var, .. })
-        | Filter::Variables(VariableFilter::IdentityIter { var, .. }) => VarSet::of(*var),
-        Filter::Variables(VariableFilter::DictSet { dict, .. })
-        | Filter::Variables(VariableFilter::DictUnbind { dict, .. }) => VarSet::of(*dict),
+        Filter::Variables(
+            VariableFilter::Assign { var, .. }
+            | VariableFilter::Unbind(var)
+            | VariableFilter::SquareIter { var, .. }
+            | VariableFilter::PieceIter { var, .. }
+            | VariableFilter::IdentityIter { var, .. },
+        ) => VarSet::of(*var),
+        Filter::Variables(VariableFilter::DictSet { dict, .. } | VariableFilter::DictUnbind { dict, .. }) => {
+            VarSet::of(*dict)
+        }
         Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => {
             VarSet(VarSet::of(*source).0 | VarSet::of(*target).0)
         }
@@ -124,17 +127,23 @@ fn own_variables(filter: &Filter) -> VarSet {
     let range =
         |(a, b): (Option<VarId>, Option<VarId>)| VarSet(a.map_or(VarSet::NONE, one).0 | b.map_or(VarSet::NONE, one).0);
     match filter {
-        Filter::Variables(VariableFilter::Var(v))
-        | Filter::Variables(VariableFilter::IsBound(v))
-        | Filter::Variables(VariableFilter::Unbind(v))
-        | Filter::Variables(VariableFilter::DictCount(v)) => one(*v),
-        Filter::Variables(VariableFilter::Assign { var, .. })
-        | Filter::Variables(VariableFilter::SquareIter { var, .. })
-        | Filter::Variables(VariableFilter::PieceIter { var, .. })
-        | Filter::Variables(VariableFilter::IdentityIter { var, .. }) => one(*var),
-        Filter::Variables(VariableFilter::DictGet { dict, .. })
-        | Filter::Variables(VariableFilter::DictSet { dict, .. })
-        | Filter::Variables(VariableFilter::DictUnbind { dict, .. }) => one(*dict),
+        Filter::Variables(
+            VariableFilter::Var(v)
+            | VariableFilter::IsBound(v)
+            | VariableFilter::Unbind(v)
+            | VariableFilter::DictCount(v),
+        ) => one(*v),
+        Filter::Variables(
+            VariableFilter::Assign { var, .. }
+            | VariableFilter::SquareIter { var, .. }
+            | VariableFilter::PieceIter { var, .. }
+            | VariableFilter::IdentityIter { var, .. },
+        ) => one(*var),
+        Filter::Variables(
+            VariableFilter::DictGet { dict, .. }
+            | VariableFilter::DictSet { dict, .. }
+            | VariableFilter::DictUnbind { dict, .. },
+        ) => one(*dict),
         Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => VarSet(one(*source).0 | one(*target).0),
         Filter::Geometry(GeometryFilter::Direction { range_variables, .. }) => range(*range_variables),
         Filter::GameTree(GameTreeFilter::Line { params, .. }) => range(params.range_variables),
@@ -283,7 +292,7 @@ impl Estimator {
         match ir.get(id) {
             Filter::True => e(0.1, 1.0),
             Filter::False => e(0.1, 0.0),
-            Filter::Numbers(NumberFilter::Number(_)) | Filter::Numbers(NumberFilter::Str(_)) => e(0.1, 1.0),
+            Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_)) => e(0.1, 1.0),
             Filter::Sets(SetFilter::Squares(b)) => e(0.5, if b.is_empty() { 0.0 } else { 1.0 }),
             Filter::Sets(SetFilter::Pieces { mask, squares }) => {
                 e(1.0, pieces_match_share(*mask, squares.count() as u32))
@@ -296,10 +305,9 @@ impl Estimator {
             Filter::PositionState(PositionStateFilter::ToMove(_)) => e(0.5, 0.5),
             Filter::PositionState(PositionStateFilter::Initial) => e(0.5, 0.01),
             Filter::PositionState(PositionStateFilter::Terminal) => e(1.0, 0.01),
-            Filter::Header(HeaderFilter::Field(_))
-            | Filter::Header(HeaderFilter::Result(_))
-            | Filter::Header(HeaderFilter::Year)
-            | Filter::Header(HeaderFilter::GameNumber) => e(2.0, 0.3),
+            Filter::Header(
+                HeaderFilter::Field(_) | HeaderFilter::Result(_) | HeaderFilter::Year | HeaderFilter::GameNumber,
+            ) => e(2.0, 0.3),
             Filter::Move(_) => e(10.0 + self.children_cost(ir, id, depth), 0.3),
             Filter::Logic(LogicFilter::Not(inner)) => {
                 let inner = self.estimate_at(ir, *inner, depth + 1);
@@ -326,23 +334,25 @@ impl Estimator {
                 e(cost, 1.0 - reach)
             }
             // Searches: the body is tested at many positions or for many squares.
-            Filter::GameTree(GameTreeFilter::Find { .. })
-            | Filter::GameTree(GameTreeFilter::Line { .. })
-            | Filter::GameTree(GameTreeFilter::Path { .. })
-            | Filter::GameTree(GameTreeFilter::Echo { .. })
+            Filter::GameTree(
+                GameTreeFilter::Find { .. }
+                | GameTreeFilter::Line { .. }
+                | GameTreeFilter::Path { .. }
+                | GameTreeFilter::Echo { .. },
+            )
             | Filter::Yacpdb(_)
             | Filter::Variables(VariableFilter::While { .. })
             | Filter::Keyword62(Keyword62Filter::SimilarPosition { .. }) => {
                 e(50.0 + 40.0 * self.children_cost(ir, id, depth), 0.3)
             }
-            Filter::Variables(VariableFilter::SquareIter { .. })
-            | Filter::Variables(VariableFilter::PieceIter { .. })
-            | Filter::Variables(VariableFilter::IdentityIter { .. }) => {
-                e(5.0 + 10.0 * self.children_cost(ir, id, depth), 0.3)
-            }
-            Filter::Geometry(GeometryFilter::Attacks { .. })
-            | Filter::Geometry(GeometryFilter::AttackChain { .. })
-            | Filter::Geometry(GeometryFilter::PinOf { .. }) => e(3.0 + self.children_cost(ir, id, depth), 0.3),
+            Filter::Variables(
+                VariableFilter::SquareIter { .. }
+                | VariableFilter::PieceIter { .. }
+                | VariableFilter::IdentityIter { .. },
+            ) => e(5.0 + 10.0 * self.children_cost(ir, id, depth), 0.3),
+            Filter::Geometry(
+                GeometryFilter::Attacks { .. } | GeometryFilter::AttackChain { .. } | GeometryFilter::PinOf { .. },
+            ) => e(3.0 + self.children_cost(ir, id, depth), 0.3),
             Filter::Numbers(NumberFilter::Compare { .. }) => e(0.5 + self.children_cost(ir, id, depth), 0.4),
             // `p:F` matches where F matches at p (a piece there, a set not empty there).
             Filter::GameTree(GameTreeFilter::AtPosition { body, .. }) => {
@@ -418,9 +428,7 @@ fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
     }
     match ir.get(id) {
         Filter::Numbers(NumberFilter::Number(_)) => true,
-        Filter::Logic(LogicFilter::And(v)) | Filter::Logic(LogicFilter::Or(v)) => {
-            v.iter().any(|&c| matched_number(ir, c, depth + 1))
-        }
+        Filter::Logic(LogicFilter::And(v) | LogicFilter::Or(v)) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
         Filter::Logic(LogicFilter::Not(c)) => matched_number(ir, *c, depth + 1),
         _ => false,
     }
@@ -438,7 +446,7 @@ pub fn evaluation_orders(ir: &Ir) -> Vec<(FilterId, Vec<FilterId>)> {
             continue;
         }
         let node = ir.get(f);
-        if let Filter::Logic(LogicFilter::And(parts)) | Filter::Logic(LogicFilter::Or(parts)) = node {
+        if let Filter::Logic(LogicFilter::And(parts) | LogicFilter::Or(parts)) = node {
             let order = estimator.order(ir, f, 0);
             if order != *parts {
                 out.push((f, order));
@@ -470,8 +478,10 @@ pub fn iteration_guards(
         }
         let node = ir.get(f);
         todo.extend(children(node));
-        let (Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall: false })
-        | Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall: false })) = node
+        let Filter::Variables(
+            VariableFilter::SquareIter { var, domain, body, forall: false }
+            | VariableFilter::PieceIter { var, domain, body, forall: false },
+        ) = node
         else {
             continue;
         };
@@ -526,8 +536,10 @@ pub fn mover_iterations(
         }
         let node = ir.get(f);
         todo.extend(children(node));
-        let (Filter::Variables(VariableFilter::SquareIter { var, body, forall: false, .. })
-        | Filter::Variables(VariableFilter::PieceIter { var, body, forall: false, .. })) = node
+        let Filter::Variables(
+            VariableFilter::SquareIter { var, body, forall: false, .. }
+            | VariableFilter::PieceIter { var, body, forall: false, .. },
+        ) = node
         else {
             continue;
         };
@@ -536,10 +548,9 @@ pub fn mover_iterations(
                 let order = orders.get(body).cloned().unwrap_or_else(|| parts.clone());
                 order.into_iter().take_while(|&p| estimator.movable(ir, p)).collect()
             }
-            Filter::Variables(VariableFilter::SquareIter { forall: false, .. })
-            | Filter::Variables(VariableFilter::PieceIter { forall: false, .. }) => {
-                guards.get(body).cloned().unwrap_or_default()
-            }
+            Filter::Variables(
+                VariableFilter::SquareIter { forall: false, .. } | VariableFilter::PieceIter { forall: false, .. },
+            ) => guards.get(body).cloned().unwrap_or_default(),
             _ if estimator.movable(ir, *body) => vec![*body],
             _ => Vec::new(),
         };
@@ -694,8 +705,7 @@ impl Estimator {
             for p in then_parts {
                 if matches!(
                     ir.get(p),
-                    Filter::PositionState(PositionStateFilter::Mate)
-                        | Filter::PositionState(PositionStateFilter::Stalemate)
+                    Filter::PositionState(PositionStateFilter::Mate | PositionStateFilter::Stalemate)
                 ) && !somewhere.contains(&p)
                 {
                     somewhere.push(p);
@@ -838,8 +848,9 @@ mod tests {
         let mut names: Vec<String> = mover_iterations(&ir, &orders, &guards)
             .into_iter()
             .map(|f| match ir.get(f) {
-                Filter::Variables(VariableFilter::PieceIter { var, .. })
-                | Filter::Variables(VariableFilter::SquareIter { var, .. }) => ir.vars[var.0 as usize].name.clone(),
+                Filter::Variables(VariableFilter::PieceIter { var, .. } | VariableFilter::SquareIter { var, .. }) => {
+                    ir.vars[var.0 as usize].name.clone()
+                }
                 other => panic!("not an iteration: {other:?}"),
             })
             .collect();

@@ -165,8 +165,9 @@ fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
             .flatten()
             .collect(),
         Filter::GameTree(GameTreeFilter::AtPosition { at, body }) => vec![("at", *at), ("body", *body)],
-        Filter::Variables(VariableFilter::SquareIter { domain, body, .. })
-        | Filter::Variables(VariableFilter::PieceIter { domain, body, .. }) => {
+        Filter::Variables(
+            VariableFilter::SquareIter { domain, body, .. } | VariableFilter::PieceIter { domain, body, .. },
+        ) => {
             vec![("in", *domain), ("body", *body)]
         }
         Filter::Variables(VariableFilter::While { cond, body }) => {

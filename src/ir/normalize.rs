@@ -125,7 +125,7 @@ fn at_most_one_square(ir: &Ir, id: FilterId, depth: usize) -> bool {
         Filter::Variables(VariableFilter::Var(v)) => {
             ir.vars.get(v.0 as usize).is_some_and(|info| info.kind == VarKind::Piece || info.kind == VarKind::Square)
         }
-        Filter::Sets(SetFilter::Squares(b)) | Filter::Sets(SetFilter::Pieces { squares: b, .. }) => b.count() <= 1,
+        Filter::Sets(SetFilter::Squares(b) | SetFilter::Pieces { squares: b, .. }) => b.count() <= 1,
         Filter::Geometry(GeometryFilter::Attacks { attackers, value_is_targets: false, .. }) => {
             at_most_one_square(ir, *attackers, depth + 1)
         }
@@ -430,9 +430,8 @@ impl Normalizer {
         }
         let (mut op, mut right) = rest[0];
         let mut first = first;
-        let is_const = |ir: &Ir, x: FilterId| {
-            matches!(ir.get(x), Filter::Numbers(NumberFilter::Number(_)) | Filter::Numbers(NumberFilter::Str(_)))
-        };
+        let is_const =
+            |ir: &Ir, x: FilterId| matches!(ir.get(x), Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_)));
         if is_const(ir, first) && !is_const(ir, right) {
             (first, op, right) = (right, flipped(op), first);
         }
@@ -650,9 +649,7 @@ fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
     }
     match ir.get(id) {
         Filter::Numbers(NumberFilter::Number(_)) => true,
-        Filter::Logic(LogicFilter::And(v)) | Filter::Logic(LogicFilter::Or(v)) => {
-            v.iter().any(|&c| matched_number(ir, c, depth + 1))
-        }
+        Filter::Logic(LogicFilter::And(v) | LogicFilter::Or(v)) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
         Filter::Logic(LogicFilter::Not(c)) => matched_number(ir, *c, depth + 1),
         _ => false,
     }

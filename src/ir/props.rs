@@ -124,42 +124,42 @@ impl OwnFacts {
 }
 
 /// The own facts of one node. Every variant is listed: adding one means deciding its facts.
+// Long on purpose: one exhaustive match is the table of every filter's facts, read whole.
 fn own_facts(filter: &Filter) -> OwnFacts {
     match filter {
         // Constants.
-        Filter::True
-        | Filter::False
-        | Filter::Numbers(NumberFilter::Number(_))
-        | Filter::Numbers(NumberFilter::Str(_)) => OwnFacts::HEADER_OPERATOR,
+        Filter::True | Filter::False | Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_)) => {
+            OwnFacts::HEADER_OPERATOR
+        }
 
         // Square sets read from the board.
-        Filter::Sets(SetFilter::Squares(_))
-        | Filter::Sets(SetFilter::Pieces { .. })
-        | Filter::Geometry(GeometryFilter::Direction { .. })
-        | Filter::Geometry(GeometryFilter::Attacks { .. })
-        | Filter::Geometry(GeometryFilter::AttackChain { .. })
-        | Filter::Geometry(GeometryFilter::PinOf { .. })
+        Filter::Sets(SetFilter::Squares(_) | SetFilter::Pieces { .. })
+        | Filter::Geometry(
+            GeometryFilter::Direction { .. }
+            | GeometryFilter::Attacks { .. }
+            | GeometryFilter::AttackChain { .. }
+            | GeometryFilter::PinOf { .. },
+        )
         | Filter::Sets(SetFilter::PawnStructure(_)) => OwnFacts::SET_OF_THE_BOARD,
         // Set operations the evaluator computes from its parts' sets (an intersection only
         // when its parts are sets: see `is_direct_set`).
-        Filter::Sets(SetFilter::Union(_))
-        | Filter::Sets(SetFilter::Intersection(_))
-        | Filter::Sets(SetFilter::Complement(_))
-        | Filter::Geometry(GeometryFilter::Between(..))
-        | Filter::Geometry(GeometryFilter::Ray { .. }) => OwnFacts { direct_set: true, ..OwnFacts::SET_OF_THE_BOARD },
+        Filter::Sets(SetFilter::Union(_) | SetFilter::Intersection(_) | SetFilter::Complement(_))
+        | Filter::Geometry(GeometryFilter::Between(..) | GeometryFilter::Ray { .. }) => {
+            OwnFacts { direct_set: true, ..OwnFacts::SET_OF_THE_BOARD }
+        }
         Filter::Sets(SetFilter::In(..)) => OwnFacts { pure: true, header_when_normalizing: true, ..OwnFacts::NONE },
         Filter::Sets(SetFilter::Count(_)) => OwnFacts { pure: true, ..OwnFacts::NONE },
 
         // Numbers, strings, comparisons.
-        Filter::Numbers(NumberFilter::Compare { .. })
-        | Filter::Numbers(NumberFilter::Arith(..))
-        | Filter::Numbers(NumberFilter::Neg(_)) => OwnFacts::HEADER_OPERATOR,
+        Filter::Numbers(NumberFilter::Compare { .. } | NumberFilter::Arith(..) | NumberFilter::Neg(_)) => {
+            OwnFacts::HEADER_OPERATOR
+        }
         Filter::Numbers(NumberFilter::Call(builtin, _)) => builtin_facts(*builtin),
         // A match sets the groups that `\1` … read.
         Filter::Numbers(NumberFilter::RegexMatch { .. }) => {
             OwnFacts { header_before_replay: true, order_sensitive: true, changes_state: true, ..OwnFacts::NONE }
         }
-        Filter::Numbers(NumberFilter::RegexGroup(_)) | Filter::Numbers(NumberFilter::RegexGroupStart(_)) => {
+        Filter::Numbers(NumberFilter::RegexGroup(_) | NumberFilter::RegexGroupStart(_)) => {
             OwnFacts { header_before_replay: true, order_sensitive: true, ..OwnFacts::NONE }
         }
         Filter::Numbers(NumberFilter::Contains { .. }) => {
@@ -168,24 +168,25 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::Header(HeaderFilter::GameTextContains(_)) => OwnFacts::NONE,
 
         // Logic.
-        Filter::Logic(LogicFilter::And(_))
-        | Filter::Logic(LogicFilter::Or(_))
-        | Filter::Logic(LogicFilter::Not(_))
-        | Filter::Logic(LogicFilter::If { .. }) => OwnFacts::HEADER_OPERATOR,
+        Filter::Logic(LogicFilter::And(_) | LogicFilter::Or(_) | LogicFilter::Not(_) | LogicFilter::If { .. }) => {
+            OwnFacts::HEADER_OPERATOR
+        }
         Filter::Logic(LogicFilter::CountMatching(_)) => OwnFacts { pure: true, ..OwnFacts::NONE },
 
         // The current position.
-        Filter::PositionState(PositionStateFilter::Check)
-        | Filter::PositionState(PositionStateFilter::Mate)
-        | Filter::PositionState(PositionStateFilter::Stalemate)
-        | Filter::PositionState(PositionStateFilter::ToMove(_))
-        | Filter::PositionState(PositionStateFilter::SideToMove)
-        | Filter::PositionState(PositionStateFilter::Initial)
-        | Filter::PositionState(PositionStateFilter::Terminal)
-        | Filter::PositionState(PositionStateFilter::Ply)
-        | Filter::PositionState(PositionStateFilter::MoveNumber)
-        | Filter::PositionState(PositionStateFilter::Mainline)
-        | Filter::PositionState(PositionStateFilter::Variation) => OwnFacts::POSITION_TEST,
+        Filter::PositionState(
+            PositionStateFilter::Check
+            | PositionStateFilter::Mate
+            | PositionStateFilter::Stalemate
+            | PositionStateFilter::ToMove(_)
+            | PositionStateFilter::SideToMove
+            | PositionStateFilter::Initial
+            | PositionStateFilter::Terminal
+            | PositionStateFilter::Ply
+            | PositionStateFilter::MoveNumber
+            | PositionStateFilter::Mainline
+            | PositionStateFilter::Variation,
+        ) => OwnFacts::POSITION_TEST,
         Filter::PositionState(PositionStateFilter::VirtualMainline)
         | Filter::GameTree(GameTreeFilter::Try)
         | Filter::Header(HeaderFilter::CurrentFen) => OwnFacts::NONE,
@@ -196,15 +197,12 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { quiet, .. }) => {
             OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE }
         }
-        Filter::Output(OutputFilter::HasComment) | Filter::Output(OutputFilter::OriginalComment) => OwnFacts::NONE,
+        Filter::Output(OutputFilter::HasComment | OutputFilter::OriginalComment) => OwnFacts::NONE,
 
         // The game header.
-        Filter::Header(HeaderFilter::Field(_))
-        | Filter::Header(HeaderFilter::Result(_))
-        | Filter::Header(HeaderFilter::Year)
-        | Filter::Header(HeaderFilter::GameNumber) => {
-            OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
-        }
+        Filter::Header(
+            HeaderFilter::Field(_) | HeaderFilter::Result(_) | HeaderFilter::Year | HeaderFilter::GameNumber,
+        ) => OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE },
         Filter::Keyword62(Keyword62Filter::LastGameNumber) | Filter::Header(HeaderFilter::HhdbAward { .. }) => {
             OwnFacts::NONE
         }
@@ -216,18 +214,20 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         }
         // Positions of the tree and their relations are read, never changed; `p:F` runs F
         // at p and writes nothing of its own.
-        Filter::GameTree(GameTreeFilter::AtPosition { .. })
-        | Filter::GameTree(GameTreeFilter::Tree(_))
-        | Filter::GameTree(GameTreeFilter::Child(_))
-        | Filter::GameTree(GameTreeFilter::TreeRelation(..))
-        | Filter::GameTree(GameTreeFilter::Lca(..))
-        | Filter::GameTree(GameTreeFilter::Distance(..))
-        | Filter::GameTree(GameTreeFilter::Depth)
-        | Filter::GameTree(GameTreeFilter::PositionId)
-        | Filter::GameTree(GameTreeFilter::PositionById(_)) => OwnFacts::POSITION_TEST,
+        Filter::GameTree(
+            GameTreeFilter::AtPosition { .. }
+            | GameTreeFilter::Tree(_)
+            | GameTreeFilter::Child(_)
+            | GameTreeFilter::TreeRelation(..)
+            | GameTreeFilter::Lca(..)
+            | GameTreeFilter::Distance(..)
+            | GameTreeFilter::Depth
+            | GameTreeFilter::PositionId
+            | GameTreeFilter::PositionById(_),
+        ) => OwnFacts::POSITION_TEST,
 
         // Lines and paths (`line` marks positions, `path` keeps its state).
-        Filter::GameTree(GameTreeFilter::Line { .. }) | Filter::GameTree(GameTreeFilter::Path { .. }) => {
+        Filter::GameTree(GameTreeFilter::Line { .. } | GameTreeFilter::Path { .. }) => {
             OwnFacts { order_sensitive: true, searches: true, changes_state: true, ..OwnFacts::NONE }
         }
         Filter::GameTree(GameTreeFilter::PathStatus(_)) => OwnFacts::ORDER_SENSITIVE,
@@ -239,9 +239,9 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::Keyword62(Keyword62Filter::PathDebug) => {
             OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
         }
-        Filter::GameTree(GameTreeFilter::SeqConcat(_))
-        | Filter::GameTree(GameTreeFilter::SeqRepeat { .. })
-        | Filter::GameTree(GameTreeFilter::SeqAlt(_)) => OwnFacts::NONE,
+        Filter::GameTree(
+            GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqRepeat { .. } | GameTreeFilter::SeqAlt(_),
+        ) => OwnFacts::NONE,
 
         // Variables and dictionaries.
         Filter::Variables(VariableFilter::Var(_)) => {
@@ -250,20 +250,16 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         Filter::Variables(VariableFilter::IsBound(_)) => {
             OwnFacts { pure: true, order_sensitive: true, ..OwnFacts::NONE }
         }
-        Filter::Variables(VariableFilter::Assign { var, .. }) | Filter::Variables(VariableFilter::Unbind(var)) => {
+        Filter::Variables(VariableFilter::Assign { var, .. } | VariableFilter::Unbind(var)) => {
             OwnFacts { changes_state: true, writes: Some(*var), ..OwnFacts::ORDER_SENSITIVE }
         }
-        Filter::Variables(VariableFilter::DictSet { dict, .. })
-        | Filter::Variables(VariableFilter::DictUnbind { dict, .. }) => {
+        Filter::Variables(VariableFilter::DictSet { dict, .. } | VariableFilter::DictUnbind { dict, .. }) => {
             OwnFacts { changes_state: true, writes: Some(*dict), ..OwnFacts::ORDER_SENSITIVE }
         }
-        Filter::Variables(VariableFilter::DictGet { .. }) | Filter::Variables(VariableFilter::DictCount(_)) => {
-            OwnFacts::ORDER_SENSITIVE
-        }
+        Filter::Variables(VariableFilter::DictGet { .. } | VariableFilter::DictCount(_)) => OwnFacts::ORDER_SENSITIVE,
 
         // Iteration and loops (an iteration restores its own variable).
-        Filter::Variables(VariableFilter::SquareIter { forall, .. })
-        | Filter::Variables(VariableFilter::PieceIter { forall, .. }) => {
+        Filter::Variables(VariableFilter::SquareIter { forall, .. } | VariableFilter::PieceIter { forall, .. }) => {
             OwnFacts { set_expression: !*forall, pure: true, searches: true, ..OwnFacts::NONE }
         }
         Filter::Variables(VariableFilter::IdentityIter { .. }) => OwnFacts { searches: true, ..OwnFacts::NONE },
@@ -272,17 +268,19 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         }
 
         // Output and files.
-        Filter::Output(OutputFilter::Comment(_))
-        | Filter::Output(OutputFilter::Sort { .. })
-        | Filter::Output(OutputFilter::SetTag(..))
-        | Filter::Output(OutputFilter::RemoveComment) => OwnFacts::ORDER_SENSITIVE,
+        Filter::Output(
+            OutputFilter::Comment(_)
+            | OutputFilter::Sort { .. }
+            | OutputFilter::SetTag(..)
+            | OutputFilter::RemoveComment,
+        ) => OwnFacts::ORDER_SENSITIVE,
         // A message is printed where it is evaluated, whether or not the game matches.
         Filter::Output(OutputFilter::Message { .. }) => {
             OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
         }
         // Writing a file and stopping the run are effects: nothing may move them before
         // or after the filters written beside them (`assert wtm` is `wtm or abort`).
-        Filter::Keyword62(Keyword62Filter::WriteFile(..)) | Filter::Keyword62(Keyword62Filter::Abort(_)) => {
+        Filter::Keyword62(Keyword62Filter::WriteFile(..) | Keyword62Filter::Abort(_)) => {
             OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
         }
         Filter::Keyword62(Keyword62Filter::ReadFile(_)) => OwnFacts::NONE,
@@ -290,9 +288,9 @@ fn own_facts(filter: &Filter) -> OwnFacts {
         // Transforms and similar positions.
         Filter::Transform { .. }
         | Filter::NoTransform(_)
-        | Filter::Keyword62(Keyword62Filter::CurrentTransform(_))
-        | Filter::Keyword62(Keyword62Filter::SimilarPosition { .. })
-        | Filter::Keyword62(Keyword62Filter::Equal(..)) => OwnFacts::NONE,
+        | Filter::Keyword62(
+            Keyword62Filter::CurrentTransform(_) | Keyword62Filter::SimilarPosition { .. } | Keyword62Filter::Equal(..),
+        ) => OwnFacts::NONE,
 
         // The other languages.
         Filter::Yacpdb(_) => OwnFacts { searches: true, ..OwnFacts::NONE },
@@ -377,9 +375,9 @@ fn is_always_number_at(ir: &Ir, id: FilterId, depth: usize) -> bool {
         Filter::Numbers(NumberFilter::Number(_))
         | Filter::Sets(SetFilter::Count(_))
         | Filter::Numbers(NumberFilter::Neg(_))
-        | Filter::PositionState(PositionStateFilter::Ply)
-        | Filter::PositionState(PositionStateFilter::MoveNumber)
-        | Filter::PositionState(PositionStateFilter::SideToMove)
+        | Filter::PositionState(
+            PositionStateFilter::Ply | PositionStateFilter::MoveNumber | PositionStateFilter::SideToMove,
+        )
         | Filter::GameTree(GameTreeFilter::PositionId) => true,
         Filter::GameTree(GameTreeFilter::AtPosition { body, .. }) => is_always_number_at(ir, *body, depth + 1),
         Filter::Numbers(NumberFilter::Call(Builtin::File | Builtin::Rank | Builtin::Abs, args)) => args.len() == 1,
@@ -586,10 +584,7 @@ fn effects_at(ir: &Ir, id: FilterId, depth: usize) -> Effects {
         Effects::Comments
     } else if matches!(
         node,
-        Filter::Logic(LogicFilter::And(_))
-            | Filter::Logic(LogicFilter::Or(_))
-            | Filter::Logic(LogicFilter::Not(_))
-            | Filter::Logic(LogicFilter::If { .. })
+        Filter::Logic(LogicFilter::And(_) | LogicFilter::Or(_) | LogicFilter::Not(_) | LogicFilter::If { .. })
     ) {
         Effects::None
     } else {

@@ -25,105 +25,109 @@ macro_rules! each_child {
             // Leaves: no sub-filters (variables, squares, constants, whole-position tests).
             Filter::True
             | Filter::False
-            | Filter::Numbers(NumberFilter::Number(_))
-            | Filter::Numbers(NumberFilter::Str(_))
-            | Filter::Sets(SetFilter::Squares(_))
-            | Filter::Sets(SetFilter::Pieces { .. })
-            | Filter::Sets(SetFilter::PawnStructure(_))
-            | Filter::Numbers(NumberFilter::RegexGroup(_))
-            | Filter::Numbers(NumberFilter::RegexGroupStart(_))
-            | Filter::PositionState(PositionStateFilter::Check)
-            | Filter::PositionState(PositionStateFilter::Mate)
-            | Filter::PositionState(PositionStateFilter::Stalemate)
-            | Filter::PositionState(PositionStateFilter::ToMove(_))
-            | Filter::PositionState(PositionStateFilter::SideToMove)
-            | Filter::PositionState(PositionStateFilter::Initial)
-            | Filter::PositionState(PositionStateFilter::Terminal)
-            | Filter::PositionState(PositionStateFilter::Ply)
-            | Filter::PositionState(PositionStateFilter::MoveNumber)
-            | Filter::PositionState(PositionStateFilter::Mainline)
-            | Filter::PositionState(PositionStateFilter::Variation)
-            | Filter::PositionState(PositionStateFilter::VirtualMainline)
+            | Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_))
+            | Filter::Sets(SetFilter::Squares(_) | SetFilter::Pieces { .. } | SetFilter::PawnStructure(_))
+            | Filter::Numbers(NumberFilter::RegexGroup(_) | NumberFilter::RegexGroupStart(_))
+            | Filter::PositionState(
+                PositionStateFilter::Check
+                | PositionStateFilter::Mate
+                | PositionStateFilter::Stalemate
+                | PositionStateFilter::ToMove(_)
+                | PositionStateFilter::SideToMove
+                | PositionStateFilter::Initial
+                | PositionStateFilter::Terminal
+                | PositionStateFilter::Ply
+                | PositionStateFilter::MoveNumber
+                | PositionStateFilter::Mainline
+                | PositionStateFilter::Variation
+                | PositionStateFilter::VirtualMainline,
+            )
             | Filter::GameTree(GameTreeFilter::Try)
-            | Filter::Output(OutputFilter::HasComment)
-            | Filter::Output(OutputFilter::OriginalComment)
-            | Filter::Header(HeaderFilter::Field(_))
-            | Filter::Header(HeaderFilter::Result(_))
-            | Filter::Header(HeaderFilter::Year)
-            | Filter::Header(HeaderFilter::GameNumber)
-            | Filter::GameTree(GameTreeFilter::Tree(_))
-            | Filter::GameTree(GameTreeFilter::Depth)
-            | Filter::GameTree(GameTreeFilter::PositionId)
-            | Filter::GameTree(GameTreeFilter::PathStatus(_))
-            | Filter::Variables(VariableFilter::Var(_))
-            | Filter::Variables(VariableFilter::IsBound(_))
-            | Filter::Variables(VariableFilter::Unbind(_))
-            | Filter::Variables(VariableFilter::DictCount(_))
+            | Filter::Output(OutputFilter::HasComment | OutputFilter::OriginalComment)
+            | Filter::Header(
+                HeaderFilter::Field(_) | HeaderFilter::Result(_) | HeaderFilter::Year | HeaderFilter::GameNumber,
+            )
+            | Filter::GameTree(
+                GameTreeFilter::Tree(_)
+                | GameTreeFilter::Depth
+                | GameTreeFilter::PositionId
+                | GameTreeFilter::PathStatus(_),
+            )
+            | Filter::Variables(
+                VariableFilter::Var(_)
+                | VariableFilter::IsBound(_)
+                | VariableFilter::Unbind(_)
+                | VariableFilter::DictCount(_),
+            )
             | Filter::Output(OutputFilter::RemoveComment)
             | Filter::Yacpdb(_)
             | Filter::LegacyFact(_)
-            | Filter::Keyword62(Keyword62Filter::CurrentTransform(_))
-            | Filter::Keyword62(Keyword62Filter::SimilarPosition { .. })
-            | Filter::Keyword62(Keyword62Filter::Abort(_))
-            | Filter::Keyword62(Keyword62Filter::PathDebug)
-            | Filter::Keyword62(Keyword62Filter::LastGameNumber)
-            | Filter::Header(HeaderFilter::GameTextContains(_))
-            | Filter::Header(HeaderFilter::HhdbAward { .. })
-            | Filter::Header(HeaderFilter::CurrentFen) => {}
+            | Filter::Keyword62(
+                Keyword62Filter::CurrentTransform(_)
+                | Keyword62Filter::SimilarPosition { .. }
+                | Keyword62Filter::Abort(_)
+                | Keyword62Filter::PathDebug
+                | Keyword62Filter::LastGameNumber,
+            )
+            | Filter::Header(
+                HeaderFilter::GameTextContains(_) | HeaderFilter::HhdbAward { .. } | HeaderFilter::CurrentFen,
+            ) => {}
             // Lists.
-            Filter::Sets(SetFilter::Union(v))
-            | Filter::Sets(SetFilter::Intersection(v))
+            Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v))
             | Filter::Numbers(NumberFilter::Call(_, v))
-            | Filter::Logic(LogicFilter::And(v))
-            | Filter::Logic(LogicFilter::Or(v))
-            | Filter::Logic(LogicFilter::CountMatching(v))
-            | Filter::GameTree(GameTreeFilter::SeqConcat(v))
-            | Filter::GameTree(GameTreeFilter::SeqAlt(v))
-            | Filter::Output(OutputFilter::Comment(v))
-            | Filter::Output(OutputFilter::Message { args: v, .. })
-            | Filter::Geometry(GeometryFilter::Ray { sets: v, .. })
-            | Filter::Geometry(GeometryFilter::AttackChain { sets: v, .. }) => {
+            | Filter::Logic(LogicFilter::And(v) | LogicFilter::Or(v) | LogicFilter::CountMatching(v))
+            | Filter::GameTree(GameTreeFilter::SeqConcat(v) | GameTreeFilter::SeqAlt(v))
+            | Filter::Output(OutputFilter::Comment(v) | OutputFilter::Message { args: v, .. })
+            | Filter::Geometry(GeometryFilter::Ray { sets: v, .. } | GeometryFilter::AttackChain { sets: v, .. }) => {
                 for c in v {
                     $visit(c)?;
                 }
             }
             // One child.
-            Filter::Sets(SetFilter::Complement(a))
-            | Filter::Sets(SetFilter::Count(a))
+            Filter::Sets(SetFilter::Complement(a) | SetFilter::Count(a))
             | Filter::Geometry(GeometryFilter::Direction { arg: a, .. })
-            | Filter::Numbers(NumberFilter::Neg(a))
-            | Filter::Numbers(NumberFilter::RegexMatch { subject: a, .. })
+            | Filter::Numbers(NumberFilter::Neg(a) | NumberFilter::RegexMatch { subject: a, .. })
             | Filter::Logic(LogicFilter::Not(a))
-            | Filter::GameTree(GameTreeFilter::Find { body: a, .. })
-            | Filter::GameTree(GameTreeFilter::Child(a))
-            | Filter::GameTree(GameTreeFilter::PositionById(a))
-            | Filter::GameTree(GameTreeFilter::Line { body: a, .. })
-            | Filter::GameTree(GameTreeFilter::SeqRepeat { body: a, .. })
-            | Filter::GameTree(GameTreeFilter::Echo { body: a, .. })
-            | Filter::Variables(VariableFilter::Assign { value: a, .. })
-            | Filter::Variables(VariableFilter::DictGet { key: a, .. })
-            | Filter::Variables(VariableFilter::IdentityIter { body: a, .. })
+            | Filter::GameTree(
+                GameTreeFilter::Find { body: a, .. }
+                | GameTreeFilter::Child(a)
+                | GameTreeFilter::PositionById(a)
+                | GameTreeFilter::Line { body: a, .. }
+                | GameTreeFilter::SeqRepeat { body: a, .. }
+                | GameTreeFilter::Echo { body: a, .. },
+            )
+            | Filter::Variables(
+                VariableFilter::Assign { value: a, .. }
+                | VariableFilter::DictGet { key: a, .. }
+                | VariableFilter::IdentityIter { body: a, .. },
+            )
             | Filter::Output(OutputFilter::Sort { value: a, .. })
             | Filter::Transform { body: a, .. }
             | Filter::NoTransform(a)
             | Filter::Keyword62(Keyword62Filter::ReadFile(a)) => $visit(a)?,
             // Two children.
             Filter::Sets(SetFilter::In(a, b))
-            | Filter::Geometry(GeometryFilter::Attacks { attackers: a, targets: b, .. })
-            | Filter::Geometry(GeometryFilter::Between(a, b))
-            | Filter::Numbers(NumberFilter::Arith(_, a, b))
-            | Filter::Numbers(NumberFilter::Contains { haystack: a, needle: b, .. })
-            | Filter::GameTree(GameTreeFilter::AtPosition { at: a, body: b })
-            | Filter::GameTree(GameTreeFilter::TreeRelation(_, a, b))
-            | Filter::GameTree(GameTreeFilter::Lca(a, b))
-            | Filter::GameTree(GameTreeFilter::Distance(a, b))
-            | Filter::Variables(VariableFilter::DictSet { key: a, value: b, .. })
-            | Filter::Variables(VariableFilter::SquareIter { domain: a, body: b, .. })
-            | Filter::Variables(VariableFilter::PieceIter { domain: a, body: b, .. })
+            | Filter::Geometry(
+                GeometryFilter::Attacks { attackers: a, targets: b, .. } | GeometryFilter::Between(a, b),
+            )
+            | Filter::Numbers(NumberFilter::Arith(_, a, b) | NumberFilter::Contains { haystack: a, needle: b, .. })
+            | Filter::GameTree(
+                GameTreeFilter::AtPosition { at: a, body: b }
+                | GameTreeFilter::TreeRelation(_, a, b)
+                | GameTreeFilter::Lca(a, b)
+                | GameTreeFilter::Distance(a, b),
+            )
+            | Filter::Variables(
+                VariableFilter::DictSet { key: a, value: b, .. }
+                | VariableFilter::SquareIter { domain: a, body: b, .. }
+                | VariableFilter::PieceIter { domain: a, body: b, .. },
+            )
             | Filter::Output(OutputFilter::SetTag(a, b))
-            | Filter::Keyword62(Keyword62Filter::WriteFile(a, b))
-            | Filter::Keyword62(Keyword62Filter::Equal(a, b))
-            | Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: a, y: b, .. }) => {
+            | Filter::Keyword62(
+                Keyword62Filter::WriteFile(a, b)
+                | Keyword62Filter::Equal(a, b)
+                | Keyword62Filter::ConsecutiveMoves { x: a, y: b, .. },
+            ) => {
                 $visit(a)?;
                 $visit(b)?;
             }

@@ -164,6 +164,8 @@ pub fn kind<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, context: &C) -> Kind
     kind_nested(ir, id, context, 0)
 }
 
+// Long on purpose: one exhaustive match is the table of every filter's kind, read whole
+// beside docs/, and a new filter does not compile until its kind is decided here.
 fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: usize) -> Kind {
     if depth > MAX_DEPTH {
         return Kind::Unknown;
@@ -184,17 +186,21 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         Filter::Numbers(NumberFilter::Str(_)) => Kind::String,
 
         // Square sets (`x & y` of two positions is a set filter too in CQL 6.2).
-        Filter::Sets(SetFilter::Squares(_))
-        | Filter::Sets(SetFilter::Pieces { .. })
-        | Filter::Sets(SetFilter::Union(_))
-        | Filter::Sets(SetFilter::Intersection(_))
-        | Filter::Sets(SetFilter::Complement(_))
-        | Filter::Geometry(GeometryFilter::Direction { .. })
-        | Filter::Geometry(GeometryFilter::Attacks { .. })
-        | Filter::Geometry(GeometryFilter::AttackChain { .. })
-        | Filter::Geometry(GeometryFilter::Between(..))
-        | Filter::Geometry(GeometryFilter::Ray { .. })
-        | Filter::Geometry(GeometryFilter::PinOf { .. })
+        Filter::Sets(
+            SetFilter::Squares(_)
+            | SetFilter::Pieces { .. }
+            | SetFilter::Union(_)
+            | SetFilter::Intersection(_)
+            | SetFilter::Complement(_),
+        )
+        | Filter::Geometry(
+            GeometryFilter::Direction { .. }
+            | GeometryFilter::Attacks { .. }
+            | GeometryFilter::AttackChain { .. }
+            | GeometryFilter::Between(..)
+            | GeometryFilter::Ray { .. }
+            | GeometryFilter::PinOf { .. },
+        )
         | Filter::Sets(SetFilter::PawnStructure(_)) => Kind::Set,
         Filter::Sets(SetFilter::In(..)) => Kind::Logical,
         Filter::Sets(SetFilter::Count(_)) => Kind::Number,
@@ -235,12 +241,12 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
                 Kind::Number
             }
         }
-        Filter::Numbers(NumberFilter::Arith(..)) | Filter::Numbers(NumberFilter::Neg(_)) => Kind::Number,
+        Filter::Numbers(NumberFilter::Arith(..) | NumberFilter::Neg(_)) => Kind::Number,
         Filter::Numbers(NumberFilter::Call(builtin, args)) => {
             let first = || args.first().map_or(Kind::Unknown, |&a| sub(a));
             builtin_kind(*builtin, first, text)
         }
-        Filter::Numbers(NumberFilter::RegexMatch { .. }) | Filter::Numbers(NumberFilter::RegexGroup(_)) => Kind::String,
+        Filter::Numbers(NumberFilter::RegexMatch { .. } | NumberFilter::RegexGroup(_)) => Kind::String,
         Filter::Numbers(NumberFilter::RegexGroupStart(_)) => Kind::Number,
         Filter::Numbers(NumberFilter::Contains { .. }) | Filter::Header(HeaderFilter::GameTextContains(_)) => {
             Kind::Logical
@@ -280,19 +286,21 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         Filter::Logic(LogicFilter::CountMatching(_)) => Kind::Number,
 
         // The current position.
-        Filter::PositionState(PositionStateFilter::SideToMove)
-        | Filter::PositionState(PositionStateFilter::Ply)
-        | Filter::PositionState(PositionStateFilter::MoveNumber) => Kind::Number,
+        Filter::PositionState(
+            PositionStateFilter::SideToMove | PositionStateFilter::Ply | PositionStateFilter::MoveNumber,
+        ) => Kind::Number,
         Filter::Header(HeaderFilter::CurrentFen) => Kind::String,
-        Filter::PositionState(PositionStateFilter::Check)
-        | Filter::PositionState(PositionStateFilter::Mate)
-        | Filter::PositionState(PositionStateFilter::Stalemate)
-        | Filter::PositionState(PositionStateFilter::ToMove(_))
-        | Filter::PositionState(PositionStateFilter::Initial)
-        | Filter::PositionState(PositionStateFilter::Terminal)
-        | Filter::PositionState(PositionStateFilter::Mainline)
-        | Filter::PositionState(PositionStateFilter::Variation)
-        | Filter::PositionState(PositionStateFilter::VirtualMainline)
+        Filter::PositionState(
+            PositionStateFilter::Check
+            | PositionStateFilter::Mate
+            | PositionStateFilter::Stalemate
+            | PositionStateFilter::ToMove(_)
+            | PositionStateFilter::Initial
+            | PositionStateFilter::Terminal
+            | PositionStateFilter::Mainline
+            | PositionStateFilter::Variation
+            | PositionStateFilter::VirtualMainline,
+        )
         | Filter::GameTree(GameTreeFilter::Try) => Kind::Logical,
 
         // Moves, comments of the game.
@@ -311,8 +319,7 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         // The game header.
         Filter::Header(HeaderFilter::Field(HeaderField::Elo(_))) => Kind::Number,
         Filter::Header(HeaderFilter::Field(_)) => Kind::String,
-        Filter::Header(HeaderFilter::Year)
-        | Filter::Header(HeaderFilter::GameNumber)
+        Filter::Header(HeaderFilter::Year | HeaderFilter::GameNumber)
         | Filter::Keyword62(Keyword62Filter::LastGameNumber)
         | Filter::Header(HeaderFilter::HhdbAward { .. }) => Kind::Number,
         Filter::Header(HeaderFilter::Result(_)) => Kind::Logical,
@@ -320,13 +327,15 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         // The game tree.
         Filter::GameTree(GameTreeFilter::Find { all, range, .. }) => number_or_position(!*all && range.is_none()),
         Filter::GameTree(GameTreeFilter::AtPosition { body, .. }) => sub(*body),
-        Filter::GameTree(GameTreeFilter::Tree(_))
-        | Filter::GameTree(GameTreeFilter::Child(_))
-        | Filter::GameTree(GameTreeFilter::PositionById(_))
-        | Filter::GameTree(GameTreeFilter::Lca(..)) => Kind::Position,
-        Filter::GameTree(GameTreeFilter::Distance(..))
-        | Filter::GameTree(GameTreeFilter::Depth)
-        | Filter::GameTree(GameTreeFilter::PositionId) => Kind::Number,
+        Filter::GameTree(
+            GameTreeFilter::Tree(_)
+            | GameTreeFilter::Child(_)
+            | GameTreeFilter::PositionById(_)
+            | GameTreeFilter::Lca(..),
+        ) => Kind::Position,
+        Filter::GameTree(GameTreeFilter::Distance(..) | GameTreeFilter::Depth | GameTreeFilter::PositionId) => {
+            Kind::Number
+        }
         // CQL 6.2 types `p ≺ q` as a position; the evaluator only tests the relation.
         Filter::GameTree(GameTreeFilter::TreeRelation(..)) if text => Kind::Position,
         Filter::GameTree(GameTreeFilter::TreeRelation(..)) => Kind::Logical,
@@ -346,40 +355,32 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         },
         Filter::GameTree(GameTreeFilter::Echo { .. }) => Kind::Logical,
         // Constituent lists are no filters of their own.
-        Filter::GameTree(GameTreeFilter::SeqConcat(_))
-        | Filter::GameTree(GameTreeFilter::SeqRepeat { .. })
-        | Filter::GameTree(GameTreeFilter::SeqAlt(_)) => Kind::Unknown,
+        Filter::GameTree(
+            GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqRepeat { .. } | GameTreeFilter::SeqAlt(_),
+        ) => Kind::Unknown,
 
         // Variables and dictionaries. CQL 6.2: an assignment has no value; the evaluator
         // gives the value assigned (a compound update gives a number).
         Filter::Variables(VariableFilter::Var(v)) => cx.variable(ir, *v),
-        Filter::Variables(VariableFilter::Assign { .. }) | Filter::Variables(VariableFilter::DictSet { .. })
-            if text =>
-        {
-            Kind::Logical
+        Filter::Variables(VariableFilter::Assign { .. } | VariableFilter::DictSet { .. }) if text => Kind::Logical,
+        Filter::Variables(VariableFilter::Assign { value, .. } | VariableFilter::DictSet { value, op: None, .. }) => {
+            sub(*value)
         }
-        Filter::Variables(VariableFilter::Assign { value, .. })
-        | Filter::Variables(VariableFilter::DictSet { value, op: None, .. }) => sub(*value),
-        Filter::Variables(VariableFilter::DictSet { .. }) | Filter::Variables(VariableFilter::DictCount(_)) => {
-            Kind::Number
-        }
+        Filter::Variables(VariableFilter::DictSet { .. } | VariableFilter::DictCount(_)) => Kind::Number,
         Filter::Variables(VariableFilter::DictGet { .. }) => Kind::Unknown,
-        Filter::Variables(VariableFilter::DictUnbind { .. })
-        | Filter::Variables(VariableFilter::IsBound(_))
-        | Filter::Variables(VariableFilter::Unbind(_)) => Kind::Logical,
+        Filter::Variables(
+            VariableFilter::DictUnbind { .. } | VariableFilter::IsBound(_) | VariableFilter::Unbind(_),
+        ) => Kind::Logical,
 
         // Iteration and loops: an existential iteration gives the squares that matched.
-        Filter::Variables(VariableFilter::SquareIter { forall, .. })
-        | Filter::Variables(VariableFilter::PieceIter { forall, .. }) => {
+        Filter::Variables(VariableFilter::SquareIter { forall, .. } | VariableFilter::PieceIter { forall, .. }) => {
             if *forall {
                 Kind::Logical
             } else {
                 Kind::Set
             }
         }
-        Filter::Variables(VariableFilter::IdentityIter { .. }) | Filter::Variables(VariableFilter::While { .. }) => {
-            Kind::Logical
-        }
+        Filter::Variables(VariableFilter::IdentityIter { .. } | VariableFilter::While { .. }) => Kind::Logical,
 
         // Output and files. CQL 6.2 types `sort` of a set as a number (it sorts by the
         // count); the evaluator keeps the set's kind, so that `y = sort "a" q` matches where
@@ -389,12 +390,13 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
             k => k,
         },
         Filter::Keyword62(Keyword62Filter::ReadFile(_)) => Kind::String,
-        Filter::Output(OutputFilter::Comment(_))
-        | Filter::Output(OutputFilter::Message { .. })
-        | Filter::Output(OutputFilter::SetTag(..))
-        | Filter::Output(OutputFilter::RemoveComment)
-        | Filter::Keyword62(Keyword62Filter::WriteFile(..))
-        | Filter::Keyword62(Keyword62Filter::Abort(_)) => Kind::Logical,
+        Filter::Output(
+            OutputFilter::Comment(_)
+            | OutputFilter::Message { .. }
+            | OutputFilter::SetTag(..)
+            | OutputFilter::RemoveComment,
+        )
+        | Filter::Keyword62(Keyword62Filter::WriteFile(..) | Keyword62Filter::Abort(_)) => Kind::Logical,
 
         // Transforms and similar positions.
         Filter::Transform { range, count, body, .. } => {
@@ -407,8 +409,9 @@ fn kind_nested<C: KindContext + ?Sized>(ir: &Ir, id: FilterId, cx: &C, depth: us
         Filter::NoTransform(body) => sub(*body),
         Filter::Keyword62(Keyword62Filter::CurrentTransform(_)) => Kind::String,
         Filter::Keyword62(Keyword62Filter::SimilarPosition { game_number: true, .. }) => Kind::Number,
-        Filter::Keyword62(Keyword62Filter::SimilarPosition { game_number: false, .. })
-        | Filter::Keyword62(Keyword62Filter::Equal(..)) => Kind::Logical,
+        Filter::Keyword62(Keyword62Filter::SimilarPosition { game_number: false, .. } | Keyword62Filter::Equal(..)) => {
+            Kind::Logical
+        }
 
         // The other languages.
         Filter::Yacpdb(_) => Kind::Number,

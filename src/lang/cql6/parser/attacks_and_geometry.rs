@@ -172,15 +172,8 @@ impl Parser<'_> {
                     let v = self.parse_expr(BP_INTER)?;
                     *slot = Some(v);
                 }
-                self.simple(
-                    Filter::Geometry(GeometryFilter::PinOf {
-                        from,
-                        through,
-                        to,
-                        part: part.unwrap_or(PinPart::Pinned),
-                    }),
-                    sp,
-                )
+                let part = part.unwrap_or(PinPart::Pinned);
+                self.simple(Filter::Geometry(GeometryFilter::PinOf { from, through, to, part }), sp)
             }
             _ => return Ok(None),
         }

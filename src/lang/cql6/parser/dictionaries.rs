@@ -125,10 +125,12 @@ impl<'s> Parser<'s> {
             Filter::Variables(VariableFilter::Var(v)) => {
                 self.ir.vars.get(v.0 as usize).is_some_and(|i| i.kind == VarKind::Position)
             }
-            Filter::GameTree(GameTreeFilter::PositionById(_))
-            | Filter::GameTree(GameTreeFilter::Child(_))
-            | Filter::GameTree(GameTreeFilter::Tree(_))
-            | Filter::GameTree(GameTreeFilter::Lca(..)) => true,
+            Filter::GameTree(
+                GameTreeFilter::PositionById(_)
+                | GameTreeFilter::Child(_)
+                | GameTreeFilter::Tree(_)
+                | GameTreeFilter::Lca(..),
+            ) => true,
             _ => false,
         }
     }

@@ -61,11 +61,10 @@ impl<'s> Parser<'s> {
                     if matches!(
                         self.ir.get(lhs),
                         Filter::Move(_)
-                            | Filter::Sets(SetFilter::Pieces { .. })
-                            | Filter::Sets(SetFilter::Squares(_))
-                            | Filter::Numbers(NumberFilter::Number(_))
-                            | Filter::Numbers(NumberFilter::Str(_))
-                            | Filter::Numbers(NumberFilter::Compare { .. })
+                            | Filter::Sets(SetFilter::Pieces { .. } | SetFilter::Squares(_))
+                            | Filter::Numbers(
+                                NumberFilter::Number(_) | NumberFilter::Str(_) | NumberFilter::Compare { .. }
+                            )
                             | Filter::Geometry(GeometryFilter::Attacks { .. })
                     ) || matches!(self.ir.get(lhs), Filter::Variables(VariableFilter::Var(v)) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
                     {

@@ -1,8 +1,8 @@
 //! CQL 6.2 `fen`: a board pattern in FEN notation, or the FEN of the current position.
 //!
 //! Takes in: the tokens after the word `fen`. Gives out: `fen "BOARD"` as the conjunction
-//! of "these squares hold this" tests ([`SetFilter::In`](crate::ir::SetFilter::In)] of a square set in a piece set), or
-//! `fen` alone as [`HeaderFilter::CurrentFen`](crate::ir::HeaderFilter::CurrentFen)] (a string).
+//! of "these squares hold this" tests ([`SetFilter::In`](crate::ir::SetFilter::In) of a square set in a piece set), or
+//! `fen` alone as [`HeaderFilter::CurrentFen`](crate::ir::HeaderFilter::CurrentFen) (a string).
 //! Must never: panic on any input.
 //!
 //! CQL's extended FEN (manual page `fen`; reference `fen.cpp`): the eight ranks from the 8th

@@ -3,7 +3,7 @@
 //!
 //! Takes in: the tokens after the word `hhdb`. Gives out: IR built from filters the engine
 //! already has (tags, comments at the initial position, regular expressions) plus two
-//! game-level facts ([`HeaderFilter::GameTextContains`](crate::ir::HeaderFilter::GameTextContains)], [`HeaderFilter::HhdbAward`](crate::ir::HeaderFilter::HhdbAward)]).
+//! game-level facts ([`HeaderFilter::GameTextContains`](crate::ir::HeaderFilter::GameTextContains), [`HeaderFilter::HhdbAward`](crate::ir::HeaderFilter::HhdbAward)).
 //! Must never: panic on any input.
 //!
 //! Where HHdb keeps each field (CQL 6.2 manual, page `hhdb`; reference source
@@ -147,9 +147,8 @@ impl Parser<'_> {
 
     /// The IR of one field and whether its value is a string.
     fn hhdb_field(&mut self, key: &str, gbr_part: Option<&str>, sp: Span) -> PResult<(FilterId, bool)> {
-        let black = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag("Black".into()))), sp);
-        let white = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag("White".into()))), sp);
-        let event = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag("Event".into()))), sp);
+        let [black, white, event] = ["Black", "White", "Event"]
+            .map(|tag| self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag(tag.into()))), sp));
         let comment = self.add(Filter::Output(OutputFilter::OriginalComment), sp);
         let start = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Initial)), sp);
         let t = |p: &mut Self, f: Filter| p.add(f, sp);
@@ -158,11 +157,9 @@ impl Parser<'_> {
             let g = p.add(Filter::Numbers(NumberFilter::RegexGroup(n)), sp);
             p.add(Filter::Logic(LogicFilter::And(vec![m, g])), sp)
         };
-        let at_start =
-            |p: &mut Self, body: FilterId| p.add(Filter::GameTree(GameTreeFilter::AtPosition { at: start, body }), sp);
+        let at_start = |p: &mut Self, body| p.add(Filter::GameTree(GameTreeFilter::AtPosition { at: start, body }), sp);
         let black_matches = |p: &mut Self, pattern: &str| {
-            let m =
-                p.add(Filter::Numbers(NumberFilter::RegexMatch { subject: black, pattern: pattern.to_string() }), sp);
+            let m = p.add(Filter::Numbers(NumberFilter::RegexMatch { subject: black, pattern: pattern.into() }), sp);
             let f = p.add(Filter::False, sp);
             p.add(Filter::Logic(LogicFilter::Or(vec![m, f])), sp)
         };
@@ -172,10 +169,8 @@ impl Parser<'_> {
         };
         if BLACK_MARKS.contains(&key) {
             let needle = t(self, Filter::Numbers(NumberFilter::Str(key.to_string())));
-            return Ok((
-                t(self, Filter::Numbers(NumberFilter::Contains { haystack: black, needle, ignore_case: false })),
-                false,
-            ));
+            let contains = Filter::Numbers(NumberFilter::Contains { haystack: black, needle, ignore_case: false });
+            return Ok((t(self, contains), false));
         }
         let id = match key {
             "<cook>" | "<minor_dual>" => {
@@ -226,10 +221,9 @@ impl Parser<'_> {
                 // With `MC` in `[Black]` the composers open the first comment, up to its first
                 // full stop; otherwise they are `[White]` without a trailing ` NN`.
                 let mc = t(self, Filter::Numbers(NumberFilter::Str("MC".into())));
-                let many = t(
-                    self,
-                    Filter::Numbers(NumberFilter::Contains { haystack: black, needle: mc, ignore_case: false }),
-                );
+                let contains =
+                    Filter::Numbers(NumberFilter::Contains { haystack: black, needle: mc, ignore_case: false });
+                let many = t(self, contains);
                 let from_comment = group(self, comment, r"^([^.]+)\.", 1);
                 let from_comment = at_start(self, from_comment);
                 let stripped = group(self, white, r"(?s)^(.*) NN$", 1);

@@ -305,10 +305,8 @@ impl<'s> Parser<'s> {
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
     pub(super) fn is_written_set(&self, id: FilterId) -> bool {
         match self.ir.get(id) {
-            Filter::Sets(SetFilter::Pieces { .. }) | Filter::Sets(SetFilter::Squares(_)) => true,
-            Filter::Sets(SetFilter::Union(v)) | Filter::Sets(SetFilter::Intersection(v)) => {
-                v.iter().all(|&x| self.is_written_set(x))
-            }
+            Filter::Sets(SetFilter::Pieces { .. } | SetFilter::Squares(_)) => true,
+            Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v)) => v.iter().all(|&x| self.is_written_set(x)),
             Filter::Sets(SetFilter::Complement(x)) => self.is_written_set(*x),
             _ => false,
         }
@@ -321,19 +319,23 @@ impl<'s> Parser<'s> {
             Filter::Move(m) => m.value != MoveValue::Count,
             Filter::True
             | Filter::False
-            | Filter::PositionState(PositionStateFilter::Check)
-            | Filter::PositionState(PositionStateFilter::Mate)
-            | Filter::PositionState(PositionStateFilter::Stalemate)
-            | Filter::PositionState(PositionStateFilter::ToMove(_))
-            | Filter::PositionState(PositionStateFilter::Initial)
-            | Filter::PositionState(PositionStateFilter::Terminal)
-            | Filter::PositionState(PositionStateFilter::Mainline)
-            | Filter::PositionState(PositionStateFilter::Variation)
-            | Filter::PositionState(PositionStateFilter::VirtualMainline)
-            | Filter::GameTree(GameTreeFilter::Tree(_))
-            | Filter::GameTree(GameTreeFilter::PositionById(_))
-            | Filter::GameTree(GameTreeFilter::Child(_))
-            | Filter::GameTree(GameTreeFilter::Lca(..)) => true,
+            | Filter::PositionState(
+                PositionStateFilter::Check
+                | PositionStateFilter::Mate
+                | PositionStateFilter::Stalemate
+                | PositionStateFilter::ToMove(_)
+                | PositionStateFilter::Initial
+                | PositionStateFilter::Terminal
+                | PositionStateFilter::Mainline
+                | PositionStateFilter::Variation
+                | PositionStateFilter::VirtualMainline,
+            )
+            | Filter::GameTree(
+                GameTreeFilter::Tree(_)
+                | GameTreeFilter::PositionById(_)
+                | GameTreeFilter::Child(_)
+                | GameTreeFilter::Lca(..),
+            ) => true,
             _ => false,
         }
     }
@@ -341,9 +343,9 @@ impl<'s> Parser<'s> {
     pub(super) fn is_move(&self, id: FilterId) -> bool {
         match self.ir.get(id) {
             Filter::Move(_)
-            | Filter::GameTree(GameTreeFilter::SeqConcat(_))
-            | Filter::GameTree(GameTreeFilter::SeqAlt(_))
-            | Filter::GameTree(GameTreeFilter::SeqRepeat { .. }) => true,
+            | Filter::GameTree(
+                GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqAlt(_) | GameTreeFilter::SeqRepeat { .. },
+            ) => true,
             Filter::Logic(LogicFilter::And(v)) => v.iter().any(|&x| self.is_move(x)),
             _ => false,
         }

@@ -258,7 +258,7 @@ impl Checker<'_> {
             | Filter::GameTree(GameTreeFilter::TreeRelation(_, a, _))
             | Filter::Sets(SetFilter::In(a, _)) => *a,
             Filter::Numbers(NumberFilter::Compare { first, .. }) => *first,
-            Filter::Sets(SetFilter::Union(v)) | Filter::Sets(SetFilter::Intersection(v)) => *v.first()?,
+            Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v)) => *v.first()?,
             Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets }) => {
                 if *value_is_targets {
                     *targets
@@ -291,8 +291,7 @@ impl Checker<'_> {
                     | Filter::Output(OutputFilter::Sort { .. })
                     | Filter::Logic(LogicFilter::Not(_))
                     | Filter::Transform { .. }
-                    | Filter::Variables(VariableFilter::SquareIter { .. })
-                    | Filter::Variables(VariableFilter::PieceIter { .. })
+                    | Filter::Variables(VariableFilter::SquareIter { .. } | VariableFilter::PieceIter { .. })
                     | Filter::Numbers(NumberFilter::Call(..))
                     | Filter::GameTree(GameTreeFilter::AtPosition { .. })
                     | Filter::Variables(VariableFilter::Assign { .. })
@@ -318,8 +317,7 @@ impl Checker<'_> {
             matches!(
                 self.ir.get(a),
                 Filter::Transform { .. }
-                    | Filter::Variables(VariableFilter::SquareIter { .. })
-                    | Filter::Variables(VariableFilter::PieceIter { .. })
+                    | Filter::Variables(VariableFilter::SquareIter { .. } | VariableFilter::PieceIter { .. })
             )
         })
     }
@@ -341,8 +339,7 @@ impl Checker<'_> {
             }
             Filter::GameTree(GameTreeFilter::TreeRelation(_, _, r)) => pair_ok(CmpOp::Lt, lk, self.kind(*r)),
             Filter::Sets(SetFilter::Union(_))
-            | Filter::Geometry(GeometryFilter::Attacks { .. })
-            | Filter::Geometry(GeometryFilter::AttackChain { .. }) => lk == Kind::Set,
+            | Filter::Geometry(GeometryFilter::Attacks { .. } | GeometryFilter::AttackChain { .. }) => lk == Kind::Set,
             Filter::Sets(SetFilter::Intersection(_)) => matches!(lk, Kind::Set | Kind::Position),
             Filter::Sets(SetFilter::In(_, r)) => {
                 let rk = self.kind(*r);
@@ -362,17 +359,18 @@ impl Checker<'_> {
             lk = match self.ir.get(a) {
                 // Constituent lists and a move's tied side do not change what the
                 // operator would see.
-                Filter::GameTree(GameTreeFilter::SeqConcat(_))
-                | Filter::GameTree(GameTreeFilter::SeqRepeat { .. })
-                | Filter::GameTree(GameTreeFilter::SeqAlt(_))
+                Filter::GameTree(
+                    GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqRepeat { .. } | GameTreeFilter::SeqAlt(_),
+                )
                 | Filter::Move(_) => continue,
                 // Filters whose kind their parts do not change.
-                Filter::GameTree(GameTreeFilter::Line { .. })
-                | Filter::GameTree(GameTreeFilter::Find { .. })
+                Filter::GameTree(GameTreeFilter::Line { .. } | GameTreeFilter::Find { .. })
                 | Filter::Logic(LogicFilter::Not(_))
-                | Filter::Variables(VariableFilter::Assign { .. })
-                | Filter::Variables(VariableFilter::SquareIter { .. })
-                | Filter::Variables(VariableFilter::PieceIter { .. }) => self.kind(a),
+                | Filter::Variables(
+                    VariableFilter::Assign { .. }
+                    | VariableFilter::SquareIter { .. }
+                    | VariableFilter::PieceIter { .. },
+                ) => self.kind(a),
                 Filter::Transform { count, range, .. } => {
                     if *count || range.is_some() {
                         Kind::Number
@@ -422,7 +420,7 @@ fn hint_for(k: Kind) -> &'static str {
 /// arithmetic); `None` for any other node.
 fn with_left_operand(filter: &Filter, left: FilterId) -> Option<Filter> {
     Some(match filter {
-        Filter::Sets(SetFilter::Union(v)) | Filter::Sets(SetFilter::Intersection(v)) if !v.is_empty() => {
+        Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v)) if !v.is_empty() => {
             let mut v = v.clone();
             v[0] = left;
             if matches!(filter, Filter::Sets(SetFilter::Union(_))) {

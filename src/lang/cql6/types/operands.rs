@@ -117,8 +117,7 @@ impl Checker<'_> {
                 self.want(*text, Kind::String, "the text of `writefile`");
             }
             Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: a, y: b, .. })
-            | Filter::GameTree(GameTreeFilter::Lca(a, b))
-            | Filter::GameTree(GameTreeFilter::Distance(a, b)) => {
+            | Filter::GameTree(GameTreeFilter::Lca(a, b) | GameTreeFilter::Distance(a, b)) => {
                 self.want(*a, Kind::Position, "each argument");
                 self.want(*b, Kind::Position, "each argument");
             }
@@ -149,8 +148,9 @@ impl Checker<'_> {
                     self.want(c, Kind::Set, "the captured square of a move");
                 }
             }
-            Filter::Variables(VariableFilter::SquareIter { domain, var, .. })
-            | Filter::Variables(VariableFilter::PieceIter { domain, var, .. }) => {
+            Filter::Variables(
+                VariableFilter::SquareIter { domain, var, .. } | VariableFilter::PieceIter { domain, var, .. },
+            ) => {
                 self.want(*domain, Kind::Set, "the domain of an iteration (after `∊` / `in`)");
                 let k = self.var_kind(*var);
                 if k != Kind::Unknown && k != Kind::Set {
@@ -218,7 +218,7 @@ impl Checker<'_> {
             return;
         }
         match self.ir.get(id) {
-            Filter::GameTree(GameTreeFilter::SeqConcat(items)) | Filter::GameTree(GameTreeFilter::SeqAlt(items)) => {
+            Filter::GameTree(GameTreeFilter::SeqConcat(items) | GameTreeFilter::SeqAlt(items)) => {
                 for &i in items {
                     self.line_constituents(i, depth + 1);
                 }
@@ -227,7 +227,7 @@ impl Checker<'_> {
             // `check - 3` in a constituent is `check` and then the number -3.
             Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, a, _)) if !self.kind(*a).is(Kind::Number) => {}
             Filter::Numbers(NumberFilter::Arith(_, a, _)) if !self.op_ok(self.ir.get(id), self.kind(*a)) => {}
-            Filter::Numbers(NumberFilter::Number(_)) | Filter::Numbers(NumberFilter::Arith(..)) => self.error(
+            Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Arith(..)) => self.error(
                 id,
                 "a `line` constituent cannot be a number or arithmetic".into(),
                 "a `+` or `*` meant as repetition must be followed by an arrow or a closing bracket; put a filter in braces",

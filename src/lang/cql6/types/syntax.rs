@@ -220,9 +220,7 @@ pub fn ignored_values(ir: &Ir) -> Vec<Diagnostic> {
                 Diagnostic::new("`lastgamenumber` always matches: its numeric value must not be ignored", ir.span(id))
                     .with_hint("compare it or use it as a value, e.g. `gamenumber == lastgamenumber`"),
             ),
-            Filter::Logic(LogicFilter::And(items)) | Filter::Logic(LogicFilter::Or(items)) => {
-                todo.extend(items.iter().copied())
-            }
+            Filter::Logic(LogicFilter::And(items) | LogicFilter::Or(items)) => todo.extend(items.iter().copied()),
             Filter::Logic(LogicFilter::Not(a)) => todo.push(*a),
             Filter::Logic(LogicFilter::If { cond, then, otherwise }) => {
                 todo.push(*cond);
