@@ -132,7 +132,9 @@ impl SortOrder {
         let mut order = SortOrder { by_matchcount: ir.settings.sort_matchcount, ..SortOrder::default() };
         let mut found = order.by_matchcount;
         for i in 0..ir.len() {
-            if let crate::ir::Filter::Sort { doc, min, .. } = ir.get(crate::ir::FilterId(i as u32)) {
+            if let crate::ir::Filter::Output(crate::ir::OutputFilter::Sort { doc, min, .. }) =
+                ir.get(crate::ir::FilterId(i as u32))
+            {
                 found = true;
                 if *min {
                     order.ascending.insert(doc.clone());

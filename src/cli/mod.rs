@@ -13,6 +13,7 @@
 //! Must never: write to stdout itself (the `output` and [`gui`] modules do), or start scanning
 //! when the query has errors.
 
+use crate::ir::{HeaderFilter, LogicFilter, NumberFilter};
 /// `eprintln!` for the command line: a closed or failing stderr (`cqlrs … 2>&1 | head`)
 /// must not turn a message into a panic, so write errors are ignored.
 macro_rules! say {
@@ -749,14 +750,14 @@ fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
 
     let mut filters: Vec<FilterId> = Vec::new();
     let contains = |ir: &mut Ir, field: HeaderField, text: &str| {
-        let haystack = ir.add(Filter::Header(field), none);
-        let needle = ir.add(Filter::Str(text.to_string()), none);
-        ir.add(Filter::Contains { haystack, needle, ignore_case: false }, none)
+        let haystack = ir.add(Filter::Header(HeaderFilter::Field(field)), none);
+        let needle = ir.add(Filter::Numbers(NumberFilter::Str(text.to_string())), none);
+        ir.add(Filter::Numbers(NumberFilter::Contains { haystack, needle, ignore_case: false }), none)
     };
     if let Some(name) = &args.player {
         let w = contains(ir, HeaderField::Player(shakmaty::Color::White), name);
         let b = contains(ir, HeaderField::Player(shakmaty::Color::Black), name);
-        filters.push(ir.add(Filter::Or(vec![w, b]), none));
+        filters.push(ir.add(Filter::Logic(LogicFilter::Or(vec![w, b])), none));
     }
     if let Some(name) = &args.white {
         filters.push(contains(ir, HeaderField::Player(shakmaty::Color::White), name));
@@ -772,19 +773,22 @@ fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
     }
     if let Some(r) = &args.result {
         let result = result_of(r)?;
-        filters.push(ir.add(Filter::Result(result), none));
+        filters.push(ir.add(Filter::Header(HeaderFilter::Result(result)), none));
     }
     if let Some((lo, hi)) = args.year {
-        let year = ir.add(Filter::Year, none);
-        let lo = ir.add(Filter::Number(lo as i64), none);
-        let hi = ir.add(Filter::Number(hi as i64), none);
+        let year = ir.add(Filter::Header(HeaderFilter::Year), none);
+        let lo = ir.add(Filter::Numbers(NumberFilter::Number(lo as i64)), none);
+        let hi = ir.add(Filter::Numbers(NumberFilter::Number(hi as i64)), none);
         // `lo <= year <= hi`: a chained comparison compares each operand with the one
         // before it, so the year must stand between the two bounds.
-        filters.push(ir.add(Filter::Compare { first: lo, rest: vec![(CmpOp::Le, year), (CmpOp::Le, hi)] }, none));
+        filters.push(ir.add(
+            Filter::Numbers(NumberFilter::Compare { first: lo, rest: vec![(CmpOp::Le, year), (CmpOp::Le, hi)] }),
+            none,
+        ));
     }
     if !filters.is_empty() {
         filters.push(body);
-        body = ir.add(Filter::And(filters), none);
+        body = ir.add(Filter::Logic(LogicFilter::And(filters)), none);
     }
     ir.root = Some(body);
     Ok(())
@@ -793,6 +797,7 @@ fn apply_cli(args: &Args, ir: &mut Ir) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::PositionStateFilter;
 
     fn parse(a: &[&str]) -> Args {
         Args::try_parse_from(args::normalize(a.iter().map(|s| s.to_string())).unwrap()).unwrap()
@@ -803,13 +808,13 @@ mod tests {
         let args =
             parse(&["cqlrs", "-player", "Tal", "-year", "1960", "1961", "-flipcolor", "-gamenumber", "3", "-silent"]);
         let mut ir = Ir::new();
-        let mate = ir.add(Filter::Mate, Span::default());
+        let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), Span::default());
         ir.root = Some(mate);
         apply_cli(&args, &mut ir).unwrap();
-        let Filter::And(parts) = ir.get(ir.root.unwrap()).clone() else { panic!("expected And") };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(ir.root.unwrap()).clone() else { panic!("expected And") };
         assert_eq!(parts.len(), 3);
-        assert!(matches!(ir.get(parts[0]), Filter::Or(v) if v.len() == 2));
-        assert!(matches!(ir.get(parts[1]), Filter::Compare { rest, .. } if rest.len() == 2));
+        assert!(matches!(ir.get(parts[0]), Filter::Logic(LogicFilter::Or(v)) if v.len() == 2));
+        assert!(matches!(ir.get(parts[1]), Filter::Numbers(NumberFilter::Compare { rest, .. }) if rest.len() == 2));
         assert!(
             matches!(ir.get(parts[2]), Filter::Transform { kind: TransformKind::FlipColor, body, .. } if *body == mate)
         );

@@ -13,26 +13,31 @@ use super::board;
 use super::moves::{self, MoveFacts};
 use super::value::{squares_text, Value};
 use super::{yacpdb, Error, Query, Shape};
-use crate::ir::Filter;
 use crate::ir::{
     ArithOp, Builtin, CmpOp, FilterId, FindDirection, GameResult, HeaderField, Ir, LineChoice, MoveFilter, MoveKind,
     MoveSource, MoveValue, PieceMask, TreeRelation, TreeStep, VarId, VarKind,
 };
+use crate::ir::{
+    Filter, GameTreeFilter, GeometryFilter, HeaderFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter,
+    VariableFilter,
+};
 use crate::pgn::{Game, NodeId, PieceId, PieceIds, Played, Pos};
 
 mod keywords62;
+mod legacy_facts;
 
 // The parts of the interpreter itself, beside the families.
 mod budget;
 mod builtins;
 mod collected;
-mod dispatch;
 mod location;
 mod move_filter;
+mod planned;
 
 use budget::CLOCK_FIRST;
 pub use budget::{DEPTH_LIMIT, STEP_LIMIT, WHILE_LIMIT};
 pub use collected::{Mark, Out, PositionComments};
+pub use game_tree::PathNow;
 pub use location::{Loc, SquareMemo, Temp};
 
 /// Result of evaluating a filter: `None` = no match.
@@ -101,7 +106,7 @@ pub struct Ctx<'a> {
     pub one_view: Option<Loc>,
     /// The path being matched by a `path` filter (or the last one matched), for
     /// `pathcount`, `pathstart` and the other path status filters.
-    pub path_now: Option<super::path::PathNow>,
+    pub path_now: Option<PathNow>,
     /// Positions inside lines and paths already found by a `nestban` `line` or `path`
     /// (keyed by the filter only, whatever its focus: CQL 6.2 keeps one set per
     /// `PathNode`): no new line or path of that filter starts there.
@@ -307,7 +312,7 @@ impl<'a> Ctx<'a> {
                     text.push_str(&piece);
                 }
                 None => match self.q.ir().get(a) {
-                    Filter::Var(v) if self.get_var(*v).is_none() => {
+                    Filter::Variables(VariableFilter::Var(v)) if self.get_var(*v).is_none() => {
                         let name = self.q.ir().vars.get(v.0 as usize).map_or("", |info| info.name.as_str());
                         text.push_str(&format!("<unbound: {name}>"));
                     }
@@ -392,19 +397,52 @@ impl<'a> Ctx<'a> {
         Ok(self.check_match(f, at, value_mode, result))
     }
 
+    /// Evaluate filter `f` at `at` (in value mode when `vm`) by the evaluator of its family
+    /// (one file each in src/eval/engine/, matching the sections of docs/), which receives
+    /// the family's own enum. Every nested filter passes through here: the stack frame stays
+    /// small because each family's match is in its own function.
+    fn eval_inner(&mut self, f: FilterId, at: Loc, vm: bool) -> Eval {
+        let filter: &'a Filter = self.ir.get(f);
+        match filter {
+            Filter::True => Ok(Some(Value::None)),
+            Filter::False => Ok(None),
+            // A key without an entry in a dictionary of sets is the empty set where a value is
+            // read (CQL 6.2, `DictionaryRetrieveNode::getSquares`); as a filter it fails.
+            Filter::Variables(v @ VariableFilter::DictGet { dict, .. }) if vm => Ok(self
+                .eval_variables(f, v, at)?
+                .or_else(|| self.dict_holds_sets(*dict).then_some(Value::Set(Bitboard::EMPTY)))),
+            Filter::Sets(v) => self.eval_pieces_and_sets(v, at),
+            Filter::Geometry(v) => self.eval_attacks_and_geometry(f, v, at),
+            Filter::Numbers(v) => self.eval_numbers(f, v, at, vm),
+            Filter::Logic(v) => self.eval_logic(v, at, vm),
+            Filter::PositionState(v) => self.eval_position_state(f, v, at),
+            Filter::Header(v) => self.eval_header(v, at),
+            Filter::GameTree(v) => self.eval_game_tree(f, v, at, vm),
+            Filter::Variables(v) => self.eval_variables(f, v, at),
+            Filter::Output(v) => self.eval_output(f, v, at),
+            Filter::Keyword62(v) => self.eval_keyword62(f, v, at),
+            Filter::Move(mf) => self.eval_move(mf, at),
+            Filter::LegacyFact(fact) => Ok(self.eval_legacy_fact(fact, at)),
+            Filter::Yacpdb(pred) => Ok(Some(self.eval_yacpdb(f, pred))),
+            // `notransform F` is F (the transform expander left F as written).
+            Filter::NoTransform(body) => self.eval(*body, at, vm),
+            Filter::Transform { .. } => Err(internal("internal error: a transform reached the evaluator unexpanded")),
+        }
+    }
+
     /// The set value of a set operation of shape [`Shape::DirectSet`], computed from
     /// the set values of its parts exactly as [`Self::eval_inner`] does, without building
     /// [`Value`]s (the caller counts the step and the nesting).
     fn direct_set(&mut self, f: FilterId, at: Loc) -> Result<Option<Bitboard>, Error> {
         let ir: &'a Ir = self.ir;
         Ok(match ir.get(f) {
-            Filter::Between(a, b) => {
+            Filter::Geometry(GeometryFilter::Between(a, b)) => {
                 let (Some(x), Some(y)) = (self.set_value(*a, at)?, self.set_value(*b, at)?) else {
                     return Ok(None);
                 };
                 Some(board::between(x, y))
             }
-            Filter::Ray { dirs, sets, xray } => {
+            Filter::Geometry(GeometryFilter::Ray { dirs, sets, xray }) => {
                 let mut bbs = [Bitboard::EMPTY; 16];
                 if sets.len() > bbs.len() {
                     return Err(internal("ray with more than 16 sets"));
@@ -415,7 +453,7 @@ impl<'a> Ctx<'a> {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(board::ray(pos.board(), *dirs, &bbs[..sets.len()], *xray))
             }
-            Filter::Union(items) => {
+            Filter::Sets(SetFilter::Union(items)) => {
                 let mut acc = Bitboard::EMPTY;
                 for &i in items {
                     acc |= self.set_value(i, at)?.unwrap_or(Bitboard::EMPTY);
@@ -423,7 +461,7 @@ impl<'a> Ctx<'a> {
                 Some(acc)
             }
             // Only intersections whose parts are all sets come here.
-            Filter::Intersection(items) => {
+            Filter::Sets(SetFilter::Intersection(items)) => {
                 let mut acc = Bitboard::FULL;
                 for &i in items {
                     match self.set_value(i, at)? {
@@ -433,10 +471,10 @@ impl<'a> Ctx<'a> {
                 }
                 Some(acc)
             }
-            Filter::Complement(a) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
+            Filter::Sets(SetFilter::Complement(a)) => Some(!self.set_value(*a, at)?.unwrap_or(Bitboard::EMPTY)),
             // `makesquare f r` of two parts that are always numbers: the second is not
             // evaluated when the first fails, as in the general call.
-            Filter::Call(Builtin::MakeSquare, args) if args.len() == 2 => {
+            Filter::Numbers(NumberFilter::Call(Builtin::MakeSquare, args)) if args.len() == 2 => {
                 let Some(file) = self.number_value(args[0], at)? else { return Ok(None) };
                 let Some(rank) = self.number_value(args[1], at)? else { return Ok(None) };
                 builtins::square_at(file, rank).map(Bitboard::from)
@@ -453,7 +491,7 @@ impl<'a> Ctx<'a> {
             return result;
         }
         let fails = match &result {
-            Some(Value::Set(b)) => b.is_empty() && crate::ir::props::fails_on_empty_set(self.ir, f),
+            Some(Value::Set(b)) => b.is_empty() && self.q.kinds().fails_on_empty_set(self.ir, f),
             Some(Value::Piece(id)) => self.square_of(*id, at).is_none(),
             _ => false,
         };
@@ -472,8 +510,8 @@ impl<'a> Ctx<'a> {
     pub fn test(&mut self, f: FilterId, at: Loc) -> Result<bool, Error> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::Or(items) | Filter::And(items) => {
-                let any = matches!(ir.get(f), Filter::Or(_));
+            Filter::Logic(LogicFilter::Or(items) | LogicFilter::And(items)) => {
+                let any = matches!(ir.get(f), Filter::Logic(LogicFilter::Or(_)));
                 let q: &'a Query = self.q;
                 match q.plan(f) {
                     super::plan::Plan::Patterns(table) if !matches!(at, Loc::Header) => {
@@ -488,33 +526,42 @@ impl<'a> Ctx<'a> {
                     _ => self.test_parts(f, items, at, any),
                 }
             }
-            Filter::SquareIter { domain, forall: false, .. } | Filter::PieceIter { domain, forall: false, .. }
-                if self.iteration_fails_early(f, *domain, at)? =>
+            Filter::Variables(
+                VariableFilter::SquareIter { domain, forall: false, .. }
+                | VariableFilter::PieceIter { domain, forall: false, .. },
+            ) if self.iteration_fails_early(f, *domain, at)? => Ok(false),
+            Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall: false })
+                if self.q.planned() && self.q.is_pure(*body) =>
             {
-                Ok(false)
-            }
-            Filter::SquareIter { var, domain, body, forall: false } if self.q.planned() && self.q.is_pure(*body) => {
                 self.test_exists(*var, *domain, *body, false, at)
             }
-            Filter::PieceIter { var, domain, body, forall: false } if self.q.planned() && self.q.is_pure(*body) => {
+            Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall: false })
+                if self.q.planned() && self.q.is_pure(*body) =>
+            {
                 self.test_exists(*var, *domain, *body, true, at)
             }
             // Yes-or-no facts of the position, without making a value.
-            Filter::Check | Filter::Mate | Filter::Stalemate | Filter::ToMove(_) | Filter::Initial => {
+            Filter::PositionState(
+                PositionStateFilter::Check
+                | PositionStateFilter::Mate
+                | PositionStateFilter::Stalemate
+                | PositionStateFilter::ToMove(_)
+                | PositionStateFilter::Initial,
+            ) => {
                 self.count_step()?;
                 Ok(self.position_fact(ir.get(f), at))
             }
-            Filter::Compare { first, rest } => self.test_comparison(f, *first, rest, at),
+            Filter::Numbers(NumberFilter::Compare { first, rest }) => self.test_comparison(f, *first, rest, at),
             // `position N` as a yes-or-no question (`while (position n)`): is there a
             // position with that id? No position value is built.
-            Filter::PositionById(id) => {
+            Filter::GameTree(GameTreeFilter::PositionById(id)) => {
                 self.count_step()?;
                 let Some(id) = self.number_value(*id, at)? else { return Ok(false) };
                 Ok(self.position_with_id(id).is_some())
             }
             // `N += 1` and its kin on a number, with a part that is always a number: the
             // variable is updated in place, no value is built.
-            Filter::Assign { var, op: Some(op), value }
+            Filter::Variables(VariableFilter::Assign { var, op: Some(op), value })
                 if self.q.is_always_number(*value) && matches!(self.get_var(*var), Some(Value::Number(_))) =>
             {
                 self.count_step()?;
@@ -529,7 +576,7 @@ impl<'a> Ctx<'a> {
                 }
             }
             // `p:F` matches when F matches at p.
-            Filter::AtPosition { at: position, body } if self.q.shape(f) == Shape::Pure => {
+            Filter::GameTree(GameTreeFilter::AtPosition { at: position, body }) if self.q.shape(f) == Shape::Pure => {
                 Ok(self.elsewhere(*position, at, |ctx, there| ctx.test(*body, there).map(Some))?.unwrap_or(false))
             }
             _ => Ok(self.eval(f, at, false)?.is_some()),
@@ -682,7 +729,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn elsewhere_leaf(&self, f: FilterId) -> Option<(FilterId, FilterId)> {
         let ir: &'a Ir = self.ir;
         match ir.get(f) {
-            Filter::AtPosition { at, body }
+            Filter::GameTree(GameTreeFilter::AtPosition { at, body })
                 if matches!(self.q.shape(*body), Shape::Squares(_) | Shape::Pieces(..) | Shape::Var(_)) =>
             {
                 Some((*at, *body))
@@ -722,8 +769,13 @@ impl<'a> Ctx<'a> {
                 result
             }
             // `p:N` with N always a number (`start:rank x`): N at position p.
-            Shape::Pure if self.q.is_always_number(f) && matches!(self.ir.get(f), Filter::AtPosition { .. }) => {
-                let &Filter::AtPosition { at: position, body } = self.ir.get(f) else { return Ok(None) };
+            Shape::Pure
+                if self.q.is_always_number(f)
+                    && matches!(self.ir.get(f), Filter::GameTree(GameTreeFilter::AtPosition { .. })) =>
+            {
+                let &Filter::GameTree(GameTreeFilter::AtPosition { at: position, body }) = self.ir.get(f) else {
+                    return Ok(None);
+                };
                 self.elsewhere(position, at, |ctx, there| ctx.number_value(body, there))
             }
             _ => Ok(self.value(f, at)?.and_then(|v| self.as_number(&v, at))),
@@ -971,243 +1023,6 @@ impl<'a> Ctx<'a> {
     pub(super) fn writes_notes(&self) -> bool {
         let settings = &self.q.ir().settings;
         !settings.quiet && !settings.silent
-    }
-
-    fn echo(&mut self, source: VarId, target: VarId, scope: (bool, bool, bool), body: FilterId, at: Loc) -> Eval {
-        let Loc::Node(s) = at else { return Ok(None) };
-        let (in_all, variations, marks) = scope;
-        // Targets: every searched position (the main line, or the whole tree when variations
-        // are searched), the source itself only with `in all` (CQL 6.2 `EchoNode::match_position`);
-        // the legacy `:relation (:variations)` takes in the variations in any case.
-        let searched = self.variations;
-        let walked = searched || variations;
-        let saved_s = self.set_var(source, Some(Value::Position(s)));
-        let saved_t = self.set_var(target, None);
-        let mut best: Option<Value> = None;
-        // Only a number kept from the body counts (the largest is the value); a body that
-        // only matches or not is tested, which lets it stop at its first failing part in
-        // the evaluation plan's order.
-        let tested = crate::ir::props::value_kind(self.ir, body) == crate::ir::props::Kind::Logical;
-        // A body without effects that asks for `source < target` fails at every target whose
-        // position id is not above the source's: those are passed over unevaluated.
-        let order = match tested && self.q.planned() && self.q.is_pure(body) {
-            true => self.source_before_target(body, source, target),
-            false => None,
-        };
-        let floor = order.is_some().then(|| self.position_id(s));
-        // A body that asks only whether the two boards are the same (`source & target == .`)
-        // is answered by comparing the boards, without building the set of equal squares
-        // (its value, a set, counts only as a match: only numbers are kept from the body).
-        let same_board = self.q.planned() && self.asks_same_board(body, source, target);
-        // The targets are walked in place, in game-tree order (no list per source).
-        let mut next = (!self.game.nodes.is_empty()).then_some(NodeId::ROOT);
-        while let Some(t) = next {
-            self.variations = walked;
-            next = self.next_searched(t);
-            self.variations = searched;
-            if !in_all && t == s || floor.is_some_and(|id| self.position_id(t) <= id) {
-                continue;
-            }
-            self.set_var(target, Some(Value::Position(t)));
-            let found = if same_board {
-                self.count_step()?;
-                (self.game.node(s).pos.board() == self.game.node(t).pos.board()).then_some(Value::None)
-            } else if let Some((parts, known)) = order {
-                // The rest of the conjuncts, in the plan's order (`source < target` holds).
-                self.test_conjuncts_but(parts, known, Loc::Node(t))?.then_some(Value::None)
-            } else if tested {
-                self.test(body, Loc::Node(t))?.then_some(Value::None)
-            } else {
-                self.eval(body, Loc::Node(t), false)?
-            };
-            if let Some(v) = found {
-                if marks && self.writes_notes() {
-                    self.echo_marks(source, target, s, t);
-                }
-                best = Some(match (best, v) {
-                    (Some(Value::Number(a)), Value::Number(b)) => Value::Number(a.max(b)),
-                    (None, Value::Number(b)) => Value::Number(b),
-                    (Some(old), _) => old,
-                    (None, _) => Value::None,
-                });
-            }
-        }
-        self.set_var(source, saved_s);
-        self.set_var(target, saved_t);
-        Ok(best)
-    }
-
-    /// Is `body` the comparison `source & target == .` (in either order, on either side):
-    /// every square holds the same in both positions, that is, the boards are equal?
-    fn asks_same_board(&self, body: FilterId, source: VarId, target: VarId) -> bool {
-        let ir = self.ir;
-        let Filter::Compare { first, rest } = ir.get(body) else { return false };
-        let [(CmpOp::Eq, second)] = rest.as_slice() else { return false };
-        let whole = |f: FilterId| matches!(ir.get(f), Filter::Squares(b) if *b == Bitboard::FULL);
-        let both = |f: FilterId| match ir.get(f) {
-            Filter::Intersection(items) => match items.as_slice() {
-                [a, b] => {
-                    let var = |g: FilterId| match ir.get(g) {
-                        Filter::Var(v) => Some(*v),
-                        _ => None,
-                    };
-                    matches!((var(*a), var(*b)), (Some(x), Some(y)) if (x, y) == (source, target) || (x, y) == (target, source))
-                }
-                _ => false,
-            },
-            _ => false,
-        };
-        (both(*first) && whole(*second)) || (whole(*first) && both(*second))
-    }
-
-    /// When one of the conjuncts of an `echo` body is `source < target` (or `target >
-    /// source`), the conjuncts in the order [`Self::test`] tries them and that one.
-    /// Positions compare by their ids (`positionid`), so the body fails whenever the
-    /// target's id is not above the source's, and that conjunct holds otherwise.
-    fn source_before_target(&self, body: FilterId, source: VarId, target: VarId) -> Option<(&'a [FilterId], FilterId)> {
-        let ir: &'a Ir = self.ir;
-        let q: &'a Query = self.q;
-        let Filter::And(items) = ir.get(body) else { return None };
-        let order: &'a [FilterId] = match q.plan(body) {
-            super::plan::Plan::Order(order) => order,
-            super::plan::Plan::AsStored => items,
-            _ => return None,
-        };
-        let is_var = |g: FilterId, v: VarId| matches!(ir.get(g), Filter::Var(w) if *w == v);
-        let known = order.iter().copied().find(|&p| match ir.get(p) {
-            Filter::Compare { first, rest } => match rest.as_slice() {
-                [(CmpOp::Lt, second)] => is_var(*first, source) && is_var(*second, target),
-                [(CmpOp::Gt, second)] => is_var(*first, target) && is_var(*second, source),
-                _ => false,
-            },
-            _ => false,
-        })?;
-        Some((order, known))
-    }
-
-    /// [`Self::test`] of an `and` without effects whose conjunct `known` holds: the other
-    /// conjuncts, in `order`, up to the first that fails.
-    fn test_conjuncts_but(&mut self, order: &[FilterId], known: FilterId, at: Loc) -> Result<bool, Error> {
-        self.depth += 1;
-        let mut result = Ok(true);
-        for &part in order {
-            if part == known {
-                continue;
-            }
-            match self.test(part, at) {
-                Ok(true) => {}
-                other => {
-                    result = other;
-                    break;
-                }
-            }
-        }
-        self.depth -= 1;
-        result
-    }
-
-    /// The comments CQL 6.2's `echo` writes for a matching pair, in its order
-    /// (`EchoNode::compute`): `LCA` on the common ancestor when it is neither position,
-    /// each position's variable name, `-->` and the source at the target, `<--` and the
-    /// target at the source.
-    fn echo_marks(&mut self, source: VarId, target: VarId, s: NodeId, t: NodeId) {
-        let name = |var: VarId| self.q.ir().vars.get(var.0 as usize).map_or(String::new(), |v| v.name.clone());
-        let (source_name, target_name) = (name(source), name(target));
-        if let Some(l) = self.lca(s, t).filter(|&l| l != s && l != t) {
-            self.out.comments.push((l, "LCA".into()));
-        }
-        self.out.comments.push((s, source_name));
-        self.out.comments.push((t, target_name));
-        let to_source = format!("-->{}", self.position_text(s));
-        self.out.comments.push((t, to_source));
-        let to_target = format!("<--{}", self.position_text(t));
-        self.out.comments.push((s, to_target));
-    }
-
-    /// `consecutivemoves(x y)`: x and y on different branches; the moves from their
-    /// latest common ancestor to each are lined up ply by ply from x and y backwards, and the value is the longest
-    /// run of consecutive plies where both lines play the same move (an "echo"). With
-    /// `run`, also the run itself: the positions after each of its moves on x's line and on
-    /// y's, the first longest run found (CQL 6.2 `longestCommonSubstring`).
-    pub(super) fn consecutive_moves(&self, x: NodeId, y: NodeId, run: bool) -> (i64, Vec<(NodeId, NodeId)>) {
-        if self.is_ancestor_or_self(x, y) || self.is_ancestor_or_self(y, x) {
-            return (0, Vec::new());
-        }
-        let Some(top) = self.lca(x, y) else { return (0, Vec::new()) };
-        let path = |mut n: NodeId| {
-            let mut v = Vec::new();
-            while n != top {
-                v.push(n);
-                match self.game.node(n).parent {
-                    Some(p) => n = p,
-                    None => break,
-                }
-            }
-            v.reverse();
-            v
-        };
-        // The longest run of identical consecutive moves found anywhere on the two lines below
-        // their common ancestor, at any offset (a manoeuvre repeated later in the other line counts).
-        let (px, py) = (path(x), path(y));
-        let same = |a: NodeId, b: NodeId| match (&self.game.node(a).played, &self.game.node(b).played) {
-            // Moves are the same when the same kind of piece goes from the same square to the
-            // same square: a promotion to a different piece still counts as the same move.
-            (Some(Played::Move(ma)), Some(Played::Move(mb))) => {
-                ma.role() == mb.role() && ma.from() == mb.from() && ma.to() == mb.to()
-            }
-            (Some(Played::Null), Some(Played::Null)) => true,
-            _ => false,
-        };
-        let mut prev = vec![0i64; py.len() + 1];
-        let mut cur = vec![0i64; py.len() + 1];
-        let mut best = 0i64;
-        let mut end = (0, 0);
-        for (i, &a) in px.iter().enumerate() {
-            for (j, &b) in py.iter().enumerate() {
-                cur[j + 1] = if same(a, b) { prev[j] + 1 } else { 0 };
-                if cur[j + 1] > best {
-                    best = cur[j + 1];
-                    end = (i, j);
-                }
-            }
-            std::mem::swap(&mut prev, &mut cur);
-        }
-        let mut pairs = Vec::new();
-        if run && best > 0 {
-            let first = (end.0 + 1 - best as usize, end.1 + 1 - best as usize);
-            pairs = (0..best as usize).map(|k| (px[first.0 + k], py[first.1 + k])).collect();
-        }
-        (best, pairs)
-    }
-
-    /// Keep `pairs` as the run `consecutivemoves` filter `f` marks at the end of the game
-    /// when it is longer than the one kept so far (CQL 6.2 `ConsecutiveMovesNode::match_count`).
-    pub(super) fn keep_consecutive_run(&mut self, f: FilterId, pairs: Vec<(NodeId, NodeId)>) {
-        match self.consecutive_runs.iter_mut().find(|(g, _)| *g == f) {
-            Some((_, kept)) if pairs.len() > kept.len() => *kept = pairs,
-            Some(_) => {}
-            None => self.consecutive_runs.push((f, pairs)),
-        }
-    }
-
-    /// The marks of the runs kept by [`Self::keep_consecutive_run`]: `x-move[i]` at the
-    /// position after the i-th move of the run on x's line, `y-move[i]` on y's
-    /// (`ConsecutiveMovesNode::makeComments`).
-    pub(super) fn consecutive_run_marks(&self) -> Vec<(NodeId, String)> {
-        let mut marks = Vec::new();
-        for (f, pairs) in &self.consecutive_runs {
-            let Filter::ConsecutiveMoves { x, y, .. } = self.ir.get(*f) else { continue };
-            let name = |v: FilterId| match self.ir.get(v) {
-                Filter::Var(var) => self.ir.vars.get(var.0 as usize).map_or(String::new(), |i| i.name.clone()),
-                _ => String::new(),
-            };
-            let (xn, yn) = (name(*x), name(*y));
-            for (i, &(a, b)) in pairs.iter().enumerate() {
-                marks.push((a, format!("{xn}-move[{}]", i + 1)));
-                marks.push((b, format!("{yn}-move[{}]", i + 1)));
-            }
-        }
-        marks
     }
 
     fn identity_iter(&mut self, var: VarId, mask: PieceMask, body: FilterId, at: Loc) -> Eval {

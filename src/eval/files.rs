@@ -12,6 +12,7 @@
 //! [`super::Run`]), or touch a file the policy does not allow (a script from a stranger
 //! must not reach the user's files).
 
+use crate::ir::{Keyword62Filter, NumberFilter};
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::Write;
@@ -260,11 +261,11 @@ pub fn check_constant_names(ir: &Ir, policy: &FilePolicy) -> Vec<Diagnostic> {
     let mut refused: Vec<Diagnostic> = Vec::new();
     for i in 0..ir.len() {
         let (what, name) = match ir.get(FilterId(i as u32)) {
-            Filter::ReadFile(name) => (FileUse::Read, *name),
-            Filter::WriteFile(name, _) => (FileUse::Write, *name),
+            Filter::Keyword62(Keyword62Filter::ReadFile(name)) => (FileUse::Read, *name),
+            Filter::Keyword62(Keyword62Filter::WriteFile(name, _)) => (FileUse::Write, *name),
             _ => continue,
         };
-        let Filter::Str(text) = ir.get(name) else { continue };
+        let Filter::Numbers(NumberFilter::Str(text)) = ir.get(name) else { continue };
         if let Err(why) = policy.check(what, text, None) {
             let span = ir.span(name);
             if !refused.iter().any(|d| d.span == span) {

@@ -9,6 +9,7 @@ use super::engine::{Ctx, Eval, Loc, DEPTH_LIMIT};
 use super::value::Value;
 use super::Error;
 use crate::ir::{Filter, FilterId, LineParams, MoveSource};
+use crate::ir::{GameTreeFilter, LogicFilter};
 use crate::pgn::NodeId;
 use shakmaty::Position;
 
@@ -132,7 +133,7 @@ impl<'a> Ctx<'a> {
     pub(super) fn is_path_move(&self, item: FilterId) -> bool {
         match self.ir.get(item) {
             Filter::Move(mf) => mf.source == MoveSource::Next,
-            Filter::And(v) => v.iter().any(|&l| self.is_path_move(l)),
+            Filter::Logic(LogicFilter::And(v)) => v.iter().any(|&l| self.is_path_move(l)),
             _ => false,
         }
     }
@@ -166,7 +167,7 @@ impl<'a> Ctx<'a> {
         let ir = self.ir;
         let mut out: Vec<State> = Vec::new();
         match ir.get(item) {
-            Filter::SeqConcat(items) => {
+            Filter::GameTree(GameTreeFilter::SeqConcat(items)) => {
                 let mut cur = states;
                 for &i in items {
                     cur = self.seq_states(i, cur, params, start)?;
@@ -176,13 +177,13 @@ impl<'a> Ctx<'a> {
                 }
                 out = cur;
             }
-            Filter::SeqAlt(alts) => {
+            Filter::GameTree(GameTreeFilter::SeqAlt(alts)) => {
                 for &a in alts {
                     let r = self.seq_states(a, states.clone(), params, start)?;
                     out.extend(r);
                 }
             }
-            Filter::SeqRepeat { body, min, max } => {
+            Filter::GameTree(GameTreeFilter::SeqRepeat { body, min, max }) => {
                 let cap = self.game.nodes.len() as u32 + 1;
                 if *min == 0 {
                     out.extend(states.iter().copied());

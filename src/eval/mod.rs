@@ -6,6 +6,9 @@
 //! Must never: read source text, print, or keep state between games except
 //! `persistent` variables and dictionaries that are not `local` in its [`Scratch`].
 
+use crate::ir::{
+    GameTreeFilter, Keyword62Filter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter, VariableFilter,
+};
 mod board;
 mod dict;
 mod engine;
@@ -13,7 +16,7 @@ mod files;
 pub mod finale;
 mod gate;
 mod hhdb;
-mod legacy_facts;
+mod kinds;
 mod line;
 mod moves;
 mod path;
@@ -172,6 +175,8 @@ pub struct Query {
     shapes: Vec<Shape>,
     /// Per filter: is its value, whenever it matches, a number ([`props::is_always_number`])?
     always_number: Vec<bool>,
+    /// The kinds of values the evaluator asks about, computed once (see [`kinds::Kinds`]).
+    kinds: kinds::Kinds,
     /// Per filter: it is the right side of a plain `=` assignment and its value is a square
     /// set. CQL 6.2 binds such a variable even where the set filter does not match (to the
     /// empty set), so the assignment itself always matches (`v = e4――(to)`).
@@ -284,14 +289,18 @@ use crate::ir::visit::children as children_of;
 /// computed from the numbers and sets of its parts or read from the position
 /// ([`Shape::DirectNumber`]). (A count is decided with the shape of its set.)
 fn is_direct_number(ir: &Ir, f: FilterId) -> bool {
-    matches!(ir.get(f), Filter::Ply | Filter::SideToMove | Filter::PositionId)
-        || matches!(ir.get(f), Filter::Arith(..) | Filter::Neg(_) | Filter::Call(..)) && props::is_always_number(ir, f)
+    matches!(
+        ir.get(f),
+        Filter::PositionState(PositionStateFilter::Ply | PositionStateFilter::SideToMove)
+            | Filter::GameTree(GameTreeFilter::PositionId)
+    ) || matches!(ir.get(f), Filter::Numbers(NumberFilter::Arith(..) | NumberFilter::Neg(_) | NumberFilter::Call(..)))
+        && props::is_always_number(ir, f)
 }
 
 /// `makesquare f r` of two parts that are always numbers: a square computed from their
 /// numbers ([`Shape::DirectSet`]).
 fn is_square_of_numbers(ir: &Ir, f: FilterId) -> bool {
-    matches!(ir.get(f), Filter::Call(crate::ir::Builtin::MakeSquare, args)
+    matches!(ir.get(f), Filter::Numbers(NumberFilter::Call(crate::ir::Builtin::MakeSquare, args))
         if args.len() == 2 && args.iter().all(|&a| props::is_always_number(ir, a)))
 }
 
@@ -306,6 +315,12 @@ impl Query {
     #[inline]
     pub(crate) fn is_always_number(&self, f: FilterId) -> bool {
         self.always_number.get(f.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// The kinds of values the evaluator asks about (see [`kinds::Kinds`]).
+    #[inline]
+    pub(crate) fn kinds(&self) -> &kinds::Kinds {
+        &self.kinds
     }
 
     /// How the evaluator runs filter `f` (see [`Shape`]).
@@ -337,7 +352,7 @@ impl Query {
                 continue;
             }
             match node {
-                Filter::RegexMatch { pattern, .. } => {
+                Filter::Numbers(NumberFilter::RegexMatch { pattern, .. }) => {
                     let re = crate::ir::compile_pattern(pattern)
                         .map_err(|e| Error { message: format!("invalid regular expression `{pattern}`: {e}") })?;
                     regexes.push(Some(re));
@@ -352,7 +367,7 @@ impl Query {
                     continue;
                 }
                 // A `similarposition` file is read when the query is compiled, not at the first game.
-                Filter::SimilarPosition { file, transform, .. } => {
+                Filter::Keyword62(Keyword62Filter::SimilarPosition { file, transform, .. }) => {
                     let key = (file.as_str(), *transform);
                     let table = match similar_read.iter().find(|(k, _)| *k == key) {
                         Some((_, table)) => table.clone(),
@@ -377,7 +392,7 @@ impl Query {
             let mut todo = vec![root];
             while let Some(f) = todo.pop() {
                 match ir.get(f) {
-                    Filter::And(items) => todo.extend(items.iter().rev()),
+                    Filter::Logic(LogicFilter::And(items)) => todo.extend(items.iter().rev()),
                     _ if props::is_header_only_before_replay(&ir, f) => header_conjuncts.push(f),
                     // A game skipped on its tags never runs this conjunct: tags tested after
                     // something seen whether or not the game matches (a message, a file, a
@@ -396,10 +411,10 @@ impl Query {
             .map(|i| {
                 let f = FilterId(i as u32);
                 match ir.get(f) {
-                    Filter::Squares(b) => Shape::Squares(*b),
-                    Filter::Pieces { mask, squares } => Shape::Pieces(*mask, *squares),
-                    Filter::Var(v) => Shape::Var(*v),
-                    Filter::Number(n) => Shape::Number(*n),
+                    Filter::Sets(SetFilter::Squares(b)) => Shape::Squares(*b),
+                    Filter::Sets(SetFilter::Pieces { mask, squares }) => Shape::Pieces(*mask, *squares),
+                    Filter::Variables(VariableFilter::Var(v)) => Shape::Var(*v),
+                    Filter::Numbers(NumberFilter::Number(n)) => Shape::Number(*n),
                     Filter::True => Shape::True,
                     Filter::False => Shape::False,
                     _ if pure[i]
@@ -419,7 +434,7 @@ impl Query {
         // count is its length): decided once the shapes of its parts are known.
         let counted_sets: Vec<bool> = (0..ir.len())
             .map(|i| match ir.get(FilterId(i as u32)) {
-                Filter::Count(set) => {
+                Filter::Sets(SetFilter::Count(set)) => {
                     pure[i]
                         && matches!(
                             shapes.get(set.0 as usize),
@@ -441,6 +456,7 @@ impl Query {
             }
         }
         let dictionaries = props::dictionary_contents(&ir);
+        let kinds = kinds::Kinds::new(&ir);
         let plans = plan::plans(&ir);
         let gate = ir.root.map_or_else(Default::default, |root| plan::position_gate(&ir, root, &plans, &pure));
         Ok(Query {
@@ -453,6 +469,7 @@ impl Query {
             pure,
             shapes,
             always_number,
+            kinds,
             set_assigned,
             dictionaries,
             plans,
@@ -568,7 +585,7 @@ impl Query {
         self.ir.vars.iter().any(|v| v.kind == VarKind::Dictionary { local: false })
             // `readfile`/`writefile` run on one thread, as in CQL 6.2, so that a file is
             // written in game order.
-            || (0..self.ir.len()).any(|i| matches!(self.ir.get(FilterId(i as u32)), Filter::WriteFile(..)))
+            || (0..self.ir.len()).any(|i| matches!(self.ir.get(FilterId(i as u32)), Filter::Keyword62(Keyword62Filter::WriteFile(..))))
     }
 
     /// Does the query need positions (move replay)? `false` for header-only queries.

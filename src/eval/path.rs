@@ -14,9 +14,10 @@
 //! pieces before it are skipped (and counted by `pathcountunfocused`); a plain constituent
 //! is tested at the position reached and consumes nothing.
 
+use crate::ir::GameTreeFilter;
 use shakmaty::{Move, Position};
 
-use super::engine::{Ctx, Loc, Out};
+use super::engine::{Ctx, Loc, Out, PathNow};
 use super::moves;
 use super::value::Value;
 use super::Error;
@@ -27,23 +28,6 @@ use crate::pgn::{NodeId, PieceId, Played};
 /// Deepest chain of pending constituents a path search may build (about three per move
 /// consumed), well within a worker thread's stack.
 const PATH_FRAMES_LIMIT: u32 = 3_000;
-
-/// What the path status filters report: the path being matched, or the last one matched.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PathNow {
-    /// Where the path started (`pathstart`).
-    pub start: NodeId,
-    /// Position reached.
-    pub last: NodeId,
-    /// What `pathlastposition` names: inside the path, the end of the best complete path
-    /// found so far from this start (none before the first one, as in CQL 6.2's
-    /// `PathLastPositionNode`, which reads the path's `bestSoFar`); after it, its end.
-    pub best: Option<NodeId>,
-    /// Focused moves made (`pathcount`).
-    pub count: u32,
-    /// Unfocused moves skipped (`pathcountunfocused`).
-    pub unfocused: u32,
-}
 
 /// A point reached by a partial path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,8 +284,8 @@ impl<'a> Ctx<'a> {
     ) -> Result<(), Error> {
         let ir = self.ir;
         match ir.get(item) {
-            Filter::SeqConcat(items) => self.path_items(s, items, next, r),
-            Filter::SeqAlt(alts) => {
+            Filter::GameTree(GameTreeFilter::SeqConcat(items)) => self.path_items(s, items, next, r),
+            Filter::GameTree(GameTreeFilter::SeqAlt(alts)) => {
                 for &a in alts {
                     let m = self.out.mark();
                     let res = self.path_step(s, a, next, r);
@@ -310,7 +294,7 @@ impl<'a> Ctx<'a> {
                 }
                 Ok(())
             }
-            Filter::SeqRepeat { body, min, max } => {
+            Filter::GameTree(GameTreeFilter::SeqRepeat { body, min, max }) => {
                 // Round 0 "began" nowhere, so that it is never taken for a round without progress.
                 let began = Reach { node: r.node, count: u32::MAX, unfocused: 0 };
                 self.path_repeat(s, *body, *min, *max, 0, began, next, r)
@@ -551,7 +535,9 @@ impl<'a> Ctx<'a> {
                 return Ok(false);
             }
         }
-        let Filter::Path { params, focus, .. } = self.ir.get(check.path) else { return Ok(true) };
+        let Filter::GameTree(GameTreeFilter::Path { params, focus, .. }) = self.ir.get(check.path) else {
+            return Ok(true);
+        };
         let focus = match focus {
             None => None,
             Some(f) => {

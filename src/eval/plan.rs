@@ -11,17 +11,15 @@
 //! effects or values that anyone reads (their `and`/`or` is only asked whether it matches),
 //! and each entry tests exactly what the filter it replaces tests.
 
+use crate::ir::{GameTreeFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter, VariableFilter};
 use shakmaty::{Bitboard, Color, Position};
 
 use super::board;
-use super::engine::{Ctx, Loc};
-use super::value::Value;
-use super::Error;
 use crate::ir::cost;
 use crate::ir::props::{self, Memo};
 use crate::ir::transform::MAX_DEPTH;
 use crate::ir::{CmpOp, Filter, FilterId, FindDirection, Ir, PieceMask, ValueType, VarId, VarKind};
-use crate::pgn::{NodeId, PieceId, Pos};
+use crate::pgn::{PieceId, Pos};
 
 /// How to test one filter when only whether it matches counts.
 #[derive(Debug, Default)]
@@ -68,7 +66,8 @@ pub(crate) struct FindPlan {
 /// Most placements of a [`FindPlan`] checked at each position, and most pieces named in
 /// one of them (further ones are left to the body's own test).
 const MOST_PLACEMENTS: usize = 4;
-const MOST_PLACED_PIECES: usize = 3;
+/// Most pieces named in one placement of a [`FindPlan`].
+pub(super) const MOST_PLACED_PIECES: usize = 3;
 
 /// The placements of a [`FindPlan`] as read where the search starts: per placement, the
 /// squares its constant sets and set variables leave, and the pieces whose squares must
@@ -82,11 +81,14 @@ const MOST_PLACED_PIECES: usize = 3;
 /// SecondHome…}}` for each Second) is decided without walking when they miss.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Placements {
-    parts: [(Bitboard, [PieceId; MOST_PLACED_PIECES], u8); MOST_PLACEMENTS],
-    len: u8,
+    /// Per placement: its squares, the pieces that must lie among them, how many pieces.
+    pub(super) parts: [(Bitboard, [PieceId; MOST_PLACED_PIECES], u8); MOST_PLACEMENTS],
+    /// How many placements `parts` holds.
+    pub(super) len: u8,
     /// Pieces whose squares are being gathered over the search, with the squares so far.
-    gathered: [(PieceId, Bitboard); MOST_PLACEMENTS],
-    gathered_len: u8,
+    pub(super) gathered: [(PieceId, Bitboard); MOST_PLACEMENTS],
+    /// How many pieces `gathered` holds.
+    pub(super) gathered_len: u8,
     /// Some placement holds at no position of the search: nothing needs walking.
     pub(super) never: bool,
 }
@@ -167,7 +169,7 @@ impl Patterns {
 /// The fact a plain position test stands for, if it is one.
 fn need_of(ir: &Ir, f: FilterId) -> Option<Need> {
     Some(match ir.get(f) {
-        Filter::Pieces { mask, squares } => {
+        Filter::Sets(SetFilter::Pieces { mask, squares }) => {
             let bits = mask.0 & PieceMask::ANYTHING.0;
             if bits == 0 {
                 Need::Never
@@ -177,14 +179,14 @@ fn need_of(ir: &Ir, f: FilterId) -> Option<Need> {
                 Need::Mask(*mask, *squares)
             }
         }
-        Filter::Squares(b) if b.is_empty() => Need::Never,
-        Filter::Not(inner) => match ir.get(*inner) {
-            Filter::Pieces { mask, squares } => Need::NoneOf(*mask, *squares),
-            Filter::Check => Need::Check(false),
+        Filter::Sets(SetFilter::Squares(b)) if b.is_empty() => Need::Never,
+        Filter::Logic(LogicFilter::Not(inner)) => match ir.get(*inner) {
+            Filter::Sets(SetFilter::Pieces { mask, squares }) => Need::NoneOf(*mask, *squares),
+            Filter::PositionState(PositionStateFilter::Check) => Need::Check(false),
             _ => return None,
         },
-        Filter::ToMove(color) => Need::ToMove(*color),
-        Filter::Check => Need::Check(true),
+        Filter::PositionState(PositionStateFilter::ToMove(color)) => Need::ToMove(*color),
+        Filter::PositionState(PositionStateFilter::Check) => Need::Check(true),
         _ => return None,
     })
 }
@@ -199,13 +201,13 @@ fn uses_kinds(need: &Need) -> bool {
 /// adds nothing.
 fn alternative(ir: &Ir, f: FilterId, orders: &rustc_hash::FxHashMap<FilterId, Vec<FilterId>>) -> Option<Vec<Need>> {
     let parts: Vec<FilterId> = match ir.get(f) {
-        Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+        Filter::Logic(LogicFilter::And(parts)) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
         _ => vec![f],
     };
     let mut needs = Vec::with_capacity(parts.len());
     for p in parts {
         match ir.get(p) {
-            Filter::Squares(b) if b.any() => continue,
+            Filter::Sets(SetFilter::Squares(b)) if b.any() => continue,
             Filter::True => continue,
             _ => needs.push(need_of(ir, p)?),
         }
@@ -218,9 +220,11 @@ fn alternative(ir: &Ir, f: FilterId, orders: &rustc_hash::FxHashMap<FilterId, Ve
 fn fixed_number(ir: &Ir, f: FilterId, depth: usize) -> bool {
     depth <= MAX_DEPTH
         && match ir.get(f) {
-            Filter::Number(_) | Filter::Var(_) => true,
-            Filter::Arith(_, a, b) => fixed_number(ir, *a, depth + 1) && fixed_number(ir, *b, depth + 1),
-            Filter::Neg(a) => fixed_number(ir, *a, depth + 1),
+            Filter::Numbers(NumberFilter::Number(_)) | Filter::Variables(VariableFilter::Var(_)) => true,
+            Filter::Numbers(NumberFilter::Arith(_, a, b)) => {
+                fixed_number(ir, *a, depth + 1) && fixed_number(ir, *b, depth + 1)
+            }
+            Filter::Numbers(NumberFilter::Neg(a)) => fixed_number(ir, *a, depth + 1),
             _ => false,
         }
 }
@@ -229,17 +233,19 @@ fn fixed_number(ir: &Ir, f: FilterId, depth: usize) -> bool {
 /// forward search whose body requires `ply <= bound` or `ply < bound` with a fixed bound,
 /// and the placements the body requires. `None` when there is neither.
 fn find_plan(ir: &Ir, f: FilterId, pure: &mut Memo, set_variables: &[bool]) -> Option<Plan> {
-    let Filter::Find { direction, body, .. } = ir.get(f) else { return None };
+    let Filter::GameTree(GameTreeFilter::Find { direction, body, .. }) = ir.get(f) else { return None };
     if !props::is_pure(ir, *body, pure) {
         return None;
     }
     let parts = match ir.get(*body) {
-        Filter::And(parts) => parts.clone(),
+        Filter::Logic(LogicFilter::And(parts)) => parts.clone(),
         _ => vec![*body],
     };
     let up_to_ply = parts.iter().find_map(|&p| match ir.get(p) {
-        Filter::Compare { first, rest }
-            if *direction == FindDirection::Forward && rest.len() == 1 && matches!(ir.get(*first), Filter::Ply) =>
+        Filter::Numbers(NumberFilter::Compare { first, rest })
+            if *direction == FindDirection::Forward
+                && rest.len() == 1
+                && matches!(ir.get(*first), Filter::PositionState(PositionStateFilter::Ply)) =>
         {
             let (op, bound) = rest[0];
             let strict = match op {
@@ -265,15 +271,15 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
     if let Some(items) = piece_on_square(ir, f) {
         return Some(items);
     }
-    let Filter::Intersection(items) = ir.get(f) else { return None };
+    let Filter::Sets(SetFilter::Intersection(items)) = ir.get(f) else { return None };
     if !is_intersection_of_sets(ir, f, set_variables) {
         return None;
     }
     let mut pieces = 0;
     for &i in items {
         match ir.get(i) {
-            Filter::Squares(_) => {}
-            Filter::Var(v) => {
+            Filter::Sets(SetFilter::Squares(_)) => {}
+            Filter::Variables(VariableFilter::Var(v)) => {
                 let kind = ir.vars.get(v.0 as usize).map(|info| info.kind);
                 if !matches!(kind, Some(VarKind::Square)) && !set_variables.get(v.0 as usize).copied().unwrap_or(false)
                 {
@@ -291,10 +297,10 @@ fn placement_items(ir: &Ir, f: FilterId, set_variables: &[bool]) -> Option<Box<[
 /// empty once it is taken, and the comparison of sets holds only when both are `{c1}`).
 /// Its items as a placement: the variable and the square.
 fn piece_on_square(ir: &Ir, f: FilterId) -> Option<Box<[FilterId]>> {
-    let Filter::Compare { first, rest } = ir.get(f) else { return None };
+    let Filter::Numbers(NumberFilter::Compare { first, rest }) = ir.get(f) else { return None };
     let [(CmpOp::Eq, second)] = rest.as_slice() else { return None };
-    let is_piece_var = |g: FilterId| matches!(ir.get(g), Filter::Var(v) if matches!(ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Piece)));
-    let is_one_square = |g: FilterId| matches!(ir.get(g), Filter::Squares(b) if b.count() == 1);
+    let is_piece_var = |g: FilterId| matches!(ir.get(g), Filter::Variables(VariableFilter::Var(v)) if matches!(ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Piece)));
+    let is_one_square = |g: FilterId| matches!(ir.get(g), Filter::Sets(SetFilter::Squares(b)) if b.count() == 1);
     ((is_piece_var(*first) && is_one_square(*second)) || (is_one_square(*first) && is_piece_var(*second)))
         .then(|| vec![*first, *second].into_boxed_slice())
 }
@@ -331,7 +337,7 @@ fn add_gates(ir: &Ir, f: FilterId, plans: &[Plan], pure: &[bool], gate: &mut Pos
     match ir.get(f) {
         // A compound `{a b}` (or `a and b`) matches where all of its parts do, and tests them
         // in its plan's order up to the first that fails.
-        Filter::And(items) => {
+        Filter::Logic(LogicFilter::And(items)) => {
             let order: &[FilterId] = match plans.get(f.0 as usize) {
                 // Without effects, the order does not matter: it fails wherever a part does.
                 _ if pure.get(f.0 as usize).copied().unwrap_or(false) => items,
@@ -347,8 +353,8 @@ fn add_gates(ir: &Ir, f: FilterId, plans: &[Plan], pure: &[bool], gate: &mut Pos
                 }
             }
         }
-        Filter::Mate | Filter::Check => gate.in_check = true,
-        Filter::Initial => gate.start_only = true,
+        Filter::PositionState(PositionStateFilter::Mate | PositionStateFilter::Check) => gate.in_check = true,
+        Filter::PositionState(PositionStateFilter::Initial) => gate.start_only = true,
         _ => {}
     }
 }
@@ -370,7 +376,7 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
     }
     for (f, check) in cost::path_prechecks(ir, &orders) {
         let order = match ir.get(f) {
-            Filter::And(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            Filter::Logic(LogicFilter::And(parts)) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
             _ => continue,
         };
         plans[f.0 as usize] = Plan::Prechecked { order: order.into_boxed_slice(), check: Box::new(check) };
@@ -387,13 +393,14 @@ pub(crate) fn plans(ir: &Ir) -> Vec<Plan> {
             continue;
         }
         let alternatives: Vec<FilterId> = match ir.get(f) {
-            Filter::Or(parts) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
-            Filter::And(_) => vec![f],
+            Filter::Logic(LogicFilter::Or(parts)) => orders.get(&f).cloned().unwrap_or_else(|| parts.clone()),
+            Filter::Logic(LogicFilter::And(_)) => vec![f],
             _ => continue,
         };
         let mut needs = Vec::new();
         let mut ends = Vec::with_capacity(alternatives.len());
-        let mut plain = alternatives.len() >= 2 || matches!(ir.get(f), Filter::And(parts) if parts.len() >= 2);
+        let mut plain =
+            alternatives.len() >= 2 || matches!(ir.get(f), Filter::Logic(LogicFilter::And(parts)) if parts.len() >= 2);
         for &a in &alternatives {
             match alternative(ir, a, &orders) {
                 Some(facts) if plain && needs.len() + facts.len() <= MOST_NEEDS => {
@@ -432,7 +439,7 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
     };
     for i in 0..ir.len() {
         match ir.get(FilterId(i as u32)) {
-            Filter::Assign { var, op, value } => {
+            Filter::Variables(VariableFilter::Assign { var, op, value }) => {
                 if let Some(slot) = assigned.get_mut(var.0 as usize) {
                     *slot = true;
                 }
@@ -441,10 +448,12 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
                     not_set(*var, &mut holds_set);
                 }
             }
-            Filter::SquareIter { var, .. } | Filter::PieceIter { var, .. } | Filter::IdentityIter { var, .. } => {
-                not_set(*var, &mut holds_set)
-            }
-            Filter::Echo { source, target, .. } => {
+            Filter::Variables(
+                VariableFilter::SquareIter { var, .. }
+                | VariableFilter::PieceIter { var, .. }
+                | VariableFilter::IdentityIter { var, .. },
+            ) => not_set(*var, &mut holds_set),
+            Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => {
                 not_set(*source, &mut holds_set);
                 not_set(*target, &mut holds_set);
             }
@@ -459,156 +468,17 @@ pub(crate) fn set_variables(ir: &Ir) -> Vec<bool> {
 /// out from its parts' sets, as the other set operations are, without making a value of each
 /// part (an intersection of positions compares boards and needs the general way).
 pub(crate) fn is_intersection_of_sets(ir: &Ir, f: FilterId, set_variables: &[bool]) -> bool {
-    let Filter::Intersection(parts) = ir.get(f) else { return false };
+    let Filter::Sets(SetFilter::Intersection(parts)) = ir.get(f) else { return false };
     parts.iter().all(|&p| {
         props::is_always_set(ir, p)
             || match ir.get(p) {
-                Filter::Var(v) => {
+                Filter::Variables(VariableFilter::Var(v)) => {
                     set_variables.get(v.0 as usize).copied().unwrap_or(false)
                         || ir.vars.get(v.0 as usize).is_some_and(|i| matches!(i.kind, VarKind::Piece | VarKind::Square))
                 }
                 _ => false,
             }
     })
-}
-
-impl<'a> Ctx<'a> {
-    /// The squares of `domain` the iteration `f` tries at `at`: all of them, or with
-    /// [`Plan::Iteration`]'s `movers_only` those a move into a searched continuation
-    /// starts from (the king's and the rook's square of a castling). Not narrowed while a
-    /// path hands one continuation to the next move filter evaluated (which square's body
-    /// takes it must not change), nor at a position that is not a game node.
-    #[inline]
-    pub(super) fn squares_to_try(&self, f: FilterId, domain: Bitboard, at: Loc) -> Bitboard {
-        let Plan::Iteration { movers_only: true, .. } = self.q.plan(f) else { return domain };
-        let Loc::Node(n) = at else { return domain };
-        if self.only_child.is_some() {
-            return domain;
-        }
-        let mut starts = Bitboard::EMPTY;
-        for &c in self.children(n) {
-            if let Some(crate::pgn::Played::Move(m)) = &self.game.node(c).played {
-                if let shakmaty::Move::Castle { king, rook } = m {
-                    starts.add(*king);
-                    starts.add(*rook);
-                } else if let Some(from) = m.from() {
-                    starts.add(from);
-                }
-            }
-        }
-        domain & starts
-    }
-
-    /// What the `find` `f`, starting at `at`, may skip (see [`FindPlan`]): the last ply its
-    /// body may hold at, and the placements as they are read now.
-    pub(super) fn find_limits(&mut self, f: FilterId, at: Loc) -> Result<(Option<i64>, Placements), Error> {
-        let q = self.q;
-        let Plan::Find(plan) = q.plan(f) else { return Ok((None, Placements::default())) };
-        let last_ply = match plan.up_to_ply {
-            Some((bound, strict)) => {
-                let value = self.eval(bound, at, true)?;
-                value.and_then(|v| self.as_number(&v, at)).map(|b| if strict { b.saturating_sub(1) } else { b })
-            }
-            None => None,
-        };
-        let mut placements = Placements::default();
-        'placements: for items in plan.placements.iter() {
-            let mut squares = Bitboard::FULL;
-            let mut pieces = [0; MOST_PLACED_PIECES];
-            let mut count = 0u8;
-            for &item in items.iter() {
-                match self.ir.get(item) {
-                    Filter::Squares(b) => squares &= *b,
-                    Filter::Var(v) => match self.get_var(*v) {
-                        Some(Value::Set(b)) => squares &= *b,
-                        Some(Value::Piece(id)) if (count as usize) < MOST_PLACED_PIECES => {
-                            pieces[count as usize] = *id;
-                            count += 1;
-                        }
-                        // More pieces than are kept: the body's own test decides.
-                        Some(Value::Piece(_)) => continue 'placements,
-                        // No set: the intersection fails everywhere.
-                        _ => squares = Bitboard::EMPTY,
-                    },
-                    _ => continue 'placements,
-                }
-            }
-            placements.parts[placements.len as usize] = (squares, pieces, count);
-            placements.len += 1;
-            placements.never |= squares.is_empty();
-            // One piece in a forward search: its squares over the search, if known, may
-            // already rule the placement out; otherwise they are gathered.
-            let forward = matches!(self.ir.get(f), Filter::Find { direction: FindDirection::Forward, .. });
-            if let (true, 1, Loc::Node(start)) = (forward, count, at) {
-                let id = pieces[0];
-                let last = last_ply.unwrap_or(i64::MAX);
-                match self.walked_squares(id, start, last) {
-                    Some(walked) => placements.never |= (walked & squares).is_empty(),
-                    None if !placements.gathered[..placements.gathered_len as usize].iter().any(|g| g.0 == id) => {
-                        placements.gathered[placements.gathered_len as usize] = (id, Bitboard::EMPTY);
-                        placements.gathered_len += 1;
-                    }
-                    None => {}
-                }
-            }
-        }
-        Ok((last_ply, placements))
-    }
-
-    /// After a forward search from `start` that walked every position up to `last_ply`
-    /// (none found, or all counted), remember the squares gathered for each piece.
-    pub(super) fn remember_gathered(&self, placements: &Placements, start: NodeId, last_ply: Option<i64>) {
-        for &(id, squares) in &placements.gathered[..placements.gathered_len as usize] {
-            self.remember_walked_squares(id, start, last_ply.unwrap_or(i64::MAX), squares);
-        }
-    }
-
-    /// Do the placements (read by [`Self::find_limits`]) hold at node `n`: for each, do its
-    /// pieces stand on some square of its sets there? As the evaluator works out such an
-    /// intersection, a piece off the board stands on no square. The squares of the pieces
-    /// being gathered are added to theirs.
-    #[inline]
-    pub(super) fn placements_hold(&self, placements: &mut Placements, n: NodeId) -> bool {
-        for (id, squares) in &mut placements.gathered[..placements.gathered_len as usize] {
-            if let Some(sq) = self.square_of(*id, Loc::Node(n)) {
-                squares.add(sq);
-            }
-        }
-        placements.parts[..placements.len as usize].iter().all(|&(squares, pieces, count)| {
-            let mut left = squares;
-            for &id in &pieces[..count as usize] {
-                if left.is_empty() {
-                    break;
-                }
-                left &= self.square_of(id, Loc::Node(n)).map_or(Bitboard::EMPTY, Bitboard::from);
-            }
-            left.any()
-        })
-    }
-
-    /// Does the existential iteration `f` fail here on one of its
-    /// [guards](Plan::IterationGuards), or on an empty domain, before any square is tried?
-    /// `false` when it has to be evaluated the usual way.
-    pub(super) fn iteration_fails_early(&mut self, f: FilterId, domain: FilterId, at: Loc) -> Result<bool, Error> {
-        let q = self.q;
-        let Plan::Iteration { guards, .. } = q.plan(f) else { return Ok(false) };
-        // A path testing one continuation hands it to the next move filter evaluated:
-        // that must be the body's own.
-        if self.only_child.is_some() {
-            return Ok(false);
-        }
-        // Nothing to try (the guards may cost more than an empty domain).
-        match self.eval(domain, at, true)? {
-            Some(value) if self.as_set(&value, at).is_some_and(|b| self.squares_to_try(f, b, at).any()) => {}
-            _ => return Ok(true),
-        }
-        for &g in guards.iter() {
-            if !self.test(g, at)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
-    }
 }
 
 #[cfg(test)]
@@ -676,8 +546,10 @@ mod tests {
     fn find_plan_of(text: &str) -> Option<(Option<(FilterId, bool)>, usize)> {
         let query = Query::compile(text, &mut CompileOptions::default()).unwrap();
         let ir = query.ir();
-        let find =
-            (0..ir.len()).map(|i| FilterId(i as u32)).find(|&f| matches!(ir.get(f), Filter::Find { .. })).unwrap();
+        let find = (0..ir.len())
+            .map(|i| FilterId(i as u32))
+            .find(|&f| matches!(ir.get(f), Filter::GameTree(GameTreeFilter::Find { .. })))
+            .unwrap();
         match &plans(ir)[find.0 as usize] {
             Plan::Find(plan) => Some((plan.up_to_ply, plan.placements.len())),
             Plan::AsStored => None,
@@ -728,7 +600,7 @@ mod tests {
         let home = ir.find_var("Home").unwrap();
         let intersection = (0..ir.len())
             .map(|i| FilterId(i as u32))
-            .find(|&f| matches!(ir.get(f), Filter::Intersection(parts) if parts.iter().any(|&p| ir.get(p) == &Filter::Var(home))))
+            .find(|&f| matches!(ir.get(f), Filter::Sets(SetFilter::Intersection(parts)) if parts.iter().any(|&p| ir.get(p) == &Filter::Variables(VariableFilter::Var(home)))))
             .unwrap();
         assert!(is_intersection_of_sets(ir, intersection, &sets));
         // Without knowing what `Home` holds, the intersection keeps the general way.

@@ -1,5 +1,9 @@
 //! Evaluator tests over hand-built games and hand-built IR, one family at a time.
 
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, OutputFilter,
+    PositionStateFilter, SetFilter, VariableFilter,
+};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 use super::{GameMatch, Query, Scratch, SortValue, Value};
@@ -22,7 +26,7 @@ fn sq(s: Square) -> Bitboard {
 }
 
 fn pieces(ir: &mut Ir, color: Color, role: Role, squares: Bitboard) -> FilterId {
-    ir.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares }, sp())
+    ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, role), squares }), sp())
 }
 
 fn mv(source: MoveSource) -> MoveFilter {
@@ -42,17 +46,18 @@ fn count_and_empty_set_in_value_mode() {
     let mut ir = Ir::new();
     // #♙a-h7 == 0: white pawns on the 7th rank: none, a valid 0.
     let p7 = pieces(&mut ir, Color::White, Role::Pawn, Bitboard::from_rank(shakmaty::Rank::Seventh));
-    let count = ir.add(Filter::Count(p7), sp());
-    let zero = ir.add(Filter::Number(0), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: count, rest: vec![(CmpOp::Eq, zero)] }, sp()));
+    let count = ir.add(Filter::Sets(SetFilter::Count(p7)), sp());
+    let zero = ir.add(Filter::Numbers(NumberFilter::Number(0)), sp());
+    ir.root =
+        Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: count, rest: vec![(CmpOp::Eq, zero)] }), sp()));
     let m = run(ir, &game);
     assert_eq!(m.positions.len(), line.len() + 1);
 
     // ♟ < 8 (set compared with number is counted): true only after Qxf7 took a pawn.
     let mut ir = Ir::new();
     let bp = pieces(&mut ir, Color::Black, Role::Pawn, Bitboard::FULL);
-    let eight = ir.add(Filter::Number(8), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: bp, rest: vec![(CmpOp::Lt, eight)] }, sp()));
+    let eight = ir.add(Filter::Numbers(NumberFilter::Number(8)), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: bp, rest: vec![(CmpOp::Lt, eight)] }), sp()));
     let m = run(ir, &game);
     assert_eq!(m.positions, vec![line[6]]);
 
@@ -69,11 +74,11 @@ fn complement_of_a_move_that_did_not_happen_is_the_whole_board() {
     // initial position there is no previous move: the complement is the whole board, and
     // the pawn (which leaves e2 on the first move) is found there only.
     let mut ir = Ir::new();
-    let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
+    let all = ir.add(Filter::Sets(SetFilter::Squares(Bitboard::FULL)), sp());
     let arrived = ir.add(Filter::Move(Box::new(MoveFilter { to: Some(all), ..mv(MoveSource::Previous) })), sp());
-    let not_arrived = ir.add(Filter::Complement(arrived), sp());
+    let not_arrived = ir.add(Filter::Sets(SetFilter::Complement(arrived)), sp());
     let pawn = pieces(&mut ir, Color::White, Role::Pawn, sq(Square::E2));
-    ir.root = Some(ir.add(Filter::Intersection(vec![pawn, not_arrived]), sp()));
+    ir.root = Some(ir.add(Filter::Sets(SetFilter::Intersection(vec![pawn, not_arrived])), sp()));
     let m = run(ir, &game);
     assert_eq!(m.positions, vec![NodeId::ROOT]);
 }
@@ -84,9 +89,10 @@ fn attacks_check_mate_and_attack_values() {
     let mut ir = Ir::new();
     let q = pieces(&mut ir, Color::White, Role::Queen, Bitboard::FULL);
     let k = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
-    let att = ir.add(Filter::Attacks { attackers: q, targets: k, value_is_targets: false }, sp());
-    let mate = ir.add(Filter::Mate, sp());
-    ir.root = Some(ir.add(Filter::And(vec![mate, att]), sp()));
+    let att =
+        ir.add(Filter::Geometry(GeometryFilter::Attacks { attackers: q, targets: k, value_is_targets: false }), sp());
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![mate, att])), sp()));
     let m = run(ir, &game);
     assert!(m.matched);
     assert_eq!(m.positions, vec![line[6]]);
@@ -95,9 +101,10 @@ fn attacks_check_mate_and_attack_values() {
     let mut ir = Ir::new();
     let q = pieces(&mut ir, Color::White, Role::Queen, Bitboard::FULL);
     let k = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
-    let att = ir.add(Filter::Attacks { attackers: q, targets: k, value_is_targets: true }, sp());
-    let e8 = ir.add(Filter::Squares(sq(Square::E8)), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: att, rest: vec![(CmpOp::Eq, e8)] }, sp()));
+    let att =
+        ir.add(Filter::Geometry(GeometryFilter::Attacks { attackers: q, targets: k, value_is_targets: true }), sp());
+    let e8 = ir.add(Filter::Sets(SetFilter::Squares(sq(Square::E8))), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: att, rest: vec![(CmpOp::Eq, e8)] }), sp()));
     assert_eq!(run(ir, &game).positions, vec![line[6]]);
 }
 
@@ -107,19 +114,30 @@ fn directions_and_pins() {
     b.line(NodeId::ROOT, &["Kg2"]).unwrap();
     let game = b.finish(None);
     let mut ir = Ir::new();
-    let pin = ir.add(Filter::PinOf { from: None, through: None, to: None, part: PinPart::Pinned }, sp());
+    let pin = ir.add(
+        Filter::Geometry(GeometryFilter::PinOf { from: None, through: None, to: None, part: PinPart::Pinned }),
+        sp(),
+    );
     let n = pieces(&mut ir, Color::Black, Role::Knight, Bitboard::FULL);
-    ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, n)] }, sp()));
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: pin, rest: vec![(CmpOp::Eq, n)] }), sp()));
     assert_eq!(run(ir, &game).positions.len(), 2);
 
     // up 1 2 from the rook: e2, e3
     let mut ir = Ir::new();
     let r = pieces(&mut ir, Color::White, Role::Rook, Bitboard::FULL);
-    let up =
-        ir.add(Filter::Direction { dirs: Directions::UP, min: 1, max: 2, range_variables: (None, None), arg: r }, sp());
-    let c = ir.add(Filter::Count(up), sp());
-    let two = ir.add(Filter::Number(2), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: c, rest: vec![(CmpOp::Eq, two)] }, sp()));
+    let up = ir.add(
+        Filter::Geometry(GeometryFilter::Direction {
+            dirs: Directions::UP,
+            min: 1,
+            max: 2,
+            range_variables: (None, None),
+            arg: r,
+        }),
+        sp(),
+    );
+    let c = ir.add(Filter::Sets(SetFilter::Count(up)), sp());
+    let two = ir.add(Filter::Numbers(NumberFilter::Number(2)), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: c, rest: vec![(CmpOp::Eq, two)] }), sp()));
     assert!(run(ir, &game).matched);
 }
 
@@ -134,10 +152,12 @@ fn pin_gives_the_part_asked_for() {
     // does `pin from ◭ through ◭` giving `part` equal the pieces on `expected`?
     let value_is = |part: PinPart, expected: Bitboard| {
         let mut ir = Ir::new();
-        let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
-        let pin = ir.add(Filter::PinOf { from: Some(any), through: Some(any), to: None, part }, sp());
-        let want = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: expected }, sp());
-        ir.root = Some(ir.add(Filter::Compare { first: pin, rest: vec![(CmpOp::Eq, want)] }, sp()));
+        let any = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }), sp());
+        let pin = ir
+            .add(Filter::Geometry(GeometryFilter::PinOf { from: Some(any), through: Some(any), to: None, part }), sp());
+        let want = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: expected }), sp());
+        ir.root =
+            Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: pin, rest: vec![(CmpOp::Eq, want)] }), sp()));
         run(ir, &game).matched
     };
     assert!(value_is(PinPart::Pinners, rook));
@@ -154,10 +174,10 @@ fn piece_assignment_needs_exactly_one_piece() {
     let assign = |squares: Bitboard| {
         let mut ir = Ir::new();
         let x = ir.var("x", VarKind::Piece);
-        let set = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares }, sp());
-        let a = ir.add(Filter::Assign { var: x, op: None, value: set }, sp());
-        let xv = ir.add(Filter::Var(x), sp());
-        ir.root = Some(ir.add(Filter::And(vec![a, xv]), sp()));
+        let set = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares }), sp());
+        let a = ir.add(Filter::Variables(VariableFilter::Assign { var: x, op: None, value: set }), sp());
+        let xv = ir.add(Filter::Variables(VariableFilter::Var(x)), sp());
+        ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![a, xv])), sp()));
         run(ir, &game).matched
     };
     assert!(assign(Bitboard::from(Square::E1)));
@@ -170,17 +190,17 @@ fn if_without_else_matches_when_the_condition_fails() {
     let (game, _) = scholars_mate();
     // if mate then false: true everywhere but at the final mate
     let mut ir = Ir::new();
-    let mate = ir.add(Filter::Mate, sp());
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
     let no = ir.add(Filter::False, sp());
-    ir.root = Some(ir.add(Filter::If { cond: mate, then: no, otherwise: None }, sp()));
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::If { cond: mate, then: no, otherwise: None }), sp()));
     let m = run(ir, &game);
     assert_eq!(m.positions.len(), 7);
     // with an else branch that fails, only the mate position's `then` counts
     let mut ir = Ir::new();
-    let mate = ir.add(Filter::Mate, sp());
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
     let yes = ir.add(Filter::True, sp());
     let no = ir.add(Filter::False, sp());
-    ir.root = Some(ir.add(Filter::If { cond: mate, then: yes, otherwise: Some(no) }, sp()));
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::If { cond: mate, then: yes, otherwise: Some(no) }), sp()));
     assert_eq!(run(ir, &game).positions.len(), 1);
 }
 
@@ -189,14 +209,16 @@ fn position_by_id_finds_the_numbered_position() {
     let (game, line) = scholars_mate();
     // position (positionid + 2) : ply == ply + 2 holds wherever that position exists
     let mut ir = Ir::new();
-    let id = ir.add(Filter::PositionId, sp());
-    let two = ir.add(Filter::Number(2), sp());
-    let sum = ir.add(Filter::Arith(ArithOp::Add, id, two), sp());
-    let there = ir.add(Filter::PositionById(sum), sp());
-    let ply = ir.add(Filter::Ply, sp());
-    let ply_there = ir.add(Filter::AtPosition { at: there, body: ply }, sp());
-    let ply_plus = ir.add(Filter::Arith(ArithOp::Add, ply, two), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: ply_there, rest: vec![(CmpOp::Eq, ply_plus)] }, sp()));
+    let id = ir.add(Filter::GameTree(GameTreeFilter::PositionId), sp());
+    let two = ir.add(Filter::Numbers(NumberFilter::Number(2)), sp());
+    let sum = ir.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Add, id, two)), sp());
+    let there = ir.add(Filter::GameTree(GameTreeFilter::PositionById(sum)), sp());
+    let ply = ir.add(Filter::PositionState(PositionStateFilter::Ply), sp());
+    let ply_there = ir.add(Filter::GameTree(GameTreeFilter::AtPosition { at: there, body: ply }), sp());
+    let ply_plus = ir.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Add, ply, two)), sp());
+    ir.root = Some(
+        ir.add(Filter::Numbers(NumberFilter::Compare { first: ply_there, rest: vec![(CmpOp::Eq, ply_plus)] }), sp()),
+    );
     let m = run(ir, &game);
     // 8 positions; the last two have no position two plies on
     assert_eq!(m.positions.len(), 6);
@@ -204,8 +226,8 @@ fn position_by_id_finds_the_numbered_position() {
     // no position has a negative id or one past the end
     for n in [-1, 8] {
         let mut ir = Ir::new();
-        let k = ir.add(Filter::Number(n), sp());
-        ir.root = Some(ir.add(Filter::PositionById(k), sp()));
+        let k = ir.add(Filter::Numbers(NumberFilter::Number(n)), sp());
+        ir.root = Some(ir.add(Filter::GameTree(GameTreeFilter::PositionById(k)), sp()));
         assert!(!run(ir, &game).matched);
     }
 }
@@ -223,14 +245,15 @@ fn en_passant_and_capture_shapes() {
     assert_eq!(run(ir, &game).positions, vec![line[3]]);
     // × with no sets matches the e.p. capture; the capture square is d5
     let mut ir = Ir::new();
-    let d5 = ir.add(Filter::Squares(sq(Square::D5)), sp());
+    let d5 = ir.add(Filter::Sets(SetFilter::Squares(sq(Square::D5))), sp());
     let mut f = mv(MoveSource::Next);
     f.capture = Some(d5);
     ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
     assert_eq!(run(ir, &game).positions, vec![line[3]]);
     // ――◭ (to-square occupied) does not match e.p.
     let mut ir = Ir::new();
-    let occupied = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+    let occupied =
+        ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }), sp());
     let mut f = mv(MoveSource::Next);
     f.to = Some(occupied);
     ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
@@ -258,14 +281,22 @@ fn promotion_ignores_colour_and_identity_follows_the_piece() {
     let mut ir = Ir::new();
     let y = ir.var("y", VarKind::Piece);
     let dom = pieces(&mut ir, Color::White, Role::Pawn, sq(Square::A7));
-    let yv = ir.add(Filter::Var(y), sp());
+    let yv = ir.add(Filter::Variables(VariableFilter::Var(y)), sp());
     let rook = pieces(&mut ir, Color::White, Role::Rook, Bitboard::FULL);
-    let both = ir.add(Filter::Intersection(vec![yv, rook]), sp());
+    let both = ir.add(Filter::Sets(SetFilter::Intersection(vec![yv, rook])), sp());
     let find = ir.add(
-        Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: both },
+        Filter::GameTree(GameTreeFilter::Find {
+            direction: FindDirection::Forward,
+            all: false,
+            range: None,
+            quiet: true,
+            body: both,
+        }),
         sp(),
     );
-    ir.root = Some(ir.add(Filter::PieceIter { var: y, domain: dom, body: find, forall: false }, sp()));
+    ir.root = Some(
+        ir.add(Filter::Variables(VariableFilter::PieceIter { var: y, domain: dom, body: find, forall: false }), sp()),
+    );
     assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
 }
 
@@ -280,7 +311,7 @@ fn castling_kinds_and_legal_moves() {
     ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
     assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
     let mut ir = Ir::new();
-    let c1 = ir.add(Filter::Squares(sq(Square::C8)), sp());
+    let c1 = ir.add(Filter::Sets(SetFilter::Squares(sq(Square::C8))), sp());
     let mut f = mv(MoveSource::Next);
     f.kind = MoveKind::Castle;
     f.to = Some(c1);
@@ -293,12 +324,13 @@ fn castling_kinds_and_legal_moves() {
     let mut f = mv(MoveSource::Legal);
     f.value = MoveValue::Count;
     let count = ir.add(Filter::Move(Box::new(f)), sp());
-    let twenty = ir.add(Filter::Number(20), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: count, rest: vec![(CmpOp::Eq, twenty)] }, sp()));
+    let twenty = ir.add(Filter::Numbers(NumberFilter::Number(20)), sp());
+    ir.root =
+        Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: count, rest: vec![(CmpOp::Eq, twenty)] }), sp()));
     assert!(run(ir, &start).matched);
     let (game, line) = scholars_mate();
     let mut ir = Ir::new();
-    let mate = ir.add(Filter::Mate, sp());
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
     let mut f = mv(MoveSource::Legal);
     f.then = Some(mate);
     ir.root = Some(ir.add(Filter::Move(Box::new(f)), sp()));
@@ -310,19 +342,31 @@ fn castling_kinds_and_legal_moves() {
 fn find_forward_backward_and_counting() {
     let (game, line) = scholars_mate();
     let mut ir = Ir::new();
-    let mate = ir.add(Filter::Mate, sp());
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
     let find = ir.add(
-        Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: mate },
+        Filter::GameTree(GameTreeFilter::Find {
+            direction: FindDirection::Forward,
+            all: false,
+            range: None,
+            quiet: true,
+            body: mate,
+        }),
         sp(),
     );
-    let initial = ir.add(Filter::Initial, sp());
-    ir.root = Some(ir.add(Filter::And(vec![initial, find]), sp()));
+    let initial = ir.add(Filter::PositionState(PositionStateFilter::Initial), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![initial, find])), sp()));
     assert_eq!(run(ir, &game).positions, vec![NodeId::ROOT]);
 
     let mut ir = Ir::new();
-    let wtm = ir.add(Filter::ToMove(Color::White), sp());
+    let wtm = ir.add(Filter::PositionState(PositionStateFilter::ToMove(Color::White)), sp());
     let find = ir.add(
-        Filter::Find { direction: FindDirection::Backward, all: true, range: Some((4, 4)), quiet: true, body: wtm },
+        Filter::GameTree(GameTreeFilter::Find {
+            direction: FindDirection::Backward,
+            all: true,
+            range: Some((4, 4)),
+            quiet: true,
+            body: wtm,
+        }),
         sp(),
     );
     ir.root = Some(find);
@@ -335,26 +379,26 @@ fn line_sequences() {
     let (game, line) = scholars_mate();
     // line --> wtm --> btm{2,} --> mate : wtm/btm alternate, so btm{2,} cannot match
     let mut ir = Ir::new();
-    let wtm = ir.add(Filter::ToMove(Color::White), sp());
+    let wtm = ir.add(Filter::PositionState(PositionStateFilter::ToMove(Color::White)), sp());
     let tr = ir.add(Filter::True, sp());
-    let mate = ir.add(Filter::Mate, sp());
-    let any = ir.add(Filter::SeqRepeat { body: tr, min: 0, max: u32::MAX }, sp());
-    let seq = ir.add(Filter::SeqConcat(vec![wtm, any, mate]), sp());
-    let lf = ir.add(Filter::Line { params: LineParams::default(), body: seq }, sp());
-    let five = ir.add(Filter::Number(5), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: lf, rest: vec![(CmpOp::Eq, five)] }, sp()));
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
+    let any = ir.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body: tr, min: 0, max: u32::MAX }), sp());
+    let seq = ir.add(Filter::GameTree(GameTreeFilter::SeqConcat(vec![wtm, any, mate])), sp());
+    let lf = ir.add(Filter::GameTree(GameTreeFilter::Line { params: LineParams::default(), body: seq }), sp());
+    let five = ir.add(Filter::Numbers(NumberFilter::Number(5)), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: lf, rest: vec![(CmpOp::Eq, five)] }), sp()));
     // from ply 2 (wtm) to ply 7 (mate) is 6 positions; from ply 3? btm. ply 2: 6, ply 4: 4
     let m = run(ir, &game);
     assert!(!m.matched, "{:?}", m.positions);
     let mut ir = Ir::new();
-    let wtm = ir.add(Filter::ToMove(Color::White), sp());
+    let wtm = ir.add(Filter::PositionState(PositionStateFilter::ToMove(Color::White)), sp());
     let tr = ir.add(Filter::True, sp());
-    let mate = ir.add(Filter::Mate, sp());
-    let any = ir.add(Filter::SeqRepeat { body: tr, min: 0, max: u32::MAX }, sp());
-    let seq = ir.add(Filter::SeqConcat(vec![wtm, any, mate]), sp());
-    let lf = ir.add(Filter::Line { params: LineParams::default(), body: seq }, sp());
-    let four = ir.add(Filter::Number(4), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: lf, rest: vec![(CmpOp::Eq, four)] }, sp()));
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
+    let any = ir.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body: tr, min: 0, max: u32::MAX }), sp());
+    let seq = ir.add(Filter::GameTree(GameTreeFilter::SeqConcat(vec![wtm, any, mate])), sp());
+    let lf = ir.add(Filter::GameTree(GameTreeFilter::Line { params: LineParams::default(), body: seq }), sp());
+    let four = ir.add(Filter::Numbers(NumberFilter::Number(4)), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: lf, rest: vec![(CmpOp::Eq, four)] }), sp()));
     assert_eq!(run(ir, &game).positions, vec![line[3]]);
 }
 
@@ -365,19 +409,21 @@ fn universal_iteration_is_vacuously_true_and_existential_has_a_value() {
     let x = ir.var("x", VarKind::Square);
     let none = pieces(&mut ir, Color::White, Role::Pawn, Bitboard::from_rank(shakmaty::Rank::Eighth));
     let f = ir.add(Filter::False, sp());
-    ir.root = Some(ir.add(Filter::SquareIter { var: x, domain: none, body: f, forall: true }, sp()));
+    ir.root = Some(
+        ir.add(Filter::Variables(VariableFilter::SquareIter { var: x, domain: none, body: f, forall: true }), sp()),
+    );
     assert!(run(ir, &game).matched);
 
     // 2 == x∊♘ (x & b1-g1): two white knights on the first rank at the start only
     let mut ir = Ir::new();
     let x = ir.var("x", VarKind::Square);
     let n = pieces(&mut ir, Color::White, Role::Knight, Bitboard::FULL);
-    let xv = ir.add(Filter::Var(x), sp());
-    let rank1 = ir.add(Filter::Squares(Bitboard::from_rank(shakmaty::Rank::First)), sp());
-    let body = ir.add(Filter::Intersection(vec![xv, rank1]), sp());
-    let it = ir.add(Filter::SquareIter { var: x, domain: n, body, forall: false }, sp());
-    let two = ir.add(Filter::Number(2), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: two, rest: vec![(CmpOp::Eq, it)] }, sp()));
+    let xv = ir.add(Filter::Variables(VariableFilter::Var(x)), sp());
+    let rank1 = ir.add(Filter::Sets(SetFilter::Squares(Bitboard::from_rank(shakmaty::Rank::First))), sp());
+    let body = ir.add(Filter::Sets(SetFilter::Intersection(vec![xv, rank1])), sp());
+    let it = ir.add(Filter::Variables(VariableFilter::SquareIter { var: x, domain: n, body, forall: false }), sp());
+    let two = ir.add(Filter::Numbers(NumberFilter::Number(2)), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: two, rest: vec![(CmpOp::Eq, it)] }), sp()));
     assert_eq!(run(ir, &game).positions.len(), 8);
 }
 
@@ -387,10 +433,10 @@ fn variables_and_persistent_totals() {
     let mut ir = Ir::new();
     let c = ir.var("checks", VarKind::Value);
     ir.vars[c.0 as usize].persistent = true;
-    let one = ir.add(Filter::Number(1), sp());
-    let check = ir.add(Filter::Check, sp());
-    let inc = ir.add(Filter::Assign { var: c, op: Some(ArithOp::Add), value: one }, sp());
-    ir.root = Some(ir.add(Filter::And(vec![check, inc]), sp()));
+    let one = ir.add(Filter::Numbers(NumberFilter::Number(1)), sp());
+    let check = ir.add(Filter::PositionState(PositionStateFilter::Check), sp());
+    let inc = ir.add(Filter::Variables(VariableFilter::Assign { var: c, op: Some(ArithOp::Add), value: one }), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![check, inc])), sp()));
     let q = Query::new(ir).unwrap();
     let mut s1 = Scratch::default();
     let mut s2 = Scratch::default();
@@ -405,16 +451,16 @@ fn variables_and_persistent_totals() {
 fn comments_of_failed_branches_are_discarded() {
     let (game, line) = scholars_mate();
     let mut ir = Ir::new();
-    let a = ir.add(Filter::Str("lost".into()), sp());
-    let ca = ir.add(Filter::Comment(vec![a]), sp());
+    let a = ir.add(Filter::Numbers(NumberFilter::Str("lost".into())), sp());
+    let ca = ir.add(Filter::Output(OutputFilter::Comment(vec![a])), sp());
     let f = ir.add(Filter::False, sp());
-    let failed = ir.add(Filter::And(vec![ca, f]), sp());
-    let b = ir.add(Filter::Str("mate on ".into()), sp());
+    let failed = ir.add(Filter::Logic(LogicFilter::And(vec![ca, f])), sp());
+    let b = ir.add(Filter::Numbers(NumberFilter::Str("mate on ".into())), sp());
     let k = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
-    let cb = ir.add(Filter::Comment(vec![b, k]), sp());
-    let or = ir.add(Filter::Or(vec![failed, cb]), sp());
-    let mate = ir.add(Filter::Mate, sp());
-    ir.root = Some(ir.add(Filter::And(vec![mate, or]), sp()));
+    let cb = ir.add(Filter::Output(OutputFilter::Comment(vec![b, k])), sp());
+    let or = ir.add(Filter::Logic(LogicFilter::Or(vec![failed, cb])), sp());
+    let mate = ir.add(Filter::PositionState(PositionStateFilter::Mate), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![mate, or])), sp()));
     let m = run(ir, &game);
     assert_eq!(m.comments, vec![(line[6], "mate on e8".to_string())]);
 }
@@ -423,14 +469,17 @@ fn comments_of_failed_branches_are_discarded() {
 fn sort_keeps_the_best_value() {
     let (game, _) = scholars_mate();
     let mut ir = Ir::new();
-    let ply = ir.add(Filter::Ply, sp());
-    let check = ir.add(Filter::Check, sp());
-    let s = ir.add(Filter::Sort { doc: "ply".into(), min: false, quiet: false, value: ply }, sp());
-    ir.root = Some(ir.add(Filter::And(vec![check, s]), sp()));
+    let ply = ir.add(Filter::PositionState(PositionStateFilter::Ply), sp());
+    let check = ir.add(Filter::PositionState(PositionStateFilter::Check), sp());
+    let s =
+        ir.add(Filter::Output(OutputFilter::Sort { doc: "ply".into(), min: false, quiet: false, value: ply }), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![check, s])), sp()));
     assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), SortValue::Number(7))]);
     let mut ir = Ir::new();
-    let ply = ir.add(Filter::Ply, sp());
-    ir.root = Some(ir.add(Filter::Sort { doc: "ply".into(), min: true, quiet: false, value: ply }, sp()));
+    let ply = ir.add(Filter::PositionState(PositionStateFilter::Ply), sp());
+    ir.root = Some(
+        ir.add(Filter::Output(OutputFilter::Sort { doc: "ply".into(), min: true, quiet: false, value: ply }), sp()),
+    );
     assert_eq!(run(ir, &game).sort, vec![("ply".to_string(), SortValue::Number(0))]);
 }
 
@@ -441,17 +490,17 @@ fn header_filters_and_tag_prefiltering() {
     b.tag("White", "Carlsen, Magnus").tag("WhiteElo", "2850").tag("Date", "2019.05.01").tag("Result", "1-0");
     let game = b.finish(None);
     let mut ir = Ir::new();
-    let w = ir.add(Filter::Header(HeaderField::Player(Color::White)), sp());
-    let needle = ir.add(Filter::Str("Carlsen".into()), sp());
-    let player = ir.add(Filter::Contains { haystack: w, needle, ignore_case: false }, sp());
-    let elo = ir.add(Filter::Header(HeaderField::Elo(Color::White)), sp());
-    let limit = ir.add(Filter::Number(2800), sp());
-    let strong = ir.add(Filter::Compare { first: elo, rest: vec![(CmpOp::Ge, limit)] }, sp());
-    let year = ir.add(Filter::Year, sp());
-    let y = ir.add(Filter::Number(2019), sp());
-    let in_year = ir.add(Filter::Compare { first: year, rest: vec![(CmpOp::Eq, y)] }, sp());
-    let result = ir.add(Filter::Result(GameResult::WhiteWins), sp());
-    ir.root = Some(ir.add(Filter::And(vec![player, strong, in_year, result]), sp()));
+    let w = ir.add(Filter::Header(HeaderFilter::Field(HeaderField::Player(Color::White))), sp());
+    let needle = ir.add(Filter::Numbers(NumberFilter::Str("Carlsen".into())), sp());
+    let player = ir.add(Filter::Numbers(NumberFilter::Contains { haystack: w, needle, ignore_case: false }), sp());
+    let elo = ir.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(Color::White))), sp());
+    let limit = ir.add(Filter::Numbers(NumberFilter::Number(2800)), sp());
+    let strong = ir.add(Filter::Numbers(NumberFilter::Compare { first: elo, rest: vec![(CmpOp::Ge, limit)] }), sp());
+    let year = ir.add(Filter::Header(HeaderFilter::Year), sp());
+    let y = ir.add(Filter::Numbers(NumberFilter::Number(2019)), sp());
+    let in_year = ir.add(Filter::Numbers(NumberFilter::Compare { first: year, rest: vec![(CmpOp::Eq, y)] }), sp());
+    let result = ir.add(Filter::Header(HeaderFilter::Result(GameResult::WhiteWins)), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![player, strong, in_year, result])), sp()));
     let q = Query::new(ir.clone()).unwrap();
     assert!(!q.needs_positions());
     assert!(q.may_match_tags(&crate::eval::Scratch::default(), &game));
@@ -462,8 +511,8 @@ fn header_filters_and_tag_prefiltering() {
     assert!(!q.may_match_tags(&crate::eval::Scratch::default(), &other));
 
     // A mixed query still prefilters on its header conjuncts.
-    let check = ir.add(Filter::Check, sp());
-    ir.root = Some(ir.add(Filter::And(vec![player, check]), sp()));
+    let check = ir.add(Filter::PositionState(PositionStateFilter::Check), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![player, check])), sp()));
     let q = Query::new(ir).unwrap();
     assert!(q.needs_positions());
     assert!(!q.may_match_tags(&crate::eval::Scratch::default(), &other));
@@ -478,12 +527,12 @@ fn variations_are_searched_only_when_asked() {
     let mut game = b.finish(None);
     game.number = 1;
     let mut ir = Ir::new();
-    ir.root = Some(ir.add(Filter::Mate, sp()));
+    ir.root = Some(ir.add(Filter::PositionState(PositionStateFilter::Mate), sp()));
     assert!(!run(ir.clone(), &game).matched);
     ir.settings.variations = true;
     let m = run(ir.clone(), &game);
     assert_eq!(m.positions, vec![side[0]]);
-    let var = ir.add(Filter::Variation, sp());
+    let var = ir.add(Filter::PositionState(PositionStateFilter::Variation), sp());
     ir.root = Some(var);
     assert_eq!(run(ir, &game).positions, vec![side[0]]);
 }
@@ -493,13 +542,13 @@ fn runaway_loop_and_bad_regex_are_errors() {
     let (game, _) = scholars_mate();
     let mut ir = Ir::new();
     let t = ir.add(Filter::True, sp());
-    ir.root = Some(ir.add(Filter::While { cond: Some(t), body: t }, sp()));
+    ir.root = Some(ir.add(Filter::Variables(VariableFilter::While { cond: Some(t), body: t }), sp()));
     let m = run(ir, &game);
     assert!(m.error.is_some() && !m.matched);
 
     let mut ir = Ir::new();
-    let s = ir.add(Filter::Str("x".into()), sp());
-    ir.root = Some(ir.add(Filter::RegexMatch { subject: s, pattern: "(".into() }, sp()));
+    let s = ir.add(Filter::Numbers(NumberFilter::Str("x".into())), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::RegexMatch { subject: s, pattern: "(".into() }), sp()));
     assert!(Query::new(ir).is_err());
 }
 
@@ -509,13 +558,13 @@ fn regex_groups_and_string_builtins() {
     b.tag("Event", "World Championship 2021");
     let game = b.finish(None);
     let mut ir = Ir::new();
-    let ev = ir.add(Filter::Header(HeaderField::Event), sp());
-    let re = ir.add(Filter::RegexMatch { subject: ev, pattern: r"(\d{4})".into() }, sp());
-    let g = ir.add(Filter::RegexGroup(1), sp());
-    let int = ir.add(Filter::Call(Builtin::Int, vec![g]), sp());
-    let year = ir.add(Filter::Number(2021), sp());
-    let eq = ir.add(Filter::Compare { first: int, rest: vec![(CmpOp::Eq, year)] }, sp());
-    ir.root = Some(ir.add(Filter::And(vec![re, eq]), sp()));
+    let ev = ir.add(Filter::Header(HeaderFilter::Field(HeaderField::Event)), sp());
+    let re = ir.add(Filter::Numbers(NumberFilter::RegexMatch { subject: ev, pattern: r"(\d{4})".into() }), sp());
+    let g = ir.add(Filter::Numbers(NumberFilter::RegexGroup(1)), sp());
+    let int = ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Int, vec![g])), sp());
+    let year = ir.add(Filter::Numbers(NumberFilter::Number(2021)), sp());
+    let eq = ir.add(Filter::Numbers(NumberFilter::Compare { first: int, rest: vec![(CmpOp::Eq, year)] }), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![re, eq])), sp()));
     assert!(run(ir, &game).matched);
 }
 
@@ -527,19 +576,41 @@ fn identity_iteration_binds_distinct_pieces() {
     let a = ir.var("a", VarKind::Piece);
     let bvar = ir.var("b", VarKind::Piece);
     let t = ir.add(Filter::True, sp());
-    let inner =
-        ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Queen), body: t }, sp());
-    ir.root = Some(
-        ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Queen), body: inner }, sp()),
+    let inner = ir.add(
+        Filter::Variables(VariableFilter::IdentityIter {
+            var: bvar,
+            mask: PieceMask::piece(Color::White, Role::Queen),
+            body: t,
+        }),
+        sp(),
     );
+    ir.root = Some(ir.add(
+        Filter::Variables(VariableFilter::IdentityIter {
+            var: a,
+            mask: PieceMask::piece(Color::White, Role::Queen),
+            body: inner,
+        }),
+        sp(),
+    ));
     ir.settings.per_game = true;
     assert!(!run(ir.clone(), &game).matched);
     // but two distinct white knights exist
-    let inner =
-        ir.add(Filter::IdentityIter { var: bvar, mask: PieceMask::piece(Color::White, Role::Knight), body: t }, sp());
-    ir.root = Some(
-        ir.add(Filter::IdentityIter { var: a, mask: PieceMask::piece(Color::White, Role::Knight), body: inner }, sp()),
+    let inner = ir.add(
+        Filter::Variables(VariableFilter::IdentityIter {
+            var: bvar,
+            mask: PieceMask::piece(Color::White, Role::Knight),
+            body: t,
+        }),
+        sp(),
     );
+    ir.root = Some(ir.add(
+        Filter::Variables(VariableFilter::IdentityIter {
+            var: a,
+            mask: PieceMask::piece(Color::White, Role::Knight),
+            body: inner,
+        }),
+        sp(),
+    ));
     let m = run(ir, &game);
     assert!(m.matched);
     assert_eq!(m.positions, vec![NodeId::ROOT]);
@@ -554,14 +625,22 @@ fn echo_compares_positions_square_by_square() {
     let mut ir = Ir::new();
     let s = ir.var("s", VarKind::Position);
     let t = ir.var("t", VarKind::Position);
-    let sv = ir.add(Filter::Var(s), sp());
-    let tv = ir.add(Filter::Var(t), sp());
-    let same = ir.add(Filter::Intersection(vec![sv, tv]), sp());
-    let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
-    let eq = ir.add(Filter::Compare { first: same, rest: vec![(CmpOp::Eq, all)] }, sp());
-    ir.root = Some(
-        ir.add(Filter::Echo { source: s, target: t, in_all: false, variations: false, marks: false, body: eq }, sp()),
-    );
+    let sv = ir.add(Filter::Variables(VariableFilter::Var(s)), sp());
+    let tv = ir.add(Filter::Variables(VariableFilter::Var(t)), sp());
+    let same = ir.add(Filter::Sets(SetFilter::Intersection(vec![sv, tv])), sp());
+    let all = ir.add(Filter::Sets(SetFilter::Squares(Bitboard::FULL)), sp());
+    let eq = ir.add(Filter::Numbers(NumberFilter::Compare { first: same, rest: vec![(CmpOp::Eq, all)] }), sp());
+    ir.root = Some(ir.add(
+        Filter::GameTree(GameTreeFilter::Echo {
+            source: s,
+            target: t,
+            in_all: false,
+            variations: false,
+            marks: false,
+            body: eq,
+        }),
+        sp(),
+    ));
     let m = run(ir, &game);
     // The start position and the one after 2...Ng8 are each other's echo.
     assert_eq!(m.positions, vec![NodeId::ROOT, line[3]]);
@@ -576,15 +655,27 @@ fn consecutive_moves_across_branches() {
     ir.settings.variations = true;
     let s = ir.var("s", VarKind::Position);
     let t = ir.var("t", VarKind::Position);
-    let sv = ir.add(Filter::Var(s), sp());
-    let tv = ir.add(Filter::Var(t), sp());
-    let cm = ir.add(Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
-    let two = ir.add(Filter::Number(2), sp());
-    let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }, sp());
-    let mainline = ir.add(Filter::Mainline, sp());
-    let echo =
-        ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
-    ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
+    let sv = ir.add(Filter::Variables(VariableFilter::Var(s)), sp());
+    let tv = ir.add(Filter::Variables(VariableFilter::Var(t)), sp());
+    let cm = ir.add(
+        Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }),
+        sp(),
+    );
+    let two = ir.add(Filter::Numbers(NumberFilter::Number(2)), sp());
+    let ge = ir.add(Filter::Numbers(NumberFilter::Compare { first: cm, rest: vec![(CmpOp::Ge, two)] }), sp());
+    let mainline = ir.add(Filter::PositionState(PositionStateFilter::Mainline), sp());
+    let echo = ir.add(
+        Filter::GameTree(GameTreeFilter::Echo {
+            source: s,
+            target: t,
+            in_all: true,
+            variations: false,
+            marks: false,
+            body: ge,
+        }),
+        sp(),
+    );
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![mainline, echo])), sp()));
     let m = run(ir, b.game());
     assert_eq!(m.positions, vec![main[2]]);
     let _ = side;
@@ -598,9 +689,9 @@ fn deep_nesting_is_refused_not_overflowed() {
     let worker = std::thread::Builder::new().stack_size(crate::scan::pipeline::WORKER_STACK_BYTES).spawn(|| {
         let (game, _) = scholars_mate();
         let mut ir = Ir::new();
-        let mut f = ir.add(Filter::Check, sp());
+        let mut f = ir.add(Filter::PositionState(PositionStateFilter::Check), sp());
         for _ in 0..5000 {
-            f = ir.add(Filter::Not(f), sp());
+            f = ir.add(Filter::Logic(LogicFilter::Not(f)), sp());
         }
         ir.root = Some(f);
         run(ir, &game)
@@ -616,15 +707,27 @@ fn consecutive_echo(game: &crate::pgn::Game, n: i64) -> Vec<NodeId> {
     ir.settings.variations = true;
     let s = ir.var("s", VarKind::Position);
     let t = ir.var("t", VarKind::Position);
-    let sv = ir.add(Filter::Var(s), sp());
-    let tv = ir.add(Filter::Var(t), sp());
-    let cm = ir.add(Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }, sp());
-    let num = ir.add(Filter::Number(n), sp());
-    let ge = ir.add(Filter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }, sp());
-    let mainline = ir.add(Filter::Mainline, sp());
-    let echo =
-        ir.add(Filter::Echo { source: s, target: t, in_all: true, variations: false, marks: false, body: ge }, sp());
-    ir.root = Some(ir.add(Filter::And(vec![mainline, echo]), sp()));
+    let sv = ir.add(Filter::Variables(VariableFilter::Var(s)), sp());
+    let tv = ir.add(Filter::Variables(VariableFilter::Var(t)), sp());
+    let cm = ir.add(
+        Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: sv, y: tv, min: 1, max: i64::MAX, quiet: true }),
+        sp(),
+    );
+    let num = ir.add(Filter::Numbers(NumberFilter::Number(n)), sp());
+    let ge = ir.add(Filter::Numbers(NumberFilter::Compare { first: cm, rest: vec![(CmpOp::Ge, num)] }), sp());
+    let mainline = ir.add(Filter::PositionState(PositionStateFilter::Mainline), sp());
+    let echo = ir.add(
+        Filter::GameTree(GameTreeFilter::Echo {
+            source: s,
+            target: t,
+            in_all: true,
+            variations: false,
+            marks: false,
+            body: ge,
+        }),
+        sp(),
+    );
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![mainline, echo])), sp()));
     run(ir, game).positions
 }
 
@@ -662,7 +765,7 @@ fn try_marks_white_alternatives_off_the_main_line() {
     let nested = b.line(white_try[0], &["Nf6", "c4"]).unwrap();
     let mut ir = Ir::new();
     ir.settings.variations = true;
-    ir.root = Some(ir.add(Filter::Try, sp()));
+    ir.root = Some(ir.add(Filter::GameTree(GameTreeFilter::Try), sp()));
     let m = run(ir, b.game());
     // Only the positions of the White alternative 1.d4 that hang directly off the main line.
     assert_eq!(m.positions, white_try);
@@ -686,13 +789,13 @@ fn path_goes_on_along_the_move_that_matched() {
         let first = ir.add(Filter::Move(Box::new(first)), sp());
         let mut second = mv(MoveSource::Next);
         let target = if to_e5 { Square::E5 } else { Square::D5 };
-        second.to = Some(ir.add(Filter::Squares(sq(target)), sp()));
+        second.to = Some(ir.add(Filter::Sets(SetFilter::Squares(sq(target))), sp()));
         let second = ir.add(Filter::Move(Box::new(second)), sp());
-        let body = ir.add(Filter::SeqConcat(vec![first, second]), sp());
+        let body = ir.add(Filter::GameTree(GameTreeFilter::SeqConcat(vec![first, second])), sp());
         let params = LineParams { follow_moves: true, last_position: true, ..LineParams::default() };
-        let line = ir.add(Filter::Line { params, body }, sp());
-        let init = ir.add(Filter::Initial, sp());
-        ir.root = Some(ir.add(Filter::And(vec![init, line]), sp()));
+        let line = ir.add(Filter::GameTree(GameTreeFilter::Line { params, body }), sp());
+        let init = ir.add(Filter::PositionState(PositionStateFilter::Initial), sp());
+        ir.root = Some(ir.add(Filter::Logic(LogicFilter::And(vec![init, line])), sp()));
         ir
     };
     assert!(!run(build(true), b.game()).matched);
@@ -711,9 +814,9 @@ fn positionid_numbers_the_main_line_first() {
     let side = b.line(NodeId::ROOT, &["d4"]).unwrap();
     let mut ir = Ir::new();
     ir.settings.variations = true;
-    let id = ir.add(Filter::PositionId, sp());
-    let three = ir.add(Filter::Number(3), sp());
-    ir.root = Some(ir.add(Filter::Compare { first: id, rest: vec![(CmpOp::Eq, three)] }, sp()));
+    let id = ir.add(Filter::GameTree(GameTreeFilter::PositionId), sp());
+    let three = ir.add(Filter::Numbers(NumberFilter::Number(3)), sp());
+    ir.root = Some(ir.add(Filter::Numbers(NumberFilter::Compare { first: id, rest: vec![(CmpOp::Eq, three)] }), sp()));
     let m = run(ir, b.game());
     assert_eq!(m.positions, side);
     let _ = main;
@@ -885,7 +988,7 @@ fn virtual_mainline_is_main_moves_and_black_alternatives() {
     let mut game = b.finish(None);
     game.number = 1;
     let mut ir = Ir::new();
-    let vml = ir.add(Filter::VirtualMainline, sp());
+    let vml = ir.add(Filter::PositionState(PositionStateFilter::VirtualMainline), sp());
     ir.root = Some(vml);
     ir.settings.variations = true;
     let q = Query::new(ir).unwrap();
@@ -935,19 +1038,21 @@ fn effect_free_nested_iterations_match_where_a_line_exists() {
 fn effect_free_filters_are_told_apart_from_writing_ones() {
     let mut ir = Ir::new();
     let x = ir.var("x", VarKind::Square);
-    let all = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
-    let v = ir.add(Filter::Var(x), sp());
-    let between = ir.add(Filter::Between(v, v), sp());
-    let inter = ir.add(Filter::Intersection(vec![all, between]), sp());
-    let six = ir.add(Filter::Number(6), sp());
-    let cmp = ir.add(Filter::Compare { first: inter, rest: vec![(CmpOp::Eq, six)] }, sp());
-    let pure_iter = ir.add(Filter::SquareIter { var: x, domain: all, body: cmp, forall: false }, sp());
-    let text = ir.add(Filter::Str("seen".into()), sp());
-    let comment = ir.add(Filter::Comment(vec![text]), sp());
-    let writing = ir.add(Filter::And(vec![cmp, comment]), sp());
-    let writing_iter = ir.add(Filter::SquareIter { var: x, domain: all, body: writing, forall: false }, sp());
-    let assign = ir.add(Filter::Assign { var: x, op: None, value: all }, sp());
-    ir.root = Some(ir.add(Filter::Or(vec![pure_iter, writing_iter, assign]), sp()));
+    let all = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }), sp());
+    let v = ir.add(Filter::Variables(VariableFilter::Var(x)), sp());
+    let between = ir.add(Filter::Geometry(GeometryFilter::Between(v, v)), sp());
+    let inter = ir.add(Filter::Sets(SetFilter::Intersection(vec![all, between])), sp());
+    let six = ir.add(Filter::Numbers(NumberFilter::Number(6)), sp());
+    let cmp = ir.add(Filter::Numbers(NumberFilter::Compare { first: inter, rest: vec![(CmpOp::Eq, six)] }), sp());
+    let pure_iter =
+        ir.add(Filter::Variables(VariableFilter::SquareIter { var: x, domain: all, body: cmp, forall: false }), sp());
+    let text = ir.add(Filter::Numbers(NumberFilter::Str("seen".into())), sp());
+    let comment = ir.add(Filter::Output(OutputFilter::Comment(vec![text])), sp());
+    let writing = ir.add(Filter::Logic(LogicFilter::And(vec![cmp, comment])), sp());
+    let writing_iter = ir
+        .add(Filter::Variables(VariableFilter::SquareIter { var: x, domain: all, body: writing, forall: false }), sp());
+    let assign = ir.add(Filter::Variables(VariableFilter::Assign { var: x, op: None, value: all }), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::Or(vec![pure_iter, writing_iter, assign])), sp()));
     let q = Query::new(ir).unwrap();
     assert!(q.is_pure(cmp) && q.is_pure(pure_iter));
     assert!(!q.is_pure(comment) && !q.is_pure(writing) && !q.is_pure(writing_iter) && !q.is_pure(assign));
@@ -1030,7 +1135,7 @@ fn a_number_matched_against_a_position_abandons_the_game() {
     let (game, _) = scholars_mate();
     // `1` alone: an error at the first position, as CQL 6.2 stops there.
     let mut ir = Ir::new();
-    let one = ir.add(Filter::Number(1), sp());
+    let one = ir.add(Filter::Numbers(NumberFilter::Number(1)), sp());
     ir.root = Some(one);
     let m = run(ir, &game);
     assert!(m.error.as_ref().is_some_and(|e| e.message.contains("the number 1")), "{:?}", m.error);
@@ -1038,15 +1143,15 @@ fn a_number_matched_against_a_position_abandons_the_game() {
     // `true or 1`: the number is never reached.
     let mut ir = Ir::new();
     let t = ir.add(Filter::True, sp());
-    let one = ir.add(Filter::Number(1), sp());
-    ir.root = Some(ir.add(Filter::Or(vec![t, one]), sp()));
+    let one = ir.add(Filter::Numbers(NumberFilter::Number(1)), sp());
+    ir.root = Some(ir.add(Filter::Logic(LogicFilter::Or(vec![t, one])), sp()));
     let m = run(ir, &game);
     assert!(m.error.is_none() && m.matched, "{:?}", m.error);
     // A number giving a value (`x = 3`) is no error.
     let mut ir = Ir::new();
     let x = ir.var("x", VarKind::Value);
-    let three = ir.add(Filter::Number(3), sp());
-    ir.root = Some(ir.add(Filter::Assign { var: x, op: None, value: three }, sp()));
+    let three = ir.add(Filter::Numbers(NumberFilter::Number(3)), sp());
+    ir.root = Some(ir.add(Filter::Variables(VariableFilter::Assign { var: x, op: None, value: three }), sp()));
     let m = run(ir, &game);
     assert!(m.error.is_none() && m.matched, "{:?}", m.error);
 }

@@ -17,6 +17,10 @@
 //! evaluated only at positions of the game tree, and the index records the material of
 //! every position of the tree (main line and variations) and every mate and stalemate.
 
+use crate::ir::{
+    GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, OutputFilter, PositionStateFilter,
+    SetFilter, VariableFilter,
+};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::facts::{self, Material};
@@ -220,14 +224,15 @@ pub struct Plan {
 fn shows_on_unmatched(f: &Filter) -> bool {
     matches!(
         f,
-        Filter::Message { .. }
-            | Filter::WriteFile(..)
-            | Filter::ReadFile(..)
-            | Filter::Abort(..)
-            | Filter::PathDebug
-            | Filter::DictSet { .. }
-            | Filter::DictUnbind { .. }
-            | Filter::LastGameNumber
+        Filter::Output(OutputFilter::Message { .. })
+            | Filter::Keyword62(
+                Keyword62Filter::WriteFile(..)
+                    | Keyword62Filter::ReadFile(..)
+                    | Keyword62Filter::Abort(..)
+                    | Keyword62Filter::PathDebug
+            )
+            | Filter::Variables(VariableFilter::DictSet { .. } | VariableFilter::DictUnbind { .. })
+            | Filter::Keyword62(Keyword62Filter::LastGameNumber)
     )
 }
 
@@ -266,7 +271,7 @@ fn tags_read(ir: &Ir) -> TagsRead {
     }
     for i in 0..ir.len() {
         match ir.get(FilterId(i as u32)) {
-            Filter::Header(field) => match field {
+            Filter::Header(HeaderFilter::Field(field)) => match field {
                 // Transforms swap the colour in the IR itself, so the colour here is
                 // the tag read.
                 HeaderField::Player(c) => add(if c.is_white() { "White" } else { "Black" }, &mut names),
@@ -282,10 +287,12 @@ fn tags_read(ir: &Ir) -> TagsRead {
                 HeaderField::ResultText => add("Result", &mut names),
                 HeaderField::Tag(t) => add(t, &mut names),
             },
-            Filter::Result(_) => add("Result", &mut names),
-            Filter::Year => add("Date", &mut names),
-            Filter::GameNumber => number = true,
-            Filter::LegacyFact(_) | Filter::Yacpdb(_) | Filter::HhdbAward { .. } | Filter::GameTextContains(_) => {
+            Filter::Header(HeaderFilter::Result(_)) => add("Result", &mut names),
+            Filter::Header(HeaderFilter::Year) => add("Date", &mut names),
+            Filter::Header(HeaderFilter::GameNumber) => number = true,
+            Filter::LegacyFact(_)
+            | Filter::Yacpdb(_)
+            | Filter::Header(HeaderFilter::HhdbAward { .. } | HeaderFilter::GameTextContains(_)) => {
                 return TagsRead::All
             }
             _ => {}
@@ -319,8 +326,8 @@ fn piece_set(ir: &Ir, id: FilterId, depth: usize) -> Option<(u16, bool)> {
         return None;
     }
     match ir.get(id) {
-        Filter::Pieces { mask, squares } => Some((kinds_of(*mask)?, *squares == ALL_SQUARES)),
-        Filter::Union(parts) => {
+        Filter::Sets(SetFilter::Pieces { mask, squares }) => Some((kinds_of(*mask)?, *squares == ALL_SQUARES)),
+        Filter::Sets(SetFilter::Union(parts)) => {
             let mut kinds = 0;
             let mut exact = true;
             for &p in parts {
@@ -331,14 +338,16 @@ fn piece_set(ir: &Ir, id: FilterId, depth: usize) -> Option<(u16, bool)> {
             Some((kinds, exact))
         }
         // An intersection lies inside each part: a piece set among them bounds it.
-        Filter::Intersection(parts) => parts.iter().find_map(|&p| piece_set(ir, p, depth + 1)).map(|(k, _)| (k, false)),
+        Filter::Sets(SetFilter::Intersection(parts)) => {
+            parts.iter().find_map(|&p| piece_set(ir, p, depth + 1)).map(|(k, _)| (k, false))
+        }
         _ => None,
     }
 }
 
 fn number(ir: &Ir, id: FilterId) -> Option<i64> {
     match ir.get(id) {
-        Filter::Number(n) => Some(*n),
+        Filter::Numbers(NumberFilter::Number(n)) => Some(*n),
         _ => None,
     }
 }
@@ -346,7 +355,7 @@ fn number(ir: &Ir, id: FilterId) -> Option<i64> {
 /// A set (or `#set`) operand: its kinds and exactness.
 fn counted(ir: &Ir, id: FilterId) -> Option<(u16, bool)> {
     match ir.get(id) {
-        Filter::Count(inner) => piece_set(ir, *inner, 0),
+        Filter::Sets(SetFilter::Count(inner)) => piece_set(ir, *inner, 0),
         _ => piece_set(ir, id, 0),
     }
 }
@@ -389,20 +398,22 @@ fn need(ir: &Ir, id: FilterId, depth: usize) -> Cond {
         return Cond::True;
     }
     match ir.get(id) {
-        Filter::And(parts) => Cond::all(parts.iter().map(|&p| need(ir, p, depth + 1)).collect()),
-        Filter::Or(parts) => Cond::any(parts.iter().map(|&p| need(ir, p, depth + 1)).collect()),
-        Filter::If { then, otherwise: Some(other), .. } => {
+        Filter::Logic(LogicFilter::And(parts)) => Cond::all(parts.iter().map(|&p| need(ir, p, depth + 1)).collect()),
+        Filter::Logic(LogicFilter::Or(parts)) => Cond::any(parts.iter().map(|&p| need(ir, p, depth + 1)).collect()),
+        Filter::Logic(LogicFilter::If { then, otherwise: Some(other), .. }) => {
             Cond::any(vec![need(ir, *then, depth + 1), need(ir, *other, depth + 1)])
         }
-        Filter::Mate => here(Here { mate: true, ..Here::default() }),
-        Filter::Stalemate => here(Here { stalemate: true, ..Here::default() }),
-        Filter::ToMove(c) => here(Here { to_move: Some(*c), ..Here::default() }),
+        Filter::PositionState(PositionStateFilter::Mate) => here(Here { mate: true, ..Here::default() }),
+        Filter::PositionState(PositionStateFilter::Stalemate) => here(Here { stalemate: true, ..Here::default() }),
+        Filter::PositionState(PositionStateFilter::ToMove(c)) => here(Here { to_move: Some(*c), ..Here::default() }),
         // `A → B`, `A ← B` and chains: every set of the chain holds a piece.
-        Filter::Attacks { attackers, targets, .. } => {
+        Filter::Geometry(GeometryFilter::Attacks { attackers, targets, .. }) => {
             Cond::all(vec![non_empty(ir, *attackers), non_empty(ir, *targets)])
         }
-        Filter::AttackChain { sets, .. } => Cond::all(sets.iter().map(|&s| non_empty(ir, s)).collect()),
-        Filter::Compare { first, rest } if rest.len() == 1 => {
+        Filter::Geometry(GeometryFilter::AttackChain { sets, .. }) => {
+            Cond::all(sets.iter().map(|&s| non_empty(ir, s)).collect())
+        }
+        Filter::Numbers(NumberFilter::Compare { first, rest }) if rest.len() == 1 => {
             let (op, second) = rest[0];
             let (set, op, n) = match (counted(ir, *first), number(ir, second)) {
                 (Some(set), Some(n)) => (set, op, n),

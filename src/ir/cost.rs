@@ -25,6 +25,10 @@ use super::props::{self, Memo};
 use super::transform::MAX_DEPTH;
 use super::visit::{children, for_each_child};
 use super::{Filter, FilterId, Ir, PieceMask, VarId};
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, PositionStateFilter,
+    SetFilter, VariableFilter,
+};
 
 /// The expected work and the chance of matching of one test of a filter at a position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -99,13 +103,19 @@ impl VarSet {
 /// The variables a node itself writes or binds (its children aside).
 fn own_writes(filter: &Filter) -> VarSet {
     match filter {
-        Filter::Assign { var, .. }
-        | Filter::Unbind(var)
-        | Filter::SquareIter { var, .. }
-        | Filter::PieceIter { var, .. }
-        | Filter::IdentityIter { var, .. } => VarSet::of(*var),
-        Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => VarSet::of(*dict),
-        Filter::Echo { source, target, .. } => VarSet(VarSet::of(*source).0 | VarSet::of(*target).0),
+        Filter::Variables(
+            VariableFilter::Assign { var, .. }
+            | VariableFilter::Unbind(var)
+            | VariableFilter::SquareIter { var, .. }
+            | VariableFilter::PieceIter { var, .. }
+            | VariableFilter::IdentityIter { var, .. },
+        ) => VarSet::of(*var),
+        Filter::Variables(VariableFilter::DictSet { dict, .. } | VariableFilter::DictUnbind { dict, .. }) => {
+            VarSet::of(*dict)
+        }
+        Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => {
+            VarSet(VarSet::of(*source).0 | VarSet::of(*target).0)
+        }
         _ => VarSet::NONE,
     }
 }
@@ -117,16 +127,27 @@ fn own_variables(filter: &Filter) -> VarSet {
     let range =
         |(a, b): (Option<VarId>, Option<VarId>)| VarSet(a.map_or(VarSet::NONE, one).0 | b.map_or(VarSet::NONE, one).0);
     match filter {
-        Filter::Var(v) | Filter::IsBound(v) | Filter::Unbind(v) | Filter::DictCount(v) => one(*v),
-        Filter::Assign { var, .. }
-        | Filter::SquareIter { var, .. }
-        | Filter::PieceIter { var, .. }
-        | Filter::IdentityIter { var, .. } => one(*var),
-        Filter::DictGet { dict, .. } | Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => one(*dict),
-        Filter::Echo { source, target, .. } => VarSet(one(*source).0 | one(*target).0),
-        Filter::Direction { range_variables, .. } => range(*range_variables),
-        Filter::Line { params, .. } => range(params.range_variables),
-        Filter::Path { params, .. } => range(params.range_variables),
+        Filter::Variables(
+            VariableFilter::Var(v)
+            | VariableFilter::IsBound(v)
+            | VariableFilter::Unbind(v)
+            | VariableFilter::DictCount(v),
+        ) => one(*v),
+        Filter::Variables(
+            VariableFilter::Assign { var, .. }
+            | VariableFilter::SquareIter { var, .. }
+            | VariableFilter::PieceIter { var, .. }
+            | VariableFilter::IdentityIter { var, .. },
+        ) => one(*var),
+        Filter::Variables(
+            VariableFilter::DictGet { dict, .. }
+            | VariableFilter::DictSet { dict, .. }
+            | VariableFilter::DictUnbind { dict, .. },
+        ) => one(*dict),
+        Filter::GameTree(GameTreeFilter::Echo { source, target, .. }) => VarSet(one(*source).0 | one(*target).0),
+        Filter::Geometry(GeometryFilter::Direction { range_variables, .. }) => range(*range_variables),
+        Filter::GameTree(GameTreeFilter::Line { params, .. }) => range(params.range_variables),
+        Filter::GameTree(GameTreeFilter::Path { params, .. }) => range(params.range_variables),
         _ => VarSet::NONE,
     }
 }
@@ -183,9 +204,9 @@ impl Estimator {
     /// assigned again. Parts free of effects that do not name the variable may then be
     /// tested before it (`Start = ply  First――  find {…Start…}`: the rare move first).
     fn dead_on_failure(&mut self, ir: &Ir, owner: FilterId, index: usize) -> bool {
-        let Filter::And(parts) = ir.get(owner) else { return false };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(owner) else { return false };
         let Some(&part) = parts.get(index) else { return false };
-        let Filter::Assign { var, op: None, value } = ir.get(part) else { return false };
+        let Filter::Variables(VariableFilter::Assign { var, op: None, value }) = ir.get(part) else { return false };
         let (var, value) = (*var, *value);
         var.0 < 127
             && !props::outlives_the_game(ir, var)
@@ -207,7 +228,8 @@ impl Estimator {
 
     fn find_assigned_before_every_read(&mut self, ir: &Ir, var: VarId) -> bool {
         let Some(root) = ir.root else { return false };
-        let plain_write = |f: &Filter| matches!(f, Filter::Assign { var: v, op: None, .. } if *v == var);
+        let plain_write =
+            |f: &Filter| matches!(f, Filter::Variables(VariableFilter::Assign { var: v, op: None, .. }) if *v == var);
         let wanted = VarSet::of(var);
         let mut seen = vec![false; ir.len()];
         let mut todo = vec![root];
@@ -225,7 +247,7 @@ impl Estimator {
             }
             match node {
                 // The parts after the first assignment run only once it is made.
-                Filter::And(parts) => match parts.iter().position(|&p| plain_write(ir.get(p))) {
+                Filter::Logic(LogicFilter::And(parts)) => match parts.iter().position(|&p| plain_write(ir.get(p))) {
                     Some(i) => todo.extend(parts[..=i].iter().copied()),
                     None => todo.extend(parts.iter().copied()),
                 },
@@ -270,24 +292,28 @@ impl Estimator {
         match ir.get(id) {
             Filter::True => e(0.1, 1.0),
             Filter::False => e(0.1, 0.0),
-            Filter::Number(_) | Filter::Str(_) => e(0.1, 1.0),
-            Filter::Squares(b) => e(0.5, if b.is_empty() { 0.0 } else { 1.0 }),
-            Filter::Pieces { mask, squares } => e(1.0, pieces_match_share(*mask, squares.count() as u32)),
-            Filter::Var(_) => e(1.0, 0.7),
-            Filter::Check => e(0.5, 0.05),
-            Filter::Mate => e(1.0, 0.002),
+            Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_)) => e(0.1, 1.0),
+            Filter::Sets(SetFilter::Squares(b)) => e(0.5, if b.is_empty() { 0.0 } else { 1.0 }),
+            Filter::Sets(SetFilter::Pieces { mask, squares }) => {
+                e(1.0, pieces_match_share(*mask, squares.count() as u32))
+            }
+            Filter::Variables(VariableFilter::Var(_)) => e(1.0, 0.7),
+            Filter::PositionState(PositionStateFilter::Check) => e(0.5, 0.05),
+            Filter::PositionState(PositionStateFilter::Mate) => e(1.0, 0.002),
             // A stalemate test generates the moves of every position not in check.
-            Filter::Stalemate => e(30.0, 0.001),
-            Filter::ToMove(_) => e(0.5, 0.5),
-            Filter::Initial => e(0.5, 0.01),
-            Filter::Terminal => e(1.0, 0.01),
-            Filter::Header(_) | Filter::Result(_) | Filter::Year | Filter::GameNumber => e(2.0, 0.3),
+            Filter::PositionState(PositionStateFilter::Stalemate) => e(30.0, 0.001),
+            Filter::PositionState(PositionStateFilter::ToMove(_)) => e(0.5, 0.5),
+            Filter::PositionState(PositionStateFilter::Initial) => e(0.5, 0.01),
+            Filter::PositionState(PositionStateFilter::Terminal) => e(1.0, 0.01),
+            Filter::Header(
+                HeaderFilter::Field(_) | HeaderFilter::Result(_) | HeaderFilter::Year | HeaderFilter::GameNumber,
+            ) => e(2.0, 0.3),
             Filter::Move(_) => e(10.0 + self.children_cost(ir, id, depth), 0.3),
-            Filter::Not(inner) => {
+            Filter::Logic(LogicFilter::Not(inner)) => {
                 let inner = self.estimate_at(ir, *inner, depth + 1);
                 e(inner.cost + 0.1, 1.0 - inner.matches)
             }
-            Filter::And(_) => {
+            Filter::Logic(LogicFilter::And(_)) => {
                 let order = self.order(ir, id, depth);
                 let (mut cost, mut reach) = (0.1, 1.0);
                 for p in order {
@@ -297,7 +323,7 @@ impl Estimator {
                 }
                 e(cost, reach)
             }
-            Filter::Or(_) => {
+            Filter::Logic(LogicFilter::Or(_)) => {
                 let order = self.order(ir, id, depth);
                 let (mut cost, mut reach) = (0.1, 1.0);
                 for p in order {
@@ -308,22 +334,28 @@ impl Estimator {
                 e(cost, 1.0 - reach)
             }
             // Searches: the body is tested at many positions or for many squares.
-            Filter::Find { .. }
-            | Filter::Line { .. }
-            | Filter::Path { .. }
-            | Filter::Echo { .. }
+            Filter::GameTree(
+                GameTreeFilter::Find { .. }
+                | GameTreeFilter::Line { .. }
+                | GameTreeFilter::Path { .. }
+                | GameTreeFilter::Echo { .. },
+            )
             | Filter::Yacpdb(_)
-            | Filter::While { .. }
-            | Filter::SimilarPosition { .. } => e(50.0 + 40.0 * self.children_cost(ir, id, depth), 0.3),
-            Filter::SquareIter { .. } | Filter::PieceIter { .. } | Filter::IdentityIter { .. } => {
-                e(5.0 + 10.0 * self.children_cost(ir, id, depth), 0.3)
+            | Filter::Variables(VariableFilter::While { .. })
+            | Filter::Keyword62(Keyword62Filter::SimilarPosition { .. }) => {
+                e(50.0 + 40.0 * self.children_cost(ir, id, depth), 0.3)
             }
-            Filter::Attacks { .. } | Filter::AttackChain { .. } | Filter::PinOf { .. } => {
-                e(3.0 + self.children_cost(ir, id, depth), 0.3)
-            }
-            Filter::Compare { .. } => e(0.5 + self.children_cost(ir, id, depth), 0.4),
+            Filter::Variables(
+                VariableFilter::SquareIter { .. }
+                | VariableFilter::PieceIter { .. }
+                | VariableFilter::IdentityIter { .. },
+            ) => e(5.0 + 10.0 * self.children_cost(ir, id, depth), 0.3),
+            Filter::Geometry(
+                GeometryFilter::Attacks { .. } | GeometryFilter::AttackChain { .. } | GeometryFilter::PinOf { .. },
+            ) => e(3.0 + self.children_cost(ir, id, depth), 0.3),
+            Filter::Numbers(NumberFilter::Compare { .. }) => e(0.5 + self.children_cost(ir, id, depth), 0.4),
             // `p:F` matches where F matches at p (a piece there, a set not empty there).
-            Filter::AtPosition { body, .. } => {
+            Filter::GameTree(GameTreeFilter::AtPosition { body, .. }) => {
                 let matches = self.estimate_at(ir, *body, depth + 1).matches;
                 e(1.0 + self.children_cost(ir, id, depth), matches)
             }
@@ -340,8 +372,8 @@ impl Estimator {
     /// given order.
     pub fn order(&mut self, ir: &Ir, owner: FilterId, depth: usize) -> Vec<FilterId> {
         let (parts, any) = match ir.get(owner) {
-            Filter::And(parts) => (parts.clone(), false),
-            Filter::Or(parts) => (parts.clone(), true),
+            Filter::Logic(LogicFilter::And(parts)) => (parts.clone(), false),
+            Filter::Logic(LogicFilter::Or(parts)) => (parts.clone(), true),
             _ => return Vec::new(),
         };
         let mut out = Vec::with_capacity(parts.len());
@@ -362,7 +394,7 @@ impl Estimator {
                 continue;
             }
             if !any && self.dead_on_failure(ir, owner, index) {
-                if let Filter::Assign { var, .. } = ir.get(p) {
+                if let Filter::Variables(VariableFilter::Assign { var, .. }) = ir.get(p) {
                     held_vars.0 |= VarSet::of(*var).0;
                 }
                 held.push(p);
@@ -395,9 +427,9 @@ fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
         return true;
     }
     match ir.get(id) {
-        Filter::Number(_) => true,
-        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
-        Filter::Not(c) => matched_number(ir, *c, depth + 1),
+        Filter::Numbers(NumberFilter::Number(_)) => true,
+        Filter::Logic(LogicFilter::And(v) | LogicFilter::Or(v)) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
+        Filter::Logic(LogicFilter::Not(c)) => matched_number(ir, *c, depth + 1),
         _ => false,
     }
 }
@@ -414,7 +446,7 @@ pub fn evaluation_orders(ir: &Ir) -> Vec<(FilterId, Vec<FilterId>)> {
             continue;
         }
         let node = ir.get(f);
-        if let Filter::And(parts) | Filter::Or(parts) = node {
+        if let Filter::Logic(LogicFilter::And(parts) | LogicFilter::Or(parts)) = node {
             let order = estimator.order(ir, f, 0);
             if order != *parts {
                 out.push((f, order));
@@ -446,8 +478,10 @@ pub fn iteration_guards(
         }
         let node = ir.get(f);
         todo.extend(children(node));
-        let (Filter::SquareIter { var, domain, body, forall: false }
-        | Filter::PieceIter { var, domain, body, forall: false }) = node
+        let Filter::Variables(
+            VariableFilter::SquareIter { var, domain, body, forall: false }
+            | VariableFilter::PieceIter { var, domain, body, forall: false },
+        ) = node
         else {
             continue;
         };
@@ -455,7 +489,7 @@ pub fn iteration_guards(
             continue;
         }
         let parts = match ir.get(*body) {
-            Filter::And(parts) => orders.get(body).cloned().unwrap_or_else(|| parts.clone()),
+            Filter::Logic(LogicFilter::And(parts)) => orders.get(body).cloned().unwrap_or_else(|| parts.clone()),
             _ => vec![*body],
         };
         let mut varying = VarSet::of(*var);
@@ -502,19 +536,21 @@ pub fn mover_iterations(
         }
         let node = ir.get(f);
         todo.extend(children(node));
-        let (Filter::SquareIter { var, body, forall: false, .. } | Filter::PieceIter { var, body, forall: false, .. }) =
-            node
+        let Filter::Variables(
+            VariableFilter::SquareIter { var, body, forall: false, .. }
+            | VariableFilter::PieceIter { var, body, forall: false, .. },
+        ) = node
         else {
             continue;
         };
         let first_tested: Vec<FilterId> = match ir.get(*body) {
-            Filter::And(parts) => {
+            Filter::Logic(LogicFilter::And(parts)) => {
                 let order = orders.get(body).cloned().unwrap_or_else(|| parts.clone());
                 order.into_iter().take_while(|&p| estimator.movable(ir, p)).collect()
             }
-            Filter::SquareIter { forall: false, .. } | Filter::PieceIter { forall: false, .. } => {
-                guards.get(body).cloned().unwrap_or_default()
-            }
+            Filter::Variables(
+                VariableFilter::SquareIter { forall: false, .. } | VariableFilter::PieceIter { forall: false, .. },
+            ) => guards.get(body).cloned().unwrap_or_default(),
             _ if estimator.movable(ir, *body) => vec![*body],
             _ => Vec::new(),
         };
@@ -523,7 +559,7 @@ pub fn mover_iterations(
                 mf.source == super::MoveSource::Next
                     && mf.kind != super::MoveKind::Null
                     && mf.value != super::MoveValue::Count
-                    && mf.from.is_some_and(|from| *ir.get(from) == Filter::Var(*var))
+                    && mf.from.is_some_and(|from| *ir.get(from) == Filter::Variables(VariableFilter::Var(*var)))
             }
             _ => false,
         };
@@ -589,12 +625,12 @@ pub fn path_prechecks(
         }
         let node = ir.get(f);
         todo.extend(children(node));
-        let Filter::And(parts) = node else { continue };
+        let Filter::Logic(LogicFilter::And(parts)) = node else { continue };
         let order = orders.get(&f).cloned().unwrap_or_else(|| parts.clone());
         let mut written = VarSet::NONE;
         let mut found = None;
         for &p in &order {
-            if let Filter::Path { .. } = ir.get(p) {
+            if let Filter::GameTree(GameTreeFilter::Path { .. }) = ir.get(p) {
                 found = Some(p);
                 break;
             }
@@ -616,7 +652,7 @@ impl Estimator {
     /// The moves `path` must begin with (see [`PathPrecheck`]), checking no set that names
     /// a variable of `written` or one the path writes; `None` when nothing is checked.
     fn path_precheck(&mut self, ir: &Ir, path: FilterId, written: VarSet) -> Option<PathPrecheck> {
-        let Filter::Path { focus, body, .. } = ir.get(path) else { return None };
+        let Filter::GameTree(GameTreeFilter::Path { focus, body, .. }) = ir.get(path) else { return None };
         let forbidden = VarSet(written.0 | self.written_in(ir, path, 1).0);
         let usable = |e: &mut Estimator, set: FilterId| {
             props::is_pure(ir, set, &mut e.pure) && !e.variables_in(ir, set, 1).meets(forbidden)
@@ -627,7 +663,7 @@ impl Estimator {
             }
         }
         let items = match ir.get(*body) {
-            Filter::SeqConcat(items) => items.clone(),
+            Filter::GameTree(GameTreeFilter::SeqConcat(items)) => items.clone(),
             _ => vec![*body],
         };
         // With a focus, moves of other pieces may come between the later constituents.
@@ -643,7 +679,7 @@ impl Estimator {
             let (from, to, capture) = (keep(mf.from), keep(mf.to), keep(mf.capture));
             let then_parts = match mf.then.map(|t| (t, ir.get(t))) {
                 None => Vec::new(),
-                Some((_, Filter::And(parts))) => parts.clone(),
+                Some((_, Filter::Logic(LogicFilter::And(parts)))) => parts.clone(),
                 Some((t, _)) => vec![t],
             };
             let then: Vec<FilterId> =
@@ -663,11 +699,15 @@ impl Estimator {
             let then_parts = match mf.then.map(|t| (t, ir.get(t))) {
                 _ if mf.source != super::MoveSource::Next => Vec::new(),
                 None => Vec::new(),
-                Some((_, Filter::And(parts))) => parts.clone(),
+                Some((_, Filter::Logic(LogicFilter::And(parts)))) => parts.clone(),
                 Some((t, _)) => vec![t],
             };
             for p in then_parts {
-                if matches!(ir.get(p), Filter::Mate | Filter::Stalemate) && !somewhere.contains(&p) {
+                if matches!(
+                    ir.get(p),
+                    Filter::PositionState(PositionStateFilter::Mate | PositionStateFilter::Stalemate)
+                ) && !somewhere.contains(&p)
+                {
                     somewhere.push(p);
                 }
             }
@@ -680,6 +720,7 @@ impl Estimator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ir::OutputFilter;
     use crate::{CompileOptions, Query};
 
     fn orders(text: &str) -> (Ir, Vec<(FilterId, Vec<FilterId>)>) {
@@ -700,21 +741,23 @@ mod tests {
     fn mate_is_tested_before_a_transformed_pattern() {
         let (ir, orders) = orders("cql() mate flipcolor shift flip { Nf7 kh8 ph7 Rg1-7 }");
         let root = ir.root.unwrap();
-        let Filter::And(parts) = ir.get(root) else { panic!("root is not an and") };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(root) else { panic!("root is not an and") };
         let order = orders.iter().find(|(f, _)| *f == root).map_or(parts.clone(), |(_, o)| o.clone());
-        assert_eq!(ir.get(order[0]), &Filter::Mate);
+        assert_eq!(ir.get(order[0]), &Filter::PositionState(PositionStateFilter::Mate));
     }
 
     #[test]
     fn parts_with_effects_stay_in_place() {
         let (ir, orders) = orders("cql() comment(\"a\") ka1 check comment(\"b\") mate");
         let root = ir.root.unwrap();
-        let Filter::And(parts) = ir.get(root) else { panic!("root is not an and") };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(root) else { panic!("root is not an and") };
         let order = orders.iter().find(|(f, _)| *f == root).map_or(parts.clone(), |(_, o)| o.clone());
-        let comments: Vec<usize> =
-            (0..order.len()).filter(|&i| matches!(ir.get(order[i]), Filter::Comment(_))).collect();
-        let written: Vec<usize> =
-            (0..parts.len()).filter(|&i| matches!(ir.get(parts[i]), Filter::Comment(_))).collect();
+        let comments: Vec<usize> = (0..order.len())
+            .filter(|&i| matches!(ir.get(order[i]), Filter::Output(OutputFilter::Comment(_))))
+            .collect();
+        let written: Vec<usize> = (0..parts.len())
+            .filter(|&i| matches!(ir.get(parts[i]), Filter::Output(OutputFilter::Comment(_))))
+            .collect();
         assert_eq!(comments, written);
         let mut sorted = order.clone();
         sorted.sort();
@@ -729,14 +772,14 @@ mod tests {
         let (ir, orders) = orders(text);
         let mut inner = None;
         for i in 0..ir.len() {
-            if let Filter::PieceIter { body, .. } = ir.get(FilterId(i as u32)) {
-                if matches!(ir.get(*body), Filter::And(_)) {
+            if let Filter::Variables(VariableFilter::PieceIter { body, .. }) = ir.get(FilterId(i as u32)) {
+                if matches!(ir.get(*body), Filter::Logic(LogicFilter::And(_))) {
                     inner = Some((FilterId(i as u32), *body));
                 }
             }
         }
         let (iteration, body) = inner.expect("no iteration with an and as body");
-        let Filter::And(parts) = ir.get(body) else { unreachable!() };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(body) else { unreachable!() };
         let order = orders.iter().find(|(f, _)| *f == body).map_or(parts.clone(), |(_, o)| o.clone());
         (ir, iteration, body, order)
     }
@@ -750,8 +793,12 @@ mod tests {
             "cql() Later = position 3 piece x in [Aa] piece y in [Aa] { x != Later:x  Later:x  y }",
         ] {
             let (ir, _, _, order) = inner_body(text);
-            let compare = order.iter().position(|&p| matches!(ir.get(p), Filter::Compare { .. })).unwrap();
-            let elsewhere = order.iter().position(|&p| matches!(ir.get(p), Filter::AtPosition { .. })).unwrap();
+            let compare =
+                order.iter().position(|&p| matches!(ir.get(p), Filter::Numbers(NumberFilter::Compare { .. }))).unwrap();
+            let elsewhere = order
+                .iter()
+                .position(|&p| matches!(ir.get(p), Filter::GameTree(GameTreeFilter::AtPosition { .. })))
+                .unwrap();
             assert!(compare < elsewhere, "{text}: {order:?}");
         }
     }
@@ -764,10 +811,10 @@ mod tests {
     fn a_move_test_goes_before_assignments_only_later_parts_read() {
         let (ir, _, _, order) = inner_body(SWAP);
         let position = |pick: fn(&Filter) -> bool| order.iter().position(|&p| pick(ir.get(p))).unwrap();
-        let first_assign = position(|f| matches!(f, Filter::Assign { .. }));
+        let first_assign = position(|f| matches!(f, Filter::Variables(VariableFilter::Assign { .. })));
         assert!(position(|f| matches!(f, Filter::Move(_))) < first_assign, "{order:?}");
         // The find reads the assigned variables: it stays after them.
-        assert!(position(|f| matches!(f, Filter::Find { .. })) > first_assign);
+        assert!(position(|f| matches!(f, Filter::GameTree(GameTreeFilter::Find { .. }))) > first_assign);
     }
 
     #[test]
@@ -776,7 +823,7 @@ mod tests {
         let text = SWAP.replace("} }", "} } FirstHome & a1");
         let (ir, _, _, order) = inner_body(&text);
         let position = |pick: fn(&Filter) -> bool| order.iter().position(|&p| pick(ir.get(p))).unwrap();
-        let first_assign = position(|f| matches!(f, Filter::Assign { .. }));
+        let first_assign = position(|f| matches!(f, Filter::Variables(VariableFilter::Assign { .. })));
         assert!(position(|f| matches!(f, Filter::Move(_))) > first_assign, "{order:?}");
     }
 
@@ -801,7 +848,9 @@ mod tests {
         let mut names: Vec<String> = mover_iterations(&ir, &orders, &guards)
             .into_iter()
             .map(|f| match ir.get(f) {
-                Filter::PieceIter { var, .. } | Filter::SquareIter { var, .. } => ir.vars[var.0 as usize].name.clone(),
+                Filter::Variables(VariableFilter::PieceIter { var, .. } | VariableFilter::SquareIter { var, .. }) => {
+                    ir.vars[var.0 as usize].name.clone()
+                }
                 other => panic!("not an iteration: {other:?}"),
             })
             .collect();
@@ -844,7 +893,7 @@ mod tests {
         assert_eq!(steps.len(), 3);
         // The any-move, the Defender's move (from its square), a move from a White piece.
         assert!(steps[0].from.is_none() && steps[1].from.is_some() && steps[2].from.is_some());
-        assert!(matches!(ir.get(steps[1].from.unwrap()), Filter::Var(_)));
+        assert!(matches!(ir.get(steps[1].from.unwrap()), Filter::Variables(VariableFilter::Var(_))));
     }
 
     /// The `somewhere` facts of the only path precheck of `text`.
@@ -858,9 +907,9 @@ mod tests {
     #[test]
     fn a_path_that_must_reach_a_mate_needs_a_mate_in_the_game() {
         let text = "cql() wtm ◭T∊(♕∪♖∪♗∪♘) { Home = T  ⊢◎T ―― ――Home btm mate }";
-        assert_eq!(somewhere(text), [Filter::Mate]);
+        assert_eq!(somewhere(text), [Filter::PositionState(PositionStateFilter::Mate)]);
         let text = "cql() wtm ◭T∊♖ { Home = T  ⊢ ―― T――({stalemate}) }";
-        assert_eq!(somewhere(text), [Filter::Stalemate]);
+        assert_eq!(somewhere(text), [Filter::PositionState(PositionStateFilter::Stalemate)]);
     }
 
     #[test]
@@ -880,7 +929,7 @@ mod tests {
         for (_, check) in path_prechecks(&ir, &orders) {
             for step in &check.steps {
                 for set in [step.from, step.to, step.capture].into_iter().flatten() {
-                    assert!(!matches!(ir.get(set), Filter::Var(_)), "{check:?}");
+                    assert!(!matches!(ir.get(set), Filter::Variables(VariableFilter::Var(_))), "{check:?}");
                 }
             }
         }

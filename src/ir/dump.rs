@@ -11,6 +11,10 @@
 //! (`[RQ]`, `A`, `_`), directions by their CQL names.
 //! Must never: change the IR, print anything itself, or recurse without bound.
 
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, OutputFilter,
+    PositionStateFilter, SetFilter, VariableFilter,
+};
 use rustc_hash::FxHashMap as HashMap;
 use std::fmt::Write as _;
 
@@ -137,17 +141,21 @@ impl Printer<'_> {
 fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
     let opt = |name: &'static str, o: &Option<FilterId>| o.map(|c| (name, c));
     match filter {
-        Filter::Attacks { attackers, targets, .. } => vec![("attackers", *attackers), ("targets", *targets)],
-        Filter::PinOf { from, through, to, .. } => {
+        Filter::Geometry(GeometryFilter::Attacks { attackers, targets, .. }) => {
+            vec![("attackers", *attackers), ("targets", *targets)]
+        }
+        Filter::Geometry(GeometryFilter::PinOf { from, through, to, .. }) => {
             [opt("from", from), opt("through", through), opt("to", to)].into_iter().flatten().collect()
         }
-        Filter::Compare { first, rest } => {
+        Filter::Numbers(NumberFilter::Compare { first, rest }) => {
             let mut v = vec![("", *first)];
             v.extend(rest.iter().map(|&(op, c)| (cmp_text(op), c)));
             v
         }
-        Filter::Contains { haystack, needle, .. } => vec![("haystack", *haystack), ("needle", *needle)],
-        Filter::If { cond, then, otherwise } => {
+        Filter::Numbers(NumberFilter::Contains { haystack, needle, .. }) => {
+            vec![("haystack", *haystack), ("needle", *needle)]
+        }
+        Filter::Logic(LogicFilter::If { cond, then, otherwise }) => {
             let mut v = vec![("if", *cond), ("then", *then)];
             v.extend(opt("else", otherwise));
             v
@@ -156,16 +164,18 @@ fn labeled_children(filter: &Filter) -> Vec<(&'static str, FilterId)> {
             .into_iter()
             .flatten()
             .collect(),
-        Filter::AtPosition { at, body } => vec![("at", *at), ("body", *body)],
-        Filter::SquareIter { domain, body, .. } | Filter::PieceIter { domain, body, .. } => {
+        Filter::GameTree(GameTreeFilter::AtPosition { at, body }) => vec![("at", *at), ("body", *body)],
+        Filter::Variables(
+            VariableFilter::SquareIter { domain, body, .. } | VariableFilter::PieceIter { domain, body, .. },
+        ) => {
             vec![("in", *domain), ("body", *body)]
         }
-        Filter::While { cond, body } => {
+        Filter::Variables(VariableFilter::While { cond, body }) => {
             let mut v: Vec<_> = opt("while", cond).into_iter().collect();
             v.push(("body", *body));
             v
         }
-        Filter::SetTag(name, value) => vec![("tag", *name), ("value", *value)],
+        Filter::Output(OutputFilter::SetTag(name, value)) => vec![("tag", *name), ("value", *value)],
         other => children(other).into_iter().map(|c| ("", c)).collect(),
     }
 }
@@ -234,21 +244,22 @@ fn range_text(low: i64, high: i64) -> String {
 }
 
 /// The one-line description of a node, without its children.
+// long: one exhaustive match, a line per filter variant, read whole as the dump's table
 fn head(ir: &Ir, filter: &Filter) -> String {
     match filter {
         Filter::True => "true".into(),
         Filter::False => "false".into(),
-        Filter::Number(n) => n.to_string(),
-        Filter::Str(s) => format!("{s:?}"),
-        Filter::Squares(bb) => format!("Squares {}", squares_text(*bb)),
-        Filter::Pieces { mask, squares } => {
+        Filter::Numbers(NumberFilter::Number(n)) => n.to_string(),
+        Filter::Numbers(NumberFilter::Str(s)) => format!("{s:?}"),
+        Filter::Sets(SetFilter::Squares(bb)) => format!("Squares {}", squares_text(*bb)),
+        Filter::Sets(SetFilter::Pieces { mask, squares }) => {
             if *squares == Bitboard::FULL {
                 format!("Pieces {}", mask_text(*mask))
             } else {
                 format!("Pieces {}{}", mask_text(*mask), squares_text(*squares))
             }
         }
-        Filter::Direction { dirs, min, max, range_variables, .. } => {
+        Filter::Geometry(GeometryFilter::Direction { dirs, min, max, range_variables, .. }) => {
             let end = |n: i8, var: Option<VarId>| var.map_or(n.to_string(), |v| format!("var{}", v.0));
             format!(
                 "Direction {} {}..{}",
@@ -257,25 +268,25 @@ fn head(ir: &Ir, filter: &Filter) -> String {
                 end(*max, range_variables.1)
             )
         }
-        Filter::Attacks { value_is_targets, .. } => {
+        Filter::Geometry(GeometryFilter::Attacks { value_is_targets, .. }) => {
             if *value_is_targets {
                 "AttackedBy (value: targets)".into()
             } else {
                 "Attacks".into()
             }
         }
-        Filter::AttackChain { value_is_last, .. } => {
+        Filter::Geometry(GeometryFilter::AttackChain { value_is_last, .. }) => {
             if *value_is_last {
                 "AttackChain (value: last)".into()
             } else {
                 "AttackChain".into()
             }
         }
-        Filter::Ray { dirs, xray, .. } => {
+        Filter::Geometry(GeometryFilter::Ray { dirs, xray, .. }) => {
             format!("{} {}", if *xray { "XRay" } else { "Ray" }, directions_text(*dirs))
         }
-        Filter::PawnStructure(p) => format!("PawnStructure {}", lower(p)),
-        Filter::Arith(op, ..) => {
+        Filter::Sets(SetFilter::PawnStructure(p)) => format!("PawnStructure {}", lower(p)),
+        Filter::Numbers(NumberFilter::Arith(op, ..)) => {
             let sign = match op {
                 ArithOp::Add => "+",
                 ArithOp::Sub => "-",
@@ -285,18 +296,18 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             };
             format!("Arith {sign}")
         }
-        Filter::Call(builtin, _) => format!("Call {}", lower(builtin)),
-        Filter::RegexMatch { pattern, .. } => format!("RegexMatch {pattern:?}"),
-        Filter::RegexGroup(n) => format!("RegexGroup \\{n}"),
-        Filter::RegexGroupStart(n) => format!("RegexGroupStart \\-{n}"),
-        Filter::Contains { ignore_case, .. } => {
+        Filter::Numbers(NumberFilter::Call(builtin, _)) => format!("Call {}", lower(builtin)),
+        Filter::Numbers(NumberFilter::RegexMatch { pattern, .. }) => format!("RegexMatch {pattern:?}"),
+        Filter::Numbers(NumberFilter::RegexGroup(n)) => format!("RegexGroup \\{n}"),
+        Filter::Numbers(NumberFilter::RegexGroupStart(n)) => format!("RegexGroupStart \\-{n}"),
+        Filter::Numbers(NumberFilter::Contains { ignore_case, .. }) => {
             if *ignore_case {
                 "Contains (ignoring case)".into()
             } else {
                 "Contains".into()
             }
         }
-        Filter::ToMove(c) => format!("ToMove {}", color_text(*c)),
+        Filter::PositionState(PositionStateFilter::ToMove(c)) => format!("ToMove {}", color_text(*c)),
         Filter::Move(m) => {
             let mut text = format!(
                 "Move {}",
@@ -335,14 +346,14 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::Header(field) => match field {
+        Filter::Header(HeaderFilter::Field(field)) => match field {
             HeaderField::Player(c) => format!("Header player {}", color_text(*c)),
             HeaderField::Elo(c) => format!("Header elo {}", color_text(*c)),
             HeaderField::Tag(name) => format!("Header tag {name:?}"),
             other => format!("Header {}", lower(other)),
         },
-        Filter::Result(r) => format!("Result {}", result_text(*r)),
-        Filter::Find { direction, all, range, quiet, .. } => {
+        Filter::Header(HeaderFilter::Result(r)) => format!("Result {}", result_text(*r)),
+        Filter::GameTree(GameTreeFilter::Find { direction, all, range, quiet, .. }) => {
             let mut text = format!("Find {}", lower(direction));
             if *quiet {
                 text.push_str(" quiet");
@@ -355,9 +366,9 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::Tree(step) => format!("Tree {}", lower(step)),
-        Filter::TreeRelation(rel, ..) => format!("TreeRelation {}", lower(rel)),
-        Filter::Line { params, .. } => {
+        Filter::GameTree(GameTreeFilter::Tree(step)) => format!("Tree {}", lower(step)),
+        Filter::GameTree(GameTreeFilter::TreeRelation(rel, ..)) => format!("TreeRelation {}", lower(rel)),
+        Filter::GameTree(GameTreeFilter::Line { params, .. }) => {
             let mut text = String::from(if params.backward { "Line <--" } else { "Line -->" });
             for (on, word) in [
                 (params.first_match, "firstmatch"),
@@ -374,7 +385,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::Path { params, focus, best, title, .. } => {
+        Filter::GameTree(GameTreeFilter::Path { params, focus, best, title, .. }) => {
             let mut text = String::from("Path");
             if let Some(title) = title {
                 let _ = write!(text, " title {title:?}");
@@ -399,44 +410,48 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::PathStatus(status) => format!("PathStatus {}", lower(status)),
-        Filter::SeqRepeat { min, max, .. } => {
+        Filter::GameTree(GameTreeFilter::PathStatus(status)) => format!("PathStatus {}", lower(status)),
+        Filter::GameTree(GameTreeFilter::SeqRepeat { min, max, .. }) => {
             if *max == u32::MAX {
                 format!("SeqRepeat {{{min},}}")
             } else {
                 format!("SeqRepeat {{{min},{max}}}")
             }
         }
-        Filter::Echo { source, target, in_all, marks, .. } => format!(
+        Filter::GameTree(GameTreeFilter::Echo { source, target, in_all, marks, .. }) => format!(
             "Echo{} ({} {}){}",
             if *marks { "" } else { " quiet" },
             var_name(ir, *source),
             var_name(ir, *target),
             if *in_all { " in all" } else { "" }
         ),
-        Filter::Var(v) => format!("Var {}", var_name(ir, *v)),
-        Filter::Assign { var, op, .. } => format!("Assign {} {}", var_name(ir, *var), assign_op_text(*op)),
-        Filter::IsBound(v) => format!("IsBound {}", var_name(ir, *v)),
-        Filter::Unbind(v) => format!("Unbind {}", var_name(ir, *v)),
-        Filter::DictGet { dict, .. } => format!("DictGet {}", var_name(ir, *dict)),
-        Filter::DictSet { dict, op, .. } => format!("DictSet {} {}", var_name(ir, *dict), assign_op_text(*op)),
-        Filter::DictUnbind { dict, key } => {
+        Filter::Variables(VariableFilter::Var(v)) => format!("Var {}", var_name(ir, *v)),
+        Filter::Variables(VariableFilter::Assign { var, op, .. }) => {
+            format!("Assign {} {}", var_name(ir, *var), assign_op_text(*op))
+        }
+        Filter::Variables(VariableFilter::IsBound(v)) => format!("IsBound {}", var_name(ir, *v)),
+        Filter::Variables(VariableFilter::Unbind(v)) => format!("Unbind {}", var_name(ir, *v)),
+        Filter::Variables(VariableFilter::DictGet { dict, .. }) => format!("DictGet {}", var_name(ir, *dict)),
+        Filter::Variables(VariableFilter::DictSet { dict, op, .. }) => {
+            format!("DictSet {} {}", var_name(ir, *dict), assign_op_text(*op))
+        }
+        Filter::Variables(VariableFilter::DictUnbind { dict, key }) => {
             format!("DictUnbind {}{}", var_name(ir, *dict), if key.is_some() { " [key]" } else { " all" })
         }
-        Filter::DictCount(dict) => format!("DictCount {}", var_name(ir, *dict)),
-        Filter::SquareIter { var, forall, .. } => {
+        Filter::Variables(VariableFilter::DictCount(dict)) => format!("DictCount {}", var_name(ir, *dict)),
+        Filter::Variables(VariableFilter::SquareIter { var, forall, .. }) => {
             format!("SquareIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
         }
-        Filter::PieceIter { var, forall, .. } => {
+        Filter::Variables(VariableFilter::PieceIter { var, forall, .. }) => {
             format!("PieceIter{} {}", if *forall { " all" } else { "" }, var_name(ir, *var))
         }
-        Filter::IdentityIter { var, mask, .. } => {
+        Filter::Variables(VariableFilter::IdentityIter { var, mask, .. }) => {
             format!("IdentityIter {} {}", var_name(ir, *var), mask_text(*mask))
         }
-        Filter::Sort { doc, min, quiet, .. } => {
+        Filter::Output(OutputFilter::Sort { doc, min, quiet, .. }) => {
             format!("Sort{}{} {doc:?}", if *min { " min" } else { "" }, if *quiet { " quiet" } else { "" })
         }
-        Filter::PinOf { part, .. } => format!("Pin (value: {})", lower(part)),
+        Filter::Geometry(GeometryFilter::PinOf { part, .. }) => format!("Pin (value: {})", lower(part)),
         Filter::Yacpdb(p) => {
             let args: Vec<&str> = p.args.iter().map(|a| a.as_deref().unwrap_or("*")).collect();
             format!("Yacpdb {}({})", p.name, args.join(", "))
@@ -451,7 +466,7 @@ fn head(ir: &Ir, filter: &Filter) -> String {
             }
             text
         }
-        Filter::ConsecutiveMoves { min, max, quiet, .. } => {
+        Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { min, max, quiet, .. }) => {
             format!("ConsecutiveMoves {}{}", range_text(*min, *max), if *quiet { " quiet" } else { "" })
         }
         // Variants whose name says everything: the Debug name up to any payload.
@@ -645,21 +660,25 @@ mod tests {
     /// `{Kg1 Pf2 check}` built leaves-first, or with the check added first.
     fn build(check_first: bool) -> Ir {
         let mut ir = Ir::new();
-        let check = if check_first { Some(ir.add(Filter::Check, Span::default())) } else { None };
+        let check = if check_first {
+            Some(ir.add(Filter::PositionState(PositionStateFilter::Check), Span::default()))
+        } else {
+            None
+        };
         let king = ir.add(
-            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: sq("g1") },
+            Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: sq("g1") }),
             Span::default(),
         );
         let pawn = ir.add(
-            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Pawn), squares: sq("f2") },
+            Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(Color::White, Role::Pawn), squares: sq("f2") }),
             Span::default(),
         );
-        let check = check.unwrap_or_else(|| ir.add(Filter::Check, Span::default()));
+        let check = check.unwrap_or_else(|| ir.add(Filter::PositionState(PositionStateFilter::Check), Span::default()));
         let x = ir.var("x", VarKind::Square);
-        let var = ir.add(Filter::Var(x), Span::default());
-        let both = ir.add(Filter::Union(vec![king, pawn]), Span::default());
-        let count = ir.add(Filter::Count(both), Span::default());
-        let root = ir.add(Filter::And(vec![both, check, count, var]), Span::default());
+        let var = ir.add(Filter::Variables(VariableFilter::Var(x)), Span::default());
+        let both = ir.add(Filter::Sets(SetFilter::Union(vec![king, pawn])), Span::default());
+        let count = ir.add(Filter::Sets(SetFilter::Count(both)), Span::default());
+        let root = ir.add(Filter::Logic(LogicFilter::And(vec![both, check, count, var])), Span::default());
         ir.root = Some(root);
         ir
     }
@@ -680,7 +699,7 @@ tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n   
     fn dump_shows_the_copies_of_an_expanded_transform() {
         let mut ir = Ir::new();
         let pawn = ir.add(
-            Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Pawn), squares: sq("g6") },
+            Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(Color::White, Role::Pawn), squares: sq("g6") }),
             Span::default(),
         );
         let flip = ir.add(
@@ -701,9 +720,9 @@ tree:\n  And\n    #1 = Union\n      Pieces Kg1\n      Pieces Pf2\n    Check\n   
     #[test]
     fn dump_of_deep_tree_is_cut_not_overflowed() {
         let mut ir = Ir::new();
-        let mut id = ir.add(Filter::Check, Span::default());
+        let mut id = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::default());
         for _ in 0..(MAX_DEPTH + 50) {
-            id = ir.add(Filter::Not(id), Span::default());
+            id = ir.add(Filter::Logic(LogicFilter::Not(id)), Span::default());
         }
         ir.root = Some(id);
         let text = std::thread::Builder::new()

@@ -4,7 +4,7 @@
 //! numbers), the kind of start position.
 //!
 //! Takes in: nothing (a leaf of the IR, built by `lang::legacy::lower`). Gives out: a value
-//! or a yes/no at a position, computed by `eval::legacy_facts`.
+//! or a yes/no at a position, computed by `eval::engine::legacy_facts`.
 //! Must never: hold another filter (these are leaves, so transforms leave them unchanged —
 //! which is what [`LegacyFact::Region`] relies on).
 

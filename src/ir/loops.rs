@@ -14,6 +14,7 @@
 use crate::diag::Diagnostic;
 use crate::ir::props::changes_state_for_a_loop;
 use crate::ir::visit::children;
+use crate::ir::VariableFilter;
 use crate::ir::{Filter, FilterId, Ir};
 
 /// Does the sub-tree at `id` contain a write? Iterative (queries may nest deeply).
@@ -43,7 +44,7 @@ pub fn runaway_loop(ir: &Ir) -> Option<Diagnostic> {
             continue;
         }
         let filter = ir.get(f);
-        if let Filter::While { cond, body } = filter {
+        if let Filter::Variables(VariableFilter::While { cond, body }) = filter {
             let still = !subtree_writes(ir, *body) && cond.is_none_or(|c| !subtree_writes(ir, c));
             if still {
                 let (what, hint) = match cond {

@@ -27,6 +27,7 @@ pub mod props;
 pub mod transform;
 pub mod visit;
 
+mod families;
 mod filter;
 mod parts;
 mod patterns;
@@ -34,7 +35,11 @@ mod spans;
 
 use rustc_hash::FxHashMap as HashMap;
 
-pub use filter::{Filter, HhdbAwardKind, PinPart};
+pub use families::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, HhdbAwardKind, Keyword62Filter, LogicFilter, NumberFilter,
+    OutputFilter, PinPart, PositionStateFilter, SetFilter, VariableFilter,
+};
+pub use filter::Filter;
 pub use legacy::{LegacyFact, PawnShare};
 pub use parts::{
     ArithOp, Builtin, CmpOp, Directions, FindDirection, GameResult, HeaderField, LineChoice, LineParams, MoveFilter,

@@ -33,6 +33,9 @@
 //! - `#S > 0` on a set becomes `S`, and a `Union` whose value is not read becomes an `Or`;
 //! - variables that are not `persistent` are named by kind and number (`piece1`).
 
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter, VariableFilter,
+};
 use rustc_hash::FxHashMap as HashMap;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -55,8 +58,8 @@ pub fn normalize(ir: &mut Ir) {
         // Evaluating once at the root is evaluating at every position and requiring
         // the initial one: only that position can match, and one match is enough.
         let span = ir.first_span(root);
-        let initial = ir.add(Filter::Initial, span);
-        root = ir.add(Filter::And(vec![initial, root]), span);
+        let initial = ir.add(Filter::PositionState(PositionStateFilter::Initial), span);
+        root = ir.add(Filter::Logic(LogicFilter::And(vec![initial, root])), span);
         ir.settings.per_game = false;
     }
     root = n.node(ir, root, false, 0);
@@ -119,13 +122,17 @@ fn at_most_one_square(ir: &Ir, id: FilterId, depth: usize) -> bool {
         return false;
     }
     match ir.get(id) {
-        Filter::Var(v) => {
+        Filter::Variables(VariableFilter::Var(v)) => {
             ir.vars.get(v.0 as usize).is_some_and(|info| info.kind == VarKind::Piece || info.kind == VarKind::Square)
         }
-        Filter::Squares(b) | Filter::Pieces { squares: b, .. } => b.count() <= 1,
-        Filter::Attacks { attackers, value_is_targets: false, .. } => at_most_one_square(ir, *attackers, depth + 1),
-        Filter::Attacks { targets, value_is_targets: true, .. } => at_most_one_square(ir, *targets, depth + 1),
-        Filter::Intersection(parts) => parts.iter().any(|&p| at_most_one_square(ir, p, depth + 1)),
+        Filter::Sets(SetFilter::Squares(b) | SetFilter::Pieces { squares: b, .. }) => b.count() <= 1,
+        Filter::Geometry(GeometryFilter::Attacks { attackers, value_is_targets: false, .. }) => {
+            at_most_one_square(ir, *attackers, depth + 1)
+        }
+        Filter::Geometry(GeometryFilter::Attacks { targets, value_is_targets: true, .. }) => {
+            at_most_one_square(ir, *targets, depth + 1)
+        }
+        Filter::Sets(SetFilter::Intersection(parts)) => parts.iter().any(|&p| at_most_one_square(ir, p, depth + 1)),
         _ => false,
     }
 }
@@ -142,78 +149,84 @@ impl Normalizer {
         let span = ir.first_span(id);
         let node = ir.get(id).clone();
         let out = match node {
-            Filter::And(parts) => self.and(ir, parts, used, span, depth),
-            Filter::Or(parts) => self.or(ir, parts, used, span, depth),
-            Filter::Not(a) => {
+            Filter::Logic(LogicFilter::And(parts)) => self.and(ir, parts, used, span, depth),
+            Filter::Logic(LogicFilter::Or(parts)) => self.or(ir, parts, used, span, depth),
+            Filter::Logic(LogicFilter::Not(a)) => {
                 let a = self.node(ir, a, false, depth + 1);
                 match ir.get(a) {
-                    Filter::Not(inner) if !used && !self.is_order_sensitive(ir, a) => *inner,
-                    _ => ir.add(Filter::Not(a), span),
+                    Filter::Logic(LogicFilter::Not(inner)) if !used && !self.is_order_sensitive(ir, a) => *inner,
+                    _ => ir.add(Filter::Logic(LogicFilter::Not(a)), span),
                 }
             }
-            Filter::If { cond, then, otherwise } => {
+            Filter::Logic(LogicFilter::If { cond, then, otherwise }) => {
                 let cond = self.node(ir, cond, false, depth + 1);
                 let then = self.node(ir, then, used, depth + 1);
                 let otherwise = otherwise.map(|o| self.node(ir, o, used, depth + 1));
-                ir.add(Filter::If { cond, then, otherwise }, span)
+                ir.add(Filter::Logic(LogicFilter::If { cond, then, otherwise }), span)
             }
-            Filter::Find { direction, all, range, quiet, body } => {
+            Filter::GameTree(GameTreeFilter::Find { direction, all, range, quiet, body }) => {
                 let body = self.node(ir, body, false, depth + 1);
                 let quiet = quiet || self.notes_off;
                 self.find(ir, (direction, all, range, quiet), body, used, span, depth)
             }
-            Filter::Compare { first, rest } => {
+            Filter::Numbers(NumberFilter::Compare { first, rest }) => {
                 let first = self.node(ir, first, true, depth + 1);
                 let rest: Vec<(CmpOp, FilterId)> =
                     rest.iter().map(|&(op, x)| (op, self.node(ir, x, true, depth + 1))).collect();
                 self.compare(ir, first, rest, used, span, depth)
             }
-            Filter::In(a, b) if value_type(ir, a) == ValueType::String || value_type(ir, b) == ValueType::String => {
+            Filter::Sets(SetFilter::In(a, b))
+                if value_type(ir, a) == ValueType::String || value_type(ir, b) == ValueType::String =>
+            {
                 // CQL 6 `"ab" in s` on strings is a substring test.
                 let haystack = self.node(ir, b, true, depth + 1);
                 let needle = self.node(ir, a, true, depth + 1);
-                ir.add(Filter::Contains { haystack, needle, ignore_case: false }, span)
+                ir.add(Filter::Numbers(NumberFilter::Contains { haystack, needle, ignore_case: false }), span)
             }
-            Filter::Contains { haystack, needle, ignore_case: true } => {
+            Filter::Numbers(NumberFilter::Contains { haystack, needle, ignore_case: true }) => {
                 // Ignoring case is comparing the lower-case forms (both use Unicode
                 // lower-casing); a constant needle is lower-cased here.
                 let haystack = self.node(ir, haystack, true, depth + 1);
-                let lowered_haystack = ir.add(Filter::Call(Builtin::Lowercase, vec![haystack]), span);
+                let lowered_haystack =
+                    ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Lowercase, vec![haystack])), span);
                 let needle = self.node(ir, needle, true, depth + 1);
                 let needle = match ir.get(needle) {
-                    Filter::Str(text) => {
+                    Filter::Numbers(NumberFilter::Str(text)) => {
                         let lowered = text.to_lowercase();
-                        ir.add(Filter::Str(lowered), span)
+                        ir.add(Filter::Numbers(NumberFilter::Str(lowered)), span)
                     }
-                    _ => ir.add(Filter::Call(Builtin::Lowercase, vec![needle]), span),
+                    _ => ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Lowercase, vec![needle])), span),
                 };
-                ir.add(Filter::Contains { haystack: lowered_haystack, needle, ignore_case: false }, span)
+                ir.add(
+                    Filter::Numbers(NumberFilter::Contains { haystack: lowered_haystack, needle, ignore_case: false }),
+                    span,
+                )
             }
-            Filter::Union(parts)
+            Filter::Sets(SetFilter::Union(parts))
                 if !used && parts.iter().all(|&p| is_set_expression(ir, p) && !self.is_order_sensitive(ir, p)) =>
             {
                 // A union matches when some part is non-empty. (Parts with effects are all
                 // evaluated, as CQL 6.2 evaluates every image of a transform: no `or`.)
-                let or = ir.add(Filter::Or(parts), span);
+                let or = ir.add(Filter::Logic(LogicFilter::Or(parts)), span);
                 self.node(ir, or, false, depth + 1)
             }
-            Filter::CountMatching(parts) => {
+            Filter::Logic(LogicFilter::CountMatching(parts)) => {
                 let parts = parts.iter().map(|&p| self.node(ir, p, false, depth + 1)).collect();
-                ir.add(Filter::CountMatching(parts), span)
+                ir.add(Filter::Logic(LogicFilter::CountMatching(parts)), span)
             }
-            Filter::SquareIter { var, domain, body, forall } => {
+            Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall }) => {
                 let domain = self.node(ir, domain, true, depth + 1);
                 let body = self.node(ir, body, false, depth + 1);
-                ir.add(Filter::SquareIter { var, domain, body, forall }, span)
+                ir.add(Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall }), span)
             }
-            Filter::PieceIter { var, domain, body, forall } => {
+            Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall }) => {
                 let domain = self.node(ir, domain, true, depth + 1);
                 let body = self.node(ir, body, false, depth + 1);
-                ir.add(Filter::PieceIter { var, domain, body, forall }, span)
+                ir.add(Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall }), span)
             }
-            Filter::IdentityIter { var, mask, body } => {
+            Filter::Variables(VariableFilter::IdentityIter { var, mask, body }) => {
                 let body = self.node(ir, body, false, depth + 1);
-                ir.add(Filter::IdentityIter { var, mask, body }, span)
+                ir.add(Filter::Variables(VariableFilter::IdentityIter { var, mask, body }), span)
             }
             other => {
                 let rebuilt = map_children::<()>(&other, |c| Ok(self.node(ir, c, true, depth + 1)))
@@ -236,7 +249,7 @@ impl Normalizer {
         for (i, &p) in parts.iter().enumerate() {
             let p = self.node(ir, p, used && i == last, depth + 1);
             match ir.get(p) {
-                Filter::And(inner) => flat.extend(inner.iter().copied()),
+                Filter::Logic(LogicFilter::And(inner)) => flat.extend(inner.iter().copied()),
                 _ => flat.push(p),
             }
         }
@@ -255,7 +268,7 @@ impl Normalizer {
         match kept.len() {
             0 => ir.add(Filter::True, span),
             1 => kept[0],
-            _ => ir.add(Filter::And(kept), span),
+            _ => ir.add(Filter::Logic(LogicFilter::And(kept)), span),
         }
     }
 
@@ -266,7 +279,7 @@ impl Normalizer {
         for &p in &parts {
             let p = self.node(ir, p, used, depth + 1);
             match ir.get(p) {
-                Filter::Or(inner) => flat.extend(inner.iter().copied()),
+                Filter::Logic(LogicFilter::Or(inner)) => flat.extend(inner.iter().copied()),
                 Filter::False => {}
                 _ => flat.push(p),
             }
@@ -283,7 +296,7 @@ impl Normalizer {
         match flat.len() {
             0 => ir.add(Filter::False, span),
             1 => flat[0],
-            _ => ir.add(Filter::Or(flat), span),
+            _ => ir.add(Filter::Logic(LogicFilter::Or(flat)), span),
         }
     }
 
@@ -292,7 +305,7 @@ impl Normalizer {
     fn factor(&mut self, ir: &mut Ir, alternatives: &[FilterId], span: Span, depth: usize) -> Option<FilterId> {
         let conjuncts = |ir: &Ir, p: FilterId| -> Vec<FilterId> {
             match ir.get(p) {
-                Filter::And(v) => v.clone(),
+                Filter::Logic(LogicFilter::And(v)) => v.clone(),
                 _ => vec![p],
             }
         };
@@ -311,12 +324,12 @@ impl Normalizer {
                 rests = vec![t];
                 break;
             }
-            rests.push(if rest.len() == 1 { rest[0] } else { ir.add(Filter::And(rest), span) });
+            rests.push(if rest.len() == 1 { rest[0] } else { ir.add(Filter::Logic(LogicFilter::And(rest)), span) });
         }
-        let or = ir.add(Filter::Or(rests), span);
+        let or = ir.add(Filter::Logic(LogicFilter::Or(rests)), span);
         let mut parts = common;
         parts.push(or);
-        let and = ir.add(Filter::And(parts), span);
+        let and = ir.add(Filter::Logic(LogicFilter::And(parts)), span);
         Some(self.node(ir, and, false, depth + 1))
     }
 
@@ -335,32 +348,46 @@ impl Normalizer {
         // A `find` that writes its notes is kept as written: which positions it notes
         // depends on its form.
         if used || !quiet {
-            return ir.add(Filter::Find { direction, all, range, quiet, body }, span);
+            return ir.add(Filter::GameTree(GameTreeFilter::Find { direction, all, range, quiet, body }), span);
         }
         match range {
             Some((lo, hi)) if lo >= 1 && (lo, hi) != (1, i64::MAX) => {
-                let counted = ir.add(Filter::Find { direction, all: true, range: None, quiet, body }, span);
+                let counted = ir.add(
+                    Filter::GameTree(GameTreeFilter::Find { direction, all: true, range: None, quiet, body }),
+                    span,
+                );
                 let mut parts = Vec::new();
-                let lo_id = ir.add(Filter::Number(lo), span);
+                let lo_id = ir.add(Filter::Numbers(NumberFilter::Number(lo)), span);
                 if lo == hi {
-                    parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Eq, lo_id)] }, span));
+                    parts.push(ir.add(
+                        Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Eq, lo_id)] }),
+                        span,
+                    ));
                 } else {
-                    parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, lo_id)] }, span));
+                    parts.push(ir.add(
+                        Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Ge, lo_id)] }),
+                        span,
+                    ));
                     if hi != i64::MAX {
-                        let hi_id = ir.add(Filter::Number(hi), span);
-                        parts.push(ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Le, hi_id)] }, span));
+                        let hi_id = ir.add(Filter::Numbers(NumberFilter::Number(hi)), span);
+                        parts.push(ir.add(
+                            Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Le, hi_id)] }),
+                            span,
+                        ));
                     }
                 }
-                let and = ir.add(Filter::And(parts), span);
+                let and = ir.add(Filter::Logic(LogicFilter::And(parts)), span);
                 self.node(ir, and, false, depth + 1)
             }
             // Stopping at the first match is only the same when the body has no effects
             // (`find all {Sum += …}` must visit every position).
             Some((1, i64::MAX)) | None => {
                 let all = all && self.is_order_sensitive(ir, body);
-                ir.add(Filter::Find { direction, all, range: None, quiet, body }, span)
+                ir.add(Filter::GameTree(GameTreeFilter::Find { direction, all, range: None, quiet, body }), span)
             }
-            Some(r) => ir.add(Filter::Find { direction, all, range: Some(r), quiet, body }, span),
+            Some(r) => {
+                ir.add(Filter::GameTree(GameTreeFilter::Find { direction, all, range: Some(r), quiet, body }), span)
+            }
         }
     }
 
@@ -378,36 +405,41 @@ impl Normalizer {
         let operands_pure =
             !self.is_order_sensitive(ir, first) && rest.iter().all(|&(_, x)| !self.is_order_sensitive(ir, x));
         if used || !operands_pure || rest.is_empty() {
-            return ir.add(Filter::Compare { first, rest }, span);
+            return ir.add(Filter::Numbers(NumberFilter::Compare { first, rest }), span);
         }
         // A chain splits into its comparisons when no set stands before its last one: there
-        // a set counts its squares (see `Filter::Compare`), which a comparison of its own
+        // a set counts its squares (see `NumberFilter::Compare`), which a comparison of its own
         // would not know.
         let plain = |ir: &Ir, x: FilterId| matches!(value_type(ir, x), ValueType::Number | ValueType::String);
         let counts_sets =
             rest.len() > 1 && !(plain(ir, first) && rest[..rest.len() - 1].iter().all(|&(_, x)| plain(ir, x)));
         if counts_sets {
-            return ir.add(Filter::Compare { first, rest }, span);
+            return ir.add(Filter::Numbers(NumberFilter::Compare { first, rest }), span);
         }
         if rest.len() > 1 {
             let mut parts = Vec::new();
             let mut left = first;
             for &(op, right) in &rest {
-                parts.push(ir.add(Filter::Compare { first: left, rest: vec![(op, right)] }, span));
+                parts.push(
+                    ir.add(Filter::Numbers(NumberFilter::Compare { first: left, rest: vec![(op, right)] }), span),
+                );
                 left = right;
             }
-            let and = ir.add(Filter::And(parts), span);
+            let and = ir.add(Filter::Logic(LogicFilter::And(parts)), span);
             return self.node(ir, and, false, depth + 1);
         }
         let (mut op, mut right) = rest[0];
         let mut first = first;
-        let is_const = |ir: &Ir, x: FilterId| matches!(ir.get(x), Filter::Number(_) | Filter::Str(_));
+        let is_const =
+            |ir: &Ir, x: FilterId| matches!(ir.get(x), Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_)));
         if is_const(ir, first) && !is_const(ir, right) {
             (first, op, right) = (right, flipped(op), first);
         }
         // `#S > 0`, `#S >= 1` (and `#S == 1` for a set of at most one square) only ask
         // whether the set is non-empty, which is what the set itself matches on.
-        if let (Filter::Count(set), Filter::Number(n)) = (ir.get(first), ir.get(right)) {
+        if let (Filter::Sets(SetFilter::Count(set)), Filter::Numbers(NumberFilter::Number(n))) =
+            (ir.get(first), ir.get(right))
+        {
             let (set, n) = (*set, *n);
             if is_set_expression(ir, set) {
                 let nonempty = matches!((op, n), (CmpOp::Gt, 0) | (CmpOp::Ge, 1) | (CmpOp::Ne, 0))
@@ -417,7 +449,7 @@ impl Normalizer {
                 }
             }
         }
-        ir.add(Filter::Compare { first, rest: vec![(op, right)] }, span)
+        ir.add(Filter::Numbers(NumberFilter::Compare { first, rest: vec![(op, right)] }), span)
     }
 
     /// Turn a per-position `initial find F` (with header-only conjuncts beside it) into
@@ -425,11 +457,12 @@ impl Normalizer {
     /// has another shape.
     fn collapse_initial(&mut self, ir: &mut Ir, root: FilterId) -> Option<FilterId> {
         let parts = match ir.get(root) {
-            Filter::And(v) => v.clone(),
-            Filter::Initial => vec![root],
+            Filter::Logic(LogicFilter::And(v)) => v.clone(),
+            Filter::PositionState(PositionStateFilter::Initial) => vec![root],
             _ => return None,
         };
-        let initial = parts.iter().position(|&p| matches!(ir.get(p), Filter::Initial))?;
+        let initial =
+            parts.iter().position(|&p| matches!(ir.get(p), Filter::PositionState(PositionStateFilter::Initial)))?;
         let mut kept = Vec::new();
         let mut body = None;
         for (i, &p) in parts.iter().enumerate() {
@@ -439,7 +472,13 @@ impl Normalizer {
             match ir.get(p) {
                 // Only a quiet `find`: CQL 6.2 marks the initial position and notes what
                 // `find` found, which `F` alone would not.
-                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: b } => {
+                Filter::GameTree(GameTreeFilter::Find {
+                    direction: FindDirection::Forward,
+                    all: false,
+                    range: None,
+                    quiet: true,
+                    body: b,
+                }) => {
                     if body.replace(*b).is_some() {
                         return None;
                     }
@@ -450,7 +489,7 @@ impl Normalizer {
         }
         kept.extend(body);
         let span = ir.first_span(root);
-        Some(ir.add(Filter::And(kept), span))
+        Some(ir.add(Filter::Logic(LogicFilter::And(kept)), span))
     }
 
     /// At the start position, a legacy tag (`IdentityIter`: each piece identity that is
@@ -460,11 +499,11 @@ impl Normalizer {
     /// writes `not (T1 & T2)`. Applies to the conjuncts of a root that holds `initial`.
     fn tags_to_pieces(&mut self, ir: &mut Ir, root: FilterId) -> Option<FilterId> {
         let parts = match ir.get(root) {
-            Filter::And(v) => v.clone(),
+            Filter::Logic(LogicFilter::And(v)) => v.clone(),
             _ => return None,
         };
-        if !parts.iter().any(|&p| matches!(ir.get(p), Filter::Initial))
-            || !parts.iter().any(|&p| matches!(ir.get(p), Filter::IdentityIter { .. }))
+        if !parts.iter().any(|&p| matches!(ir.get(p), Filter::PositionState(PositionStateFilter::Initial)))
+            || !parts.iter().any(|&p| matches!(ir.get(p), Filter::Variables(VariableFilter::IdentityIter { .. })))
         {
             return None;
         }
@@ -473,7 +512,7 @@ impl Normalizer {
         for p in parts {
             out.push(self.identity_chain(ir, p, &mut Vec::new(), 0));
         }
-        Some(ir.add(Filter::And(out), span))
+        Some(ir.add(Filter::Logic(LogicFilter::And(out)), span))
     }
 
     /// One `IdentityIter` (and those directly nested in it) as `PieceIter`s; `outer`
@@ -492,39 +531,45 @@ impl Normalizer {
         depth: usize,
     ) -> FilterId {
         let span = ir.first_span(id);
-        let Filter::IdentityIter { var, mask, body } = ir.get(id).clone() else {
+        let Filter::Variables(VariableFilter::IdentityIter { var, mask, body }) = ir.get(id).clone() else {
             if pending.is_empty() {
                 return id;
             }
             let mut conjuncts = std::mem::take(pending);
             conjuncts.push(id);
-            return ir.add(Filter::And(conjuncts), span);
+            return ir.add(Filter::Logic(LogicFilter::And(conjuncts)), span);
         };
         if depth > MAX_DEPTH {
             return id;
         }
         let all = Bitboard::FULL;
-        let this = ir.add(Filter::Var(var), span);
+        let this = ir.add(Filter::Variables(VariableFilter::Var(var)), span);
         for &o in outer.iter() {
-            let other = ir.add(Filter::Var(o), span);
-            let both = ir.add(Filter::Intersection(vec![other, this]), span);
-            pending.push(ir.add(Filter::Not(both), span));
+            let other = ir.add(Filter::Variables(VariableFilter::Var(o)), span);
+            let both = ir.add(Filter::Sets(SetFilter::Intersection(vec![other, this])), span);
+            pending.push(ir.add(Filter::Logic(LogicFilter::Not(both)), span));
         }
         let domain_mask = could_become(mask);
         if domain_mask != mask {
             // Only when some piece of the domain is not yet of the tag's kinds.
-            let kinds = ir.add(Filter::Pieces { mask, squares: all }, span);
-            let is_kind = ir.add(Filter::Intersection(vec![this, kinds]), span);
+            let kinds = ir.add(Filter::Sets(SetFilter::Pieces { mask, squares: all }), span);
+            let is_kind = ir.add(Filter::Sets(SetFilter::Intersection(vec![this, kinds])), span);
             pending.push(ir.add(
-                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: is_kind },
+                Filter::GameTree(GameTreeFilter::Find {
+                    direction: FindDirection::Forward,
+                    all: false,
+                    range: None,
+                    quiet: true,
+                    body: is_kind,
+                }),
                 span,
             ));
         }
         outer.push(var);
         let body = self.identity_chain_with(ir, body, outer, pending, depth + 1);
         outer.pop();
-        let domain = ir.add(Filter::Pieces { mask: domain_mask, squares: all }, span);
-        ir.add(Filter::PieceIter { var, domain, body, forall: false }, span)
+        let domain = ir.add(Filter::Sets(SetFilter::Pieces { mask: domain_mask, squares: all }), span);
+        ir.add(Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall: false }), span)
     }
 
     /// Sort by (cost, structure) and remove repeated nodes (hash-consing makes equal
@@ -603,9 +648,9 @@ fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
         return false;
     }
     match ir.get(id) {
-        Filter::Number(_) => true,
-        Filter::And(v) | Filter::Or(v) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
-        Filter::Not(c) => matched_number(ir, *c, depth + 1),
+        Filter::Numbers(NumberFilter::Number(_)) => true,
+        Filter::Logic(LogicFilter::And(v) | LogicFilter::Or(v)) => v.iter().any(|&c| matched_number(ir, c, depth + 1)),
+        Filter::Logic(LogicFilter::Not(c)) => matched_number(ir, *c, depth + 1),
         _ => false,
     }
 }
@@ -614,6 +659,7 @@ fn matched_number(ir: &Ir, id: FilterId, depth: usize) -> bool {
 mod tests {
     use super::*;
     use crate::ir::dump::dump;
+    use crate::ir::OutputFilter;
     use crate::lang::{parse, Syntax};
 
     /// Parse, expand transforms and normalise; the dump of the result.
@@ -644,23 +690,23 @@ mod tests {
         // `#{...}` reads the value of the last conjunct: `a1` must stay last.
         let (ir, _) = canonical("cql() #{check a1} == 1", Syntax::Cql6);
         let root = ir.root.expect("root");
-        let Filter::Compare { first, .. } = ir.get(root) else { panic!("{:?}", ir.get(root)) };
-        let Filter::Count(inner) = ir.get(*first) else { panic!("{:?}", ir.get(*first)) };
-        let Filter::And(parts) = ir.get(*inner) else { panic!("{:?}", ir.get(*inner)) };
-        assert!(matches!(ir.get(parts[0]), Filter::Check));
-        assert!(matches!(ir.get(parts[1]), Filter::Squares(_)));
+        let Filter::Numbers(NumberFilter::Compare { first, .. }) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
+        let Filter::Sets(SetFilter::Count(inner)) = ir.get(*first) else { panic!("{:?}", ir.get(*first)) };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(*inner) else { panic!("{:?}", ir.get(*inner)) };
+        assert!(matches!(ir.get(parts[0]), Filter::PositionState(PositionStateFilter::Check)));
+        assert!(matches!(ir.get(parts[1]), Filter::Sets(SetFilter::Squares(_))));
     }
 
     #[test]
     fn side_effects_are_not_reordered() {
         let (ir, _) = canonical("cql() comment(\"b\") check comment(\"a\")", Syntax::Cql6);
         let root = ir.root.expect("root");
-        let Filter::And(parts) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
         let texts: Vec<String> = parts
             .iter()
             .filter_map(|&p| match ir.get(p) {
-                Filter::Comment(args) => match ir.get(args[0]) {
-                    Filter::Str(s) => Some(s.clone()),
+                Filter::Output(OutputFilter::Comment(args)) => match ir.get(args[0]) {
+                    Filter::Numbers(NumberFilter::Str(s)) => Some(s.clone()),
                     _ => None,
                 },
                 _ => None,
@@ -680,7 +726,7 @@ mod tests {
     fn a_match_list_becomes_a_per_position_query() {
         let (ir, text) = canonical("(match (position :mate))", Syntax::Legacy);
         assert!(!ir.settings.per_game);
-        assert!(matches!(ir.get(ir.root.expect("root")), Filter::Mate), "{text}");
+        assert!(matches!(ir.get(ir.root.expect("root")), Filter::PositionState(PositionStateFilter::Mate)), "{text}");
         assert_eq!(text, cql6("cql() mate"));
         // Two lists stay searches from the start position (without notes: a CQL 6 `find`
         // notes what it found, a legacy position list does not).
@@ -705,15 +751,15 @@ mod tests {
         assert_ne!(cql6("cql() find all check"), cql6("cql() find check"));
         let (ir, _) = canonical("cql() initial find quiet all {Counter = 1 true}", Syntax::Cql6);
         let root = ir.root.expect("root");
-        let Filter::And(parts) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
-        assert!(parts.iter().any(|&p| matches!(ir.get(p), Filter::Find { all: true, .. })));
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(root) else { panic!("{:?}", ir.get(root)) };
+        assert!(parts.iter().any(|&p| matches!(ir.get(p), Filter::GameTree(GameTreeFilter::Find { all: true, .. }))));
     }
 
     #[test]
     fn string_in_is_a_substring_test_and_case_is_folded() {
         let (ir, text) = canonical("cql() \"ab\" in player white", Syntax::Cql6);
         let root = ir.root.expect("root");
-        assert!(matches!(ir.get(root), Filter::Contains { ignore_case: false, .. }), "{text}");
+        assert!(matches!(ir.get(root), Filter::Numbers(NumberFilter::Contains { ignore_case: false, .. })), "{text}");
         assert_eq!(legacy("(match :whiteplayer AB)"), cql6("cql() \"ab\" in lowercase player white"));
     }
 

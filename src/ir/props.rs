@@ -15,13 +15,20 @@
 //! check (`lang::cql6::types`, which adds the kinds of variables it has seen assigned) all
 //! ask here.
 
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, OutputFilter,
+    PositionStateFilter, SetFilter, VariableFilter,
+};
 mod kinds;
 
 pub use kinds::{declared_kind, kind, value_kind, value_type, Kind, KindContext, Reading};
 
-use super::transform::MAX_DEPTH;
 use super::visit::children;
 use super::{ArithOp, Builtin, Filter, FilterId, Ir, ValueType, VarId, VarKind};
+
+/// Deepest filter nesting the passes over the IR walk: the transform expander refuses a
+/// query nested deeper, and the analyses of this module give their cautious answer there.
+pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;
 
 /// How deep the evaluator's analyses ([`is_pure`], [`is_header_only_before_replay`],
 /// [`writes_across_games`]) look into a filter; deeper, they give their cautious answer.
@@ -117,137 +124,173 @@ impl OwnFacts {
 }
 
 /// The own facts of one node. Every variant is listed: adding one means deciding its facts.
+// long: one exhaustive match is the table of every filter's facts, read whole.
 fn own_facts(filter: &Filter) -> OwnFacts {
     match filter {
         // Constants.
-        Filter::True | Filter::False | Filter::Number(_) | Filter::Str(_) => OwnFacts::HEADER_OPERATOR,
+        Filter::True | Filter::False | Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_)) => {
+            OwnFacts::HEADER_OPERATOR
+        }
 
         // Square sets read from the board.
-        Filter::Squares(_)
-        | Filter::Pieces { .. }
-        | Filter::Direction { .. }
-        | Filter::Attacks { .. }
-        | Filter::AttackChain { .. }
-        | Filter::PinOf { .. }
-        | Filter::PawnStructure(_) => OwnFacts::SET_OF_THE_BOARD,
+        Filter::Sets(SetFilter::Squares(_) | SetFilter::Pieces { .. })
+        | Filter::Geometry(
+            GeometryFilter::Direction { .. }
+            | GeometryFilter::Attacks { .. }
+            | GeometryFilter::AttackChain { .. }
+            | GeometryFilter::PinOf { .. },
+        )
+        | Filter::Sets(SetFilter::PawnStructure(_)) => OwnFacts::SET_OF_THE_BOARD,
         // Set operations the evaluator computes from its parts' sets (an intersection only
         // when its parts are sets: see `is_direct_set`).
-        Filter::Union(_)
-        | Filter::Intersection(_)
-        | Filter::Complement(_)
-        | Filter::Between(..)
-        | Filter::Ray { .. } => OwnFacts { direct_set: true, ..OwnFacts::SET_OF_THE_BOARD },
-        Filter::In(..) => OwnFacts { pure: true, header_when_normalizing: true, ..OwnFacts::NONE },
-        Filter::Count(_) => OwnFacts { pure: true, ..OwnFacts::NONE },
+        Filter::Sets(SetFilter::Union(_) | SetFilter::Intersection(_) | SetFilter::Complement(_))
+        | Filter::Geometry(GeometryFilter::Between(..) | GeometryFilter::Ray { .. }) => {
+            OwnFacts { direct_set: true, ..OwnFacts::SET_OF_THE_BOARD }
+        }
+        Filter::Sets(SetFilter::In(..)) => OwnFacts { pure: true, header_when_normalizing: true, ..OwnFacts::NONE },
+        Filter::Sets(SetFilter::Count(_)) => OwnFacts { pure: true, ..OwnFacts::NONE },
 
         // Numbers, strings, comparisons.
-        Filter::Compare { .. } | Filter::Arith(..) | Filter::Neg(_) => OwnFacts::HEADER_OPERATOR,
-        Filter::Call(builtin, _) => builtin_facts(*builtin),
+        Filter::Numbers(NumberFilter::Compare { .. } | NumberFilter::Arith(..) | NumberFilter::Neg(_)) => {
+            OwnFacts::HEADER_OPERATOR
+        }
+        Filter::Numbers(NumberFilter::Call(builtin, _)) => builtin_facts(*builtin),
         // A match sets the groups that `\1` … read.
-        Filter::RegexMatch { .. } => {
+        Filter::Numbers(NumberFilter::RegexMatch { .. }) => {
             OwnFacts { header_before_replay: true, order_sensitive: true, changes_state: true, ..OwnFacts::NONE }
         }
-        Filter::RegexGroup(_) | Filter::RegexGroupStart(_) => {
+        Filter::Numbers(NumberFilter::RegexGroup(_) | NumberFilter::RegexGroupStart(_)) => {
             OwnFacts { header_before_replay: true, order_sensitive: true, ..OwnFacts::NONE }
         }
-        Filter::Contains { .. } => {
+        Filter::Numbers(NumberFilter::Contains { .. }) => {
             OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
         }
-        Filter::GameTextContains(_) => OwnFacts::NONE,
+        Filter::Header(HeaderFilter::GameTextContains(_)) => OwnFacts::NONE,
 
         // Logic.
-        Filter::And(_) | Filter::Or(_) | Filter::Not(_) | Filter::If { .. } => OwnFacts::HEADER_OPERATOR,
-        Filter::CountMatching(_) => OwnFacts { pure: true, ..OwnFacts::NONE },
+        Filter::Logic(LogicFilter::And(_) | LogicFilter::Or(_) | LogicFilter::Not(_) | LogicFilter::If { .. }) => {
+            OwnFacts::HEADER_OPERATOR
+        }
+        Filter::Logic(LogicFilter::CountMatching(_)) => OwnFacts { pure: true, ..OwnFacts::NONE },
 
         // The current position.
-        Filter::Check
-        | Filter::Mate
-        | Filter::Stalemate
-        | Filter::ToMove(_)
-        | Filter::SideToMove
-        | Filter::Initial
-        | Filter::Terminal
-        | Filter::Ply
-        | Filter::MoveNumber
-        | Filter::Mainline
-        | Filter::Variation => OwnFacts::POSITION_TEST,
-        Filter::VirtualMainline | Filter::Try | Filter::CurrentFen => OwnFacts::NONE,
+        Filter::PositionState(
+            PositionStateFilter::Check
+            | PositionStateFilter::Mate
+            | PositionStateFilter::Stalemate
+            | PositionStateFilter::ToMove(_)
+            | PositionStateFilter::SideToMove
+            | PositionStateFilter::Initial
+            | PositionStateFilter::Terminal
+            | PositionStateFilter::Ply
+            | PositionStateFilter::MoveNumber
+            | PositionStateFilter::Mainline
+            | PositionStateFilter::Variation,
+        ) => OwnFacts::POSITION_TEST,
+        Filter::PositionState(PositionStateFilter::VirtualMainline)
+        | Filter::GameTree(GameTreeFilter::Try)
+        | Filter::Header(HeaderFilter::CurrentFen) => OwnFacts::NONE,
 
         // Moves, comments of the game.
         Filter::Move(_) => OwnFacts::NONE,
         // Its marks are written at the end of the game, from the longest run seen.
-        Filter::ConsecutiveMoves { quiet, .. } => OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE },
-        Filter::HasComment | Filter::OriginalComment => OwnFacts::NONE,
+        Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { quiet, .. }) => {
+            OwnFacts { order_sensitive: !*quiet, ..OwnFacts::NONE }
+        }
+        Filter::Output(OutputFilter::HasComment | OutputFilter::OriginalComment) => OwnFacts::NONE,
 
         // The game header.
-        Filter::Header(_) | Filter::Result(_) | Filter::Year | Filter::GameNumber => {
-            OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE }
+        Filter::Header(
+            HeaderFilter::Field(_) | HeaderFilter::Result(_) | HeaderFilter::Year | HeaderFilter::GameNumber,
+        ) => OwnFacts { header_before_replay: true, header_when_normalizing: true, ..OwnFacts::NONE },
+        Filter::Keyword62(Keyword62Filter::LastGameNumber) | Filter::Header(HeaderFilter::HhdbAward { .. }) => {
+            OwnFacts::NONE
         }
-        Filter::LastGameNumber | Filter::HhdbAward { .. } => OwnFacts::NONE,
 
         // The game tree.
         // Its notes are comments, written in order.
-        Filter::Find { quiet, .. } => OwnFacts { searches: true, order_sensitive: !*quiet, ..OwnFacts::NONE },
+        Filter::GameTree(GameTreeFilter::Find { quiet, .. }) => {
+            OwnFacts { searches: true, order_sensitive: !*quiet, ..OwnFacts::NONE }
+        }
         // Positions of the tree and their relations are read, never changed; `p:F` runs F
         // at p and writes nothing of its own.
-        Filter::AtPosition { .. }
-        | Filter::Tree(_)
-        | Filter::Child(_)
-        | Filter::TreeRelation(..)
-        | Filter::Lca(..)
-        | Filter::Distance(..)
-        | Filter::Depth
-        | Filter::PositionId
-        | Filter::PositionById(_) => OwnFacts::POSITION_TEST,
+        Filter::GameTree(
+            GameTreeFilter::AtPosition { .. }
+            | GameTreeFilter::Tree(_)
+            | GameTreeFilter::Child(_)
+            | GameTreeFilter::TreeRelation(..)
+            | GameTreeFilter::Lca(..)
+            | GameTreeFilter::Distance(..)
+            | GameTreeFilter::Depth
+            | GameTreeFilter::PositionId
+            | GameTreeFilter::PositionById(_),
+        ) => OwnFacts::POSITION_TEST,
 
         // Lines and paths (`line` marks positions, `path` keeps its state).
-        Filter::Line { .. } | Filter::Path { .. } => {
+        Filter::GameTree(GameTreeFilter::Line { .. } | GameTreeFilter::Path { .. }) => {
             OwnFacts { order_sensitive: true, searches: true, changes_state: true, ..OwnFacts::NONE }
         }
-        Filter::PathStatus(_) => OwnFacts::ORDER_SENSITIVE,
+        Filter::GameTree(GameTreeFilter::PathStatus(_)) => OwnFacts::ORDER_SENSITIVE,
         // Its marks are comments, written in order.
-        Filter::Echo { marks, .. } => OwnFacts { searches: true, order_sensitive: *marks, ..OwnFacts::NONE },
+        Filter::GameTree(GameTreeFilter::Echo { marks, .. }) => {
+            OwnFacts { searches: true, order_sensitive: *marks, ..OwnFacts::NONE }
+        }
         // `pathdebug` prints a message line.
-        Filter::PathDebug => OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE },
-        Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) => OwnFacts::NONE,
-
-        // Variables and dictionaries.
-        Filter::Var(_) => OwnFacts { pure: true, fails_on_empty_set: true, ..OwnFacts::NONE },
-        Filter::IsBound(_) => OwnFacts { pure: true, order_sensitive: true, ..OwnFacts::NONE },
-        Filter::Assign { var, .. } | Filter::Unbind(var) => {
-            OwnFacts { changes_state: true, writes: Some(*var), ..OwnFacts::ORDER_SENSITIVE }
-        }
-        Filter::DictSet { dict, .. } | Filter::DictUnbind { dict, .. } => {
-            OwnFacts { changes_state: true, writes: Some(*dict), ..OwnFacts::ORDER_SENSITIVE }
-        }
-        Filter::DictGet { .. } | Filter::DictCount(_) => OwnFacts::ORDER_SENSITIVE,
-
-        // Iteration and loops (an iteration restores its own variable).
-        Filter::SquareIter { forall, .. } | Filter::PieceIter { forall, .. } => {
-            OwnFacts { set_expression: !*forall, pure: true, searches: true, ..OwnFacts::NONE }
-        }
-        Filter::IdentityIter { .. } => OwnFacts { searches: true, ..OwnFacts::NONE },
-        Filter::While { .. } => OwnFacts { changes_state: true, ..OwnFacts::ORDER_SENSITIVE },
-
-        // Output and files.
-        Filter::Comment(_) | Filter::Sort { .. } | Filter::SetTag(..) | Filter::RemoveComment => {
-            OwnFacts::ORDER_SENSITIVE
-        }
-        // A message is printed where it is evaluated, whether or not the game matches.
-        Filter::Message { .. } => OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE },
-        // Writing a file and stopping the run are effects: nothing may move them before
-        // or after the filters written beside them (`assert wtm` is `wtm or abort`).
-        Filter::WriteFile(..) | Filter::Abort(_) => {
+        Filter::Keyword62(Keyword62Filter::PathDebug) => {
             OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
         }
-        Filter::ReadFile(_) => OwnFacts::NONE,
+        Filter::GameTree(
+            GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqRepeat { .. } | GameTreeFilter::SeqAlt(_),
+        ) => OwnFacts::NONE,
+
+        // Variables and dictionaries.
+        Filter::Variables(VariableFilter::Var(_)) => {
+            OwnFacts { pure: true, fails_on_empty_set: true, ..OwnFacts::NONE }
+        }
+        Filter::Variables(VariableFilter::IsBound(_)) => {
+            OwnFacts { pure: true, order_sensitive: true, ..OwnFacts::NONE }
+        }
+        Filter::Variables(VariableFilter::Assign { var, .. } | VariableFilter::Unbind(var)) => {
+            OwnFacts { changes_state: true, writes: Some(*var), ..OwnFacts::ORDER_SENSITIVE }
+        }
+        Filter::Variables(VariableFilter::DictSet { dict, .. } | VariableFilter::DictUnbind { dict, .. }) => {
+            OwnFacts { changes_state: true, writes: Some(*dict), ..OwnFacts::ORDER_SENSITIVE }
+        }
+        Filter::Variables(VariableFilter::DictGet { .. } | VariableFilter::DictCount(_)) => OwnFacts::ORDER_SENSITIVE,
+
+        // Iteration and loops (an iteration restores its own variable).
+        Filter::Variables(VariableFilter::SquareIter { forall, .. } | VariableFilter::PieceIter { forall, .. }) => {
+            OwnFacts { set_expression: !*forall, pure: true, searches: true, ..OwnFacts::NONE }
+        }
+        Filter::Variables(VariableFilter::IdentityIter { .. }) => OwnFacts { searches: true, ..OwnFacts::NONE },
+        Filter::Variables(VariableFilter::While { .. }) => {
+            OwnFacts { changes_state: true, ..OwnFacts::ORDER_SENSITIVE }
+        }
+
+        // Output and files.
+        Filter::Output(
+            OutputFilter::Comment(_)
+            | OutputFilter::Sort { .. }
+            | OutputFilter::SetTag(..)
+            | OutputFilter::RemoveComment,
+        ) => OwnFacts::ORDER_SENSITIVE,
+        // A message is printed where it is evaluated, whether or not the game matches.
+        Filter::Output(OutputFilter::Message { .. }) => {
+            OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
+        }
+        // Writing a file and stopping the run are effects: nothing may move them before
+        // or after the filters written beside them (`assert wtm` is `wtm or abort`).
+        Filter::Keyword62(Keyword62Filter::WriteFile(..) | Keyword62Filter::Abort(_)) => {
+            OwnFacts { shown_without_a_match: true, ..OwnFacts::ORDER_SENSITIVE }
+        }
+        Filter::Keyword62(Keyword62Filter::ReadFile(_)) => OwnFacts::NONE,
 
         // Transforms and similar positions.
         Filter::Transform { .. }
         | Filter::NoTransform(_)
-        | Filter::CurrentTransform(_)
-        | Filter::SimilarPosition { .. }
-        | Filter::Equal(..) => OwnFacts::NONE,
+        | Filter::Keyword62(
+            Keyword62Filter::CurrentTransform(_) | Keyword62Filter::SimilarPosition { .. } | Keyword62Filter::Equal(..),
+        ) => OwnFacts::NONE,
 
         // The other languages.
         Filter::Yacpdb(_) => OwnFacts { searches: true, ..OwnFacts::NONE },
@@ -305,8 +348,11 @@ pub fn is_always_set(ir: &Ir, id: FilterId) -> bool {
 /// all sets (an intersection of positions, `source & target` in `echo`, compares boards)?
 pub fn is_direct_set(ir: &Ir, id: FilterId) -> bool {
     let node = ir.get(id);
-    let parts_are_sets =
-        if let Filter::Intersection(parts) = node { parts.iter().all(|&p| is_always_set(ir, p)) } else { true };
+    let parts_are_sets = if let Filter::Sets(SetFilter::Intersection(parts)) = node {
+        parts.iter().all(|&p| is_always_set(ir, p))
+    } else {
+        true
+    };
     own_facts(node).direct_set && parts_are_sets
 }
 
@@ -326,16 +372,16 @@ fn is_always_number_at(ir: &Ir, id: FilterId, depth: usize) -> bool {
         return false;
     }
     match ir.get(id) {
-        Filter::Number(_)
-        | Filter::Count(_)
-        | Filter::Neg(_)
-        | Filter::Ply
-        | Filter::MoveNumber
-        | Filter::SideToMove
-        | Filter::PositionId => true,
-        Filter::AtPosition { body, .. } => is_always_number_at(ir, *body, depth + 1),
-        Filter::Call(Builtin::File | Builtin::Rank | Builtin::Abs, args) => args.len() == 1,
-        Filter::Arith(op, a, b) => {
+        Filter::Numbers(NumberFilter::Number(_))
+        | Filter::Sets(SetFilter::Count(_))
+        | Filter::Numbers(NumberFilter::Neg(_))
+        | Filter::PositionState(
+            PositionStateFilter::Ply | PositionStateFilter::MoveNumber | PositionStateFilter::SideToMove,
+        )
+        | Filter::GameTree(GameTreeFilter::PositionId) => true,
+        Filter::GameTree(GameTreeFilter::AtPosition { body, .. }) => is_always_number_at(ir, *body, depth + 1),
+        Filter::Numbers(NumberFilter::Call(Builtin::File | Builtin::Rank | Builtin::Abs, args)) => args.len() == 1,
+        Filter::Numbers(NumberFilter::Arith(op, a, b)) => {
             *op != ArithOp::Add || is_always_number_at(ir, *a, depth + 1) || is_always_number_at(ir, *b, depth + 1)
         }
         _ => false,
@@ -350,7 +396,7 @@ fn is_always_number_at(ir: &Ir, id: FilterId, depth: usize) -> bool {
 /// that filter.
 pub fn is_set_expression(ir: &Ir, id: FilterId) -> bool {
     match ir.get(id) {
-        Filter::And(parts) if parts.len() == 1 => is_set_expression(ir, parts[0]),
+        Filter::Logic(LogicFilter::And(parts)) if parts.len() == 1 => is_set_expression(ir, parts[0]),
         node => own_facts(node).set_expression,
     }
 }
@@ -534,9 +580,12 @@ fn effects_at(ir: &Ir, id: FilterId, depth: usize) -> Effects {
         Effects::BeyondTheGame
     } else if facts.pure {
         Effects::None
-    } else if matches!(node, Filter::Comment(_)) {
+    } else if matches!(node, Filter::Output(OutputFilter::Comment(_))) {
         Effects::Comments
-    } else if matches!(node, Filter::And(_) | Filter::Or(_) | Filter::Not(_) | Filter::If { .. }) {
+    } else if matches!(
+        node,
+        Filter::Logic(LogicFilter::And(_) | LogicFilter::Or(_) | LogicFilter::Not(_) | LogicFilter::If { .. })
+    ) {
         Effects::None
     } else {
         Effects::WithinTheGame
@@ -555,7 +604,7 @@ fn effects_at(ir: &Ir, id: FilterId, depth: usize) -> Effects {
 /// such a variable even where the set filter does not match, to the empty set, so the
 /// assignment itself always matches.
 pub fn set_assigned_value(ir: &Ir, id: FilterId) -> Option<FilterId> {
-    let Filter::Assign { var, op: None, value } = ir.get(id) else {
+    let Filter::Variables(VariableFilter::Assign { var, op: None, value }) = ir.get(id) else {
         return None;
     };
     let piece_var = ir.vars.get(var.0 as usize).is_some_and(|v| v.kind == VarKind::Piece);
@@ -593,7 +642,7 @@ pub fn dictionary_contents(ir: &Ir) -> Vec<DictionaryContents> {
     }
     let mut stores = vec![Stores::default(); ir.vars.len()];
     for i in 0..ir.len() {
-        let Filter::DictSet { dict, op, value, .. } = ir.get(FilterId(i as u32)) else {
+        let Filter::Variables(VariableFilter::DictSet { dict, op, value, .. }) = ir.get(FilterId(i as u32)) else {
             continue;
         };
         let Some(seen) = stores.get_mut(dict.0 as usize) else {
@@ -673,10 +722,13 @@ mod tests {
     fn a_compound_has_the_value_of_its_last_filter() {
         let mut ir = Ir::new();
         let span = crate::diag::Span::default();
-        let pawn = ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1), squares: shakmaty::Bitboard::FULL }, span);
-        let check = ir.add(Filter::Check, span);
-        let ends_with_the_pawn = ir.add(Filter::And(vec![check, pawn]), span);
-        let ends_with_check = ir.add(Filter::And(vec![pawn, check]), span);
+        let pawn = ir.add(
+            Filter::Sets(SetFilter::Pieces { mask: crate::ir::PieceMask(1), squares: shakmaty::Bitboard::FULL }),
+            span,
+        );
+        let check = ir.add(Filter::PositionState(PositionStateFilter::Check), span);
+        let ends_with_the_pawn = ir.add(Filter::Logic(LogicFilter::And(vec![check, pawn])), span);
+        let ends_with_check = ir.add(Filter::Logic(LogicFilter::And(vec![pawn, check])), span);
         assert_eq!(value_type(&ir, pawn), ValueType::Set);
         assert_eq!(value_type(&ir, ends_with_the_pawn), ValueType::Set);
         assert_eq!(value_type(&ir, ends_with_check), ValueType::None);
@@ -694,7 +746,7 @@ mod tests {
     #[test]
     fn between_is_computed_from_its_parts() {
         let (ir, root) = root_of("cql() between(a1 h8)");
-        assert!(matches!(ir.get(root), Filter::Between(..)));
+        assert!(matches!(ir.get(root), Filter::Geometry(GeometryFilter::Between(..))));
         assert!(is_direct_set(&ir, root));
     }
 
@@ -704,15 +756,17 @@ mod tests {
         let span = crate::diag::Span::default();
         let source = ir.var("source", VarKind::Position);
         let target = ir.var("target", VarKind::Position);
-        let source = ir.add(Filter::Var(source), span);
-        let target = ir.add(Filter::Var(target), span);
-        let same_content = ir.add(Filter::Intersection(vec![source, target]), span);
+        let source = ir.add(Filter::Variables(VariableFilter::Var(source)), span);
+        let target = ir.add(Filter::Variables(VariableFilter::Var(target)), span);
+        let same_content = ir.add(Filter::Sets(SetFilter::Intersection(vec![source, target])), span);
         assert!(is_always_set(&ir, same_content));
         assert!(!is_direct_set(&ir, same_content));
-        let rooks =
-            ir.add(Filter::Pieces { mask: crate::ir::PieceMask(1 << 3), squares: shakmaty::Bitboard::FULL }, span);
-        let rank = ir.add(Filter::Squares(shakmaty::Bitboard::from_rank(shakmaty::Rank::First)), span);
-        let rooks_on_the_rank = ir.add(Filter::Intersection(vec![rooks, rank]), span);
+        let rooks = ir.add(
+            Filter::Sets(SetFilter::Pieces { mask: crate::ir::PieceMask(1 << 3), squares: shakmaty::Bitboard::FULL }),
+            span,
+        );
+        let rank = ir.add(Filter::Sets(SetFilter::Squares(shakmaty::Bitboard::from_rank(shakmaty::Rank::First))), span);
+        let rooks_on_the_rank = ir.add(Filter::Sets(SetFilter::Intersection(vec![rooks, rank])), span);
         assert!(is_direct_set(&ir, rooks_on_the_rank));
     }
 
@@ -751,9 +805,9 @@ mod tests {
     #[test]
     fn a_loop_ends_only_if_something_in_it_changes_state() {
         let ir = compiled("cql() x = 0 while (x < 3) x += 1");
-        let update = first_node(&ir, |f| matches!(f, Filter::Assign { op: Some(_), .. }));
+        let update = first_node(&ir, |f| matches!(f, Filter::Variables(VariableFilter::Assign { op: Some(_), .. })));
         assert!(changes_state_for_a_loop(&ir, update));
-        let condition = first_node(&ir, |f| matches!(f, Filter::Compare { .. }));
+        let condition = first_node(&ir, |f| matches!(f, Filter::Numbers(NumberFilter::Compare { .. })));
         assert!(!changes_state_for_a_loop(&ir, condition));
     }
 
@@ -765,7 +819,7 @@ mod tests {
 
         let (ir, root) = root_of("cql() check result 1-0");
         assert!(!is_header_only_before_replay(&ir, root));
-        let result = first_node(&ir, |f| matches!(f, Filter::Result(_)));
+        let result = first_node(&ir, |f| matches!(f, Filter::Header(HeaderFilter::Result(_))));
         assert!(is_header_only_before_replay(&ir, result));
     }
 
@@ -796,7 +850,7 @@ mod tests {
     fn a_set_assigned_to_a_variable_is_found() {
         let (ir, root) = root_of("cql() x = R attacks k");
         let value = set_assigned_value(&ir, root).expect("a set is assigned");
-        assert!(matches!(ir.get(value), Filter::Attacks { .. }));
+        assert!(matches!(ir.get(value), Filter::Geometry(GeometryFilter::Attacks { .. })));
         let (ir, root) = root_of("cql() x = 1");
         assert_eq!(set_assigned_value(&ir, root), None);
     }

@@ -64,13 +64,14 @@ impl Ir {
 mod tests {
     use super::*;
     use crate::ir::Filter;
+    use crate::ir::{LogicFilter, PositionStateFilter, SetFilter};
     use shakmaty::Bitboard;
 
     #[test]
     fn equal_filters_written_twice_keep_both_places() {
         let mut ir = Ir::new();
-        let first = ir.add(Filter::Check, Span::new(6, 11));
-        let again = ir.add(Filter::Check, Span::new(20, 25));
+        let first = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::new(6, 11));
+        let again = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::new(20, 25));
         assert_eq!(first, again);
         assert_eq!(ir.first_span(first), Span::new(6, 11));
         // The place last added: what a parent built right now is made of.
@@ -81,17 +82,17 @@ mod tests {
         // Nowhere inside: the first place.
         assert_eq!(ir.span_within(first, Span::new(40, 50)), Span::new(6, 11));
         // A made-up node (no text) is not a place.
-        ir.add(Filter::Check, Span::default());
+        ir.add(Filter::PositionState(PositionStateFilter::Check), Span::default());
         assert_eq!(ir.spans_of(first).count(), 2);
     }
 
     #[test]
     fn a_path_places_each_node_inside_its_parent() {
         let mut ir = Ir::new();
-        let check_alone = ir.add(Filter::Check, Span::new(6, 11));
-        let check = ir.add(Filter::Check, Span::new(20, 25));
-        let not = ir.add(Filter::Not(check), Span::new(16, 25));
-        let root = ir.add(Filter::And(vec![check_alone, not]), Span::new(0, 26));
+        let check_alone = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::new(6, 11));
+        let check = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::new(20, 25));
+        let not = ir.add(Filter::Logic(LogicFilter::Not(check)), Span::new(16, 25));
+        let root = ir.add(Filter::Logic(LogicFilter::And(vec![check_alone, not])), Span::new(0, 26));
         assert_eq!(ir.span_along(&[root, not, check]), Span::new(20, 25));
         assert_eq!(ir.span_along(&[root, check_alone]), Span::new(6, 11));
         assert_eq!(ir.span_along(&[]), Span::default());
@@ -100,9 +101,9 @@ mod tests {
     #[test]
     fn a_copy_is_written_wherever_its_original_is() {
         let mut ir = Ir::new();
-        let a1 = ir.add(Filter::Squares(Bitboard::from_square(shakmaty::Square::A1)), Span::new(2, 4));
-        ir.add(Filter::Squares(Bitboard::from_square(shakmaty::Square::A1)), Span::new(10, 12));
-        let h1 = ir.add_copy(Filter::Squares(Bitboard::from_square(shakmaty::Square::H1)), a1);
+        let a1 = ir.add(Filter::Sets(SetFilter::Squares(Bitboard::from_square(shakmaty::Square::A1))), Span::new(2, 4));
+        ir.add(Filter::Sets(SetFilter::Squares(Bitboard::from_square(shakmaty::Square::A1))), Span::new(10, 12));
+        let h1 = ir.add_copy(Filter::Sets(SetFilter::Squares(Bitboard::from_square(shakmaty::Square::H1))), a1);
         assert_ne!(h1, a1);
         assert_eq!(ir.spans_of(h1).collect::<Vec<_>>(), vec![Span::new(2, 4), Span::new(10, 12)]);
         assert_eq!(ir.span(h1), Span::new(10, 12));
@@ -114,9 +115,9 @@ mod tests {
     #[test]
     fn places_per_node_are_bounded() {
         let mut ir = Ir::new();
-        let id = ir.add(Filter::Mate, Span::new(0, 1));
+        let id = ir.add(Filter::PositionState(PositionStateFilter::Mate), Span::new(0, 1));
         for i in 1..1000 {
-            ir.add(Filter::Mate, Span::new(i * 2, i * 2 + 1));
+            ir.add(Filter::PositionState(PositionStateFilter::Mate), Span::new(i * 2, i * 2 + 1));
         }
         assert_eq!(ir.spans_of(id).count(), MAX_OCCURRENCES + 1);
         // The latest place is still known exactly.

@@ -32,6 +32,10 @@
 //! * `rotate45` only turns directions; a body naming a particular square (a square set
 //!   that is not the whole board) is an error.
 
+use crate::ir::{
+    GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter,
+    VariableFilter,
+};
 mod board_map;
 #[cfg(test)]
 mod tests;
@@ -46,8 +50,7 @@ use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::{Builtin, CmpOp, Filter, FilterId, GameResult, HeaderField, Ir, MoveKind, TransformKind};
 
-/// Deepest filter nesting the expansion walks before refusing the query.
-pub const MAX_DEPTH: usize = 2 * crate::NESTING_LIMIT;
+pub use super::props::MAX_DEPTH;
 
 /// Largest arena (in nodes) the expansion may grow to before refusing the query.
 pub const MAX_NODES: usize = 2_000_000;
@@ -234,28 +237,32 @@ fn apply_transform(
     let copies = transform_copies(ir, kind, bodies, span, depth)?;
     let is_set = bodies.first().is_some_and(|&b| super::props::is_set_expression(ir, b));
     let result = if let Some((low, high)) = range {
-        let counted = ir.add(Filter::CountMatching(copies), span);
-        let low_id = ir.add(Filter::Number(low), span);
+        let counted = ir.add(Filter::Logic(LogicFilter::CountMatching(copies)), span);
+        let low_id = ir.add(Filter::Numbers(NumberFilter::Number(low)), span);
         if low == high {
-            ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Eq, low_id)] }, span)
+            ir.add(Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Eq, low_id)] }), span)
         } else {
-            let at_least = ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, low_id)] }, span);
+            let at_least = ir
+                .add(Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Ge, low_id)] }), span);
             if high == i64::MAX {
                 at_least
             } else {
-                let high_id = ir.add(Filter::Number(high), span);
-                let at_most = ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Le, high_id)] }, span);
-                ir.add(Filter::And(vec![at_least, at_most]), span)
+                let high_id = ir.add(Filter::Numbers(NumberFilter::Number(high)), span);
+                let at_most = ir.add(
+                    Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Le, high_id)] }),
+                    span,
+                );
+                ir.add(Filter::Logic(LogicFilter::And(vec![at_least, at_most])), span)
             }
         }
     } else if count {
-        ir.add(Filter::CountMatching(copies), span)
+        ir.add(Filter::Logic(LogicFilter::CountMatching(copies)), span)
     } else if copies.len() == 1 {
         copies[0]
     } else if copies.is_empty() {
         ir.add(Filter::False, span)
     } else if is_set {
-        ir.add(Filter::Union(copies), span)
+        ir.add(Filter::Sets(SetFilter::Union(copies)), span)
     } else if copies
         .iter()
         .any(|&c| super::props::depends_on_evaluation_order(ir, c, &mut super::props::Memo::default()))
@@ -263,11 +270,11 @@ fn apply_transform(
         // CQL 6.2 evaluates every image of a transformed body (`OrbitNode::match_position`
         // counts the images that match), so the effects of each image happen even after
         // one has matched: not an `or`, which stops at the first.
-        let counted = ir.add(Filter::CountMatching(copies), span);
-        let one = ir.add(Filter::Number(1), span);
-        ir.add(Filter::Compare { first: counted, rest: vec![(CmpOp::Ge, one)] }, span)
+        let counted = ir.add(Filter::Logic(LogicFilter::CountMatching(copies)), span);
+        let one = ir.add(Filter::Numbers(NumberFilter::Number(1)), span);
+        ir.add(Filter::Numbers(NumberFilter::Compare { first: counted, rest: vec![(CmpOp::Ge, one)] }), span)
     } else {
-        ir.add(Filter::Or(copies), span)
+        ir.add(Filter::Logic(LogicFilter::Or(copies)), span)
     };
     Ok(result)
 }
@@ -284,8 +291,8 @@ fn squares_named(ir: &Ir, root: FilterId) -> Vec<FilterId> {
         }
         let node = ir.get(id);
         let squares = match node {
-            Filter::Squares(bb) => Some(*bb),
-            Filter::Pieces { squares, .. } => Some(*squares),
+            Filter::Sets(SetFilter::Squares(bb)) => Some(*bb),
+            Filter::Sets(SetFilter::Pieces { squares, .. }) => Some(*squares),
             _ => None,
         };
         if let Some(bb) = squares {
@@ -309,7 +316,7 @@ fn names_transform(ir: &Ir, root: FilterId) -> bool {
             continue;
         }
         let node = ir.get(id);
-        if matches!(node, Filter::CurrentTransform(_)) {
+        if matches!(node, Filter::Keyword62(Keyword62Filter::CurrentTransform(_))) {
             return true;
         }
         stack.extend(children(node));
@@ -325,10 +332,10 @@ fn without_transform_names(ir: &mut Ir, root: FilterId, memo: &mut HashMap<Filte
     }
     let node = ir.get(root).clone();
     let result = match &node {
-        Filter::CurrentTransform(names) if names.is_empty() => root,
-        Filter::CurrentTransform(_) => {
+        Filter::Keyword62(Keyword62Filter::CurrentTransform(names)) if names.is_empty() => root,
+        Filter::Keyword62(Keyword62Filter::CurrentTransform(_)) => {
             let span = ir.first_span(root);
-            ir.add(Filter::CurrentTransform(String::new()), span)
+            ir.add(Filter::Keyword62(Keyword62Filter::CurrentTransform(String::new())), span)
         }
         other => {
             let rebuilt = map_children::<()>(other, |c| Ok(without_transform_names(ir, c, memo)))
@@ -370,36 +377,46 @@ fn map_node(
     let mapped: Result<Filter, Stop> = match &node {
         // `notransform F`: F stays as written in every copy.
         Filter::NoTransform(_) => Ok(node.clone()),
-        Filter::CurrentTransform(names) => Ok(Filter::CurrentTransform(map.prefix_name(names))),
-        Filter::Squares(bb) => {
+        Filter::Keyword62(Keyword62Filter::CurrentTransform(names)) => {
+            Ok(Filter::Keyword62(Keyword62Filter::CurrentTransform(map.prefix_name(names))))
+        }
+        Filter::Sets(SetFilter::Squares(bb)) => {
             let image = map.map_squares(*bb);
             if vanished(*bb, image) {
                 Err(Stop::Dropped)
             } else {
-                Ok(Filter::Squares(image))
+                Ok(Filter::Sets(SetFilter::Squares(image)))
             }
         }
-        Filter::Pieces { mask, squares } => {
+        Filter::Sets(SetFilter::Pieces { mask, squares }) => {
             let image = map.map_squares(*squares);
             if vanished(*squares, image) {
                 Err(Stop::Dropped)
             } else {
-                Ok(Filter::Pieces { mask: map.map_mask(*mask), squares: image })
+                Ok(Filter::Sets(SetFilter::Pieces { mask: map.map_mask(*mask), squares: image }))
             }
         }
-        Filter::ToMove(c) => Ok(Filter::ToMove(map.map_color(*c))),
-        Filter::Header(HeaderField::Player(c)) => Ok(Filter::Header(HeaderField::Player(map.map_color(*c)))),
-        Filter::Header(HeaderField::Elo(c)) => Ok(Filter::Header(HeaderField::Elo(map.map_color(*c)))),
-        Filter::Result(r) if map.swaps_colors() => Ok(Filter::Result(match r {
-            GameResult::WhiteWins => GameResult::BlackWins,
-            GameResult::BlackWins => GameResult::WhiteWins,
-            GameResult::Draw => GameResult::Draw,
-        })),
-        Filter::SideToMove if map.swaps_colors() => {
-            let plain = ir.add(Filter::SideToMove, span);
-            Ok(Filter::Neg(plain))
+        Filter::PositionState(PositionStateFilter::ToMove(c)) => {
+            Ok(Filter::PositionState(PositionStateFilter::ToMove(map.map_color(*c))))
         }
-        Filter::Call(Builtin::ColorType, args) if map.swaps_colors() => {
+        Filter::Header(HeaderFilter::Field(HeaderField::Player(c))) => {
+            Ok(Filter::Header(HeaderFilter::Field(HeaderField::Player(map.map_color(*c)))))
+        }
+        Filter::Header(HeaderFilter::Field(HeaderField::Elo(c))) => {
+            Ok(Filter::Header(HeaderFilter::Field(HeaderField::Elo(map.map_color(*c)))))
+        }
+        Filter::Header(HeaderFilter::Result(r)) if map.swaps_colors() => {
+            Ok(Filter::Header(HeaderFilter::Result(match r {
+                GameResult::WhiteWins => GameResult::BlackWins,
+                GameResult::BlackWins => GameResult::WhiteWins,
+                GameResult::Draw => GameResult::Draw,
+            })))
+        }
+        Filter::PositionState(PositionStateFilter::SideToMove) if map.swaps_colors() => {
+            let plain = ir.add(Filter::PositionState(PositionStateFilter::SideToMove), span);
+            Ok(Filter::Numbers(NumberFilter::Neg(plain)))
+        }
+        Filter::Numbers(NumberFilter::Call(Builtin::ColorType, args)) if map.swaps_colors() => {
             let mut mapped_args = Vec::with_capacity(args.len());
             let mut failure = None;
             for &a in args {
@@ -414,24 +431,35 @@ fn map_node(
             match failure {
                 Some(e) => Err(e),
                 None => {
-                    let call = ir.add(Filter::Call(Builtin::ColorType, mapped_args), span);
-                    Ok(Filter::Neg(call))
+                    let call = ir.add(Filter::Numbers(NumberFilter::Call(Builtin::ColorType, mapped_args)), span);
+                    Ok(Filter::Numbers(NumberFilter::Neg(call)))
                 }
             }
         }
-        Filter::IdentityIter { var, mask, body } => {
-            recurse(ir, *body).map(|body| Filter::IdentityIter { var: *var, mask: map.map_mask(*mask), body })
-        }
+        Filter::Variables(VariableFilter::IdentityIter { var, mask, body }) => recurse(ir, *body)
+            .map(|body| Filter::Variables(VariableFilter::IdentityIter { var: *var, mask: map.map_mask(*mask), body })),
         other => {
             let rebuilt = map_children(other, |c| recurse(ir, c));
             rebuilt.map(|f| match f {
-                Filter::Direction { dirs, min, max, range_variables, arg } => {
-                    Filter::Direction { dirs: map.map_directions(dirs), min, max, range_variables, arg }
+                Filter::Geometry(GeometryFilter::Direction { dirs, min, max, range_variables, arg }) => {
+                    Filter::Geometry(GeometryFilter::Direction {
+                        dirs: map.map_directions(dirs),
+                        min,
+                        max,
+                        range_variables,
+                        arg,
+                    })
                 }
-                Filter::Ray { dirs, sets, xray } => Filter::Ray { dirs: map.map_directions(dirs), sets, xray },
+                Filter::Geometry(GeometryFilter::Ray { dirs, sets, xray }) => {
+                    Filter::Geometry(GeometryFilter::Ray { dirs: map.map_directions(dirs), sets, xray })
+                }
                 // A map that sends light squares to dark ones turns `light` into `dark`.
-                Filter::Call(Builtin::Light, args) if map.swaps_square_colours() => Filter::Call(Builtin::Dark, args),
-                Filter::Call(Builtin::Dark, args) if map.swaps_square_colours() => Filter::Call(Builtin::Light, args),
+                Filter::Numbers(NumberFilter::Call(Builtin::Light, args)) if map.swaps_square_colours() => {
+                    Filter::Numbers(NumberFilter::Call(Builtin::Dark, args))
+                }
+                Filter::Numbers(NumberFilter::Call(Builtin::Dark, args)) if map.swaps_square_colours() => {
+                    Filter::Numbers(NumberFilter::Call(Builtin::Light, args))
+                }
                 Filter::Move(mut m) if map.mirrors_files() => {
                     m.kind = match m.kind {
                         MoveKind::CastleKingside => MoveKind::CastleQueenside,
@@ -441,10 +469,12 @@ fn map_node(
                     Filter::Move(m)
                 }
                 // --x is x: keep colour swaps of negated numbers from piling up.
-                Filter::Neg(inner) if map.swaps_colors() && inner != neg_child(&node) => match ir.get(inner) {
-                    Filter::Neg(x) => ir.get(*x).clone(),
-                    _ => Filter::Neg(inner),
-                },
+                Filter::Numbers(NumberFilter::Neg(inner)) if map.swaps_colors() && inner != neg_child(&node) => {
+                    match ir.get(inner) {
+                        Filter::Numbers(NumberFilter::Neg(x)) => ir.get(*x).clone(),
+                        _ => Filter::Numbers(NumberFilter::Neg(inner)),
+                    }
+                }
                 f => f,
             })
         }
@@ -462,7 +492,7 @@ fn map_node(
 /// The argument of a `Neg` node (or an impossible id for any other node).
 fn neg_child(filter: &Filter) -> FilterId {
     match filter {
-        Filter::Neg(x) => *x,
+        Filter::Numbers(NumberFilter::Neg(x)) => *x,
         _ => FilterId(u32::MAX),
     }
 }

@@ -11,6 +11,10 @@
 //! the evaluator's preparation all go through these functions.
 
 use super::{Filter, FilterId};
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, OutputFilter,
+    PositionStateFilter, SetFilter, VariableFilter,
+};
 
 /// Visit every direct child of `$filter` with `$visit` (a closure taking `&FilterId` or
 /// `&mut FilterId`, whichever `$filter` gives, and returning a `Result`), in field order;
@@ -21,129 +25,133 @@ macro_rules! each_child {
             // Leaves: no sub-filters (variables, squares, constants, whole-position tests).
             Filter::True
             | Filter::False
-            | Filter::Number(_)
-            | Filter::Str(_)
-            | Filter::Squares(_)
-            | Filter::Pieces { .. }
-            | Filter::PawnStructure(_)
-            | Filter::RegexGroup(_)
-            | Filter::RegexGroupStart(_)
-            | Filter::Check
-            | Filter::Mate
-            | Filter::Stalemate
-            | Filter::ToMove(_)
-            | Filter::SideToMove
-            | Filter::Initial
-            | Filter::Terminal
-            | Filter::Ply
-            | Filter::MoveNumber
-            | Filter::Mainline
-            | Filter::Variation
-            | Filter::VirtualMainline
-            | Filter::Try
-            | Filter::HasComment
-            | Filter::OriginalComment
-            | Filter::Header(_)
-            | Filter::Result(_)
-            | Filter::Year
-            | Filter::GameNumber
-            | Filter::Tree(_)
-            | Filter::Depth
-            | Filter::PositionId
-            | Filter::PathStatus(_)
-            | Filter::Var(_)
-            | Filter::IsBound(_)
-            | Filter::Unbind(_)
-            | Filter::DictCount(_)
-            | Filter::RemoveComment
+            | Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Str(_))
+            | Filter::Sets(SetFilter::Squares(_) | SetFilter::Pieces { .. } | SetFilter::PawnStructure(_))
+            | Filter::Numbers(NumberFilter::RegexGroup(_) | NumberFilter::RegexGroupStart(_))
+            | Filter::PositionState(
+                PositionStateFilter::Check
+                | PositionStateFilter::Mate
+                | PositionStateFilter::Stalemate
+                | PositionStateFilter::ToMove(_)
+                | PositionStateFilter::SideToMove
+                | PositionStateFilter::Initial
+                | PositionStateFilter::Terminal
+                | PositionStateFilter::Ply
+                | PositionStateFilter::MoveNumber
+                | PositionStateFilter::Mainline
+                | PositionStateFilter::Variation
+                | PositionStateFilter::VirtualMainline,
+            )
+            | Filter::GameTree(GameTreeFilter::Try)
+            | Filter::Output(OutputFilter::HasComment | OutputFilter::OriginalComment)
+            | Filter::Header(
+                HeaderFilter::Field(_) | HeaderFilter::Result(_) | HeaderFilter::Year | HeaderFilter::GameNumber,
+            )
+            | Filter::GameTree(
+                GameTreeFilter::Tree(_)
+                | GameTreeFilter::Depth
+                | GameTreeFilter::PositionId
+                | GameTreeFilter::PathStatus(_),
+            )
+            | Filter::Variables(
+                VariableFilter::Var(_)
+                | VariableFilter::IsBound(_)
+                | VariableFilter::Unbind(_)
+                | VariableFilter::DictCount(_),
+            )
+            | Filter::Output(OutputFilter::RemoveComment)
             | Filter::Yacpdb(_)
             | Filter::LegacyFact(_)
-            | Filter::CurrentTransform(_)
-            | Filter::SimilarPosition { .. }
-            | Filter::Abort(_)
-            | Filter::PathDebug
-            | Filter::LastGameNumber
-            | Filter::GameTextContains(_)
-            | Filter::HhdbAward { .. }
-            | Filter::CurrentFen => {}
+            | Filter::Keyword62(
+                Keyword62Filter::CurrentTransform(_)
+                | Keyword62Filter::SimilarPosition { .. }
+                | Keyword62Filter::Abort(_)
+                | Keyword62Filter::PathDebug
+                | Keyword62Filter::LastGameNumber,
+            )
+            | Filter::Header(
+                HeaderFilter::GameTextContains(_) | HeaderFilter::HhdbAward { .. } | HeaderFilter::CurrentFen,
+            ) => {}
             // Lists.
-            Filter::Union(v)
-            | Filter::Intersection(v)
-            | Filter::Call(_, v)
-            | Filter::And(v)
-            | Filter::Or(v)
-            | Filter::CountMatching(v)
-            | Filter::SeqConcat(v)
-            | Filter::SeqAlt(v)
-            | Filter::Comment(v)
-            | Filter::Message { args: v, .. }
-            | Filter::Ray { sets: v, .. }
-            | Filter::AttackChain { sets: v, .. } => {
+            Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v))
+            | Filter::Numbers(NumberFilter::Call(_, v))
+            | Filter::Logic(LogicFilter::And(v) | LogicFilter::Or(v) | LogicFilter::CountMatching(v))
+            | Filter::GameTree(GameTreeFilter::SeqConcat(v) | GameTreeFilter::SeqAlt(v))
+            | Filter::Output(OutputFilter::Comment(v) | OutputFilter::Message { args: v, .. })
+            | Filter::Geometry(GeometryFilter::Ray { sets: v, .. } | GeometryFilter::AttackChain { sets: v, .. }) => {
                 for c in v {
                     $visit(c)?;
                 }
             }
             // One child.
-            Filter::Complement(a)
-            | Filter::Count(a)
-            | Filter::Direction { arg: a, .. }
-            | Filter::Neg(a)
-            | Filter::RegexMatch { subject: a, .. }
-            | Filter::Not(a)
-            | Filter::Find { body: a, .. }
-            | Filter::Child(a)
-            | Filter::PositionById(a)
-            | Filter::Line { body: a, .. }
-            | Filter::SeqRepeat { body: a, .. }
-            | Filter::Echo { body: a, .. }
-            | Filter::Assign { value: a, .. }
-            | Filter::DictGet { key: a, .. }
-            | Filter::IdentityIter { body: a, .. }
-            | Filter::Sort { value: a, .. }
+            Filter::Sets(SetFilter::Complement(a) | SetFilter::Count(a))
+            | Filter::Geometry(GeometryFilter::Direction { arg: a, .. })
+            | Filter::Numbers(NumberFilter::Neg(a) | NumberFilter::RegexMatch { subject: a, .. })
+            | Filter::Logic(LogicFilter::Not(a))
+            | Filter::GameTree(
+                GameTreeFilter::Find { body: a, .. }
+                | GameTreeFilter::Child(a)
+                | GameTreeFilter::PositionById(a)
+                | GameTreeFilter::Line { body: a, .. }
+                | GameTreeFilter::SeqRepeat { body: a, .. }
+                | GameTreeFilter::Echo { body: a, .. },
+            )
+            | Filter::Variables(
+                VariableFilter::Assign { value: a, .. }
+                | VariableFilter::DictGet { key: a, .. }
+                | VariableFilter::IdentityIter { body: a, .. },
+            )
+            | Filter::Output(OutputFilter::Sort { value: a, .. })
             | Filter::Transform { body: a, .. }
             | Filter::NoTransform(a)
-            | Filter::ReadFile(a) => $visit(a)?,
+            | Filter::Keyword62(Keyword62Filter::ReadFile(a)) => $visit(a)?,
             // Two children.
-            Filter::In(a, b)
-            | Filter::Attacks { attackers: a, targets: b, .. }
-            | Filter::Between(a, b)
-            | Filter::Arith(_, a, b)
-            | Filter::Contains { haystack: a, needle: b, .. }
-            | Filter::AtPosition { at: a, body: b }
-            | Filter::TreeRelation(_, a, b)
-            | Filter::Lca(a, b)
-            | Filter::Distance(a, b)
-            | Filter::DictSet { key: a, value: b, .. }
-            | Filter::SquareIter { domain: a, body: b, .. }
-            | Filter::PieceIter { domain: a, body: b, .. }
-            | Filter::SetTag(a, b)
-            | Filter::WriteFile(a, b)
-            | Filter::Equal(a, b)
-            | Filter::ConsecutiveMoves { x: a, y: b, .. } => {
+            Filter::Sets(SetFilter::In(a, b))
+            | Filter::Geometry(
+                GeometryFilter::Attacks { attackers: a, targets: b, .. } | GeometryFilter::Between(a, b),
+            )
+            | Filter::Numbers(NumberFilter::Arith(_, a, b) | NumberFilter::Contains { haystack: a, needle: b, .. })
+            | Filter::GameTree(
+                GameTreeFilter::AtPosition { at: a, body: b }
+                | GameTreeFilter::TreeRelation(_, a, b)
+                | GameTreeFilter::Lca(a, b)
+                | GameTreeFilter::Distance(a, b),
+            )
+            | Filter::Variables(
+                VariableFilter::DictSet { key: a, value: b, .. }
+                | VariableFilter::SquareIter { domain: a, body: b, .. }
+                | VariableFilter::PieceIter { domain: a, body: b, .. },
+            )
+            | Filter::Output(OutputFilter::SetTag(a, b))
+            | Filter::Keyword62(
+                Keyword62Filter::WriteFile(a, b)
+                | Keyword62Filter::Equal(a, b)
+                | Keyword62Filter::ConsecutiveMoves { x: a, y: b, .. },
+            ) => {
                 $visit(a)?;
                 $visit(b)?;
             }
             // Optional children.
-            Filter::PinOf { from, through, to, .. } => {
+            Filter::Geometry(GeometryFilter::PinOf { from, through, to, .. }) => {
                 for c in [from, through, to] {
                     if let Some(c) = c.$opt() {
                         $visit(c)?;
                     }
                 }
             }
-            Filter::DictUnbind { key, .. } => {
+            Filter::Variables(VariableFilter::DictUnbind { key, .. }) => {
                 if let Some(c) = key.$opt() {
                     $visit(c)?;
                 }
             }
-            Filter::If { cond, then, otherwise } => {
+            Filter::Logic(LogicFilter::If { cond, then, otherwise }) => {
                 $visit(cond)?;
                 $visit(then)?;
                 if let Some(c) = otherwise.$opt() {
                     $visit(c)?;
                 }
             }
-            Filter::Path { focus, best, body, .. } => {
+            Filter::GameTree(GameTreeFilter::Path { focus, best, body, .. }) => {
                 if let Some(c) = focus.$opt() {
                     $visit(c)?;
                 }
@@ -152,13 +160,13 @@ macro_rules! each_child {
                 }
                 $visit(body)?;
             }
-            Filter::While { cond, body } => {
+            Filter::Variables(VariableFilter::While { cond, body }) => {
                 if let Some(c) = cond.$opt() {
                     $visit(c)?;
                 }
                 $visit(body)?;
             }
-            Filter::Compare { first, rest } => {
+            Filter::Numbers(NumberFilter::Compare { first, rest }) => {
                 $visit(first)?;
                 for (_, c) in rest {
                     $visit(c)?;
@@ -250,7 +258,13 @@ mod tests {
 
     #[test]
     fn leaves_have_no_children() {
-        for leaf in [Filter::Check, Filter::Number(3), Filter::Str("x".into()), Filter::Ply, Filter::CurrentFen] {
+        for leaf in [
+            Filter::PositionState(PositionStateFilter::Check),
+            Filter::Numbers(NumberFilter::Number(3)),
+            Filter::Numbers(NumberFilter::Str("x".into())),
+            Filter::PositionState(PositionStateFilter::Ply),
+            Filter::Header(HeaderFilter::CurrentFen),
+        ] {
             assert!(children(&leaf).is_empty(), "{leaf:?}");
             assert_eq!(map_children::<()>(&leaf, |c| Ok(c)).unwrap(), leaf);
         }
@@ -258,13 +272,19 @@ mod tests {
 
     #[test]
     fn children_come_in_field_order() {
-        let compare = Filter::Compare { first: id(1), rest: vec![(CmpOp::Lt, id(2)), (CmpOp::Le, id(3))] };
+        let compare =
+            Filter::Numbers(NumberFilter::Compare { first: id(1), rest: vec![(CmpOp::Lt, id(2)), (CmpOp::Le, id(3))] });
         assert_eq!(children(&compare), vec![id(1), id(2), id(3)]);
-        let cond = Filter::If { cond: id(4), then: id(5), otherwise: Some(id(6)) };
+        let cond = Filter::Logic(LogicFilter::If { cond: id(4), then: id(5), otherwise: Some(id(6)) });
         assert_eq!(children(&cond), vec![id(4), id(5), id(6)]);
-        let pin = Filter::PinOf { from: Some(id(7)), through: None, to: Some(id(8)), part: PinPart::Pinners };
+        let pin = Filter::Geometry(GeometryFilter::PinOf {
+            from: Some(id(7)),
+            through: None,
+            to: Some(id(8)),
+            part: PinPart::Pinners,
+        });
         assert_eq!(children(&pin), vec![id(7), id(8)]);
-        let looped = Filter::While { cond: Some(id(9)), body: id(10) };
+        let looped = Filter::Variables(VariableFilter::While { cond: Some(id(9)), body: id(10) });
         assert_eq!(children(&looped), vec![id(9), id(10)]);
     }
 
@@ -298,7 +318,7 @@ mod tests {
 
     #[test]
     fn any_child_stops_at_the_first_hit() {
-        let and = Filter::And(vec![id(1), id(2), id(3)]);
+        let and = Filter::Logic(LogicFilter::And(vec![id(1), id(2), id(3)]));
         let mut seen = Vec::new();
         assert!(any_child(&and, |c| {
             seen.push(c);
@@ -310,9 +330,9 @@ mod tests {
 
     #[test]
     fn a_skeleton_forgets_the_children_only() {
-        let a = Filter::Sort { doc: "n".into(), min: true, quiet: false, value: id(5) };
-        let b = Filter::Sort { doc: "n".into(), min: true, quiet: false, value: id(6) };
-        let c = Filter::Sort { doc: "m".into(), min: true, quiet: false, value: id(5) };
+        let a = Filter::Output(OutputFilter::Sort { doc: "n".into(), min: true, quiet: false, value: id(5) });
+        let b = Filter::Output(OutputFilter::Sort { doc: "n".into(), min: true, quiet: false, value: id(6) });
+        let c = Filter::Output(OutputFilter::Sort { doc: "m".into(), min: true, quiet: false, value: id(5) });
         assert_eq!(skeleton(&a), skeleton(&b));
         assert_ne!(skeleton(&a), skeleton(&c));
     }

@@ -5,40 +5,11 @@
 
 use super::*;
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum GeometryFilter<'a> {
-    /// [`Filter::Direction`].
-    Direction {
-        dirs: &'a crate::ir::Directions,
-        min: &'a i8,
-        max: &'a i8,
-        range_variables: &'a (Option<VarId>, Option<VarId>),
-        arg: &'a FilterId,
-    },
-    /// [`Filter::Attacks`].
-    Attacks { attackers: &'a FilterId, targets: &'a FilterId, value_is_targets: &'a bool },
-    /// [`Filter::AttackChain`].
-    AttackChain { sets: &'a Vec<FilterId>, value_is_last: &'a bool },
-    /// [`Filter::Between`].
-    Between,
-    /// [`Filter::Ray`].
-    Ray,
-    /// [`Filter::PinOf`].
-    PinOf {
-        from: &'a Option<FilterId>,
-        through: &'a Option<FilterId>,
-        to: &'a Option<FilterId>,
-        part: &'a crate::ir::PinPart,
-    },
-}
-
 impl<'a> Ctx<'a> {
     /// A set given by the geometry of the board: attacks, attack chains, directions, `between`, rays, pins.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_attacks_and_geometry(&mut self, f: FilterId, filter: &GeometryFilter<'a>, at: Loc) -> Eval {
-        Ok(match *filter {
+    pub(super) fn eval_attacks_and_geometry(&mut self, f: FilterId, filter: &'a GeometryFilter, at: Loc) -> Eval {
+        Ok(match filter {
             GeometryFilter::Direction { dirs, min, max, range_variables, arg } => {
                 let Some(from) = self.set_value(*arg, at)? else { return Ok(None) };
                 let (min, max) = match *range_variables {
@@ -70,7 +41,7 @@ impl<'a> Ctx<'a> {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 Some(Value::Set(board::attack_chain(pos.board(), &bbs[..sets.len()], *value_is_last)))
             }
-            GeometryFilter::Between | GeometryFilter::Ray => self.direct_set(f, at)?.map(Value::Set),
+            GeometryFilter::Between(..) | GeometryFilter::Ray { .. } => self.direct_set(f, at)?.map(Value::Set),
             GeometryFilter::PinOf { from, through, to, part } => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };
                 let kings = pos.board().kings();

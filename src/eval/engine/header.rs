@@ -6,33 +6,13 @@
 use super::*;
 use std::borrow::Cow;
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum HeaderFilter<'a> {
-    /// [`Filter::Header`].
-    Header(&'a HeaderField),
-    /// [`Filter::Result`].
-    Result(&'a GameResult),
-    /// [`Filter::Year`].
-    Year,
-    /// [`Filter::GameNumber`].
-    GameNumber,
-    /// [`Filter::GameTextContains`].
-    GameTextContains(&'a String),
-    /// [`Filter::HhdbAward`].
-    HhdbAward { kind: &'a crate::ir::HhdbAwardKind, special: &'a bool, max: &'a bool },
-    /// [`Filter::CurrentFen`].
-    CurrentFen,
-}
-
 impl<'a> Ctx<'a> {
     /// A fact from the game's headers: a tag, the result, the year, the game number.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_header(&mut self, filter: &HeaderFilter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_header(&mut self, filter: &'a HeaderFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
-            HeaderFilter::Header(field) => self.header(field),
+        Ok(match filter {
+            HeaderFilter::Field(field) => self.header(field),
             HeaderFilter::Result(r) => found(game_result(self.game) == Some(*r)),
             HeaderFilter::Year => {
                 let raw = self.game.tag("Date").map(|t| t.text());

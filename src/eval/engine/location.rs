@@ -7,6 +7,7 @@
 //! position (the walks are done in place), or answer from a memo entry of another game.
 
 use super::*;
+use crate::ir::PositionStateFilter;
 
 /// Where a filter is evaluated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,8 +176,8 @@ impl<'a> Ctx<'a> {
     pub(in crate::eval) fn somewhere_in_game(&mut self, f: FilterId) -> Result<bool, Error> {
         let fact: &'a Filter = self.ir.get(f);
         let bit = match fact {
-            Filter::Mate => 1u8,
-            Filter::Stalemate => 2u8,
+            Filter::PositionState(PositionStateFilter::Mate) => 1u8,
+            Filter::PositionState(PositionStateFilter::Stalemate) => 2u8,
             _ => return Ok(true),
         };
         let (turn, known, holds) = self.piece_squares.facts.get();

@@ -5,28 +5,12 @@
 
 use super::*;
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum LogicFilter<'a> {
-    /// [`Filter::And`].
-    And(&'a Vec<FilterId>),
-    /// [`Filter::Or`].
-    Or(&'a Vec<FilterId>),
-    /// [`Filter::Not`].
-    Not(&'a FilterId),
-    /// [`Filter::If`].
-    If { cond: &'a FilterId, then: &'a FilterId, otherwise: &'a Option<FilterId> },
-    /// [`Filter::CountMatching`].
-    CountMatching(&'a Vec<FilterId>),
-}
-
 impl<'a> Ctx<'a> {
     /// A logical combination: `and`, `or`, `not`, `if … then … else`, the count of matching filters.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_logic(&mut self, filter: &LogicFilter<'a>, at: Loc, vm: bool) -> Eval {
+    pub(super) fn eval_logic(&mut self, filter: &'a LogicFilter, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             LogicFilter::And(items) => {
                 let mut last = Some(Value::None);
                 for (k, &i) in items.iter().enumerate() {

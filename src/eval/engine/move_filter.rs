@@ -7,6 +7,8 @@
 use super::*;
 
 impl<'a> Ctx<'a> {
+    // long: the one walk over a move filter's parts (moves played, legal or previous; from,
+    // to, capture, promotion, piece, comment), in the order CQL 6.2 tests them
     pub(super) fn eval_move(&mut self, mf: &'a MoveFilter, at: Loc) -> Eval {
         if at == Loc::Header {
             return Ok(None);

@@ -4,36 +4,7 @@
 //! sections of `docs/numbers.md`; [`Ctx::eval_inner`] sends each filter to its family.
 
 use super::*;
-
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum NumberFilter<'a> {
-    /// [`Filter::True`].
-    True,
-    /// [`Filter::False`].
-    False,
-    /// [`Filter::Number`].
-    Number(&'a i64),
-    /// [`Filter::Str`].
-    Str(&'a String),
-    /// [`Filter::Compare`].
-    Compare { first: &'a FilterId, rest: &'a Vec<(CmpOp, FilterId)> },
-    /// [`Filter::Arith`].
-    Arith(&'a ArithOp, &'a FilterId, &'a FilterId),
-    /// [`Filter::Neg`].
-    Neg(&'a FilterId),
-    /// [`Filter::Call`].
-    Call(&'a Builtin, &'a Vec<FilterId>),
-    /// [`Filter::RegexMatch`].
-    RegexMatch { subject: &'a FilterId },
-    /// [`Filter::RegexGroup`].
-    RegexGroup(&'a u8),
-    /// [`Filter::RegexGroupStart`].
-    RegexGroupStart(&'a u8),
-    /// [`Filter::Contains`].
-    Contains { haystack: &'a FilterId, needle: &'a FilterId, ignore_case: &'a bool },
-}
+use crate::ir::{GameTreeFilter, HeaderFilter, NumberFilter, PositionStateFilter, SetFilter};
 
 impl<'a> Ctx<'a> {
     /// [`Self::test`] of a comparison (kept out of line so that `test` stays small).
@@ -59,10 +30,10 @@ impl<'a> Ctx<'a> {
     #[inline]
     fn is_name_comparison(&self, f: FilterId, first: FilterId, (_, second): (CmpOp, FilterId)) -> bool {
         let ir: &'a Ir = self.ir;
-        let name_call = |g: FilterId| matches!(ir.get(g), Filter::Call(Builtin::PieceName | Builtin::TypeName, args) if args.len() == 1);
+        let name_call = |g: FilterId| matches!(ir.get(g), Filter::Numbers(NumberFilter::Call(Builtin::PieceName | Builtin::TypeName, args)) if args.len() == 1);
         let name = |g: FilterId| match ir.get(g) {
-            Filter::Str(_) => true,
-            Filter::AtPosition { body, .. } => name_call(*body),
+            Filter::Numbers(NumberFilter::Str(_)) => true,
+            Filter::GameTree(GameTreeFilter::AtPosition { body, .. }) => name_call(*body),
             _ => name_call(g),
         };
         self.q.shape(f) == Shape::Pure && name(first) && name(second)
@@ -104,9 +75,10 @@ impl<'a> Ctx<'a> {
     /// then, without a value; every other comparison, and `!=` of positions, fails. A side
     /// whose kind the tree does not tell keeps the comparison failing.
     pub(super) fn failed_operand(&self, op: CmpOp, first: FilterId, second: FilterId) -> Option<Value> {
-        use crate::ir::props::{value_kind, Kind};
-        let not_a_position =
-            |g: FilterId| matches!(value_kind(self.ir, g), Kind::Number | Kind::String | Kind::Set | Kind::Piece);
+        use crate::ir::props::Kind;
+        let not_a_position = |g: FilterId| {
+            matches!(self.q.kinds().value_kind(self.ir, g), Kind::Number | Kind::String | Kind::Set | Kind::Piece)
+        };
         (op == CmpOp::Ne && not_a_position(first) && not_a_position(second)).then_some(Value::None)
     }
 
@@ -117,12 +89,14 @@ impl<'a> Ctx<'a> {
         self.count_step()?;
         self.depth += 1;
         let result = match ir.get(g) {
-            Filter::Str(text) => Ok(Some(text.as_str())),
-            Filter::AtPosition { at: position, body } => match self.position_value(*position, at) {
-                Ok(Some(n)) => self.name_value(*body, Loc::Node(n)),
-                other => other.map(|_| None),
-            },
-            Filter::Call(builtin, args) => self.set_value(args[0], at).map(|set| {
+            Filter::Numbers(NumberFilter::Str(text)) => Ok(Some(text.as_str())),
+            Filter::GameTree(GameTreeFilter::AtPosition { at: position, body }) => {
+                match self.position_value(*position, at) {
+                    Ok(Some(n)) => self.name_value(*body, Loc::Node(n)),
+                    other => other.map(|_| None),
+                }
+            }
+            Filter::Numbers(NumberFilter::Call(builtin, args)) => self.set_value(args[0], at).map(|set| {
                 let square = set?.single_square()?;
                 let piece = self.pos(at)?.board().piece_at(square);
                 Some(match piece {
@@ -207,7 +181,7 @@ impl<'a> Ctx<'a> {
         let ir: &'a Ir = self.ir;
         Ok(match ir.get(f) {
             // Both parts are evaluated before either is looked at, as in the general case.
-            Filter::Arith(op, a, b) => {
+            Filter::Numbers(NumberFilter::Arith(op, a, b)) => {
                 let x = self.number_value(*a, at)?;
                 let y = self.number_value(*b, at)?;
                 match (x, y) {
@@ -215,20 +189,24 @@ impl<'a> Ctx<'a> {
                     _ => None,
                 }
             }
-            Filter::Neg(a) => self.number_value(*a, at)?.and_then(i64::checked_neg),
+            Filter::Numbers(NumberFilter::Neg(a)) => self.number_value(*a, at)?.and_then(i64::checked_neg),
             // The count of a set (only sets come here: a string counts its characters).
-            Filter::Count(set) => Some(self.set_value(*set, at)?.map_or(0, |b| b.count() as i64)),
-            Filter::Call(builtin @ (Builtin::File | Builtin::Rank), args) => {
+            Filter::Sets(SetFilter::Count(set)) => Some(self.set_value(*set, at)?.map_or(0, |b| b.count() as i64)),
+            Filter::Numbers(NumberFilter::Call(builtin @ (Builtin::File | Builtin::Rank), args)) => {
                 let square = self.set_value(args[0], at)?.and_then(|b| b.single_square());
                 square.map(|sq| {
                     let n = if *builtin == Builtin::File { sq.file().to_u32() } else { sq.rank().to_u32() };
                     n as i64 + 1
                 })
             }
-            Filter::Call(Builtin::Abs, args) => self.number_value(args[0], at)?.and_then(i64::checked_abs),
-            Filter::Ply => self.ply(at).map(i64::from),
-            Filter::SideToMove => self.pos(at).map(|p| if p.turn().is_white() { 1 } else { -1 }),
-            Filter::PositionId => match at {
+            Filter::Numbers(NumberFilter::Call(Builtin::Abs, args)) => {
+                self.number_value(args[0], at)?.and_then(i64::checked_abs)
+            }
+            Filter::PositionState(PositionStateFilter::Ply) => self.ply(at).map(i64::from),
+            Filter::PositionState(PositionStateFilter::SideToMove) => {
+                self.pos(at).map(|p| if p.turn().is_white() { 1 } else { -1 })
+            }
+            Filter::GameTree(GameTreeFilter::PositionId) => match at {
                 Loc::Node(n) => Some(self.position_id(n)),
                 _ => None,
             },
@@ -298,16 +276,14 @@ impl<'a> Ctx<'a> {
         }
         let first_is_piece =
             matches!(self.q.shape(first), Shape::Var(v) if matches!(self.get_var(v), Some(Value::Piece(_))));
-        Ok(!a.is_empty() || !first_is_piece && !crate::ir::props::fails_on_empty_set(self.ir, f))
+        Ok(!a.is_empty() || !first_is_piece && !self.q.kinds().fails_on_empty_set(self.ir, f))
     }
 
     /// A number or string: a constant, a comparison chain, arithmetic, a built-in function, a regular expression.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_numbers(&mut self, f: FilterId, filter: &NumberFilter<'a>, at: Loc, vm: bool) -> Eval {
+    pub(super) fn eval_numbers(&mut self, f: FilterId, filter: &'a NumberFilter, at: Loc, vm: bool) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
-            NumberFilter::True => Some(Value::None),
-            NumberFilter::False => None,
+        Ok(match filter {
             NumberFilter::Number(n) => Some(Value::Number(*n)),
             NumberFilter::Str(s) => Some(Value::Str(s.clone())),
             NumberFilter::Compare { first, rest }
@@ -407,7 +383,7 @@ impl<'a> Ctx<'a> {
             NumberFilter::Contains { haystack, needle, ignore_case } => {
                 // A tag searched for a fixed text (`player white "Kasparov"`): read in place,
                 // counting the steps of evaluating both operands.
-                if let (false, Filter::Header(field), Filter::Str(n)) =
+                if let (false, Filter::Header(HeaderFilter::Field(field)), Filter::Numbers(NumberFilter::Str(n))) =
                     (*ignore_case, self.ir.get(*haystack), self.ir.get(*needle))
                 {
                     if !matches!(field, HeaderField::Elo(_)) {

@@ -5,33 +5,14 @@
 
 use super::*;
 use crate::eval::SortValue;
-
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum OutputFilter<'a> {
-    /// [`Filter::Comment`].
-    Comment(&'a Vec<FilterId>),
-    /// [`Filter::Message`].
-    Message { args: &'a Vec<FilterId>, quiet: &'a bool },
-    /// [`Filter::Sort`].
-    Sort { doc: &'a String, min: &'a bool, quiet: &'a bool, value: &'a FilterId },
-    /// [`Filter::SetTag`].
-    SetTag(&'a FilterId, &'a FilterId),
-    /// [`Filter::RemoveComment`].
-    RemoveComment,
-    /// [`Filter::HasComment`].
-    HasComment,
-    /// [`Filter::OriginalComment`].
-    OriginalComment,
-}
+use crate::ir::OutputFilter;
 
 impl<'a> Ctx<'a> {
     /// A filter that writes output or reads comments: `comment`, `message`, `sort`, `settag`, `removecomment`, `hascomment`, `originalcomment`.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_output(&mut self, f: FilterId, filter: &OutputFilter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_output(&mut self, f: FilterId, filter: &'a OutputFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             OutputFilter::Comment(args) => {
                 let text = self.args_text(args, at)?;
                 if let Some(n) = self.node_of(at) {
@@ -119,7 +100,7 @@ impl<'a> Ctx<'a> {
     pub(crate) fn held_sort_comments(&mut self, best: &[(String, SortValue)]) -> Vec<(NodeId, String)> {
         let mut out = Vec::new();
         for (f, value, made) in std::mem::take(&mut self.sort_comments) {
-            let Filter::Sort { doc, .. } = self.ir.get(f) else { continue };
+            let Filter::Output(OutputFilter::Sort { doc, .. }) = self.ir.get(f) else { continue };
             let name = crate::eval::sort_name(doc, f);
             if best.iter().any(|(d, v)| *d == name && *v == value) {
                 out.extend(made);

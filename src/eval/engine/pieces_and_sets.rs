@@ -5,34 +5,12 @@
 
 use super::*;
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum SetFilter<'a> {
-    /// [`Filter::Squares`].
-    Squares(&'a Bitboard),
-    /// [`Filter::Pieces`].
-    Pieces { mask: &'a PieceMask, squares: &'a Bitboard },
-    /// [`Filter::Union`].
-    Union(&'a Vec<FilterId>),
-    /// [`Filter::Intersection`].
-    Intersection(&'a Vec<FilterId>),
-    /// [`Filter::Complement`].
-    Complement(&'a FilterId),
-    /// [`Filter::In`].
-    In(&'a FilterId, &'a FilterId),
-    /// [`Filter::Count`].
-    Count(&'a FilterId),
-    /// [`Filter::PawnStructure`].
-    PawnStructure(&'a crate::ir::PawnStructure),
-}
-
 impl<'a> Ctx<'a> {
     /// A set of squares: pieces, literal squares, union, intersection, complement, `in`, `#`, pawn structure.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_pieces_and_sets(&mut self, filter: &SetFilter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_pieces_and_sets(&mut self, filter: &'a SetFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             SetFilter::Squares(b) => Some(Value::Set(*b)),
             SetFilter::Pieces { mask, squares } => {
                 let Some(pos) = self.pos(at) else { return Ok(None) };

@@ -4,6 +4,7 @@
 //! sections of `docs/position-state.md`; [`Ctx::eval_inner`] sends each filter to its family.
 
 use super::*;
+use crate::ir::PositionStateFilter;
 
 /// Is the side to move, which is in check, checkmated? A step of the king to a square
 /// that no enemy piece attacks (with the king gone from its own square) is a legal move,
@@ -23,47 +24,16 @@ fn checkmated(pos: &Pos) -> bool {
     pos.is_checkmate()
 }
 
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over: one
-/// per [`Filter`] variant (the yes-or-no facts are read from the IR by
-/// [`Ctx::position_fact`], which [`Ctx::test`] calls as well).
-#[derive(Clone, Copy)]
-pub(super) enum PositionStateFilter {
-    /// [`Filter::Check`].
-    Check,
-    /// [`Filter::Mate`].
-    Mate,
-    /// [`Filter::Stalemate`].
-    Stalemate,
-    /// [`Filter::ToMove`].
-    ToMove,
-    /// [`Filter::SideToMove`].
-    SideToMove,
-    /// [`Filter::Initial`].
-    Initial,
-    /// [`Filter::Terminal`].
-    Terminal,
-    /// [`Filter::Ply`].
-    Ply,
-    /// [`Filter::MoveNumber`].
-    MoveNumber,
-    /// [`Filter::Mainline`].
-    Mainline,
-    /// [`Filter::Variation`].
-    Variation,
-    /// [`Filter::VirtualMainline`].
-    VirtualMainline,
-}
-
 impl<'a> Ctx<'a> {
     /// A fact about the position: check, mate, stalemate, side to move, `initial`/`terminal`, ply, move number, main line or variation, the problemists' mates.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_position_state(&mut self, f: FilterId, filter: &PositionStateFilter, at: Loc) -> Eval {
+    pub(super) fn eval_position_state(&mut self, f: FilterId, filter: &'a PositionStateFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             PositionStateFilter::Check
             | PositionStateFilter::Mate
             | PositionStateFilter::Stalemate
-            | PositionStateFilter::ToMove => found(self.position_fact(self.ir.get(f), at)),
+            | PositionStateFilter::ToMove(_) => found(self.position_fact(self.ir.get(f), at)),
             PositionStateFilter::SideToMove => {
                 self.pos(at).map(|p| Value::Number(if p.turn().is_white() { 1 } else { -1 }))
             }
@@ -92,11 +62,15 @@ impl<'a> Ctx<'a> {
     #[inline]
     pub(super) fn position_fact(&self, filter: &Filter, at: Loc) -> bool {
         match filter {
-            Filter::Check => self.in_check(at) == Some(true),
-            Filter::Mate => self.in_check(at) == Some(true) && self.pos(at).is_some_and(checkmated),
-            Filter::Stalemate => self.in_check(at) == Some(false) && self.pos(at).is_some_and(|p| p.is_stalemate()),
-            Filter::ToMove(c) => self.pos(at).is_some_and(|p| p.turn() == *c),
-            Filter::Initial => at == Loc::Node(NodeId::ROOT),
+            Filter::PositionState(PositionStateFilter::Check) => self.in_check(at) == Some(true),
+            Filter::PositionState(PositionStateFilter::Mate) => {
+                self.in_check(at) == Some(true) && self.pos(at).is_some_and(checkmated)
+            }
+            Filter::PositionState(PositionStateFilter::Stalemate) => {
+                self.in_check(at) == Some(false) && self.pos(at).is_some_and(|p| p.is_stalemate())
+            }
+            Filter::PositionState(PositionStateFilter::ToMove(c)) => self.pos(at).is_some_and(|p| p.turn() == *c),
+            Filter::PositionState(PositionStateFilter::Initial) => at == Loc::Node(NodeId::ROOT),
             _ => false,
         }
     }

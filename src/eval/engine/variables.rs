@@ -4,115 +4,16 @@
 //! sections of `docs/iteration.md`; [`Ctx::eval_inner`] sends each filter to its family.
 
 use super::*;
-
-/// The filters of this family, as the dispatch ([`super::dispatch`]) hands them over:
-/// the fields of their [`Filter`] variants, borrowed from the IR.
-#[derive(Clone, Copy)]
-pub(super) enum VariableFilter<'a> {
-    /// [`Filter::Var`].
-    Var(&'a VarId),
-    /// [`Filter::Assign`].
-    Assign { var: &'a VarId, op: &'a Option<ArithOp>, value: &'a FilterId },
-    /// [`Filter::DictGet`].
-    DictGet { dict: &'a VarId, key: &'a FilterId },
-    /// [`Filter::DictSet`].
-    DictSet { dict: &'a VarId, key: &'a FilterId, op: &'a Option<ArithOp>, value: &'a FilterId },
-    /// [`Filter::DictUnbind`].
-    DictUnbind { dict: &'a VarId, key: &'a Option<FilterId> },
-    /// [`Filter::DictCount`].
-    DictCount(&'a VarId),
-    /// [`Filter::IsBound`].
-    IsBound(&'a VarId),
-    /// [`Filter::Unbind`].
-    Unbind(&'a VarId),
-    /// [`Filter::SquareIter`].
-    SquareIter { var: &'a VarId, domain: &'a FilterId, body: &'a FilterId, forall: &'a bool },
-    /// [`Filter::PieceIter`].
-    PieceIter { var: &'a VarId, domain: &'a FilterId, body: &'a FilterId, forall: &'a bool },
-    /// [`Filter::IdentityIter`].
-    IdentityIter { var: &'a VarId, mask: &'a PieceMask, body: &'a FilterId },
-    /// [`Filter::While`].
-    While { cond: &'a Option<FilterId>, body: &'a FilterId },
-}
+use crate::ir::NumberFilter;
 
 impl<'a> Ctx<'a> {
     /// A filter on variables: reading and assigning them, dictionaries, `isbound`/`unbind`, square and piece iteration, `while`/`loop`.
     /// `Ok(None)` when it does not match.
-    pub(super) fn eval_variables(&mut self, f: FilterId, filter: &VariableFilter<'a>, at: Loc) -> Eval {
+    pub(super) fn eval_variables(&mut self, f: FilterId, filter: &'a VariableFilter, at: Loc) -> Eval {
         let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok(match *filter {
+        Ok(match filter {
             VariableFilter::Var(v) => self.get_var(*v).cloned(),
-            VariableFilter::Assign { var, op, value } => {
-                let new = match self.value(*value, at)? {
-                    Some(v) => v,
-                    // A set filter that does not match still has a value: the empty set.
-                    None if self.q.is_set_assigned(*value) => Value::Set(Bitboard::EMPTY),
-                    None => return Ok(None),
-                };
-                let result = match op {
-                    // `$A = $p` into a non-piece variable keeps the piece's square now.
-                    None if matches!(new, Value::Piece(_))
-                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) =>
-                    {
-                        match self.as_set(&new, at) {
-                            Some(b) => Value::Set(b),
-                            None => return Ok(None),
-                        }
-                    }
-                    // `piece T = S` (`◭T=S`): the piece standing on the one square of S, followed
-                    // from then on by its identity.
-                    None if matches!(new, Value::Set(_))
-                        && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
-                    {
-                        let Value::Set(b) = new else { return Ok(None) };
-                        let Some(sq) = b.single_square() else { return Ok(None) };
-                        let id = self.ids(at).at(sq);
-                        if id == 0 {
-                            return Ok(None);
-                        }
-                        Value::Piece(id)
-                    }
-                    None => new,
-                    // A number updated by a number (`N += 1`, the common case in loops): no copy
-                    // of the old value.
-                    Some(op) if matches!((self.get_var(*var), &new), (Some(Value::Number(_)), Value::Number(_))) => {
-                        let (Some(Value::Number(a)), Value::Number(b)) = (self.get_var(*var), &new) else {
-                            return Ok(None);
-                        };
-                        match arith(*op, *a, *b) {
-                            Some(n) => Value::Number(n),
-                            None => return Ok(None),
-                        }
-                    }
-                    Some(op) => {
-                        let old = self.get_var(*var).cloned();
-                        match (old, &new, op) {
-                            (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => {
-                                self.charge(s.len() + t.len())?;
-                                Value::Str(format!("{s}{t}"))
-                            }
-                            // A string variable not yet given a value reads as the empty string
-                            // (CQL 6.2 starts a `persistent` string at "").
-                            (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
-                            (old, _, _) => {
-                                let a = match old {
-                                    Some(v) => self.as_number(&v, at),
-                                    None => Some(0),
-                                };
-                                let (Some(a), Some(b)) = (a, self.as_number(&new, at)) else {
-                                    return Ok(None);
-                                };
-                                match arith(*op, a, b) {
-                                    Some(n) => Value::Number(n),
-                                    None => return Ok(None),
-                                }
-                            }
-                        }
-                    }
-                };
-                self.set_var(*var, Some(result.clone()));
-                Some(result)
-            }
+            VariableFilter::Assign { var, op, value } => return self.assign(var, op, value, at),
             VariableFilter::DictGet { dict, key } => {
                 let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
                 let found = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
@@ -121,54 +22,7 @@ impl<'a> Ctx<'a> {
                 }
                 found
             }
-            VariableFilter::DictSet { dict, key, op, value } => {
-                let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
-                let Some(new) = self.value(*value, at)? else { return Ok(None) };
-                let new = match (new, op) {
-                    // A piece is stored as the square it stands on now.
-                    (v @ Value::Piece(_), None) => match self.as_set(&v, at) {
-                        Some(b) => Value::Set(b),
-                        None => return Ok(None),
-                    },
-                    (Value::None, None) => return Ok(None),
-                    (v, None) => v,
-                    (v, Some(op)) => {
-                        let old = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
-                        match (old, v) {
-                            (Some(Value::Str(s)), Value::Str(t)) if *op == ArithOp::Add => Value::Str(s + &t),
-                            (old, v) => {
-                                let a = match old {
-                                    Some(o) => self.as_number(&o, at),
-                                    None => Some(0),
-                                };
-                                let (Some(a), Some(b)) = (a, self.as_number(&v, at)) else {
-                                    return Ok(None);
-                                };
-                                match arith(*op, a, b) {
-                                    Some(n) => Value::Number(n),
-                                    None => return Ok(None),
-                                }
-                            }
-                        }
-                    }
-                };
-                // An entry costs its key and its value (a string's bytes), whether new or replaced.
-                let text = |v: &Value| if let Value::Str(t) = v { t.len() } else { 0 };
-                let key_bytes = match &k {
-                    crate::eval::dict::DictKey::Str(t) => t.len(),
-                    _ => 0,
-                };
-                self.charge(64 + key_bytes + 2 * text(&new))?;
-                let kept = self.dict_is_kept(*dict);
-                let added = (64 + key_bytes + text(&new)) as i64;
-                let old = self.dict_mut(*dict).insert(k, new.clone());
-                if kept {
-                    // The state kept for the next games grows by the entry (less the one
-                    // it replaced).
-                    self.out.kept_bytes += added - old.map_or(0, |o| (64 + key_bytes + text(&o)) as i64);
-                }
-                Some(new)
-            }
+            VariableFilter::DictSet { dict, key, op, value } => return self.dict_set(dict, key, op, value, at),
             VariableFilter::DictUnbind { dict, key } => {
                 let kept = self.dict_is_kept(*dict);
                 let removed: i64 = match key {
@@ -200,74 +54,19 @@ impl<'a> Ctx<'a> {
                 Some(Value::None)
             }
             VariableFilter::SquareIter { var, domain, body, forall } => {
-                // A domain filter that does not match (`move to …` with no such move) is
-                // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
-                let dom = match self.set_value(*domain, at)? {
-                    Some(dom) => dom,
-                    None if *forall => Bitboard::EMPTY,
-                    None => return Ok(None),
-                };
-                // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
-                let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
-                let saved = self.set_var(*var, None);
-                let mut hits = Bitboard::EMPTY;
-                let mut all = true;
-                for sq in dom {
-                    self.set_var(*var, Some(Value::square(sq)));
-                    if self.test(*body, at)? {
-                        hits.add(sq);
-                    } else if *forall {
-                        all = false;
-                        break;
-                    }
-                }
-                self.set_var(*var, saved);
-                if *forall {
-                    found(all)
-                } else if hits.is_empty() {
-                    None
-                } else {
-                    Some(Value::Set(hits))
-                }
+                return self.square_iter(f, var, domain, body, forall, at)
             }
             VariableFilter::PieceIter { var, domain, body, forall } => {
-                let dom = match self.set_value(*domain, at)? {
-                    Some(dom) => dom,
-                    None if *forall => Bitboard::EMPTY,
-                    None => return Ok(None),
-                };
-                // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
-                let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
-                let ids = self.ids(at);
-                let saved = self.set_var(*var, None);
-                let mut hits = Bitboard::EMPTY;
-                let mut all = true;
-                for sq in dom {
-                    let id = ids.at(sq);
-                    if id == 0 {
-                        continue;
-                    }
-                    self.set_var(*var, Some(Value::Piece(id)));
-                    if self.test(*body, at)? {
-                        hits.add(sq);
-                    } else if *forall {
-                        all = false;
-                        break;
-                    }
-                }
-                self.set_var(*var, saved);
-                if *forall {
-                    found(all)
-                } else if hits.is_empty() {
-                    None
-                } else {
-                    Some(Value::Set(hits))
-                }
+                return self.piece_iter(f, var, domain, body, forall, at)
             }
             VariableFilter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
-            VariableFilter::While { cond: Some(c), body } if matches!(self.ir.get(*c), Filter::RegexMatch { .. }) => {
+            VariableFilter::While { cond: Some(c), body }
+                if matches!(self.ir.get(*c), Filter::Numbers(NumberFilter::RegexMatch { .. })) =>
+            {
                 // `while (S ~~ R)` runs the body once per successive match of R in S.
-                let Filter::RegexMatch { subject, .. } = self.ir.get(*c) else { return Ok(None) };
+                let Filter::Numbers(NumberFilter::RegexMatch { subject, .. }) = self.ir.get(*c) else {
+                    return Ok(None);
+                };
                 let Some(text) = self.string_value(*subject, at)? else { return Ok(Some(Value::None)) };
                 let Some(Some(re)) = self.q.regexes.get(c.0 as usize) else {
                     return Err(internal("regular expression not compiled"));
@@ -315,5 +114,232 @@ impl Ctx<'_> {
     /// Is dictionary `dict` kept from game to game (not `local`)?
     fn dict_is_kept(&self, dict: VarId) -> bool {
         self.ir.vars.get(dict.0 as usize).is_some_and(|v| v.kind == (VarKind::Dictionary { local: false }))
+    }
+}
+
+/// The larger filters of the family, each in a function of its own.
+impl<'a> Ctx<'a> {
+    /// `x = v`, `x += v` …: assign the value to the variable; the new value, or `Ok(None)` when
+    /// the value does not match (a set filter that does not match assigns the empty set).
+    fn assign(&mut self, var: &VarId, op: &Option<ArithOp>, value: &FilterId, at: Loc) -> Eval {
+        Ok({
+            let new = match self.value(*value, at)? {
+                Some(v) => v,
+                // A set filter that does not match still has a value: the empty set.
+                None if self.q.is_set_assigned(*value) => Value::Set(Bitboard::EMPTY),
+                None => return Ok(None),
+            };
+            let result = match op {
+                // `$A = $p` into a non-piece variable keeps the piece's square now.
+                None if matches!(new, Value::Piece(_))
+                    && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind != VarKind::Piece) =>
+                {
+                    match self.as_set(&new, at) {
+                        Some(b) => Value::Set(b),
+                        None => return Ok(None),
+                    }
+                }
+                // `piece T = S` (`◭T=S`): the piece standing on the one square of S, followed
+                // from then on by its identity.
+                None if matches!(new, Value::Set(_))
+                    && self.ir.vars.get(var.0 as usize).is_some_and(|i| i.kind == VarKind::Piece) =>
+                {
+                    let Value::Set(b) = new else { return Ok(None) };
+                    let Some(sq) = b.single_square() else { return Ok(None) };
+                    let id = self.ids(at).at(sq);
+                    if id == 0 {
+                        return Ok(None);
+                    }
+                    Value::Piece(id)
+                }
+                None => new,
+                // A number updated by a number (`N += 1`, the common case in loops): no copy
+                // of the old value.
+                Some(op) if matches!((self.get_var(*var), &new), (Some(Value::Number(_)), Value::Number(_))) => {
+                    let (Some(Value::Number(a)), Value::Number(b)) = (self.get_var(*var), &new) else {
+                        return Ok(None);
+                    };
+                    match arith(*op, *a, *b) {
+                        Some(n) => Value::Number(n),
+                        None => return Ok(None),
+                    }
+                }
+                Some(op) => {
+                    let old = self.get_var(*var).cloned();
+                    match (old, &new, op) {
+                        (Some(Value::Str(s)), Value::Str(t), ArithOp::Add) => {
+                            self.charge(s.len() + t.len())?;
+                            Value::Str(format!("{s}{t}"))
+                        }
+                        // A string variable not yet given a value reads as the empty string
+                        // (CQL 6.2 starts a `persistent` string at "").
+                        (None, Value::Str(t), ArithOp::Add) => Value::Str(t.clone()),
+                        (old, _, _) => {
+                            let a = match old {
+                                Some(v) => self.as_number(&v, at),
+                                None => Some(0),
+                            };
+                            let (Some(a), Some(b)) = (a, self.as_number(&new, at)) else {
+                                return Ok(None);
+                            };
+                            match arith(*op, a, b) {
+                                Some(n) => Value::Number(n),
+                                None => return Ok(None),
+                            }
+                        }
+                    }
+                }
+            };
+            self.set_var(*var, Some(result.clone()));
+            Some(result)
+        })
+    }
+
+    /// `D[k] = v` (or `+=` …): store the value under the key; the stored value, or `Ok(None)`
+    /// when the key or the value does not match.
+    fn dict_set(&mut self, dict: &VarId, key: &FilterId, op: &Option<ArithOp>, value: &FilterId, at: Loc) -> Eval {
+        Ok({
+            let Some(k) = self.dict_key(*key, at)? else { return Ok(None) };
+            let Some(new) = self.value(*value, at)? else { return Ok(None) };
+            let new = match (new, op) {
+                // A piece is stored as the square it stands on now.
+                (v @ Value::Piece(_), None) => match self.as_set(&v, at) {
+                    Some(b) => Value::Set(b),
+                    None => return Ok(None),
+                },
+                (Value::None, None) => return Ok(None),
+                (v, None) => v,
+                (v, Some(op)) => {
+                    let old = self.dicts.get(dict.0 as usize).and_then(|d| d.get(&k)).cloned();
+                    match (old, v) {
+                        (Some(Value::Str(s)), Value::Str(t)) if *op == ArithOp::Add => Value::Str(s + &t),
+                        (old, v) => {
+                            let a = match old {
+                                Some(o) => self.as_number(&o, at),
+                                None => Some(0),
+                            };
+                            let (Some(a), Some(b)) = (a, self.as_number(&v, at)) else {
+                                return Ok(None);
+                            };
+                            match arith(*op, a, b) {
+                                Some(n) => Value::Number(n),
+                                None => return Ok(None),
+                            }
+                        }
+                    }
+                }
+            };
+            // An entry costs its key and its value (a string's bytes), whether new or replaced.
+            let text = |v: &Value| if let Value::Str(t) = v { t.len() } else { 0 };
+            let key_bytes = match &k {
+                crate::eval::dict::DictKey::Str(t) => t.len(),
+                _ => 0,
+            };
+            self.charge(64 + key_bytes + 2 * text(&new))?;
+            let kept = self.dict_is_kept(*dict);
+            let added = (64 + key_bytes + text(&new)) as i64;
+            let old = self.dict_mut(*dict).insert(k, new.clone());
+            if kept {
+                // The state kept for the next games grows by the entry (less the one
+                // it replaced).
+                self.out.kept_bytes += added - old.map_or(0, |o| (64 + key_bytes + text(&o)) as i64);
+            }
+            Some(new)
+        })
+    }
+
+    /// `square [all] x in Z F` (the iteration `f`): bind `var` to each square of the domain.
+    /// Existential: the squares for which the body matched; universal: whether it matched at
+    /// each.
+    fn square_iter(
+        &mut self,
+        f: FilterId,
+        var: &VarId,
+        domain: &FilterId,
+        body: &FilterId,
+        forall: &bool,
+        at: Loc,
+    ) -> Eval {
+        let found = |b: bool| if b { Some(Value::None) } else { None };
+        Ok({
+            // A domain filter that does not match (`move to …` with no such move) is
+            // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
+            let dom = match self.set_value(*domain, at)? {
+                Some(dom) => dom,
+                None if *forall => Bitboard::EMPTY,
+                None => return Ok(None),
+            };
+            // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
+            let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
+            let saved = self.set_var(*var, None);
+            let mut hits = Bitboard::EMPTY;
+            let mut all = true;
+            for sq in dom {
+                self.set_var(*var, Some(Value::square(sq)));
+                if self.test(*body, at)? {
+                    hits.add(sq);
+                } else if *forall {
+                    all = false;
+                    break;
+                }
+            }
+            self.set_var(*var, saved);
+            if *forall {
+                found(all)
+            } else if hits.is_empty() {
+                None
+            } else {
+                Some(Value::Set(hits))
+            }
+        })
+    }
+
+    /// `piece [all] y in Z F` (the iteration `f`): bind `var` to the piece on each square of
+    /// the domain. Existential: the squares whose piece made the body match; universal:
+    /// whether it matched for each piece.
+    fn piece_iter(
+        &mut self,
+        f: FilterId,
+        var: &VarId,
+        domain: &FilterId,
+        body: &FilterId,
+        forall: &bool,
+        at: Loc,
+    ) -> Eval {
+        let found = |b: bool| if b { Some(Value::None) } else { None };
+        Ok({
+            let dom = match self.set_value(*domain, at)? {
+                Some(dom) => dom,
+                None if *forall => Bitboard::EMPTY,
+                None => return Ok(None),
+            };
+            // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
+            let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
+            let ids = self.ids(at);
+            let saved = self.set_var(*var, None);
+            let mut hits = Bitboard::EMPTY;
+            let mut all = true;
+            for sq in dom {
+                let id = ids.at(sq);
+                if id == 0 {
+                    continue;
+                }
+                self.set_var(*var, Some(Value::Piece(id)));
+                if self.test(*body, at)? {
+                    hits.add(sq);
+                } else if *forall {
+                    all = false;
+                    break;
+                }
+            }
+            self.set_var(*var, saved);
+            if *forall {
+                found(all)
+            } else if hits.is_empty() {
+                None
+            } else {
+                Some(Value::Set(hits))
+            }
+        })
     }
 }

@@ -6,6 +6,7 @@
 //! Must never: be compiled outside tests. The tiny IR evaluator here only knows the nodes a
 //! YACPDB query lowers to; the real evaluator lives in `crate::eval`.
 
+use crate::ir::{LogicFilter, NumberFilter};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -24,9 +25,9 @@ fn shared_dir() -> Option<PathBuf> {
 /// Value of a lowered YACPDB query node: a number, or whether it holds.
 fn eval(ir: &Ir, id: FilterId, analysis: &Analysis, game: &Game) -> Option<i64> {
     match ir.get(id) {
-        Filter::Number(n) => Some(*n),
+        Filter::Numbers(NumberFilter::Number(n)) => Some(*n),
         Filter::Yacpdb(pred) => Some(analysis.count(pred, stip_regex(pred).as_ref(), game)),
-        Filter::Compare { first, rest } => {
+        Filter::Numbers(NumberFilter::Compare { first, rest }) => {
             let mut left = eval(ir, *first, analysis, game)?;
             for (op, next) in rest {
                 let right = eval(ir, *next, analysis, game)?;
@@ -37,14 +38,16 @@ fn eval(ir: &Ir, id: FilterId, analysis: &Analysis, game: &Game) -> Option<i64> 
             }
             Some(1)
         }
-        Filter::And(items) => {
+        Filter::Logic(LogicFilter::And(items)) => {
             for item in items {
                 eval(ir, *item, analysis, game)?;
             }
             Some(1)
         }
-        Filter::Or(items) => items.iter().find_map(|item| eval(ir, *item, analysis, game)).map(|_| 1),
-        Filter::Not(inner) => match eval(ir, *inner, analysis, game) {
+        Filter::Logic(LogicFilter::Or(items)) => {
+            items.iter().find_map(|item| eval(ir, *item, analysis, game)).map(|_| 1)
+        }
+        Filter::Logic(LogicFilter::Not(inner)) => match eval(ir, *inner, analysis, game) {
             Some(_) => None,
             None => Some(1),
         },
@@ -152,7 +155,9 @@ fn every_corpus_analyses_and_instances_reparse() {
             for (spelling, n) in a.instances() {
                 assert!(n > 0);
                 let ir = crate::lang::yacpdb::parse(&spelling).unwrap_or_else(|e| panic!("{spelling}: {e}"));
-                let Some(Filter::Compare { first, .. }) = ir.root.map(|r| ir.get(r)) else { panic!("{spelling}") };
+                let Some(Filter::Numbers(NumberFilter::Compare { first, .. })) = ir.root.map(|r| ir.get(r)) else {
+                    panic!("{spelling}")
+                };
                 let Filter::Yacpdb(pred) = ir.get(*first) else { panic!("{spelling}") };
                 assert_eq!(a.count(pred, stip_regex(pred).as_ref(), g), n, "{spelling} in game {}", g.number);
                 instances += 1;

@@ -1,5 +1,8 @@
 use super::*;
 use crate::ir::{Directions, LineChoice, MoveFilter, MoveSource, MoveValue, PieceMask, ValueType};
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter,
+};
 use proptest::prelude::*;
 use shakmaty::{Color, Role, Square};
 
@@ -22,7 +25,7 @@ fn squares(names: &[&str]) -> Bitboard {
 }
 
 fn pieces(ir: &mut Ir, color: Color, role: Role, on: Bitboard) -> FilterId {
-    ir.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: on }, Span::new(0, 3))
+    ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, role), squares: on }), Span::new(0, 3))
 }
 
 fn transform(ir: &mut Ir, kind: TransformKind, body: FilterId) -> FilterId {
@@ -52,7 +55,9 @@ fn reachable(ir: &Ir, root: FilterId) -> Vec<FilterId> {
 
 fn list_of(ir: &Ir, id: FilterId) -> Vec<FilterId> {
     match ir.get(id) {
-        Filter::Or(v) | Filter::Union(v) | Filter::CountMatching(v) => v.clone(),
+        Filter::Logic(LogicFilter::Or(v))
+        | Filter::Sets(SetFilter::Union(v))
+        | Filter::Logic(LogicFilter::CountMatching(v)) => v.clone(),
         other => panic!("expected a list of copies, got {other:?}"),
     }
 }
@@ -151,7 +156,7 @@ proptest! {
 #[test]
 fn flip_check_adds_no_node() {
     let mut ir = Ir::new();
-    let check = ir.add(Filter::Check, Span::new(5, 10));
+    let check = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::new(5, 10));
     let flip = transform(&mut ir, TransformKind::Flip, check);
     let before = ir.len();
     let root = expanded(&mut ir, flip);
@@ -166,13 +171,13 @@ fn flip_of_a_square_gives_the_eight_images() {
     let flip = transform(&mut ir, TransformKind::Flip, p);
     let root = expanded(&mut ir, flip);
     let copies = list_of(&ir, root);
-    assert!(matches!(ir.get(root), Filter::Union(_)), "a set body gives a union");
+    assert!(matches!(ir.get(root), Filter::Sets(SetFilter::Union(_))), "a set body gives a union");
     assert_eq!(copies.len(), 8);
     assert_eq!(copies[0], p, "the identity copy is the original node");
     let mut covered = Bitboard::EMPTY;
     for c in copies {
         match ir.get(c) {
-            Filter::Pieces { mask, squares } => {
+            Filter::Sets(SetFilter::Pieces { mask, squares }) => {
                 assert_eq!(*mask, PieceMask::piece(Color::White, Role::Pawn));
                 covered = covered.with(*squares);
             }
@@ -202,26 +207,27 @@ fn flipcolor_swaps_colours_and_mirrors_ranks() {
     let mask = PieceMask::piece(Color::White, Role::Rook)
         .with(PieceMask::piece(Color::Black, Role::Knight))
         .with(PieceMask::piece(Color::Black, Role::Queen));
-    let designator = ir.add(Filter::Pieces { mask, squares: sq("a3") }, Span::new(0, 8));
-    let wtm = ir.add(Filter::ToMove(Color::White), Span::default());
-    let stalemate = ir.add(Filter::Stalemate, Span::default());
-    let result = ir.add(Filter::Result(GameResult::WhiteWins), Span::default());
-    let player = ir.add(Filter::Header(HeaderField::Player(Color::White)), Span::default());
-    let body = ir.add(Filter::And(vec![designator, wtm, stalemate, result, player]), Span::default());
+    let designator = ir.add(Filter::Sets(SetFilter::Pieces { mask, squares: sq("a3") }), Span::new(0, 8));
+    let wtm = ir.add(Filter::PositionState(PositionStateFilter::ToMove(Color::White)), Span::default());
+    let stalemate = ir.add(Filter::PositionState(PositionStateFilter::Stalemate), Span::default());
+    let result = ir.add(Filter::Header(HeaderFilter::Result(GameResult::WhiteWins)), Span::default());
+    let player = ir.add(Filter::Header(HeaderFilter::Field(HeaderField::Player(Color::White))), Span::default());
+    let body =
+        ir.add(Filter::Logic(LogicFilter::And(vec![designator, wtm, stalemate, result, player])), Span::default());
     let t = transform(&mut ir, TransformKind::FlipColor, body);
     let root = expanded(&mut ir, t);
-    assert!(matches!(ir.get(root), Filter::Or(_)), "a non-set body gives an or");
+    assert!(matches!(ir.get(root), Filter::Logic(LogicFilter::Or(_))), "a non-set body gives an or");
     let copies = list_of(&ir, root);
     assert_eq!(copies, vec![body, copies[1]]);
-    let Filter::And(parts) = ir.get(copies[1]).clone() else { panic!("copy is an and") };
+    let Filter::Logic(LogicFilter::And(parts)) = ir.get(copies[1]).clone() else { panic!("copy is an and") };
     let expected_mask = PieceMask::piece(Color::Black, Role::Rook)
         .with(PieceMask::piece(Color::White, Role::Knight))
         .with(PieceMask::piece(Color::White, Role::Queen));
-    assert_eq!(ir.get(parts[0]), &Filter::Pieces { mask: expected_mask, squares: sq("a6") });
-    assert_eq!(ir.get(parts[1]), &Filter::ToMove(Color::Black));
+    assert_eq!(ir.get(parts[0]), &Filter::Sets(SetFilter::Pieces { mask: expected_mask, squares: sq("a6") }));
+    assert_eq!(ir.get(parts[1]), &Filter::PositionState(PositionStateFilter::ToMove(Color::Black)));
     assert_eq!(parts[2], stalemate, "unchanged leaves keep their id");
-    assert_eq!(ir.get(parts[3]), &Filter::Result(GameResult::BlackWins));
-    assert_eq!(ir.get(parts[4]), &Filter::Header(HeaderField::Player(Color::Black)));
+    assert_eq!(ir.get(parts[3]), &Filter::Header(HeaderFilter::Result(GameResult::BlackWins)));
+    assert_eq!(ir.get(parts[4]), &Filter::Header(HeaderFilter::Field(HeaderField::Player(Color::Black))));
 }
 
 #[test]
@@ -232,28 +238,29 @@ fn reversecolor_has_no_identity_copy() {
     let root = expanded(&mut ir, t);
     assert_eq!(
         ir.get(root),
-        &Filter::Pieces {
+        &Filter::Sets(SetFilter::Pieces {
             mask: PieceMask::piece(Color::Black, Role::Pawn),
             squares: Bitboard::from_rank(shakmaty::Rank::Second)
-        }
+        })
     );
 }
 
 #[test]
 fn flipcolor_negates_side_to_move_and_double_swap_cancels() {
     let mut ir = Ir::new();
-    let stm = ir.add(Filter::SideToMove, Span::default());
-    let one = ir.add(Filter::Number(1), Span::default());
-    let cmp = ir.add(Filter::Compare { first: stm, rest: vec![(CmpOp::Eq, one)] }, Span::default());
+    let stm = ir.add(Filter::PositionState(PositionStateFilter::SideToMove), Span::default());
+    let one = ir.add(Filter::Numbers(NumberFilter::Number(1)), Span::default());
+    let cmp =
+        ir.add(Filter::Numbers(NumberFilter::Compare { first: stm, rest: vec![(CmpOp::Eq, one)] }), Span::default());
     let rev = transform(&mut ir, TransformKind::ReverseColor, cmp);
     let rev2 = transform(&mut ir, TransformKind::ReverseColor, rev);
     let root = expanded(&mut ir, rev2);
     assert_eq!(root, cmp, "reversecolor twice is the identity");
     let mut ir2 = Ir::new();
-    let stm = ir2.add(Filter::SideToMove, Span::default());
+    let stm = ir2.add(Filter::PositionState(PositionStateFilter::SideToMove), Span::default());
     let rev = transform(&mut ir2, TransformKind::ReverseColor, stm);
     let root = expanded(&mut ir2, rev);
-    assert_eq!(ir2.get(root), &Filter::Neg(stm));
+    assert_eq!(ir2.get(root), &Filter::Numbers(NumberFilter::Neg(stm)));
 }
 
 #[test]
@@ -262,16 +269,16 @@ fn shiftvertical_leaves_full_files_whole() {
     let file_d = Bitboard::from_file(shakmaty::File::D);
     let king = pieces(&mut ir, Color::White, Role::King, file_d);
     let bishop = pieces(&mut ir, Color::White, Role::Bishop, sq("a2"));
-    let body = ir.add(Filter::And(vec![king, bishop]), Span::default());
+    let body = ir.add(Filter::Logic(LogicFilter::And(vec![king, bishop])), Span::default());
     let t = transform(&mut ir, TransformKind::ShiftVertical, body);
     let root = expanded(&mut ir, t);
     let copies = list_of(&ir, root);
     assert_eq!(copies.len(), 8);
     let mut bishops = Bitboard::EMPTY;
     for c in copies {
-        let Filter::And(parts) = ir.get(c) else { panic!("and expected") };
+        let Filter::Logic(LogicFilter::And(parts)) = ir.get(c) else { panic!("and expected") };
         assert_eq!(parts[0], king, "Kd1-8 is never moved");
-        if let Filter::Pieces { squares, .. } = ir.get(parts[1]) {
+        if let Filter::Sets(SetFilter::Pieces { squares, .. }) = ir.get(parts[1]) {
             bishops = bishops.with(*squares);
         }
     }
@@ -284,7 +291,7 @@ fn shiftvertical_of_a_partial_file_loses_squares_off_the_board() {
     let d2_8 = Bitboard::from_file(shakmaty::File::D).without(sq("d1"));
     let king = pieces(&mut ir, Color::White, Role::King, d2_8);
     let bishop = pieces(&mut ir, Color::White, Role::Bishop, sq("a2"));
-    let body = ir.add(Filter::And(vec![king, bishop]), Span::default());
+    let body = ir.add(Filter::Logic(LogicFilter::And(vec![king, bishop])), Span::default());
     let t = transform(&mut ir, TransformKind::ShiftVertical, body);
     let root = expanded(&mut ir, t);
     let copies = list_of(&ir, root);
@@ -292,9 +299,12 @@ fn shiftvertical_of_a_partial_file_loses_squares_off_the_board() {
     let down_one: Vec<_> = copies
         .iter()
         .filter_map(|&c| match ir.get(c) {
-            Filter::And(p)
+            Filter::Logic(LogicFilter::And(p))
                 if ir.get(p[1])
-                    == &Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Bishop), squares: sq("a1") } =>
+                    == &Filter::Sets(SetFilter::Pieces {
+                        mask: PieceMask::piece(Color::White, Role::Bishop),
+                        squares: sq("a1"),
+                    }) =>
             {
                 Some(p[0])
             }
@@ -305,7 +315,7 @@ fn shiftvertical_of_a_partial_file_loses_squares_off_the_board() {
     let expected = Bitboard::from_file(shakmaty::File::D).without(sq("d8"));
     assert_eq!(
         ir.get(down_one[0]),
-        &Filter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: expected }
+        &Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: expected })
     );
 }
 
@@ -314,13 +324,13 @@ fn shift_drops_copies_that_push_a_piece_off_the_board() {
     let mut ir = Ir::new();
     let white_king = pieces(&mut ir, Color::White, Role::King, sq("b1"));
     let black_king = pieces(&mut ir, Color::Black, Role::King, sq("g6"));
-    let body = ir.add(Filter::And(vec![white_king, black_king]), Span::default());
+    let body = ir.add(Filter::Logic(LogicFilter::And(vec![white_king, black_king])), Span::default());
     let h = transform(&mut ir, TransformKind::ShiftHorizontal, body);
     let v = transform(&mut ir, TransformKind::ShiftVertical, body);
     let s = transform(&mut ir, TransformKind::Shift, body);
-    let all = ir.add(Filter::And(vec![h, v, s]), Span::default());
+    let all = ir.add(Filter::Logic(LogicFilter::And(vec![h, v, s])), Span::default());
     let root = expanded(&mut ir, all);
-    let Filter::And(parts) = ir.get(root).clone() else { panic!("and expected") };
+    let Filter::Logic(LogicFilter::And(parts)) = ir.get(root).clone() else { panic!("and expected") };
     assert_eq!(list_of(&ir, parts[0]).len(), 3, "b→a,b,c");
     assert_eq!(list_of(&ir, parts[1]).len(), 3, "1→1,2,3");
     assert_eq!(list_of(&ir, parts[2]).len(), 9);
@@ -330,21 +340,23 @@ fn shift_drops_copies_that_push_a_piece_off_the_board() {
 fn shift_of_a_single_square_covers_the_board_and_counts_with_a_range() {
     let mut ir = Ir::new();
     let mask = PieceMask::piece(Color::White, Role::Pawn).with(PieceMask::piece(Color::Black, Role::Pawn));
-    let pawns = ir.add(Filter::Pieces { mask, squares: sq("a4") }, Span::default());
+    let pawns = ir.add(Filter::Sets(SetFilter::Pieces { mask, squares: sq("a4") }), Span::default());
     let t = ir.add(
         Filter::Transform { kind: TransformKind::Shift, range: Some((10, 20)), count: false, body: pawns },
         Span::default(),
     );
     let root = expanded(&mut ir, t);
-    let Filter::And(bounds) = ir.get(root).clone() else { panic!("ranged form is an and of bounds") };
-    let Filter::Compare { first, rest } = ir.get(bounds[0]).clone() else { panic!("compare") };
+    let Filter::Logic(LogicFilter::And(bounds)) = ir.get(root).clone() else {
+        panic!("ranged form is an and of bounds")
+    };
+    let Filter::Numbers(NumberFilter::Compare { first, rest }) = ir.get(bounds[0]).clone() else { panic!("compare") };
     assert_eq!(rest.len(), 1);
     assert_eq!(rest[0].0, CmpOp::Ge);
-    assert_eq!(ir.get(rest[0].1), &Filter::Number(10));
+    assert_eq!(ir.get(rest[0].1), &Filter::Numbers(NumberFilter::Number(10)));
     let copies = list_of(&ir, first);
     assert_eq!(copies.len(), 64);
     let covered = copies.iter().fold(Bitboard::EMPTY, |acc, &c| match ir.get(c) {
-        Filter::Pieces { squares, .. } => acc.with(*squares),
+        Filter::Sets(SetFilter::Pieces { squares, .. }) => acc.with(*squares),
         _ => acc,
     });
     assert_eq!(covered, Bitboard::FULL);
@@ -356,7 +368,13 @@ fn rotate90_with_exact_count_compares_for_equality() {
     let mut ir = Ir::new();
     let rook = pieces(&mut ir, Color::White, Role::Rook, sq("a1"));
     let find = ir.add(
-        Filter::Find { direction: crate::ir::FindDirection::Forward, all: false, range: None, quiet: true, body: rook },
+        Filter::GameTree(GameTreeFilter::Find {
+            direction: crate::ir::FindDirection::Forward,
+            all: false,
+            range: None,
+            quiet: true,
+            body: rook,
+        }),
         Span::default(),
     );
     let t = ir.add(
@@ -364,11 +382,11 @@ fn rotate90_with_exact_count_compares_for_equality() {
         Span::default(),
     );
     let root = expanded(&mut ir, t);
-    let Filter::Compare { first, rest } = ir.get(root).clone() else { panic!("compare") };
+    let Filter::Numbers(NumberFilter::Compare { first, rest }) = ir.get(root).clone() else { panic!("compare") };
     assert_eq!(rest[0].0, CmpOp::Eq);
     let corners = list_of(&ir, first).iter().fold(Bitboard::EMPTY, |acc, &c| match ir.get(c) {
-        Filter::Find { body, .. } => match ir.get(*body) {
-            Filter::Pieces { squares, .. } => acc.with(*squares),
+        Filter::GameTree(GameTreeFilter::Find { body, .. }) => match ir.get(*body) {
+            Filter::Sets(SetFilter::Pieces { squares, .. }) => acc.with(*squares),
             _ => acc,
         },
         _ => acc,
@@ -381,17 +399,23 @@ fn rotate90_turns_ray_directions_and_squares() {
     let mut ir = Ir::new();
     let rooks = pieces(&mut ir, Color::White, Role::Rook, squares(&["g6", "a1"]));
     let king = pieces(&mut ir, Color::Black, Role::King, Bitboard::FULL);
-    let ray = ir.add(Filter::Ray { dirs: Directions::UP, sets: vec![rooks, king], xray: false }, Span::default());
+    let ray = ir.add(
+        Filter::Geometry(GeometryFilter::Ray { dirs: Directions::UP, sets: vec![rooks, king], xray: false }),
+        Span::default(),
+    );
     let t = transform(&mut ir, TransformKind::Rotate90, ray);
     let root = expanded(&mut ir, t);
     let copies = list_of(&ir, root);
     assert_eq!(copies.len(), 4);
-    let Filter::Ray { dirs, sets, .. } = ir.get(copies[1]).clone() else { panic!("ray") };
+    let Filter::Geometry(GeometryFilter::Ray { dirs, sets, .. }) = ir.get(copies[1]).clone() else { panic!("ray") };
     assert_eq!(dirs, Directions::LEFT);
     assert_eq!(sets[1], king, "the unnamed-square king is shared");
     assert_eq!(
         ir.get(sets[0]),
-        &Filter::Pieces { mask: PieceMask::piece(Color::White, Role::Rook), squares: squares(&["c7", "h1"]) }
+        &Filter::Sets(SetFilter::Pieces {
+            mask: PieceMask::piece(Color::White, Role::Rook),
+            squares: squares(&["c7", "h1"])
+        })
     );
 }
 
@@ -400,20 +424,28 @@ fn rotate45_turns_directions_and_refuses_named_squares() {
     let mut ir = Ir::new();
     let king = pieces(&mut ir, Color::White, Role::King, Bitboard::FULL);
     let up = ir.add(
-        Filter::Direction { dirs: Directions::UP, min: 1, max: 1, range_variables: (None, None), arg: king },
+        Filter::Geometry(GeometryFilter::Direction {
+            dirs: Directions::UP,
+            min: 1,
+            max: 1,
+            range_variables: (None, None),
+            arg: king,
+        }),
         Span::default(),
     );
     let t = transform(&mut ir, TransformKind::Rotate45, up);
     let root = expanded(&mut ir, t);
     let all = list_of(&ir, root).iter().fold(0u8, |acc, &c| match ir.get(c) {
-        Filter::Direction { dirs, .. } => acc | dirs.0,
+        Filter::Geometry(GeometryFilter::Direction { dirs, .. }) => acc | dirs.0,
         _ => acc,
     });
     assert_eq!(all, Directions::ANY.0, "the king's field");
 
     let mut ir = Ir::new();
-    let kd3 = ir
-        .add(Filter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: sq("d3") }, Span::new(9, 12));
+    let kd3 = ir.add(
+        Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(Color::White, Role::King), squares: sq("d3") }),
+        Span::new(9, 12),
+    );
     let t = transform(&mut ir, TransformKind::Rotate45, kd3);
     ir.root = Some(t);
     let errors = expand(&mut ir).expect_err("rotate45 of a square must fail");
@@ -452,18 +484,18 @@ fn nested_transforms_expand_completely() {
     let mut ir = Ir::new();
     let pawn = pieces(&mut ir, Color::White, Role::Pawn, sq("d5"));
     let black = pieces(&mut ir, Color::Black, Role::Pawn, sq("d6"));
-    let body = ir.add(Filter::And(vec![pawn, black]), Span::default());
+    let body = ir.add(Filter::Logic(LogicFilter::And(vec![pawn, black])), Span::default());
     let shift = transform(&mut ir, TransformKind::Shift, body);
     let flip = transform(&mut ir, TransformKind::Flip, shift);
-    let not = ir.add(Filter::Not(flip), Span::default());
+    let not = ir.add(Filter::Logic(LogicFilter::Not(flip)), Span::default());
     let root = expanded(&mut ir, not);
     for id in reachable(&ir, root) {
         assert!(!matches!(ir.get(id), Filter::Transform { .. }), "no transform survives");
     }
-    let Filter::Not(inner) = ir.get(root) else { panic!("not kept") };
+    let Filter::Logic(LogicFilter::Not(inner)) = ir.get(root) else { panic!("not kept") };
     // The transforms compose into one flat list of single positions of the pair.
     let copies = list_of(&ir, *inner);
-    assert!(copies.iter().all(|&c| matches!(ir.get(c), Filter::And(parts) if parts.len() == 2)));
+    assert!(copies.iter().all(|&c| matches!(ir.get(c), Filter::Logic(LogicFilter::And(parts)) if parts.len() == 2)));
     // The pair (white pawn, black pawn next to it) has 4 orientations (up, down, left,
     // right); each fits the board in 8 * 7 = 56 places: 224 distinct copies.
     assert_eq!(copies.len(), 224);
@@ -483,11 +515,11 @@ fn light_and_dark_swap_under_maps_that_change_square_colours() {
     // flipcolor light B: light white bishops, or dark black bishops.
     let mut ir = Ir::new();
     let b = pieces(&mut ir, Color::White, Role::Bishop, Bitboard::FULL);
-    let light = ir.add(Filter::Call(Builtin::Light, vec![b]), Span::default());
+    let light = ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Light, vec![b])), Span::default());
     let t = transform(&mut ir, TransformKind::FlipColor, light);
     let root = expanded(&mut ir, t);
     let black = pieces(&mut ir, Color::Black, Role::Bishop, Bitboard::FULL);
-    let dark_black = ir.add(Filter::Call(Builtin::Dark, vec![black]), Span::default());
+    let dark_black = ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Dark, vec![black])), Span::default());
     assert!(list_of(&ir, root).contains(&dark_black));
     assert!(list_of(&ir, root).contains(&light));
 }
@@ -500,7 +532,7 @@ fn a_shift_of_a_flip_drops_only_the_copies_that_leave_the_board() {
     let k = pieces(&mut ir, Color::Black, Role::King, sq("g8"));
     let q = pieces(&mut ir, Color::White, Role::Queen, sq("g7"));
     let p = pieces(&mut ir, Color::White, Role::Pawn, sq("f6"));
-    let body = ir.add(Filter::And(vec![k, q, p]), Span::default());
+    let body = ir.add(Filter::Logic(LogicFilter::And(vec![k, q, p])), Span::default());
     let flip = transform(&mut ir, TransformKind::Flip, body);
     let shift = transform(&mut ir, TransformKind::Shift, flip);
     let root = expanded(&mut ir, shift);
@@ -510,12 +542,12 @@ fn a_shift_of_a_flip_drops_only_the_copies_that_leave_the_board() {
     let k_a3 = pieces(&mut ir, Color::Black, Role::King, sq("a3"));
     let q_b3 = pieces(&mut ir, Color::White, Role::Queen, sq("b3"));
     let p_c4 = pieces(&mut ir, Color::White, Role::Pawn, sq("c4"));
-    let wanted = ir.add(Filter::And(vec![k_a3, q_b3, p_c4]), Span::default());
+    let wanted = ir.add(Filter::Logic(LogicFilter::And(vec![k_a3, q_b3, p_c4])), Span::default());
     let has = |want: &[FilterId], c: FilterId| match ir.get(c) {
-        Filter::And(parts) => want.iter().all(|w| parts.contains(w)),
+        Filter::Logic(LogicFilter::And(parts)) => want.iter().all(|w| parts.contains(w)),
         _ => false,
     };
-    let Filter::And(want) = ir.get(wanted).clone() else { panic!("and built") };
+    let Filter::Logic(LogicFilter::And(want)) = ir.get(wanted).clone() else { panic!("and built") };
     assert!(copies.iter().any(|&c| has(&want, c)), "a rotated and shifted copy is there");
 }
 
@@ -525,9 +557,9 @@ fn deep_nesting_is_refused_not_overflowed() {
         .stack_size(256 << 10)
         .spawn(|| {
             let mut ir = Ir::new();
-            let mut id = ir.add(Filter::Check, Span::default());
+            let mut id = ir.add(Filter::PositionState(PositionStateFilter::Check), Span::default());
             for _ in 0..5000 {
-                id = ir.add(Filter::Not(id), Span::default());
+                id = ir.add(Filter::Logic(LogicFilter::Not(id)), Span::default());
             }
             id = transform(&mut ir, TransformKind::Flip, id);
             ir.root = Some(id);

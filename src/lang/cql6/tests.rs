@@ -3,6 +3,10 @@
 
 use super::*;
 use crate::ir::*;
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, LogicFilter, NumberFilter, OutputFilter, PositionStateFilter,
+    SetFilter, VariableFilter,
+};
 use shakmaty::{Bitboard, Color, Role, Square};
 
 fn ok(src: &str) -> Ir {
@@ -91,7 +95,7 @@ fn root_text(src: &str) -> String {
 /// The ids of the top-level filters.
 fn top(ir: &Ir) -> Vec<FilterId> {
     match ir.get(ir.root.unwrap()) {
-        Filter::And(v) => v.clone(),
+        Filter::Logic(LogicFilter::And(v)) => v.clone(),
         _ => panic!("root is not an And"),
     }
 }
@@ -124,21 +128,27 @@ fn header_settings() {
 fn piece_designators_lower_to_pieces() {
     let mut ir = ok("cql() Kg1 [RQ]a-h7 >= 2 ◭ □ ▦");
     let t = top(&ir);
-    let k = ir.add(Filter::Pieces { mask: piece(Color::White, Role::King), squares: Bitboard::from(Square::G1) }, sp());
+    let k = ir.add(
+        Filter::Sets(SetFilter::Pieces { mask: piece(Color::White, Role::King), squares: Bitboard::from(Square::G1) }),
+        sp(),
+    );
     assert_eq!(t[0], k);
     let rank7 = Bitboard::from_rank(shakmaty::Rank::Seventh);
     let rq = ir.add(
-        Filter::Pieces { mask: piece(Color::White, Role::Rook).with(piece(Color::White, Role::Queen)), squares: rank7 },
+        Filter::Sets(SetFilter::Pieces {
+            mask: piece(Color::White, Role::Rook).with(piece(Color::White, Role::Queen)),
+            squares: rank7,
+        }),
         sp(),
     );
-    let two = ir.add(Filter::Number(2), sp());
-    let cmp = ir.add(Filter::Compare { first: rq, rest: vec![(CmpOp::Ge, two)] }, sp());
+    let two = ir.add(Filter::Numbers(NumberFilter::Number(2)), sp());
+    let cmp = ir.add(Filter::Numbers(NumberFilter::Compare { first: rq, rest: vec![(CmpOp::Ge, two)] }), sp());
     assert_eq!(t[1], cmp);
-    let any = ir.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, sp());
+    let any = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }), sp());
     assert_eq!(t[2], any);
-    let empty = ir.add(Filter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }, sp());
+    let empty = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }), sp());
     assert_eq!(t[3], empty);
-    let all = ir.add(Filter::Squares(Bitboard::FULL), sp());
+    let all = ir.add(Filter::Sets(SetFilter::Squares(Bitboard::FULL)), sp());
     assert_eq!(t[4], all);
 }
 
@@ -146,13 +156,13 @@ fn piece_designators_lower_to_pieces() {
 fn precedence_power_difference() {
     let mut ir = ok("cql() power▲ - power△ ≥ 9");
     let t = top(&ir);
-    let black = ir.add(Filter::Pieces { mask: PieceMask::BLACK, squares: Bitboard::FULL }, sp());
-    let white = ir.add(Filter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }, sp());
-    let pb = ir.add(Filter::Call(Builtin::Power, vec![black]), sp());
-    let pw = ir.add(Filter::Call(Builtin::Power, vec![white]), sp());
-    let diff = ir.add(Filter::Arith(ArithOp::Sub, pb, pw), sp());
-    let nine = ir.add(Filter::Number(9), sp());
-    let cmp = ir.add(Filter::Compare { first: diff, rest: vec![(CmpOp::Ge, nine)] }, sp());
+    let black = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::BLACK, squares: Bitboard::FULL }), sp());
+    let white = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }), sp());
+    let pb = ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Power, vec![black])), sp());
+    let pw = ir.add(Filter::Numbers(NumberFilter::Call(Builtin::Power, vec![white])), sp());
+    let diff = ir.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, pb, pw)), sp());
+    let nine = ir.add(Filter::Numbers(NumberFilter::Number(9)), sp());
+    let cmp = ir.add(Filter::Numbers(NumberFilter::Compare { first: diff, rest: vec![(CmpOp::Ge, nine)] }), sp());
     assert_eq!(t, vec![cmp]);
 }
 
@@ -162,15 +172,18 @@ fn precedence_iteration_inside_comparison_and_attack_chain() {
     let t = top(&ir);
     let x = ir.find_var("x").unwrap();
     assert_eq!(ir.vars[x.0 as usize].kind, VarKind::Square);
-    let three = ir.add(Filter::Number(3), sp());
-    let black = ir.add(Filter::Pieces { mask: PieceMask::BLACK, squares: Bitboard::FULL }, sp());
-    let white = ir.add(Filter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }, sp());
-    let king = ir.add(Filter::Pieces { mask: piece(Color::Black, Role::King), squares: Bitboard::FULL }, sp());
-    let xv = ir.add(Filter::Var(x), sp());
+    let three = ir.add(Filter::Numbers(NumberFilter::Number(3)), sp());
+    let black = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::BLACK, squares: Bitboard::FULL }), sp());
+    let white = ir.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::WHITE, squares: Bitboard::FULL }), sp());
+    let king = ir
+        .add(Filter::Sets(SetFilter::Pieces { mask: piece(Color::Black, Role::King), squares: Bitboard::FULL }), sp());
+    let xv = ir.add(Filter::Variables(VariableFilter::Var(x)), sp());
     // An arrow chain is one x-ray chain, not nested attacks.
-    let outer = ir.add(Filter::AttackChain { sets: vec![white, xv, king], value_is_last: false }, sp());
-    let it = ir.add(Filter::SquareIter { var: x, domain: black, body: outer, forall: false }, sp());
-    let cmp = ir.add(Filter::Compare { first: three, rest: vec![(CmpOp::Le, it)] }, sp());
+    let outer = ir
+        .add(Filter::Geometry(GeometryFilter::AttackChain { sets: vec![white, xv, king], value_is_last: false }), sp());
+    let it = ir
+        .add(Filter::Variables(VariableFilter::SquareIter { var: x, domain: black, body: outer, forall: false }), sp());
+    let cmp = ir.add(Filter::Numbers(NumberFilter::Compare { first: three, rest: vec![(CmpOp::Le, it)] }), sp());
     assert_eq!(t, vec![cmp]);
 }
 
@@ -178,16 +191,17 @@ fn precedence_iteration_inside_comparison_and_attack_chain() {
 fn precedence_transform_swallows_comparison() {
     let mut ir = ok("cql() flipcolor count {♕==0} == 2");
     let t = top(&ir);
-    let q = ir.add(Filter::Pieces { mask: piece(Color::White, Role::Queen), squares: Bitboard::FULL }, sp());
-    let zero = ir.add(Filter::Number(0), sp());
-    let two = ir.add(Filter::Number(2), sp());
-    let inner = ir.add(Filter::Compare { first: q, rest: vec![(CmpOp::Eq, zero)] }, sp());
-    let outer = ir.add(Filter::Compare { first: inner, rest: vec![(CmpOp::Eq, two)] }, sp());
+    let q = ir
+        .add(Filter::Sets(SetFilter::Pieces { mask: piece(Color::White, Role::Queen), squares: Bitboard::FULL }), sp());
+    let zero = ir.add(Filter::Numbers(NumberFilter::Number(0)), sp());
+    let two = ir.add(Filter::Numbers(NumberFilter::Number(2)), sp());
+    let inner = ir.add(Filter::Numbers(NumberFilter::Compare { first: q, rest: vec![(CmpOp::Eq, zero)] }), sp());
+    let outer = ir.add(Filter::Numbers(NumberFilter::Compare { first: inner, rest: vec![(CmpOp::Eq, two)] }), sp());
     let tr = ir.add(Filter::Transform { kind: TransformKind::FlipColor, range: None, count: true, body: outer }, sp());
     assert_eq!(t, vec![tr]);
     // With parentheses the count is compared.
     let ir2 = ok("cql() (flipcolor count {♕==0}) == 2");
-    assert!(matches!(ir2.get(top(&ir2)[0]), Filter::Compare { .. }));
+    assert!(matches!(ir2.get(top(&ir2)[0]), Filter::Numbers(NumberFilter::Compare { .. })));
 }
 
 #[test]
@@ -195,12 +209,16 @@ fn transform_and_iteration_arguments_extend_over_and_or() {
     // `flip check and mate` flips the whole conjunction.
     let ir = ok("cql() flip check and mate");
     match ir.get(top(&ir)[0]) {
-        Filter::Transform { body, .. } => assert!(matches!(ir.get(*body), Filter::And(v) if v.len() == 2)),
+        Filter::Transform { body, .. } => {
+            assert!(matches!(ir.get(*body), Filter::Logic(LogicFilter::And(v)) if v.len() == 2))
+        }
         o => panic!("{o:?}"),
     }
     let ir = ok("cql() flipcolor check or mate");
     match ir.get(top(&ir)[0]) {
-        Filter::Transform { body, .. } => assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2)),
+        Filter::Transform { body, .. } => {
+            assert!(matches!(ir.get(*body), Filter::Logic(LogicFilter::Or(v)) if v.len() == 2))
+        }
         o => panic!("{o:?}"),
     }
     // The body of `square x in S` runs over `or` as well: `x` is bound in both halves.
@@ -208,20 +226,24 @@ fn transform_and_iteration_arguments_extend_over_and_or() {
     let t = top(&ir);
     assert_eq!(t.len(), 1);
     match ir.get(t[0]) {
-        Filter::SquareIter { body, forall: true, .. } => {
-            assert!(matches!(ir.get(*body), Filter::Or(v) if v.len() == 2))
+        Filter::Variables(VariableFilter::SquareIter { body, forall: true, .. }) => {
+            assert!(matches!(ir.get(*body), Filter::Logic(LogicFilter::Or(v)) if v.len() == 2))
         }
         o => panic!("{o:?}"),
     }
     // A plain `find` takes the whole conjunction as its body.
     let ir = ok("cql() find check and mate");
     match ir.get(top(&ir)[0]) {
-        Filter::Find { body, .. } => assert!(matches!(ir.get(*body), Filter::And(v) if v.len() == 2)),
+        Filter::GameTree(GameTreeFilter::Find { body, .. }) => {
+            assert!(matches!(ir.get(*body), Filter::Logic(LogicFilter::And(v)) if v.len() == 2))
+        }
         o => panic!("{o:?}"),
     }
     let ir = ok("cql() piece X in ♕ ray orthogonal (X ♜ ♚) or ray diagonal (X ♝ ♚)");
     match ir.get(top(&ir)[0]) {
-        Filter::PieceIter { body, .. } => assert!(matches!(ir.get(*body), Filter::Or(_))),
+        Filter::Variables(VariableFilter::PieceIter { body, .. }) => {
+            assert!(matches!(ir.get(*body), Filter::Logic(LogicFilter::Or(_))))
+        }
         o => panic!("{o:?}"),
     }
 }
@@ -230,22 +252,24 @@ fn transform_and_iteration_arguments_extend_over_and_or() {
 fn not_is_loose_and_light_dark_are_prefix() {
     let ir = ok("cql() not ▲→♔");
     match ir.get(top(&ir)[0]) {
-        Filter::Not(a) => assert!(matches!(ir.get(*a), Filter::Attacks { .. })),
+        Filter::Logic(LogicFilter::Not(a)) => {
+            assert!(matches!(ir.get(*a), Filter::Geometry(GeometryFilter::Attacks { .. })))
+        }
         o => panic!("{o:?}"),
     }
     let ir = ok("cql() light ♗ dark ♝");
     let t = top(&ir);
     assert_eq!(t.len(), 2);
-    assert!(matches!(ir.get(t[0]), Filter::Call(Builtin::Light, _)));
-    assert!(matches!(ir.get(t[1]), Filter::Call(Builtin::Dark, _)));
+    assert!(matches!(ir.get(t[0]), Filter::Numbers(NumberFilter::Call(Builtin::Light, _))));
+    assert!(matches!(ir.get(t[1]), Filter::Numbers(NumberFilter::Call(Builtin::Dark, _))));
 }
 
 #[test]
 fn comparison_chains_are_one_compare() {
     let ir = ok("cql() 2 < P <= 5");
     match ir.get(top(&ir)[0]) {
-        Filter::Compare { first, rest } => {
-            assert_eq!(ir.get(*first), &Filter::Number(2));
+        Filter::Numbers(NumberFilter::Compare { first, rest }) => {
+            assert_eq!(ir.get(*first), &Filter::Numbers(NumberFilter::Number(2)));
             assert_eq!(rest.iter().map(|r| r.0).collect::<Vec<_>>(), vec![CmpOp::Lt, CmpOp::Le]);
         }
         o => panic!("{o:?}"),
@@ -256,12 +280,17 @@ fn comparison_chains_are_one_compare() {
 fn count_and_attacked_by_value() {
     let mut ir = ok("cql() #(p <- N) >= 3");
     let t = top(&ir);
-    let p = ir.add(Filter::Pieces { mask: piece(Color::Black, Role::Pawn), squares: Bitboard::FULL }, sp());
-    let n = ir.add(Filter::Pieces { mask: piece(Color::White, Role::Knight), squares: Bitboard::FULL }, sp());
-    let att = ir.add(Filter::Attacks { attackers: n, targets: p, value_is_targets: true }, sp());
-    let c = ir.add(Filter::Count(att), sp());
-    let three = ir.add(Filter::Number(3), sp());
-    let cmp = ir.add(Filter::Compare { first: c, rest: vec![(CmpOp::Ge, three)] }, sp());
+    let p = ir
+        .add(Filter::Sets(SetFilter::Pieces { mask: piece(Color::Black, Role::Pawn), squares: Bitboard::FULL }), sp());
+    let n = ir.add(
+        Filter::Sets(SetFilter::Pieces { mask: piece(Color::White, Role::Knight), squares: Bitboard::FULL }),
+        sp(),
+    );
+    let att =
+        ir.add(Filter::Geometry(GeometryFilter::Attacks { attackers: n, targets: p, value_is_targets: true }), sp());
+    let c = ir.add(Filter::Sets(SetFilter::Count(att)), sp());
+    let three = ir.add(Filter::Numbers(NumberFilter::Number(3)), sp());
+    let cmp = ir.add(Filter::Numbers(NumberFilter::Compare { first: c, rest: vec![(CmpOp::Ge, three)] }), sp());
     assert_eq!(t, vec![cmp]);
 }
 
@@ -271,11 +300,13 @@ fn count_takes_an_attack_filter_as_operand() {
     let with = ok("cql() #_ attackedby K");
     let paren = ok("cql() #(_ attackedby K)");
     assert_eq!(render(&with, with.root.unwrap()), render(&paren, paren.root.unwrap()));
-    assert!(matches!(with.get(top(&with)[0]), Filter::Count(a) if matches!(with.get(*a), Filter::Attacks { .. })));
+    assert!(
+        matches!(with.get(top(&with)[0]), Filter::Sets(SetFilter::Count(a)) if matches!(with.get(*a), Filter::Geometry(GeometryFilter::Attacks { .. })))
+    );
     // Arithmetic and comparison still take the count as an operand.
     let ir = ok("cql() #P + 1 > #p");
     assert!(
-        matches!(ir.get(top(&ir)[0]), Filter::Compare { first, .. } if matches!(ir.get(*first), Filter::Arith(..)))
+        matches!(ir.get(top(&ir)[0]), Filter::Numbers(NumberFilter::Compare { first, .. }) if matches!(ir.get(*first), Filter::Numbers(NumberFilter::Arith(..))))
     );
 }
 
@@ -296,7 +327,7 @@ fn a_bare_piece_after_move_is_a_separate_filter() {
     let t = top(&ir);
     assert_eq!(t.len(), 2, "{}", render(&ir, ir.root.unwrap()));
     assert!(the_move(&ir, t[0]).from.is_none());
-    assert!(matches!(ir.get(t[1]), Filter::Pieces { .. }));
+    assert!(matches!(ir.get(t[1]), Filter::Sets(SetFilter::Pieces { .. })));
 }
 
 fn the_move(ir: &Ir, id: FilterId) -> MoveFilter {
@@ -312,8 +343,8 @@ fn dash_whitespace_decides_one_or_two_filters() {
     let t = top(&ir);
     assert_eq!(t.len(), 1);
     let m = the_move(&ir, t[0]);
-    assert!(matches!(ir.get(m.from.unwrap()), Filter::Pieces { .. }));
-    assert_eq!(ir.get(m.to.unwrap()), &Filter::Squares(Bitboard::from(Square::F5)));
+    assert!(matches!(ir.get(m.from.unwrap()), Filter::Sets(SetFilter::Pieces { .. })));
+    assert_eq!(ir.get(m.to.unwrap()), &Filter::Sets(SetFilter::Squares(Bitboard::from(Square::F5))));
     let ir = ok("cql() ♘ ――f5");
     let t = top(&ir);
     assert_eq!(t.len(), 2);
@@ -331,13 +362,13 @@ fn move_forms() {
     let m = the_move(&ir, top(&ir)[0]);
     assert!(m.capture.is_some() && m.to.is_none());
     let ir = ok("cql() ♕――(check)");
-    assert_eq!(ir.get(the_move(&ir, top(&ir)[0]).then.unwrap()), &Filter::Check);
+    assert_eq!(ir.get(the_move(&ir, top(&ir)[0]).then.unwrap()), &Filter::PositionState(PositionStateFilter::Check));
     let ir = ok("cql() legal ――(o-o-o)");
     let m = the_move(&ir, top(&ir)[0]);
     assert_eq!((m.source, m.kind), (MoveSource::Legal, MoveKind::CastleQueenside));
     let ir = ok("cql() countmoves legal ―― == 1");
     match ir.get(top(&ir)[0]) {
-        Filter::Compare { first, .. } => {
+        Filter::Numbers(NumberFilter::Compare { first, .. }) => {
             let m = the_move(&ir, *first);
             assert_eq!((m.source, m.value), (MoveSource::Legal, MoveValue::Count));
         }
@@ -355,22 +386,22 @@ fn move_forms() {
 fn header_filters() {
     let mut ir = ok("cql() event \"ch-CHN\" player white \"Carlsen\" result 1/2-1/2 elo black > 2700");
     let t = top(&ir);
-    let ev = ir.add(Filter::Header(HeaderField::Event), sp());
-    let s = ir.add(Filter::Str("ch-CHN".into()), sp());
-    let c = ir.add(Filter::Contains { haystack: ev, needle: s, ignore_case: false }, sp());
+    let ev = ir.add(Filter::Header(HeaderFilter::Field(HeaderField::Event)), sp());
+    let s = ir.add(Filter::Numbers(NumberFilter::Str("ch-CHN".into())), sp());
+    let c = ir.add(Filter::Numbers(NumberFilter::Contains { haystack: ev, needle: s, ignore_case: false }), sp());
     assert_eq!(t[0], c);
-    assert!(matches!(ir.get(t[1]), Filter::Contains { .. }));
-    assert_eq!(ir.get(t[2]), &Filter::Result(GameResult::Draw));
-    assert!(matches!(ir.get(t[3]), Filter::Compare { .. }));
+    assert!(matches!(ir.get(t[1]), Filter::Numbers(NumberFilter::Contains { .. })));
+    assert_eq!(ir.get(t[2]), &Filter::Header(HeaderFilter::Result(GameResult::Draw)));
+    assert!(matches!(ir.get(t[3]), Filter::Numbers(NumberFilter::Compare { .. })));
     // `player` alone is both names in one string (CQL 6.2 `Tokens::match_player`).
     let ir = ok("cql() player \"Sindarov\"");
     assert!(
-        matches!(ir.get(top(&ir)[0]), Filter::Contains { haystack, .. } if matches!(ir.get(*haystack), Filter::NoTransform(_)))
+        matches!(ir.get(top(&ir)[0]), Filter::Numbers(NumberFilter::Contains { haystack, .. }) if matches!(ir.get(*haystack), Filter::NoTransform(_)))
     );
     let ir = ok("cql() tag \"TimeControl\" == \"60+0\"");
     match ir.get(top(&ir)[0]) {
-        Filter::Compare { first, .. } => {
-            assert_eq!(ir.get(*first), &Filter::Header(HeaderField::Tag("TimeControl".into())))
+        Filter::Numbers(NumberFilter::Compare { first, .. }) => {
+            assert_eq!(ir.get(*first), &Filter::Header(HeaderFilter::Field(HeaderField::Tag("TimeControl".into()))))
         }
         o => panic!("{o:?}"),
     }
@@ -391,10 +422,10 @@ fn a_second_line_is_not_part_of_the_first_ones_last_constituent() {
     let t = top(&ir);
     assert_eq!(t.len(), 2, "two filters side by side");
     for &l in &t {
-        let Filter::Line { body, .. } = ir.get(l) else { panic!("{:?}", ir.get(l)) };
-        let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
+        let Filter::GameTree(GameTreeFilter::Line { body, .. }) = ir.get(l) else { panic!("{:?}", ir.get(l)) };
+        let Filter::GameTree(GameTreeFilter::SeqConcat(v)) = ir.get(*body) else { panic!() };
         assert_eq!(v.len(), 1);
-        assert!(!matches!(ir.get(v[0]), Filter::And(_)), "one filter per constituent");
+        assert!(!matches!(ir.get(v[0]), Filter::Logic(LogicFilter::And(_))), "one filter per constituent");
     }
     // A constituent is one filter, as in CQL 6.2: juxtaposed filters end the line and leave
     // the next arrow without a `line` ...
@@ -402,8 +433,8 @@ fn a_second_line_is_not_part_of_the_first_ones_last_constituent() {
     assert!(crate::lang::cql6::parse("cql() line --> x = 1 x > 0 --> check").is_err());
     // ... except a `move` filter's own `comment( … )` (`match_movebase`).
     let ir = ok("cql() line --> move from k comment(\"k\") --> check");
-    let Filter::Line { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
-    let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
+    let Filter::GameTree(GameTreeFilter::Line { body, .. }) = ir.get(top(&ir)[0]) else { panic!() };
+    let Filter::GameTree(GameTreeFilter::SeqConcat(v)) = ir.get(*body) else { panic!() };
     assert_eq!(v.len(), 2);
 }
 
@@ -411,44 +442,55 @@ fn a_second_line_is_not_part_of_the_first_ones_last_constituent() {
 fn sequences_lower_to_line() {
     let ir = ok("cql() line --> check{6,8}");
     match ir.get(top(&ir)[0]) {
-        Filter::Line { params, body } => {
+        Filter::GameTree(GameTreeFilter::Line { params, body }) => {
             assert!(!params.backward);
             match ir.get(*body) {
-                Filter::SeqConcat(v) => assert!(matches!(ir.get(v[0]), Filter::SeqRepeat { min: 6, max: 8, .. })),
+                Filter::GameTree(GameTreeFilter::SeqConcat(v)) => {
+                    assert!(matches!(ir.get(v[0]), Filter::GameTree(GameTreeFilter::SeqRepeat { min: 6, max: 8, .. })))
+                }
                 o => panic!("{o:?}"),
             }
         }
         o => panic!("{o:?}"),
     }
     let ir = ok("cql() line <-- mate <-- check");
-    assert!(matches!(ir.get(top(&ir)[0]), Filter::Line { params, .. } if params.backward));
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::GameTree(GameTreeFilter::Line { params, .. }) if params.backward));
     // Path: a plain filter after a move becomes the condition after that move.
     let ir = ok("cql() ⊢ ―― check{5,}");
-    let Filter::Path { body, .. } = ir.get(top(&ir)[0]) else { panic!() };
-    let Filter::SeqConcat(v) = ir.get(*body) else { panic!() };
-    let Filter::SeqRepeat { body: unit, min: 5, max: u32::MAX } = ir.get(v[0]) else { panic!("{:?}", ir.get(v[0])) };
-    assert_eq!(ir.get(the_move(&ir, *unit).then.unwrap()), &Filter::Check);
+    let Filter::GameTree(GameTreeFilter::Path { body, .. }) = ir.get(top(&ir)[0]) else { panic!() };
+    let Filter::GameTree(GameTreeFilter::SeqConcat(v)) = ir.get(*body) else { panic!() };
+    let Filter::GameTree(GameTreeFilter::SeqRepeat { body: unit, min: 5, max: u32::MAX }) = ir.get(v[0]) else {
+        panic!("{:?}", ir.get(v[0]))
+    };
+    assert_eq!(ir.get(the_move(&ir, *unit).then.unwrap()), &Filter::PositionState(PositionStateFilter::Check));
 }
 
 #[test]
 fn find_and_tree_navigation() {
     let ir = ok("cql() initial find all check >= 30");
     let t = top(&ir);
-    assert_eq!(ir.get(t[0]), &Filter::Initial);
+    assert_eq!(ir.get(t[0]), &Filter::PositionState(PositionStateFilter::Initial));
     match ir.get(t[1]) {
-        Filter::Compare { first, .. } => assert!(matches!(ir.get(*first), Filter::Find { all: true, .. })),
+        Filter::Numbers(NumberFilter::Compare { first, .. }) => {
+            assert!(matches!(ir.get(*first), Filter::GameTree(GameTreeFilter::Find { all: true, .. })))
+        }
         o => panic!("{o:?}"),
     }
     let ir = ok("cql() mate parent:check");
-    assert!(matches!(ir.get(top(&ir)[1]), Filter::AtPosition { .. }));
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::GameTree(GameTreeFilter::AtPosition { .. })));
     let ir = ok("cql() mate find <-- ――=♕");
-    assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { direction: FindDirection::Backward, .. }));
+    assert!(matches!(
+        ir.get(top(&ir)[1]),
+        Filter::GameTree(GameTreeFilter::Find { direction: FindDirection::Backward, .. })
+    ));
     // A plain find swallows the comparison: the rook-corners example.
     let ir = ok("cql() ◭T∊♖ find T == a1");
-    let Filter::PieceIter { body, .. } = ir.get(top(&ir)[0]) else { panic!("not a piece iteration") };
+    let Filter::Variables(VariableFilter::PieceIter { body, .. }) = ir.get(top(&ir)[0]) else {
+        panic!("not a piece iteration")
+    };
     match ir.get(*body) {
-        Filter::Find { all: false, range: None, body, .. } => {
-            assert!(matches!(ir.get(*body), Filter::Compare { .. }))
+        Filter::GameTree(GameTreeFilter::Find { all: false, range: None, body, .. }) => {
+            assert!(matches!(ir.get(*body), Filter::Numbers(NumberFilter::Compare { .. })))
         }
         o => panic!("{o:?}"),
     }
@@ -472,13 +514,13 @@ fn variables_and_functions() {
     let ir = ok("cql() function twice(v){v + v} x = twice(3) x > 5");
     let t = top(&ir);
     assert_eq!(t.len(), 2);
-    let Filter::Assign { value, op: None, .. } = ir.get(t[0]) else { panic!() };
+    let Filter::Variables(VariableFilter::Assign { value, op: None, .. }) = ir.get(t[0]) else { panic!() };
     // The argument 3 is assigned to a fresh variable at the call, which the body then reads.
-    let Filter::And(parts) = ir.get(*value) else { panic!("{:?}", ir.get(*value)) };
-    let Filter::Assign { var, value: three, .. } = ir.get(parts[0]) else { panic!() };
-    assert_eq!(ir.get(*three), &Filter::Number(3));
+    let Filter::Logic(LogicFilter::And(parts)) = ir.get(*value) else { panic!("{:?}", ir.get(*value)) };
+    let Filter::Variables(VariableFilter::Assign { var, value: three, .. }) = ir.get(parts[0]) else { panic!() };
+    assert_eq!(ir.get(*three), &Filter::Numbers(NumberFilter::Number(3)));
     assert!(
-        matches!(ir.get(parts[1]), Filter::Arith(ArithOp::Add, a, b) if a == b && ir.get(*a) == &Filter::Var(*var))
+        matches!(ir.get(parts[1]), Filter::Numbers(NumberFilter::Arith(ArithOp::Add, a, b)) if a == b && ir.get(*a) == &Filter::Variables(VariableFilter::Var(*var)))
     );
     let ir = ok("cql() persistent Mates += 1");
     assert!(ir.vars[0].persistent);
@@ -700,10 +742,10 @@ fn path_parameters_and_where_a_path_ends() {
     // A blank line at the path's top level ends it (CQL 6.2 `Lexer::fixPath`); without one,
     // every filter after a move is a target of that move, whatever the layout.
     let ir = ok("cql()\n⊢ ――\n\nCount=1");
-    assert!(matches!(ir.get(top(&ir)[0]), Filter::Path { .. }));
-    assert!(matches!(ir.get(top(&ir)[1]), Filter::Assign { .. }));
+    assert!(matches!(ir.get(top(&ir)[0]), Filter::GameTree(GameTreeFilter::Path { .. })));
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::Variables(VariableFilter::Assign { .. })));
     let ir = ok("cql()\n⊢ ――  // a comment\n   \nfind check");
-    assert!(matches!(ir.get(top(&ir)[1]), Filter::Find { .. }));
+    assert!(matches!(ir.get(top(&ir)[1]), Filter::GameTree(GameTreeFilter::Find { .. })));
     for joined in ["cql()\n⊢ ――\nCount=1", "cql()\n⊢ ――\n// a comment\nCount=1", "cql()\n⊢ (――\n\nCount=1)"]
     {
         let text = crate::ir::dump::dump(&ok(joined));
@@ -735,13 +777,15 @@ fn dictionaries_parse_to_their_own_nodes() {
     let t = top(&ir);
     // The declaration itself is `true`; the rest keep their order.
     let kinds: Vec<&Filter> = t.iter().map(|&f| ir.get(f)).collect();
-    assert!(kinds.iter().any(|f| matches!(f, Filter::DictSet { dict, op: None, .. } if *dict == d)));
-    assert!(kinds.iter().any(|f| matches!(f, Filter::DictCount(x) if *x == d)));
     assert!(kinds
         .iter()
-        .any(|f| matches!(f, Filter::DictGet { dict, key } if *dict == d && ir.get(*key) == &Filter::Number(1))));
-    assert!(kinds.iter().any(|f| matches!(f, Filter::DictUnbind { key: Some(_), .. })));
-    assert!(kinds.iter().any(|f| matches!(f, Filter::DictUnbind { key: None, .. })));
+        .any(|f| matches!(f, Filter::Variables(VariableFilter::DictSet { dict, op: None, .. }) if *dict == d)));
+    assert!(kinds.iter().any(|f| matches!(f, Filter::Variables(VariableFilter::DictCount(x)) if *x == d)));
+    assert!(kinds
+        .iter()
+        .any(|f| matches!(f, Filter::Variables(VariableFilter::DictGet { dict, key }) if *dict == d && ir.get(*key) == &Filter::Numbers(NumberFilter::Number(1)))));
+    assert!(kinds.iter().any(|f| matches!(f, Filter::Variables(VariableFilter::DictUnbind { key: Some(_), .. }))));
+    assert!(kinds.iter().any(|f| matches!(f, Filter::Variables(VariableFilter::DictUnbind { key: None, .. }))));
 
     let ir = ok("cql() persistent dictionary Wins Wins[player white] += 1");
     assert_eq!(ir.vars[0].kind, VarKind::Dictionary { local: false });
@@ -758,17 +802,19 @@ fn dictionary_keys_written_as_designators() {
     let ir = ok("cql() local dictionary D D[Q] = 1 D[a1] == 2");
     // The declaration matches like `true`.
     let t: Vec<FilterId> = top(&ir).into_iter().filter(|&f| ir.get(f) != &Filter::True).collect();
-    let Filter::DictSet { key, .. } = ir.get(t[0]) else { panic!("{:?}", ir.get(t[0])) };
+    let Filter::Variables(VariableFilter::DictSet { key, .. }) = ir.get(t[0]) else { panic!("{:?}", ir.get(t[0])) };
     assert!(
-        matches!(ir.get(*key), Filter::Pieces { mask, .. } if *mask == PieceMask::piece(Color::White, Role::Queen))
+        matches!(ir.get(*key), Filter::Sets(SetFilter::Pieces { mask, .. }) if *mask == PieceMask::piece(Color::White, Role::Queen))
     );
-    let Filter::Compare { first, .. } = ir.get(t[1]) else { panic!() };
-    let Filter::DictGet { key, .. } = ir.get(*first) else { panic!() };
-    assert_eq!(ir.get(*key), &Filter::Squares(Bitboard::from(Square::A1)));
+    let Filter::Numbers(NumberFilter::Compare { first, .. }) = ir.get(t[1]) else { panic!() };
+    let Filter::Variables(VariableFilter::DictGet { key, .. }) = ir.get(*first) else { panic!() };
+    assert_eq!(ir.get(*key), &Filter::Sets(SetFilter::Squares(Bitboard::from(Square::A1))));
     // `#D[k]` is the size of the stored value, not the number of entries.
     let ir = ok("cql() local dictionary D #D[1] > 2");
-    let Filter::Compare { first, .. } = ir.get(top(&ir)[1]) else { panic!() };
-    assert!(matches!(ir.get(*first), Filter::Count(g) if matches!(ir.get(*g), Filter::DictGet { .. })));
+    let Filter::Numbers(NumberFilter::Compare { first, .. }) = ir.get(top(&ir)[1]) else { panic!() };
+    assert!(
+        matches!(ir.get(*first), Filter::Sets(SetFilter::Count(g)) if matches!(ir.get(*g), Filter::Variables(VariableFilter::DictGet { .. })))
+    );
 }
 
 #[test]
@@ -792,8 +838,8 @@ fn dictionary_misuse_is_an_error() {
 #[test]
 fn empty_set_literal_and_ascii_piece_assignment() {
     let ir = ok("cql() Seen = []");
-    let Filter::Assign { value, .. } = ir.get(top(&ir)[0]) else { panic!() };
-    assert_eq!(ir.get(*value), &Filter::Squares(Bitboard::EMPTY));
+    let Filter::Variables(VariableFilter::Assign { value, .. }) = ir.get(top(&ir)[0]) else { panic!() };
+    assert_eq!(ir.get(*value), &Filter::Sets(SetFilter::Squares(Bitboard::EMPTY)));
     // `piece T = S` is the ASCII spelling of `◭T=S`.
     let a = ok("cql() piece T = R");
     let b = ok("cql() ◭T=♖");
@@ -805,28 +851,38 @@ fn empty_set_literal_and_ascii_piece_assignment() {
 fn arrow_right_operand_takes_in_a_union() {
     // `T→(▦←♚)∪♚`: the arrow's target is the whole union (CQL 6.2, dingstheme example).
     let ir = ok("cql() ◭T∊♙ T→(▦←♚)∪♚");
-    let Filter::PieceIter { body, .. } = ir.get(top(&ir)[0]) else { panic!("no piece iteration") };
+    let Filter::Variables(VariableFilter::PieceIter { body, .. }) = ir.get(top(&ir)[0]) else {
+        panic!("no piece iteration")
+    };
     match ir.get(*body) {
-        Filter::Attacks { targets, .. } => assert!(matches!(ir.get(*targets), Filter::Union(v) if v.len() == 2)),
+        Filter::Geometry(GeometryFilter::Attacks { targets, .. }) => {
+            assert!(matches!(ir.get(*targets), Filter::Sets(SetFilter::Union(v)) if v.len() == 2))
+        }
         o => panic!("{o:?}"),
     }
     // An intersection on the right binds the same way, and so does a union on the left
     // (CQL 6.2 reads `♖∪♗→♚∩▦` as `(♖∪♗)→(♚∩▦)`).
     let ir = ok("cql() ♖∪♗→♚∩▦");
     match ir.get(top(&ir)[0]) {
-        Filter::Attacks { attackers, targets, .. } => {
-            assert!(matches!(ir.get(*attackers), Filter::Union(_)));
-            assert!(matches!(ir.get(*targets), Filter::Intersection(_)));
+        Filter::Geometry(GeometryFilter::Attacks { attackers, targets, .. }) => {
+            assert!(matches!(ir.get(*attackers), Filter::Sets(SetFilter::Union(_))));
+            assert!(matches!(ir.get(*targets), Filter::Sets(SetFilter::Intersection(_))));
         }
         o => panic!("{o:?}"),
     }
     // A chain of arrows is still one x-ray chain, and `∊` still takes the whole arrow.
     let ir = ok("cql() ♖→♞∪♝→♚");
-    assert!(matches!(ir.get(top(&ir)[0]), Filter::AttackChain { sets, .. } if sets.len() == 3));
+    assert!(
+        matches!(ir.get(top(&ir)[0]), Filter::Geometry(GeometryFilter::AttackChain { sets, .. }) if sets.len() == 3)
+    );
     let ir = ok("cql() ◭V∊♖ ◭E∊♖♗♕→V true");
-    let Filter::PieceIter { body, .. } = ir.get(top(&ir)[0]) else { panic!("no piece iteration") };
-    let Filter::PieceIter { domain, .. } = ir.get(*body) else { panic!("no inner iteration") };
-    assert!(matches!(ir.get(*domain), Filter::Attacks { .. }));
+    let Filter::Variables(VariableFilter::PieceIter { body, .. }) = ir.get(top(&ir)[0]) else {
+        panic!("no piece iteration")
+    };
+    let Filter::Variables(VariableFilter::PieceIter { domain, .. }) = ir.get(*body) else {
+        panic!("no inner iteration")
+    };
+    assert!(matches!(ir.get(*domain), Filter::Geometry(GeometryFilter::Attacks { .. })));
 }
 
 #[test]
@@ -861,7 +917,7 @@ fn sort_directions_and_refusals() {
         let ir = ok(text);
         let t = top(&ir);
         match ir.get(t[0]) {
-            Filter::Sort { min, doc, .. } => (*min, doc.clone()),
+            Filter::Output(OutputFilter::Sort { min, doc, .. }) => (*min, doc.clone()),
             other => panic!("{text}: {other:?}"),
         }
     };

@@ -15,6 +15,7 @@
 //! sequences, `:cut`), `transforms` (board transforms and accumulators), `relation`
 //! (`:relation (…)`).
 
+use crate::ir::{GameTreeFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter, VariableFilter};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::designator::{parse_designator, parse_range, starts_range, Designator, PieceKinds, Problem, Range};
@@ -286,7 +287,7 @@ impl Lowerer {
         match parts.len() {
             0 => self.add(Filter::True, span),
             1 => parts.remove(0),
-            _ => self.add(Filter::And(parts), span),
+            _ => self.add(Filter::Logic(LogicFilter::And(parts)), span),
         }
     }
 
@@ -294,7 +295,7 @@ impl Lowerer {
     fn and_front(&mut self, first: FilterId, body: FilterId, span: Span) -> FilterId {
         let mut parts = vec![first];
         match self.ir.get(body) {
-            Filter::And(v) => parts.extend(v.iter().copied()),
+            Filter::Logic(LogicFilter::And(v)) => parts.extend(v.iter().copied()),
             Filter::True => {}
             _ => parts.push(body),
         }
@@ -302,7 +303,7 @@ impl Lowerer {
     }
 
     fn number(&mut self, n: i64, span: Span) -> FilterId {
-        self.add(Filter::Number(n), span)
+        self.add(Filter::Numbers(NumberFilter::Number(n)), span)
     }
 
     /// `value` compared with a range: `x == n`, `x >= n`, `n <= x <= m`, `x op n`.
@@ -311,20 +312,26 @@ impl Lowerer {
             Range::Any => value,
             Range::Compare(op, n) => {
                 let n = self.number(n, span);
-                self.add(Filter::Compare { first: value, rest: vec![(op, n)] }, span)
+                self.add(Filter::Numbers(NumberFilter::Compare { first: value, rest: vec![(op, n)] }), span)
             }
             Range::Between(lo, hi) if lo == hi => {
                 let n = self.number(lo, span);
-                self.add(Filter::Compare { first: value, rest: vec![(CmpOp::Eq, n)] }, span)
+                self.add(Filter::Numbers(NumberFilter::Compare { first: value, rest: vec![(CmpOp::Eq, n)] }), span)
             }
             Range::Between(lo, i64::MAX) => {
                 let n = self.number(lo, span);
-                self.add(Filter::Compare { first: value, rest: vec![(CmpOp::Ge, n)] }, span)
+                self.add(Filter::Numbers(NumberFilter::Compare { first: value, rest: vec![(CmpOp::Ge, n)] }), span)
             }
             Range::Between(lo, hi) => {
                 let lo = self.number(lo, span);
                 let hi = self.number(hi, span);
-                self.add(Filter::Compare { first: lo, rest: vec![(CmpOp::Le, value), (CmpOp::Le, hi)] }, span)
+                self.add(
+                    Filter::Numbers(NumberFilter::Compare {
+                        first: lo,
+                        rest: vec![(CmpOp::Le, value), (CmpOp::Le, hi)],
+                    }),
+                    span,
+                )
             }
         }
     }
@@ -345,18 +352,20 @@ impl Lowerer {
         match &d.kinds {
             PieceKinds::Tag(name) => {
                 let var = self.tag_var(name, span)?;
-                let v = self.add(Filter::Var(var), span);
+                let v = self.add(Filter::Variables(VariableFilter::Var(var)), span);
                 if d.squares == u64::MAX {
                     Ok(v)
                 } else {
-                    let sq = self.add(Filter::Squares(Bitboard(d.squares)), span);
-                    Ok(self.add(Filter::Intersection(vec![v, sq]), span))
+                    let sq = self.add(Filter::Sets(SetFilter::Squares(Bitboard(d.squares))), span);
+                    Ok(self.add(Filter::Sets(SetFilter::Intersection(vec![v, sq])), span))
                 }
             }
             PieceKinds::Mask(m) if *m == PieceMask::ANYTHING => {
-                Ok(self.add(Filter::Squares(Bitboard(d.squares)), span))
+                Ok(self.add(Filter::Sets(SetFilter::Squares(Bitboard(d.squares))), span))
             }
-            PieceKinds::Mask(m) => Ok(self.add(Filter::Pieces { mask: *m, squares: Bitboard(d.squares) }, span)),
+            PieceKinds::Mask(m) => {
+                Ok(self.add(Filter::Sets(SetFilter::Pieces { mask: *m, squares: Bitboard(d.squares) }), span))
+            }
         }
     }
 
@@ -425,21 +434,27 @@ impl Lowerer {
         // `:exclude`: a game where an exclude condition holds anywhere does not match.
         for e in excludes {
             let anywhere = self.add(
-                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: e },
+                Filter::GameTree(GameTreeFilter::Find {
+                    direction: FindDirection::Forward,
+                    all: false,
+                    range: None,
+                    quiet: true,
+                    body: e,
+                }),
                 span,
             );
-            conditions.push(self.add(Filter::Not(anywhere), span));
+            conditions.push(self.add(Filter::Logic(LogicFilter::Not(anywhere)), span));
         }
         let mut root = self.and(conditions, span);
         if std::mem::take(&mut self.not_flag) {
-            root = self.add(Filter::Not(root), span);
+            root = self.add(Filter::Logic(LogicFilter::Not(root)), span);
         }
         if options.either_color {
             root = self
                 .add(Filter::Transform { kind: TransformKind::FlipColor, range: None, count: false, body: root }, span);
         }
         for &(var, mask) in tags.iter().rev() {
-            root = self.add(Filter::IdentityIter { var, mask, body: root }, span);
+            root = self.add(Filter::Variables(VariableFilter::IdentityIter { var, mask, body: root }), span);
         }
         Ok(root)
     }
@@ -513,11 +528,11 @@ impl Lowerer {
     fn scoped_body(&mut self, list: &TopList, any_variations: bool, global_variations: bool) -> FilterId {
         match list.scope {
             Scope::MainLine if any_variations && !global_variations => {
-                let m = self.add(Filter::Mainline, list.span);
+                let m = self.add(Filter::PositionState(PositionStateFilter::Mainline), list.span);
                 self.and_front(m, list.body, list.span)
             }
             Scope::VariationsOnly => {
-                let v = self.add(Filter::Variation, list.span);
+                let v = self.add(Filter::PositionState(PositionStateFilter::Variation), list.span);
                 self.and_front(v, list.body, list.span)
             }
             _ => list.body,
@@ -532,14 +547,20 @@ impl Lowerer {
         if cuts.is_empty() {
             return None;
         }
-        let any = if cuts.len() == 1 { cuts[0] } else { self.add(Filter::Or(cuts), span) };
+        let any = if cuts.len() == 1 { cuts[0] } else { self.add(Filter::Logic(LogicFilter::Or(cuts)), span) };
         let earlier = self.add(
-            Filter::Find { direction: FindDirection::Backward, all: false, range: None, quiet: true, body: any },
+            Filter::GameTree(GameTreeFilter::Find {
+                direction: FindDirection::Backward,
+                all: false,
+                range: None,
+                quiet: true,
+                body: any,
+            }),
             span,
         );
-        let parent = self.add(Filter::Tree(TreeStep::Parent), span);
-        let before = self.add(Filter::AtPosition { at: parent, body: earlier }, span);
-        Some(self.add(Filter::Not(before), span))
+        let parent = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Parent)), span);
+        let before = self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: parent, body: earlier }), span);
+        Some(self.add(Filter::Logic(LogicFilter::Not(before)), span))
     }
 
     /// The search of one top-level list through the game: a `Find` (with its match count)
@@ -547,12 +568,12 @@ impl Lowerer {
     fn list_find(&mut self, list: &TopList, mut body: FilterId, cut_guard: Option<FilterId>) -> FilterId {
         if self.cql1 {
             // CQL 1.0 does not search the start position (Scidb's CQL-Syntax page).
-            let initial = self.add(Filter::Initial, list.span);
-            let not_initial = self.add(Filter::Not(initial), list.span);
+            let initial = self.add(Filter::PositionState(PositionStateFilter::Initial), list.span);
+            let not_initial = self.add(Filter::Logic(LogicFilter::Not(initial)), list.span);
             body = self.and_front(not_initial, body, list.span);
         }
         if let Some(guard) = cut_guard {
-            body = self.add(Filter::And(vec![body, guard]), list.span);
+            body = self.add(Filter::Logic(LogicFilter::And(vec![body, guard])), list.span);
         }
         let mut find = match list.repetition {
             Some(r) => self.repetition_find(body, r, list.span),
@@ -567,14 +588,23 @@ impl Lowerer {
                         (true, Some((lo.max(0), hi)))
                     }
                 };
-                self.add(Filter::Find { direction: FindDirection::Forward, all, range, quiet: true, body }, list.span)
+                self.add(
+                    Filter::GameTree(GameTreeFilter::Find {
+                        direction: FindDirection::Forward,
+                        all,
+                        range,
+                        quiet: true,
+                        body,
+                    }),
+                    list.span,
+                )
             }
         };
         for &kind in &list.outer_transforms {
             find = self.add(Filter::Transform { kind, range: None, count: false, body: find }, list.span);
         }
         if list.nomatch {
-            find = self.add(Filter::Not(find), list.span);
+            find = self.add(Filter::Logic(LogicFilter::Not(find)), list.span);
         }
         find
     }
@@ -589,7 +619,7 @@ impl Lowerer {
                 );
             }
             let f = self.header_keyword(rest, span, c)?;
-            return Ok(self.add(Filter::Not(f), span));
+            return Ok(self.add(Filter::Logic(LogicFilter::Not(f)), span));
         }
         let keyword = keywords::find(kw);
         if let Some(d) = keyword.and_then(|k| k.refusal(span)) {
@@ -625,7 +655,7 @@ impl Lowerer {
         }
         let all = self.and(parts, span);
         let negated = std::mem::replace(&mut self.not_flag, saved);
-        Ok(if negated { self.add(Filter::Not(all), span) } else { all })
+        Ok(if negated { self.add(Filter::Logic(LogicFilter::Not(all)), span) } else { all })
     }
 
     /// The `[Result]` tag's text is one of the results of a comma list (not flipped by
@@ -681,7 +711,7 @@ impl Lowerer {
             }
         }
         if st.negate {
-            body = self.add(Filter::Not(body), span);
+            body = self.add(Filter::Logic(LogicFilter::Not(body)), span);
         }
         Ok(body)
     }
@@ -717,7 +747,7 @@ impl Lowerer {
                                 .with_hint("`!` negates keywords that test the position"));
                         }
                         let f = self.finish(inner, *aspan)?;
-                        let not = self.add(Filter::Not(f), *aspan);
+                        let not = self.add(Filter::Logic(LogicFilter::Not(f)), *aspan);
                         st.conjuncts.push(Some(not));
                     } else if text.starts_with(':') {
                         self.position_keyword(text, *aspan, &mut c, &mut st, top_level)?;

@@ -3,6 +3,10 @@
 
 use super::parse;
 use crate::ir::{Filter, FilterId, Ir, PieceMask, TransformKind};
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, HeaderFilter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter,
+    VariableFilter,
+};
 use shakmaty::{Bitboard, Color, Role};
 
 /// Names of the pieces of a mask (`A`, `a`, `[RQ]`, `_` for empty squares).
@@ -54,20 +58,20 @@ fn shape(ir: &Ir, id: FilterId) -> String {
     match ir.get(id) {
         Filter::True => "true".into(),
         Filter::False => "false".into(),
-        Filter::Number(n) => n.to_string(),
-        Filter::Str(t) => format!("{t:?}"),
-        Filter::Squares(bb) => format!("sq{}", squares_name(*bb)),
-        Filter::Pieces { mask, squares } => format!("{}{}", mask_name(*mask), squares_name(*squares)),
-        Filter::Union(v) => format!("union({})", list(v)),
-        Filter::Intersection(v) => format!("inter({})", list(v)),
-        Filter::Count(x) => format!("#{}", s(*x)),
-        Filter::Attacks { attackers, targets, value_is_targets: false } => {
+        Filter::Numbers(NumberFilter::Number(n)) => n.to_string(),
+        Filter::Numbers(NumberFilter::Str(t)) => format!("{t:?}"),
+        Filter::Sets(SetFilter::Squares(bb)) => format!("sq{}", squares_name(*bb)),
+        Filter::Sets(SetFilter::Pieces { mask, squares }) => format!("{}{}", mask_name(*mask), squares_name(*squares)),
+        Filter::Sets(SetFilter::Union(v)) => format!("union({})", list(v)),
+        Filter::Sets(SetFilter::Intersection(v)) => format!("inter({})", list(v)),
+        Filter::Sets(SetFilter::Count(x)) => format!("#{}", s(*x)),
+        Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets: false }) => {
             format!("({} attacks {})", s(*attackers), s(*targets))
         }
-        Filter::Attacks { attackers, targets, value_is_targets: true } => {
+        Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets: true }) => {
             format!("({} attackedby {})", s(*targets), s(*attackers))
         }
-        Filter::Compare { first, rest } => {
+        Filter::Numbers(NumberFilter::Compare { first, rest }) => {
             let mut out = format!("{{{}", s(*first));
             for (op, x) in rest {
                 out.push_str(&format!(" {op:?} {}", s(*x)));
@@ -75,13 +79,13 @@ fn shape(ir: &Ir, id: FilterId) -> String {
             out.push('}');
             out
         }
-        Filter::Arith(op, a, b) => format!("({} {op:?} {})", s(*a), s(*b)),
-        Filter::Call(b, args) => format!("{b:?}({})", list(args)),
-        Filter::And(v) => format!("and({})", list(v)),
-        Filter::Or(v) => format!("or({})", list(v)),
-        Filter::Not(x) => format!("not({})", s(*x)),
-        Filter::ToMove(Color::White) => "wtm".into(),
-        Filter::ToMove(Color::Black) => "btm".into(),
+        Filter::Numbers(NumberFilter::Arith(op, a, b)) => format!("({} {op:?} {})", s(*a), s(*b)),
+        Filter::Numbers(NumberFilter::Call(b, args)) => format!("{b:?}({})", list(args)),
+        Filter::Logic(LogicFilter::And(v)) => format!("and({})", list(v)),
+        Filter::Logic(LogicFilter::Or(v)) => format!("or({})", list(v)),
+        Filter::Logic(LogicFilter::Not(x)) => format!("not({})", s(*x)),
+        Filter::PositionState(PositionStateFilter::ToMove(Color::White)) => "wtm".into(),
+        Filter::PositionState(PositionStateFilter::ToMove(Color::Black)) => "btm".into(),
         Filter::Move(m) => {
             let mut parts = Vec::new();
             if let Some(f) = m.from {
@@ -98,7 +102,7 @@ fn shape(ir: &Ir, id: FilterId) -> String {
             }
             format!("move({})", parts.join(" "))
         }
-        Filter::Find { all, range, body, .. } => match (all, range) {
+        Filter::GameTree(GameTreeFilter::Find { all, range, body, .. }) => match (all, range) {
             (false, None) => format!("find({})", s(*body)),
             (_, Some((lo, hi))) => format!("find {lo}..{hi}({})", s(*body)),
             (true, None) => format!("find all({})", s(*body)),
@@ -106,18 +110,20 @@ fn shape(ir: &Ir, id: FilterId) -> String {
         Filter::Transform { kind, range: None, count: false, body } => {
             format!("{}({})", format!("{kind:?}").to_lowercase(), s(*body))
         }
-        Filter::Line { body, .. } => format!("line({})", s(*body)),
-        Filter::SeqConcat(v) => format!("seq({})", list(v)),
-        Filter::SeqRepeat { body, min: 0, max: u32::MAX } => format!("{}*", s(*body)),
-        Filter::IdentityIter { var, mask, body } => {
+        Filter::GameTree(GameTreeFilter::Line { body, .. }) => format!("line({})", s(*body)),
+        Filter::GameTree(GameTreeFilter::SeqConcat(v)) => format!("seq({})", list(v)),
+        Filter::GameTree(GameTreeFilter::SeqRepeat { body, min: 0, max: u32::MAX }) => format!("{}*", s(*body)),
+        Filter::Variables(VariableFilter::IdentityIter { var, mask, body }) => {
             format!("foreach {} in {} ({})", ir.vars[var.0 as usize].name, mask_name(*mask), s(*body))
         }
-        Filter::Var(v) => ir.vars[v.0 as usize].name.clone(),
-        Filter::Header(h) => format!("{h:?}"),
-        Filter::Contains { haystack, needle, ignore_case } => {
+        Filter::Variables(VariableFilter::Var(v)) => ir.vars[v.0 as usize].name.clone(),
+        Filter::Header(HeaderFilter::Field(h)) => format!("{h:?}"),
+        Filter::Numbers(NumberFilter::Contains { haystack, needle, ignore_case }) => {
             format!("contains{}({}, {})", if *ignore_case { "_ci" } else { "" }, s(*haystack), s(*needle))
         }
-        Filter::Direction { dirs, min, max, arg, .. } => format!("dir{}:{min}-{max}({})", dirs.0, s(*arg)),
+        Filter::Geometry(GeometryFilter::Direction { dirs, min, max, arg, .. }) => {
+            format!("dir{}:{min}-{max}({})", dirs.0, s(*arg))
+        }
         other => format!("{other:?}").to_lowercase(),
     }
 }
@@ -467,7 +473,7 @@ fn ray_and_doublecheck() {
 fn transform_kinds_are_read() {
     let ir = lower("(match (position K :fliphorizontal :shiftvertical))");
     let root = ir.root.unwrap();
-    let Filter::Find { body, .. } = ir.get(root) else { panic!() };
+    let Filter::GameTree(GameTreeFilter::Find { body, .. }) = ir.get(root) else { panic!() };
     let Filter::Transform { kind, body, .. } = ir.get(*body) else { panic!() };
     assert_eq!(*kind, TransformKind::ShiftVertical);
     assert!(matches!(ir.get(*body), Filter::Transform { kind: TransformKind::FlipHorizontal, .. }));

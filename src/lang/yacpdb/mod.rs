@@ -15,6 +15,7 @@
 use crate::diag::Span;
 use crate::diag::{Diagnostic, Error};
 use crate::ir::{CmpOp, Filter, FilterId, Ir, YacpdbPredicate};
+use crate::ir::{LogicFilter, NumberFilter};
 use crate::lang::nearest;
 
 /// Deepest nesting of parentheses and `NOT`s a query may have.
@@ -217,11 +218,11 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_or(&mut self) -> PResult<FilterId> {
-        self.parse_chain("or", Self::parse_and, Filter::Or)
+        self.parse_chain("or", Self::parse_and, |v| Filter::Logic(LogicFilter::Or(v)))
     }
 
     fn parse_and(&mut self) -> PResult<FilterId> {
-        self.parse_chain("and", Self::parse_not, Filter::And)
+        self.parse_chain("and", Self::parse_not, |v| Filter::Logic(LogicFilter::And(v)))
     }
 
     fn parse_chain(
@@ -265,7 +266,9 @@ impl<'a> Parser<'a> {
                 self.enter(span)?;
                 let inner = self.parse_not()?;
                 self.depth -= 1;
-                return Ok(self.ir.add(Filter::Not(inner), Span::new(span.start as usize, self.pos)));
+                return Ok(self
+                    .ir
+                    .add(Filter::Logic(LogicFilter::Not(inner)), Span::new(span.start as usize, self.pos)));
             }
         }
         self.parse_primary()
@@ -384,9 +387,9 @@ impl<'a> Parser<'a> {
         } else {
             (CmpOp::Gt, 0, pred_span)
         };
-        let number = self.ir.add(Filter::Number(number), number_span);
+        let number = self.ir.add(Filter::Numbers(NumberFilter::Number(number)), number_span);
         Ok(self.ir.add(
-            Filter::Compare { first: pred, rest: vec![(op, number)] },
+            Filter::Numbers(NumberFilter::Compare { first: pred, rest: vec![(op, number)] }),
             Span::new(name_span.start as usize, self.pos),
         ))
     }
@@ -599,31 +602,31 @@ mod tests {
     fn bare_predicate_means_greater_than_zero() {
         let ir = parse("Phases").expect("ok");
         assert!(ir.settings.per_game && ir.settings.variations);
-        let Filter::Compare { first, rest } = root(&ir) else { panic!("{:?}", root(&ir)) };
+        let Filter::Numbers(NumberFilter::Compare { first, rest }) = root(&ir) else { panic!("{:?}", root(&ir)) };
         assert_eq!(rest.len(), 1);
         assert_eq!(rest[0].0, CmpOp::Gt);
-        assert_eq!(ir.get(rest[0].1), &Filter::Number(0));
+        assert_eq!(ir.get(rest[0].1), &Filter::Numbers(NumberFilter::Number(0)));
         assert_eq!(ir.get(*first), &Filter::Yacpdb(YacpdbPredicate { name: "Phases".into(), args: vec![] }));
     }
 
     #[test]
     fn precedence_not_and_or() {
         let ir = parse("Star(*) or Cross(*) and not Fairy").expect("ok");
-        let Filter::Or(items) = root(&ir) else { panic!() };
+        let Filter::Logic(LogicFilter::Or(items)) = root(&ir) else { panic!() };
         assert_eq!(items.len(), 2);
-        let Filter::And(conj) = ir.get(items[1]) else { panic!() };
-        assert!(matches!(ir.get(conj[1]), Filter::Not(_)));
+        let Filter::Logic(LogicFilter::And(conj)) = ir.get(items[1]) else { panic!() };
+        assert!(matches!(ir.get(conj[1]), Filter::Logic(LogicFilter::Not(_))));
     }
 
     #[test]
     fn arguments_are_normalised() {
         let ir = parse("TraceBack(wR, 03, '*') = 2").expect("ok");
-        let Filter::Compare { first, rest } = root(&ir) else { panic!() };
+        let Filter::Numbers(NumberFilter::Compare { first, rest }) = root(&ir) else { panic!() };
         assert_eq!(rest[0].0, CmpOp::Eq);
         let Filter::Yacpdb(p) = ir.get(*first) else { panic!() };
         assert_eq!(p.args, vec![Some("wR".to_string()), Some("3".to_string()), None]);
         let ir = parse("With(wR wR) AND Author(\"O'Brien\")").expect("ok");
-        assert!(matches!(root(&ir), Filter::And(_)));
+        assert!(matches!(root(&ir), Filter::Logic(LogicFilter::And(_))));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::ir::{HeaderFilter, NumberFilter};
 
 impl<'s> Parser<'s> {
     /// Arguments in parentheses: `(a b …)`, each one filter.
@@ -76,9 +77,11 @@ impl<'s> Parser<'s> {
             if !s.is_empty() {
                 let at = self.pos;
                 let t = self.bump();
-                let needle = self.add(Filter::Str(s.clone()), t.span);
-                let search =
-                    self.add(Filter::Contains { haystack: hay, needle, ignore_case: false }, Self::join(sp, t.span));
+                let needle = self.add(Filter::Numbers(NumberFilter::Str(s.clone())), t.span);
+                let search = self.add(
+                    Filter::Numbers(NumberFilter::Contains { haystack: hay, needle, ignore_case: false }),
+                    Self::join(sp, t.span),
+                );
                 self.implicit_search = Some((search, at, hay));
                 return search;
             }
@@ -95,7 +98,7 @@ impl<'s> Parser<'s> {
     pub(super) fn parse_converter_arg(&mut self, binding: u8) -> PResult<FilterId> {
         if self.at_word("fen") && matches!(self.peek_at(1).tok, Tok::Str(_)) {
             let t = self.bump();
-            return Ok(self.add(Filter::CurrentFen, t.span));
+            return Ok(self.add(Filter::Header(HeaderFilter::CurrentFen), t.span));
         }
         let parenthesized = self.at_sym(Sym::LParen);
         self.implicit_search = None;

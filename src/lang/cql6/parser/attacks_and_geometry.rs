@@ -5,6 +5,7 @@
 //! sections of `docs/attacks-and-geometry.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::{GeometryFilter, NumberFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &[
@@ -85,11 +86,13 @@ impl Parser<'_> {
             }
             let arg = self.parse_expr(BP_POSTFIX)?;
             let s = Self::join(sp, self.ir.span(arg));
-            return Ok(Some(self.add(Filter::Direction { dirs, min, max, range_variables, arg }, s)));
+            return Ok(Some(
+                self.add(Filter::Geometry(GeometryFilter::Direction { dirs, min, max, range_variables, arg }), s),
+            ));
         }
         match w {
-            "file" => self.tight_arg(|a| Filter::Call(Builtin::File, vec![a]), sp),
-            "rank" => self.tight_arg(|a| Filter::Call(Builtin::Rank, vec![a]), sp),
+            "file" => self.tight_arg(|a| Filter::Numbers(NumberFilter::Call(Builtin::File, vec![a])), sp),
+            "rank" => self.tight_arg(|a| Filter::Numbers(NumberFilter::Call(Builtin::Rank, vec![a])), sp),
             "makesquare" => {
                 // `makesquare (f r)`, `makesquare ("e4")` or a single string, read as a whole
                 // sum as CQL 6.2 does: `makesquare "a" + "2"` is the square a2.
@@ -98,11 +101,11 @@ impl Parser<'_> {
                     self.error("`makesquare` takes a string or a file and a rank", sp);
                     return Err(());
                 }
-                self.simple(Filter::Call(Builtin::MakeSquare, a), sp)
+                self.simple(Filter::Numbers(NumberFilter::Call(Builtin::MakeSquare, a)), sp)
             }
             "between" => {
                 let a = self.args_exact(w, 2, sp)?;
-                self.simple(Filter::Between(a[0], a[1]), sp)
+                self.simple(Filter::Geometry(GeometryFilter::Between(a[0], a[1])), sp)
             }
             "ray" | "xray" => {
                 // Several direction words may be given (`ray diagonal vertical (Q r)`); the
@@ -119,7 +122,9 @@ impl Parser<'_> {
                         self.error("`ray attack` needs at least two sets", sp);
                         return Err(());
                     }
-                    return self.simple(Filter::Ray { dirs: Directions::ANY, sets, xray: true }, sp).map(Some);
+                    return self
+                        .simple(Filter::Geometry(GeometryFilter::Ray { dirs: Directions::ANY, sets, xray: true }), sp)
+                        .map(Some);
                 }
                 while let Tok::Word(d) = &self.peek().tok {
                     let Some(d) = directions_of(d) else { break };
@@ -143,7 +148,7 @@ impl Parser<'_> {
                     self.error(format!("`{w}` needs at least two sets"), sp);
                     return Err(());
                 }
-                self.simple(Filter::Ray { dirs, sets, xray: w == "xray" }, sp)
+                self.simple(Filter::Geometry(GeometryFilter::Ray { dirs, sets, xray: w == "xray" }), sp)
             }
             "pin" => {
                 let (mut from, mut through, mut to) = (None, None, None);
@@ -167,7 +172,8 @@ impl Parser<'_> {
                     let v = self.parse_expr(BP_INTER)?;
                     *slot = Some(v);
                 }
-                self.simple(Filter::PinOf { from, through, to, part: part.unwrap_or(PinPart::Pinned) }, sp)
+                let part = part.unwrap_or(PinPart::Pinned);
+                self.simple(Filter::Geometry(GeometryFilter::PinOf { from, through, to, part }), sp)
             }
             _ => return Ok(None),
         }

@@ -6,6 +6,7 @@
 //! sections of `docs/dictionaries.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::{GameTreeFilter, NumberFilter, SetFilter, VariableFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &["dictionary"];
@@ -94,13 +95,13 @@ impl<'s> Parser<'s> {
         self.expect_sym(Sym::RBracket, "`]` closing the subscript")?;
         let mut args = vec![target];
         args.extend(bounds);
-        Ok(self.add(Filter::Call(Builtin::Substring, args), sp))
+        Ok(self.add(Filter::Numbers(NumberFilter::Call(Builtin::Substring, args)), sp))
     }
 
     /// The bounds of a subscript: one index, or the start and end of a slice.
     pub(super) fn parse_subscript_bounds(&mut self, sp: Span) -> PResult<Vec<FilterId>> {
         let start = if self.at_sym(Sym::Colon) {
-            self.add(Filter::Number(0), sp)
+            self.add(Filter::Numbers(NumberFilter::Number(0)), sp)
         } else {
             let index = self.parse_expr(BP_OR)?;
             if !self.at_sym(Sym::Colon) {
@@ -109,8 +110,11 @@ impl<'s> Parser<'s> {
             index
         };
         self.bump();
-        let end =
-            if self.at_sym(Sym::RBracket) { self.add(Filter::Number(i64::MAX), sp) } else { self.parse_expr(BP_OR)? };
+        let end = if self.at_sym(Sym::RBracket) {
+            self.add(Filter::Numbers(NumberFilter::Number(i64::MAX)), sp)
+        } else {
+            self.parse_expr(BP_OR)?
+        };
         Ok(vec![start, end])
     }
 
@@ -118,8 +122,15 @@ impl<'s> Parser<'s> {
     /// plainly a number, string, set or move.
     pub(super) fn may_be_position(&self, f: FilterId) -> bool {
         match self.ir.get(f) {
-            Filter::Var(v) => self.ir.vars.get(v.0 as usize).is_some_and(|i| i.kind == VarKind::Position),
-            Filter::PositionById(_) | Filter::Child(_) | Filter::Tree(_) | Filter::Lca(..) => true,
+            Filter::Variables(VariableFilter::Var(v)) => {
+                self.ir.vars.get(v.0 as usize).is_some_and(|i| i.kind == VarKind::Position)
+            }
+            Filter::GameTree(
+                GameTreeFilter::PositionById(_)
+                | GameTreeFilter::Child(_)
+                | GameTreeFilter::Tree(_)
+                | GameTreeFilter::Lca(..),
+            ) => true,
             _ => false,
         }
     }
@@ -132,7 +143,7 @@ impl<'s> Parser<'s> {
         let t = self.bump();
         match t.tok {
             Tok::Pieces { mask, squares } => Ok(Some(self.pieces(mask, squares, t.span))),
-            Tok::Squares(bb) => Ok(Some(self.add(Filter::Squares(bb), t.span))),
+            Tok::Squares(bb) => Ok(Some(self.add(Filter::Sets(SetFilter::Squares(bb)), t.span))),
             _ => {
                 let k = self.parse_expr(BP_OR)?;
                 self.expect_sym(Sym::RBracket, "`]` closing the dictionary key")?;
@@ -153,11 +164,11 @@ impl<'s> Parser<'s> {
         };
         let close = self.toks[self.pos - 1].span;
         if !is_assign(&self.peek().tok) {
-            return Ok(self.add(Filter::DictGet { dict, key }, Self::join(sp, close)));
+            return Ok(self.add(Filter::Variables(VariableFilter::DictGet { dict, key }), Self::join(sp, close)));
         }
         let op = assign_op(&self.bump().tok);
         let value = self.parse_expr(BP_LOOSE)?;
         let s = Self::join(sp, self.ir.span(value));
-        Ok(self.add(Filter::DictSet { dict, key, op, value }, s))
+        Ok(self.add(Filter::Variables(VariableFilter::DictSet { dict, key, op, value }), s))
     }
 }

@@ -4,6 +4,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::ir::{GameTreeFilter, GeometryFilter, LogicFilter, NumberFilter, OutputFilter, SetFilter, VariableFilter};
 use crate::lang::cql6::syntax::{kind_of_start, NodeKind};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
@@ -103,7 +104,7 @@ impl<'s> Parser<'s> {
                     self.bump();
                     let rhs = self.parse_expr(BP_MUL + 1)?;
                     let sp = Self::join(lspan, self.ir.span(rhs));
-                    lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
+                    lhs = self.add(Filter::Numbers(NumberFilter::Arith(op, lhs, rhs)), sp);
                 }
                 // After a set, a move or a position, CQL 6.2 does not subtract: `q -2` is `q`
                 // followed by the number -2 (`(q-2)` is two filters in parentheses, refused),
@@ -118,7 +119,7 @@ impl<'s> Parser<'s> {
                     self.bump();
                     let rhs = self.parse_expr(BP_ADD + 1)?;
                     let sp = Self::join(lspan, self.ir.span(rhs));
-                    lhs = self.add(Filter::Arith(op, lhs, rhs), sp);
+                    lhs = self.add(Filter::Numbers(NumberFilter::Arith(op, lhs, rhs)), sp);
                 }
                 Tok::Sym(s) if cmp_op(*s).is_some() && min_bp <= BP_CMP && !self.operator_ends_counted_body(lhs) => {
                     lhs = self.comparison_chain(lhs, lspan)?;
@@ -134,13 +135,13 @@ impl<'s> Parser<'s> {
                     self.bump();
                     let rhs = self.parse_expr(BP_CMP + 1)?;
                     let sp = Self::join(lspan, self.ir.span(rhs));
-                    lhs = self.add(Filter::TreeRelation(rel, lhs, rhs), sp);
+                    lhs = self.add(Filter::GameTree(GameTreeFilter::TreeRelation(rel, lhs, rhs)), sp);
                 }
                 Tok::Word(w) if w == "in" && min_bp <= BP_IN => {
                     self.bump();
                     let rhs = self.parse_expr(BP_IN + 1)?;
                     let sp = Self::join(lspan, self.ir.span(rhs));
-                    lhs = self.add(Filter::In(lhs, rhs), sp);
+                    lhs = self.add(Filter::Sets(SetFilter::In(lhs, rhs)), sp);
                 }
                 Tok::Sym(Sym::RegexOp) if min_bp <= BP_LOOSE => {
                     self.bump();
@@ -156,7 +157,7 @@ impl<'s> Parser<'s> {
                         );
                     }
                     let sp = Self::join(lspan, pt.span);
-                    lhs = self.add(Filter::RegexMatch { subject: lhs, pattern }, sp);
+                    lhs = self.add(Filter::Numbers(NumberFilter::RegexMatch { subject: lhs, pattern }), sp);
                 }
                 Tok::Word(w) if w == "and" && min_bp <= BP_AND => {
                     lhs = self.nary_word(lhs, "and", BP_AND)?;
@@ -176,13 +177,13 @@ impl<'s> Parser<'s> {
         if matches!(
             self.ir.get(lhs),
             Filter::Move(_)
-                | Filter::Pieces { .. }
-                | Filter::Squares(_)
-                | Filter::Number(_)
-                | Filter::Str(_)
-                | Filter::Compare { .. }
-                | Filter::Attacks { .. }
-        ) || matches!(self.ir.get(lhs), Filter::Var(v) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
+                | Filter::Sets(SetFilter::Pieces { .. })
+                | Filter::Sets(SetFilter::Squares(_))
+                | Filter::Numbers(NumberFilter::Number(_))
+                | Filter::Numbers(NumberFilter::Str(_))
+                | Filter::Numbers(NumberFilter::Compare { .. })
+                | Filter::Geometry(GeometryFilter::Attacks { .. })
+        ) || matches!(self.ir.get(lhs), Filter::Variables(VariableFilter::Var(v)) if matches!(self.ir.vars.get(v.0 as usize).map(|i| i.kind), Some(VarKind::Square | VarKind::Piece)))
         {
             self.error_hint(
                 "`:` needs a position on its left",
@@ -194,7 +195,7 @@ impl<'s> Parser<'s> {
         self.bump();
         let body = self.parse_expr(BP_POSTFIX)?;
         let sp = Self::join(lspan, self.ir.span(body));
-        Ok(self.add(Filter::AtPosition { at: lhs, body }, sp))
+        Ok(self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: lhs, body }), sp))
     }
 
     /// An attack arrow and what follows it: `lhs → x`, or a chain of arrows of one
@@ -227,7 +228,7 @@ impl<'s> Parser<'s> {
             if left {
                 operands.reverse();
             }
-            self.add(Filter::AttackChain { sets: operands, value_is_last: left }, sp)
+            self.add(Filter::Geometry(GeometryFilter::AttackChain { sets: operands, value_is_last: left }), sp)
         })
     }
 
@@ -262,19 +263,19 @@ impl<'s> Parser<'s> {
         }
         if rest.len() > 1 && rest[0].0 == CmpOp::Ne {
             rest[0].0 = CmpOp::Eq;
-            let chain = self.add(Filter::Compare { first: lhs, rest }, sp);
-            Ok(self.add(Filter::Not(chain), sp))
+            let chain = self.add(Filter::Numbers(NumberFilter::Compare { first: lhs, rest }), sp);
+            Ok(self.add(Filter::Logic(LogicFilter::Not(chain)), sp))
         } else {
-            Ok(self.add(Filter::Compare { first: lhs, rest }, sp))
+            Ok(self.add(Filter::Numbers(NumberFilter::Compare { first: lhs, rest }), sp))
         }
     }
 
     pub(super) fn attack(&mut self, left: bool, lhs: FilterId, rhs: FilterId) -> FilterId {
         let sp = Self::join(self.ir.span(lhs), self.ir.span(rhs));
         let f = if left {
-            Filter::Attacks { attackers: rhs, targets: lhs, value_is_targets: true }
+            Filter::Geometry(GeometryFilter::Attacks { attackers: rhs, targets: lhs, value_is_targets: true })
         } else {
-            Filter::Attacks { attackers: lhs, targets: rhs, value_is_targets: false }
+            Filter::Geometry(GeometryFilter::Attacks { attackers: lhs, targets: rhs, value_is_targets: false })
         };
         self.add(f, sp)
     }
@@ -285,7 +286,14 @@ impl<'s> Parser<'s> {
             items.push(self.parse_expr(bp + 1)?);
         }
         let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        Ok(self.add(if sym == Sym::Inter { Filter::Intersection(items) } else { Filter::Union(items) }, sp))
+        Ok(self.add(
+            if sym == Sym::Inter {
+                Filter::Sets(SetFilter::Intersection(items))
+            } else {
+                Filter::Sets(SetFilter::Union(items))
+            },
+            sp,
+        ))
     }
 
     /// The operand on the right of an arrow (`→`/`←`): a `∪`/`∩` expression, so that CQL 6.2
@@ -301,7 +309,10 @@ impl<'s> Parser<'s> {
             items.push(self.parse_expr(bp + 1)?);
         }
         let sp = Self::join(self.ir.span(first), self.ir.span(*items.last().unwrap_or(&first)));
-        let id = self.add(if word == "and" { Filter::And(items) } else { Filter::Or(items) }, sp);
+        let id = self.add(
+            if word == "and" { Filter::Logic(LogicFilter::And(items)) } else { Filter::Logic(LogicFilter::Or(items)) },
+            sp,
+        );
         self.kinds.note(id, super::super::types::Kind::Logical);
         Ok(id)
     }
@@ -388,12 +399,12 @@ impl<'s> Parser<'s> {
         Ok(match items.len() {
             0 => self.add(Filter::True, sp),
             1 => items[0],
-            _ => self.add(Filter::And(items), sp),
+            _ => self.add(Filter::Logic(LogicFilter::And(items)), sp),
         })
     }
 
     pub(super) fn pieces(&mut self, mask: PieceMask, squares: Option<Bitboard>, span: Span) -> FilterId {
-        self.add(Filter::Pieces { mask, squares: squares.unwrap_or(Bitboard::FULL) }, span)
+        self.add(Filter::Sets(SetFilter::Pieces { mask, squares: squares.unwrap_or(Bitboard::FULL) }), span)
     }
 
     pub(super) fn parse_prefix(&mut self) -> PResult<FilterId> {
@@ -435,23 +446,23 @@ impl<'s> Parser<'s> {
         match &t.tok {
             Tok::Number(n) => {
                 self.bump();
-                Ok(self.add(Filter::Number(*n), sp))
+                Ok(self.add(Filter::Numbers(NumberFilter::Number(*n)), sp))
             }
             Tok::Str(s) => {
                 self.bump();
-                Ok(self.add(Filter::Str(s.clone()), sp))
+                Ok(self.add(Filter::Numbers(NumberFilter::Str(s.clone())), sp))
             }
             Tok::RegexGroup(g) => {
                 self.bump();
-                Ok(self.add(Filter::RegexGroup(*g), sp))
+                Ok(self.add(Filter::Numbers(NumberFilter::RegexGroup(*g)), sp))
             }
             Tok::RegexGroupStart(g) => {
                 self.bump();
-                Ok(self.add(Filter::RegexGroupStart(*g), sp))
+                Ok(self.add(Filter::Numbers(NumberFilter::RegexGroupStart(*g)), sp))
             }
             Tok::Squares(bb) => {
                 self.bump();
-                Ok(self.add(Filter::Squares(*bb), sp))
+                Ok(self.add(Filter::Sets(SetFilter::Squares(*bb)), sp))
             }
             Tok::FileOnly => {
                 self.bump();
@@ -529,7 +540,7 @@ impl<'s> Parser<'s> {
             Sym::LBracket if self.peek_at(1).tok == Tok::Sym(Sym::RBracket) => {
                 self.bump();
                 let t = self.bump();
-                Ok(self.add(Filter::Squares(Bitboard::EMPTY), Self::join(sp, t.span)))
+                Ok(self.add(Filter::Sets(SetFilter::Squares(Bitboard::EMPTY)), Self::join(sp, t.span)))
             }
             Sym::Hash => {
                 self.bump();
@@ -538,7 +549,9 @@ impl<'s> Parser<'s> {
                     if let Some(dict) = self.dictionary(name) {
                         let t = self.bump();
                         if !self.at_dict_key() {
-                            return Ok(self.add(Filter::DictCount(dict), Self::join(sp, t.span)));
+                            return Ok(
+                                self.add(Filter::Variables(VariableFilter::DictCount(dict)), Self::join(sp, t.span))
+                            );
                         }
                         self.pos -= 1;
                     }
@@ -547,17 +560,17 @@ impl<'s> Parser<'s> {
                 // `match_set`): `#_ attackedby K`, `#a|b`, `#R→k`.
                 let a = self.parse_expr(BP_DASH)?;
                 let s = Self::join(sp, self.ir.span(a));
-                Ok(self.add(Filter::Count(a), s))
+                Ok(self.add(Filter::Sets(SetFilter::Count(a)), s))
             }
             Sym::Minus => {
                 self.bump();
                 if let Tok::Number(n) = self.peek().tok {
                     let t = self.bump();
-                    return Ok(self.add(Filter::Number(-n), Self::join(sp, t.span)));
+                    return Ok(self.add(Filter::Numbers(NumberFilter::Number(-n)), Self::join(sp, t.span)));
                 }
                 let a = self.parse_expr(BP_POSTFIX)?;
                 let s = Self::join(sp, self.ir.span(a));
-                Ok(self.add(Filter::Neg(a), s))
+                Ok(self.add(Filter::Numbers(NumberFilter::Neg(a)), s))
             }
             Sym::Tilde => {
                 // `~` takes in `attacks`/`attackedby` but not `|`, `&` or arrows: CQL 6.2
@@ -565,7 +578,7 @@ impl<'s> Parser<'s> {
                 self.bump();
                 let a = self.parse_expr(BP_ATTACK_WORD)?;
                 let s = Self::join(sp, self.ir.span(a));
-                Ok(self.add(Filter::Complement(a), s))
+                Ok(self.add(Filter::Sets(SetFilter::Complement(a)), s))
             }
             Sym::Dash | Sym::Capture => {
                 let prev = self.pos.checked_sub(1).and_then(|i| self.toks.get(i));
@@ -579,11 +592,11 @@ impl<'s> Parser<'s> {
                 // A stand-alone `///` comment: the rest of the line are its arguments.
                 let t = self.bump();
                 let args = self.triple_slash_items(t.line, t.span)?;
-                Ok(self.add(Filter::Comment(args), sp))
+                Ok(self.add(Filter::Output(OutputFilter::Comment(args)), sp))
             }
             Sym::Current => {
                 self.bump();
-                Ok(self.add(Filter::Tree(TreeStep::Current), sp))
+                Ok(self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Current)), sp))
             }
             Sym::FlipStar => {
                 self.bump();

@@ -1,8 +1,8 @@
 //! CQL 6.2 `fen`: a board pattern in FEN notation, or the FEN of the current position.
 //!
 //! Takes in: the tokens after the word `fen`. Gives out: `fen "BOARD"` as the conjunction
-//! of "these squares hold this" tests ([`Filter::In`] of a square set in a piece set), or
-//! `fen` alone as [`Filter::CurrentFen`] (a string).
+//! of "these squares hold this" tests ([`SetFilter::In`](crate::ir::SetFilter::In) of a square set in a piece set), or
+//! `fen` alone as [`HeaderFilter::CurrentFen`](crate::ir::HeaderFilter::CurrentFen) (a string).
 //! Must never: panic on any input.
 //!
 //! CQL's extended FEN (manual page `fen`; reference `fen.cpp`): the eight ranks from the 8th
@@ -11,6 +11,7 @@
 //! Whatever follows the eighth rank (side to move, castling, …) is not looked at.
 
 use super::*;
+use crate::ir::{HeaderFilter, LogicFilter, SetFilter};
 
 /// The squares each designator of a FEN board pattern must hold, in the order first seen;
 /// `.` squares (anything) are left out. `Err` says what is malformed.
@@ -69,7 +70,7 @@ impl Parser<'_> {
     /// `fen "BOARD …"` or `fen` (the keyword is already read; `sp` is its span).
     pub(super) fn parse_fen(&mut self, sp: Span) -> PResult<FilterId> {
         let Tok::Str(text) = self.peek().tok.clone() else {
-            return Ok(self.add(Filter::CurrentFen, sp));
+            return Ok(self.add(Filter::Header(HeaderFilter::CurrentFen), sp));
         };
         let t = self.bump();
         let span = Self::join(sp, t.span);
@@ -87,11 +88,11 @@ impl Parser<'_> {
         let mut tests = Vec::with_capacity(groups.len());
         for (c, squares) in groups {
             let Some(mask) = letter_mask(c) else { continue };
-            let want = self.add(Filter::Squares(squares), span);
-            let have = self.add(Filter::Pieces { mask, squares: Bitboard::FULL }, span);
-            tests.push(self.add(Filter::In(want, have), span));
+            let want = self.add(Filter::Sets(SetFilter::Squares(squares)), span);
+            let have = self.add(Filter::Sets(SetFilter::Pieces { mask, squares: Bitboard::FULL }), span);
+            tests.push(self.add(Filter::Sets(SetFilter::In(want, have)), span));
         }
-        Ok(self.add(Filter::And(tests), span))
+        Ok(self.add(Filter::Logic(LogicFilter::And(tests)), span))
     }
 }
 

@@ -4,6 +4,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::ir::{LogicFilter, VariableFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &["function"];
@@ -111,7 +112,7 @@ impl<'s> Parser<'s> {
             let var = self.ir.var(&fresh, kind);
             self.note_if_numeric(var, Some(*arg));
             let span = self.ir.span(*arg);
-            bindings.push(self.add(Filter::Assign { var, op: None, value: *arg }, span));
+            bindings.push(self.add(Filter::Variables(VariableFilter::Assign { var, op: None, value: *arg }), span));
             args[i] = vec![Token { tok: Tok::Word(fresh), span, space_before: true, line: 0, blank_before: false }];
         }
         let open = Token { tok: Tok::Sym(Sym::LParen), span: sp, space_before: true, line: 0, blank_before: false };
@@ -184,7 +185,7 @@ impl<'s> Parser<'s> {
             return Ok(body);
         }
         bindings.push(body);
-        Ok(self.add(Filter::And(bindings), sp))
+        Ok(self.add(Filter::Logic(LogicFilter::And(bindings)), sp))
     }
 }
 

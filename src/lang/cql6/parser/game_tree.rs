@@ -6,6 +6,7 @@
 //! sections of `docs/game-tree.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::{GameTreeFilter, NumberFilter, PositionStateFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &[
@@ -42,31 +43,35 @@ impl Parser<'_> {
             return self.parse_yacpdb(sp).map(Some);
         }
         match w {
-            "virtualmainline" => self.simple(Filter::VirtualMainline, sp),
-            "parent" => self.simple(Filter::Tree(TreeStep::Parent), sp),
-            "pathcount" => self.simple(Filter::PathStatus(PathStatus::Count), sp),
-            "pathcountunfocused" => self.simple(Filter::PathStatus(PathStatus::CountUnfocused), sp),
-            "pathstart" => self.simple(Filter::PathStatus(PathStatus::Start), sp),
-            "pathlastposition" => self.simple(Filter::PathStatus(PathStatus::LastPosition), sp),
-            "initialposition" => self.simple(Filter::Tree(TreeStep::Initial), sp),
-            "currentposition" => self.simple(Filter::Tree(TreeStep::Current), sp),
-            "lastposition" => self.simple(Filter::Tree(TreeStep::Last), sp),
-            "depth" => self.simple(Filter::Depth, sp),
-            "positionid" => self.simple(Filter::PositionId, sp),
+            "virtualmainline" => self.simple(Filter::PositionState(PositionStateFilter::VirtualMainline), sp),
+            "parent" => self.simple(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Parent)), sp),
+            "pathcount" => self.simple(Filter::GameTree(GameTreeFilter::PathStatus(PathStatus::Count)), sp),
+            "pathcountunfocused" => {
+                self.simple(Filter::GameTree(GameTreeFilter::PathStatus(PathStatus::CountUnfocused)), sp)
+            }
+            "pathstart" => self.simple(Filter::GameTree(GameTreeFilter::PathStatus(PathStatus::Start)), sp),
+            "pathlastposition" => {
+                self.simple(Filter::GameTree(GameTreeFilter::PathStatus(PathStatus::LastPosition)), sp)
+            }
+            "initialposition" => self.simple(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Initial)), sp),
+            "currentposition" => self.simple(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Current)), sp),
+            "lastposition" => self.simple(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Last)), sp),
+            "depth" => self.simple(Filter::GameTree(GameTreeFilter::Depth), sp),
+            "positionid" => self.simple(Filter::GameTree(GameTreeFilter::PositionId), sp),
             "lca" => {
                 let a = self.args_exact(w, 2, sp)?;
-                self.simple(Filter::Lca(a[0], a[1]), sp)
+                self.simple(Filter::GameTree(GameTreeFilter::Lca(a[0], a[1])), sp)
             }
             // `ancestor(A B)`: A lies strictly before B on B's way from the start;
             // `descendant(A B)`: A lies strictly after B (CQL 6.2 `DescendantNode`).
             "ancestor" | "descendant" => {
                 let a = self.args_exact(w, 2, sp)?;
                 let rel = if w == "ancestor" { TreeRelation::Ancestor } else { TreeRelation::Descendant };
-                self.simple(Filter::TreeRelation(rel, a[0], a[1]), sp)
+                self.simple(Filter::GameTree(GameTreeFilter::TreeRelation(rel, a[0], a[1])), sp)
             }
             "distance" => {
                 let a = self.args_exact(w, 2, sp)?;
-                self.simple(Filter::Distance(a[0], a[1]), sp)
+                self.simple(Filter::GameTree(GameTreeFilter::Distance(a[0], a[1])), sp)
             }
             "position" => {
                 // `position N`: the position whose positionid is N; the argument is an
@@ -76,15 +81,15 @@ impl Parser<'_> {
                 let outer = std::mem::replace(&mut self.in_subscript, true);
                 let n = self.parse_expr(BP_ADD);
                 self.in_subscript = outer;
-                self.simple(Filter::PositionById(n?), sp)
+                self.simple(Filter::GameTree(GameTreeFilter::PositionById(n?)), sp)
             }
             "child" => {
                 let n = if self.at_sym(Sym::LParen) && !self.peek().space_before {
                     self.args_exact("child", 1, sp)?[0]
                 } else {
-                    self.add(Filter::Number(0), sp)
+                    self.add(Filter::Numbers(NumberFilter::Number(0)), sp)
                 };
-                self.simple(Filter::Child(n), sp)
+                self.simple(Filter::GameTree(GameTreeFilter::Child(n)), sp)
             }
             "find" => {
                 // Parameters in any order (CQL 6.2 `match_findnode`): `quiet` (no `Found`
@@ -126,10 +131,23 @@ impl Parser<'_> {
                 let body = if counting { self.parse_counted_body()? } else { self.parse_expr(BP_OR)? };
                 let s = Self::join(sp, self.ir.span(body));
                 let Some(r) = range else {
-                    return Ok(Some(self.add(Filter::Find { direction, all, range: None, quiet, body }, s)));
+                    return Ok(Some(
+                        self.add(
+                            Filter::GameTree(GameTreeFilter::Find { direction, all, range: None, quiet, body }),
+                            s,
+                        ),
+                    ));
                 };
-                let found =
-                    self.add(Filter::Find { direction, all: false, range: Some((r.low, r.high)), quiet, body }, s);
+                let found = self.add(
+                    Filter::GameTree(GameTreeFilter::Find {
+                        direction,
+                        all: false,
+                        range: Some((r.low, r.high)),
+                        quiet,
+                        body,
+                    }),
+                    s,
+                );
                 Ok(self.compare_with_range_ends(found, &r, false, s))
             }
             "line" => self.parse_line(sp),
@@ -159,9 +177,12 @@ impl Parser<'_> {
                     false
                 };
                 let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::Echo { source, target, in_all, variations: false, marks, body }, sp)
+                self.simple(
+                    Filter::GameTree(GameTreeFilter::Echo { source, target, in_all, variations: false, marks, body }),
+                    sp,
+                )
             }
-            "try" => self.simple(Filter::Try, sp),
+            "try" => self.simple(Filter::GameTree(GameTreeFilter::Try), sp),
             _ => return Ok(None),
         }
         .map(Some)

@@ -4,6 +4,7 @@
 //! Part of the CQL 6 parser ([`super`]): one file per filter family, matching the
 //! sections of `docs/header.md`; [`Parser::parse_word`] tries each family in turn.
 
+use crate::ir::{HeaderFilter, LogicFilter, NumberFilter};
 use shakmaty::Color;
 
 use super::*;
@@ -18,45 +19,49 @@ impl Parser<'_> {
     pub(super) fn parse_header_word(&mut self, w: &str, sp: Span) -> PResult<Option<FilterId>> {
         match w {
             "site" => {
-                let id = self.add(Filter::Header(HeaderField::Site), sp);
+                let id = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Site)), sp);
                 Ok(self.maybe_contains(id, sp))
             }
             "event" => {
-                let id = self.add(Filter::Header(HeaderField::Event), sp);
+                let id = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Event)), sp);
                 Ok(self.maybe_contains(id, sp))
             }
             "date" => {
-                let id = self.add(Filter::Header(HeaderField::Date), sp);
+                let id = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Date)), sp);
                 Ok(self.maybe_contains(id, sp))
             }
             "eco" => {
-                let id = self.add(Filter::Header(HeaderField::Eco), sp);
+                let id = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Eco)), sp);
                 Ok(self.maybe_contains(id, sp))
             }
             "eventdate" => {
                 // Read as a date like `date`: a game without one has the unknown date
                 // `????.??.??` (`tag_text` in src/eval/engine/header.rs).
-                let id = self.add(Filter::Header(HeaderField::Tag("EventDate".into())), sp);
+                let id = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag("EventDate".into()))), sp);
                 Ok(self.maybe_contains(id, sp))
             }
             "hhdb" => self.parse_hhdb(sp),
             "year" | "gamenumber" => {
                 self.no_range_after(w);
-                let f = if w == "year" { Filter::Year } else { Filter::GameNumber };
+                let f = if w == "year" {
+                    Filter::Header(HeaderFilter::Year)
+                } else {
+                    Filter::Header(HeaderFilter::GameNumber)
+                };
                 self.simple(f, sp)
             }
             "player" => {
                 let hay = match self.color_word() {
-                    Some(c) => self.add(Filter::Header(HeaderField::Player(c)), sp),
+                    Some(c) => self.add(Filter::Header(HeaderFilter::Field(HeaderField::Player(c))), sp),
                     // `player` alone is both names in one string, White's, a backslash and
                     // an `n` (CQL strings have no escapes), then Black's, the same in every
                     // transform (CQL 6.2 `Tokens::match_player`).
                     None => {
-                        let w = self.add(Filter::Header(HeaderField::Player(Color::White)), sp);
-                        let between = self.add(Filter::Str("\\n".into()), sp);
-                        let b = self.add(Filter::Header(HeaderField::Player(Color::Black)), sp);
-                        let first = self.add(Filter::Arith(ArithOp::Add, w, between), sp);
-                        let both = self.add(Filter::Arith(ArithOp::Add, first, b), sp);
+                        let w = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Player(Color::White))), sp);
+                        let between = self.add(Filter::Numbers(NumberFilter::Str("\\n".into())), sp);
+                        let b = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Player(Color::Black))), sp);
+                        let first = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Add, w, between)), sp);
+                        let both = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Add, first, b)), sp);
                         self.add(Filter::NoTransform(both), sp)
                     }
                 };
@@ -66,27 +71,27 @@ impl Parser<'_> {
                 let c = self.color_word();
                 self.no_range_after("elo");
                 match c {
-                    Some(c) => self.simple(Filter::Header(HeaderField::Elo(c)), sp),
+                    Some(c) => self.simple(Filter::Header(HeaderFilter::Field(HeaderField::Elo(c))), sp),
                     None => {
                         // The higher of the two ratings, or the one a game has
                         // (`EloNode::match_count`): `max` needs both, `or` takes the
                         // first of the others that has a value.
-                        let w = self.add(Filter::Header(HeaderField::Elo(Color::White)), sp);
-                        let b = self.add(Filter::Header(HeaderField::Elo(Color::Black)), sp);
-                        let higher = self.add(Filter::Call(Builtin::Max, vec![w, b]), sp);
-                        let w = self.add(Filter::Header(HeaderField::Elo(Color::White)), sp);
-                        let b = self.add(Filter::Header(HeaderField::Elo(Color::Black)), sp);
-                        self.simple(Filter::Or(vec![higher, w, b]), sp)
+                        let w = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(Color::White))), sp);
+                        let b = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(Color::Black))), sp);
+                        let higher = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Max, vec![w, b])), sp);
+                        let w = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(Color::White))), sp);
+                        let b = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(Color::Black))), sp);
+                        self.simple(Filter::Logic(LogicFilter::Or(vec![higher, w, b])), sp)
                     }
                 }
             }
             "result" => {
                 let t = self.bump();
                 match t.tok {
-                    Tok::ResultLit(r) => self.simple(Filter::Result(r), Self::join(sp, t.span)),
+                    Tok::ResultLit(r) => self.simple(Filter::Header(HeaderFilter::Result(r)), Self::join(sp, t.span)),
                     Tok::Str(ref text) if result_of(text).is_some() => {
                         let r = result_of(text).unwrap_or(GameResult::Draw);
-                        self.simple(Filter::Result(r), Self::join(sp, t.span))
+                        self.simple(Filter::Header(HeaderFilter::Result(r)), Self::join(sp, t.span))
                     }
                     _ => {
                         self.error_hint(
@@ -110,7 +115,7 @@ impl Parser<'_> {
                     self.error_hint(why, t.span, Some(TAG_NAME_HINT.into()));
                     return Err(());
                 }
-                Ok(self.add(Filter::Header(HeaderField::Tag(name)), Self::join(sp, t.span)))
+                Ok(self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag(name))), Self::join(sp, t.span)))
             }
             _ => return Ok(None),
         }

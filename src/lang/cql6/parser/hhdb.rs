@@ -3,7 +3,7 @@
 //!
 //! Takes in: the tokens after the word `hhdb`. Gives out: IR built from filters the engine
 //! already has (tags, comments at the initial position, regular expressions) plus two
-//! game-level facts ([`Filter::GameTextContains`], [`Filter::HhdbAward`]).
+//! game-level facts ([`HeaderFilter::GameTextContains`](crate::ir::HeaderFilter::GameTextContains), [`HeaderFilter::HhdbAward`](crate::ir::HeaderFilter::HhdbAward)).
 //! Must never: panic on any input.
 //!
 //! Where HHdb keeps each field (CQL 6.2 manual, page `hhdb`; reference source
@@ -20,6 +20,7 @@
 //! - comments in the moves mark `<eg>`, `<main>`, `<or>`, `<cook…>`, `<minor_dual…>`.
 
 use super::*;
+use crate::ir::{GameTreeFilter, HeaderFilter, LogicFilter, NumberFilter, OutputFilter};
 
 /// Status marks of the `[Black]` tag, each a filter of its own (`hhdb TT`, `hhdb "(c)"`).
 const BLACK_MARKS: &[&str] =
@@ -146,36 +147,36 @@ impl Parser<'_> {
 
     /// The IR of one field and whether its value is a string.
     fn hhdb_field(&mut self, key: &str, gbr_part: Option<&str>, sp: Span) -> PResult<(FilterId, bool)> {
-        let black = self.add(Filter::Header(HeaderField::Tag("Black".into())), sp);
-        let white = self.add(Filter::Header(HeaderField::Tag("White".into())), sp);
-        let event = self.add(Filter::Header(HeaderField::Tag("Event".into())), sp);
-        let comment = self.add(Filter::OriginalComment, sp);
-        let start = self.add(Filter::Tree(TreeStep::Initial), sp);
+        let [black, white, event] = ["Black", "White", "Event"]
+            .map(|tag| self.add(Filter::Header(HeaderFilter::Field(HeaderField::Tag(tag.into()))), sp));
+        let comment = self.add(Filter::Output(OutputFilter::OriginalComment), sp);
+        let start = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Initial)), sp);
         let t = |p: &mut Self, f: Filter| p.add(f, sp);
         let group = |p: &mut Self, subject: FilterId, pattern: &str, n: u8| {
-            let m = p.add(Filter::RegexMatch { subject, pattern: pattern.to_string() }, sp);
-            let g = p.add(Filter::RegexGroup(n), sp);
-            p.add(Filter::And(vec![m, g]), sp)
+            let m = p.add(Filter::Numbers(NumberFilter::RegexMatch { subject, pattern: pattern.to_string() }), sp);
+            let g = p.add(Filter::Numbers(NumberFilter::RegexGroup(n)), sp);
+            p.add(Filter::Logic(LogicFilter::And(vec![m, g])), sp)
         };
-        let at_start = |p: &mut Self, body: FilterId| p.add(Filter::AtPosition { at: start, body }, sp);
+        let at_start = |p: &mut Self, body| p.add(Filter::GameTree(GameTreeFilter::AtPosition { at: start, body }), sp);
         let black_matches = |p: &mut Self, pattern: &str| {
-            let m = p.add(Filter::RegexMatch { subject: black, pattern: pattern.to_string() }, sp);
+            let m = p.add(Filter::Numbers(NumberFilter::RegexMatch { subject: black, pattern: pattern.into() }), sp);
             let f = p.add(Filter::False, sp);
-            p.add(Filter::Or(vec![m, f]), sp)
+            p.add(Filter::Logic(LogicFilter::Or(vec![m, f])), sp)
         };
         let comment_has = |p: &mut Self, text: &str| {
-            let needle = p.add(Filter::Str(text.to_string()), sp);
-            p.add(Filter::Contains { haystack: comment, needle, ignore_case: false }, sp)
+            let needle = p.add(Filter::Numbers(NumberFilter::Str(text.to_string())), sp);
+            p.add(Filter::Numbers(NumberFilter::Contains { haystack: comment, needle, ignore_case: false }), sp)
         };
         if BLACK_MARKS.contains(&key) {
-            let needle = t(self, Filter::Str(key.to_string()));
-            return Ok((t(self, Filter::Contains { haystack: black, needle, ignore_case: false }), false));
+            let needle = t(self, Filter::Numbers(NumberFilter::Str(key.to_string())));
+            let contains = Filter::Numbers(NumberFilter::Contains { haystack: black, needle, ignore_case: false });
+            return Ok((t(self, contains), false));
         }
         let id = match key {
             "<cook>" | "<minor_dual>" => {
                 let has = comment_has(self, key.trim_end_matches('>'));
                 let f = t(self, Filter::False);
-                t(self, Filter::Or(vec![has, f]))
+                t(self, Filter::Logic(LogicFilter::Or(vec![has, f])))
             }
             "<eg>" => comment_has(self, key),
             "<main>" | "<or>" | "mainline" | "variation" => {
@@ -196,20 +197,20 @@ impl Parser<'_> {
                         m.line = LineChoice::Secondary;
                         let secondary = t(self, Filter::Move(Box::new(m)));
                         let main_mark = comment_has(self, "<main>");
-                        let unmarked = t(self, Filter::Not(main_mark));
-                        let body = t(self, Filter::And(vec![secondary, unmarked]));
+                        let unmarked = t(self, Filter::Logic(LogicFilter::Not(main_mark)));
+                        let body = t(self, Filter::Logic(LogicFilter::And(vec![secondary, unmarked])));
                         let found = t(
                             self,
-                            Filter::Find {
+                            Filter::GameTree(GameTreeFilter::Find {
                                 direction: FindDirection::Backward,
                                 all: false,
                                 range: None,
                                 quiet: true,
                                 body,
-                            },
+                            }),
                         );
                         if key == "mainline" {
-                            t(self, Filter::Not(found))
+                            t(self, Filter::Logic(LogicFilter::Not(found)))
                         } else {
                             found
                         }
@@ -219,20 +220,22 @@ impl Parser<'_> {
             "composer" => {
                 // With `MC` in `[Black]` the composers open the first comment, up to its first
                 // full stop; otherwise they are `[White]` without a trailing ` NN`.
-                let mc = t(self, Filter::Str("MC".into()));
-                let many = t(self, Filter::Contains { haystack: black, needle: mc, ignore_case: false });
+                let mc = t(self, Filter::Numbers(NumberFilter::Str("MC".into())));
+                let contains =
+                    Filter::Numbers(NumberFilter::Contains { haystack: black, needle: mc, ignore_case: false });
+                let many = t(self, contains);
                 let from_comment = group(self, comment, r"^([^.]+)\.", 1);
                 let from_comment = at_start(self, from_comment);
                 let stripped = group(self, white, r"(?s)^(.*) NN$", 1);
-                let from_white = t(self, Filter::Or(vec![stripped, white]));
-                t(self, Filter::If { cond: many, then: from_comment, otherwise: Some(from_white) })
+                let from_white = t(self, Filter::Logic(LogicFilter::Or(vec![stripped, white])));
+                t(self, Filter::Logic(LogicFilter::If { cond: many, then: from_comment, otherwise: Some(from_white) }))
             }
-            "cooked" => t(self, Filter::GameTextContains("<cook".into())),
+            "cooked" => t(self, Filter::Header(HeaderFilter::GameTextContains("<cook".into()))),
             "diagram" => group(self, event, "#([^ ]+)", 1),
             "dual" => black_matches(self, "U[12]"),
             "egdiagram" => {
                 let digits = group(self, comment, r"EG#(\d+)", 1);
-                let n = t(self, Filter::Call(Builtin::Int, vec![digits]));
+                let n = t(self, Filter::Numbers(NumberFilter::Call(Builtin::Int, vec![digits])));
                 at_start(self, n)
             }
             "firstcomment" => at_start(self, comment),
@@ -245,7 +248,7 @@ impl Parser<'_> {
                     _ => 4,
                 };
                 if n == 0 {
-                    t(self, Filter::RegexMatch { subject: black, pattern: GBR_PATTERN.into() })
+                    t(self, Filter::Numbers(NumberFilter::RegexMatch { subject: black, pattern: GBR_PATTERN.into() }))
                 } else {
                     group(self, black, GBR_PATTERN, n)
                 }
@@ -253,29 +256,29 @@ impl Parser<'_> {
             "search" => {
                 // Event, White, Black and the first comment, one a line: the text a search
                 // over the whole record looks in.
-                let nl = t(self, Filter::Str("\n".into()));
+                let nl = t(self, Filter::Numbers(NumberFilter::Str("\n".into())));
                 let first = at_start(self, comment);
-                let tail = t(self, Filter::Arith(ArithOp::Add, nl, first));
-                let empty = t(self, Filter::Str(String::new()));
-                let tail = t(self, Filter::Or(vec![tail, empty]));
+                let tail = t(self, Filter::Numbers(NumberFilter::Arith(ArithOp::Add, nl, first)));
+                let empty = t(self, Filter::Numbers(NumberFilter::Str(String::new())));
+                let tail = t(self, Filter::Logic(LogicFilter::Or(vec![tail, empty])));
                 let mut acc = event;
                 for part in [nl, white, nl, black, tail] {
-                    acc = t(self, Filter::Arith(ArithOp::Add, acc, part));
+                    acc = t(self, Filter::Numbers(NumberFilter::Arith(ArithOp::Add, acc, part)));
                 }
                 acc
             }
             "sound" => {
-                let cooked = t(self, Filter::GameTextContains("<cook".into()));
+                let cooked = t(self, Filter::Header(HeaderFilter::GameTextContains("<cook".into())));
                 let dual = black_matches(self, "U[12]");
-                let both = t(self, Filter::And(vec![cooked, dual]));
+                let both = t(self, Filter::Logic(LogicFilter::And(vec![cooked, dual])));
                 let bad = black_matches(self, "U[345]");
-                let unsound = t(self, Filter::Or(vec![both, bad]));
-                t(self, Filter::Not(unsound))
+                let unsound = t(self, Filter::Logic(LogicFilter::Or(vec![both, bad])));
+                t(self, Filter::Logic(LogicFilter::Not(unsound)))
             }
             "unsound" => {
-                let cooked = t(self, Filter::GameTextContains("<cook".into()));
+                let cooked = t(self, Filter::Header(HeaderFilter::GameTextContains("<cook".into())));
                 let marked = black_matches(self, "U[1-5]");
-                t(self, Filter::Or(vec![cooked, marked]))
+                t(self, Filter::Logic(LogicFilter::Or(vec![cooked, marked])))
             }
             "stipulation" => {
                 let s = group(self, comment, r"stipulation: ([^.]+)\.", 1);
@@ -342,7 +345,7 @@ impl Parser<'_> {
         }
         let kind = kind.unwrap_or(HhdbAwardKind::Any);
         if !sort {
-            return Ok(self.add(Filter::HhdbAward { kind, special, max }, span));
+            return Ok(self.add(Filter::Header(HeaderFilter::HhdbAward { kind, special, max }), span));
         }
         Ok(self.hhdb_sort(kind, special, span))
     }
@@ -353,9 +356,12 @@ impl Parser<'_> {
     fn hhdb_sort(&mut self, kind: HhdbAwardKind, special: bool, sp: Span) -> FilterId {
         let t = |p: &mut Self, f: Filter| p.add(f, sp);
         if special {
-            let only = t(self, Filter::HhdbAward { kind: HhdbAwardKind::Any, special: true, max: false });
+            let only = t(
+                self,
+                Filter::Header(HeaderFilter::HhdbAward { kind: HhdbAwardKind::Any, special: true, max: false }),
+            );
             let ranked = self.hhdb_sort(kind, false, sp);
-            return t(self, Filter::And(vec![only, ranked]));
+            return t(self, Filter::Logic(LogicFilter::And(vec![only, ranked])));
         }
         if kind == HhdbAwardKind::Any {
             let alternatives: Vec<FilterId> =
@@ -363,36 +369,44 @@ impl Parser<'_> {
                     .into_iter()
                     .map(|k| self.hhdb_sort(k, false, sp))
                     .collect();
-            return t(self, Filter::Or(alternatives));
+            return t(self, Filter::Logic(LogicFilter::Or(alternatives)));
         }
         let category = match kind {
             HhdbAwardKind::Prize => 1,
             HhdbAwardKind::HonourableMention => 3,
             _ => 5,
         };
-        let present = t(self, Filter::HhdbAward { kind, special: false, max: false });
-        let is_special = t(self, Filter::HhdbAward { kind: HhdbAwardKind::Any, special: true, max: false });
+        let present = t(self, Filter::Header(HeaderFilter::HhdbAward { kind, special: false, max: false }));
+        let is_special =
+            t(self, Filter::Header(HeaderFilter::HhdbAward { kind: HhdbAwardKind::Any, special: true, max: false }));
         let pick = |p: &mut Self, a: Filter, b: Filter| {
             let a = p.add(a, sp);
             let b = p.add(b, sp);
-            p.add(Filter::If { cond: is_special, then: a, otherwise: Some(b) }, sp)
+            p.add(Filter::Logic(LogicFilter::If { cond: is_special, then: a, otherwise: Some(b) }), sp)
         };
-        let cat = pick(self, Filter::Number(category + 1), Filter::Number(category));
+        let cat = pick(
+            self,
+            Filter::Numbers(NumberFilter::Number(category + 1)),
+            Filter::Numbers(NumberFilter::Number(category)),
+        );
         let best = pick(
             self,
-            Filter::HhdbAward { kind, special: true, max: false },
-            Filter::HhdbAward { kind, special: false, max: false },
+            Filter::Header(HeaderFilter::HhdbAward { kind, special: true, max: false }),
+            Filter::Header(HeaderFilter::HhdbAward { kind, special: false, max: false }),
         );
         let worst = pick(
             self,
-            Filter::HhdbAward { kind, special: true, max: true },
-            Filter::HhdbAward { kind, special: false, max: true },
+            Filter::Header(HeaderFilter::HhdbAward { kind, special: true, max: true }),
+            Filter::Header(HeaderFilter::HhdbAward { kind, special: false, max: true }),
         );
         let mut items = vec![present];
         for (doc, value) in [("hhdb category", cat), ("hhdb rank", best), ("hhdb worst rank", worst)] {
-            items.push(t(self, Filter::Sort { doc: doc.to_string(), min: true, quiet: false, value }));
+            items.push(t(
+                self,
+                Filter::Output(OutputFilter::Sort { doc: doc.to_string(), min: true, quiet: false, value }),
+            ));
         }
         items.push(t(self, Filter::True));
-        t(self, Filter::And(items))
+        t(self, Filter::Logic(LogicFilter::And(items)))
     }
 }

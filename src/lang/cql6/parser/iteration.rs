@@ -5,6 +5,7 @@
 //! sections of `docs/iteration.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::VariableFilter;
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &["piece", "square", "all"];
@@ -78,9 +79,9 @@ impl<'s> Parser<'s> {
         let s = Self::join(sp, self.ir.span(body));
         Ok(self.add(
             if piece {
-                Filter::PieceIter { var, domain, body, forall }
+                Filter::Variables(VariableFilter::PieceIter { var, domain, body, forall })
             } else {
-                Filter::SquareIter { var, domain, body, forall }
+                Filter::Variables(VariableFilter::SquareIter { var, domain, body, forall })
             },
             s,
         ))

@@ -13,6 +13,9 @@ use super::super::lexer::Tok;
 use super::{PResult, Parser, BP_DASH, BP_LOOSE, BP_POSTFIX};
 use crate::diag::Span;
 use crate::ir::{Directions, Filter, FilterId, LineChoice, MoveFilter, MoveKind, MoveSource, VarKind};
+use crate::ir::{
+    GeometryFilter, Keyword62Filter, LogicFilter, OutputFilter, PositionStateFilter, SetFilter, VariableFilter,
+};
 use shakmaty::{Bitboard, Color};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
@@ -58,29 +61,29 @@ impl Parser<'_> {
                 let s = Self::join(sp, self.ir.span(body));
                 Ok(self.add(Filter::NoTransform(body), s))
             }
-            "currenttransform" => Ok(self.add(Filter::CurrentTransform(String::new()), sp)),
+            "currenttransform" => Ok(self.add(Filter::Keyword62(Keyword62Filter::CurrentTransform(String::new())), sp)),
             "similarposition" => self.parse_similarposition(sp),
             "readfile" => {
                 let name = self.parse_expr(BP_POSTFIX)?;
                 let s = Self::join(sp, self.ir.span(name));
-                Ok(self.add(Filter::ReadFile(name), s))
+                Ok(self.add(Filter::Keyword62(Keyword62Filter::ReadFile(name)), s))
             }
             "writefile" => {
                 let a = self.args_exact("writefile", 2, sp)?;
-                Ok(self.add(Filter::WriteFile(a[0], a[1]), sp))
+                Ok(self.add(Filter::Keyword62(Keyword62Filter::WriteFile(a[0], a[1])), sp))
             }
             "equal" => {
                 let a = self.args_exact("equal", 2, sp)?;
-                Ok(self.add(Filter::Equal(a[0], a[1]), sp))
+                Ok(self.add(Filter::Keyword62(Keyword62Filter::Equal(a[0], a[1])), sp))
             }
             // CQL 6.2's `extension` is a filter that never matches (`ExtensionNode`).
             "extension" => Ok(self.add(Filter::False, sp)),
             "cql_abort" => {
                 let (line, column) = self.line_column(sp);
-                Ok(self.add(Filter::Abort(format!("line {line}, column {column}")), sp))
+                Ok(self.add(Filter::Keyword62(Keyword62Filter::Abort(format!("line {line}, column {column}"))), sp))
             }
-            "pathdebug" => Ok(self.add(Filter::PathDebug, sp)),
-            "lastgamenumber" => Ok(self.add(Filter::LastGameNumber, sp)),
+            "pathdebug" => Ok(self.add(Filter::Keyword62(Keyword62Filter::PathDebug), sp)),
+            "lastgamenumber" => Ok(self.add(Filter::Keyword62(Keyword62Filter::LastGameNumber), sp)),
             "consecutivemoves" => self.parse_consecutivemoves(sp),
             "currentmove" => self.parse_currentmove(sp),
             // The move that led here: a null move (`--` in the PGN), the main continuation
@@ -149,21 +152,33 @@ impl Parser<'_> {
         // After White's capture Black is to move and the taken pawn stands one rank below
         // the arrival square; after Black's, one rank above.
         let below = self.add(
-            Filter::Direction { dirs: Directions::DOWN, min: 1, max: 1, range_variables: (None, None), arg: to_black },
+            Filter::Geometry(GeometryFilter::Direction {
+                dirs: Directions::DOWN,
+                min: 1,
+                max: 1,
+                range_variables: (None, None),
+                arg: to_black,
+            }),
             sp,
         );
         let above = self.add(
-            Filter::Direction { dirs: Directions::UP, min: 1, max: 1, range_variables: (None, None), arg: to_white },
+            Filter::Geometry(GeometryFilter::Direction {
+                dirs: Directions::UP,
+                min: 1,
+                max: 1,
+                range_variables: (None, None),
+                arg: to_white,
+            }),
             sp,
         );
-        let btm = self.add(Filter::ToMove(Color::Black), sp);
-        let side = self.add(Filter::If { cond: btm, then: below, otherwise: Some(above) }, sp);
-        let none = self.add(Filter::Squares(Bitboard::EMPTY), sp);
-        let square = self.add(Filter::If { cond, then: side, otherwise: Some(none) }, sp);
+        let btm = self.add(Filter::PositionState(PositionStateFilter::ToMove(Color::Black)), sp);
+        let side = self.add(Filter::Logic(LogicFilter::If { cond: btm, then: below, otherwise: Some(above) }), sp);
+        let none = self.add(Filter::Sets(SetFilter::Squares(Bitboard::EMPTY)), sp);
+        let square = self.add(Filter::Logic(LogicFilter::If { cond, then: side, otherwise: Some(none) }), sp);
         let fixed = self.add(Filter::NoTransform(square), sp);
         // As a filter it matches only when the set is not empty, like any set filter.
-        let board = self.add(Filter::Squares(Bitboard::FULL), sp);
-        self.add(Filter::Intersection(vec![fixed, board]), sp)
+        let board = self.add(Filter::Sets(SetFilter::Squares(Bitboard::FULL)), sp);
+        self.add(Filter::Sets(SetFilter::Intersection(vec![fixed, board])), sp)
     }
 
     /// `x =? S` (CQL 6.2 `AssignSquareNode` with `isConditional`): S is computed once into
@@ -174,15 +189,15 @@ impl Parser<'_> {
         let name = self.ir.vars.get(var.0 as usize).map_or(String::new(), |v| v.name.clone());
         let fresh = format!("=? of {name} #{}", self.ir.vars.len());
         let held = self.ir.var(&fresh, VarKind::Value);
-        let keep = self.add(Filter::Assign { var: held, op: None, value }, sp);
+        let keep = self.add(Filter::Variables(VariableFilter::Assign { var: held, op: None, value }), sp);
         // `~~y` is y itself, and the type check refuses it unless y holds a set, as CQL 6.2
         // refuses `=?` with anything but a set on its right.
-        let a = self.add(Filter::Var(held), sp);
-        let outside = self.add(Filter::Complement(a), sp);
-        let not_empty = self.add(Filter::Complement(outside), sp);
-        let copied = self.add(Filter::Var(held), sp);
-        let assign = self.add(Filter::Assign { var, op: None, value: copied }, sp);
-        self.add(Filter::And(vec![keep, not_empty, assign]), sp)
+        let a = self.add(Filter::Variables(VariableFilter::Var(held)), sp);
+        let outside = self.add(Filter::Sets(SetFilter::Complement(a)), sp);
+        let not_empty = self.add(Filter::Sets(SetFilter::Complement(outside)), sp);
+        let copied = self.add(Filter::Variables(VariableFilter::Var(held)), sp);
+        let assign = self.add(Filter::Variables(VariableFilter::Assign { var, op: None, value: copied }), sp);
+        self.add(Filter::Logic(LogicFilter::And(vec![keep, not_empty, assign])), sp)
     }
 
     /// A numeric variable written as a bound of a range (`find 1 v …`): a name of a value
@@ -237,14 +252,25 @@ impl Parser<'_> {
             return Err(());
         }
         let s = Self::join(sp, t.span);
-        let found = self.add(Filter::SimilarPosition { file: file.clone(), transform, game_number: false }, s);
+        let found = self.add(
+            Filter::Keyword62(Keyword62Filter::SimilarPosition { file: file.clone(), transform, game_number: false }),
+            s,
+        );
         if !sort {
             return Ok(found);
         }
-        let number = self.add(Filter::SimilarPosition { file, transform, game_number: true }, s);
-        let sorted =
-            self.add(Filter::Sort { doc: "submission game".to_string(), min: true, quiet: false, value: number }, s);
-        Ok(self.add(Filter::And(vec![found, sorted]), s))
+        let number =
+            self.add(Filter::Keyword62(Keyword62Filter::SimilarPosition { file, transform, game_number: true }), s);
+        let sorted = self.add(
+            Filter::Output(OutputFilter::Sort {
+                doc: "submission game".to_string(),
+                min: true,
+                quiet: false,
+                value: number,
+            }),
+            s,
+        );
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![found, sorted])), s))
     }
 
     /// `consecutivemoves [quiet] [MIN [MAX]] [quiet] (x y)`: without a range any run of one
@@ -258,7 +284,7 @@ impl Parser<'_> {
         let a = self.args_exact("consecutivemoves", 2, sp)?;
         // CQL 6.2 takes position variables only (`match_positionvariable`).
         for &arg in &a {
-            let is_position_variable = matches!(self.ir.get(arg), Filter::Var(v)
+            let is_position_variable = matches!(self.ir.get(arg), Filter::Variables(VariableFilter::Var(v))
                 if self.ir.vars.get(v.0 as usize).is_some_and(|i| matches!(i.kind, VarKind::Position | VarKind::Value)));
             if !is_position_variable {
                 self.error_hint(
@@ -270,9 +296,15 @@ impl Parser<'_> {
             }
         }
         let Some(r) = range else {
-            return Ok(self.add(Filter::ConsecutiveMoves { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }, sp));
+            return Ok(self.add(
+                Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: a[0], y: a[1], min: 1, max: i64::MAX, quiet }),
+                sp,
+            ));
         };
-        let run = self.add(Filter::ConsecutiveMoves { x: a[0], y: a[1], min: r.low, max: r.high, quiet }, sp);
+        let run = self.add(
+            Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: a[0], y: a[1], min: r.low, max: r.high, quiet }),
+            sp,
+        );
         Ok(self.compare_with_range_ends(run, &r, false, sp))
     }
 }
@@ -280,6 +312,9 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use crate::ir::{Filter, Ir};
+    use crate::ir::{
+        GameTreeFilter, GeometryFilter, Keyword62Filter, NumberFilter, OutputFilter, SetFilter, VariableFilter,
+    };
 
     fn parse(text: &str) -> Ir {
         crate::lang::cql6::parse(text).unwrap_or_else(|e| panic!("{text}: {e:?}"))
@@ -296,11 +331,17 @@ mod tests {
     #[test]
     fn similarposition_reads_its_words_and_adds_the_sort() {
         let ir = parse(r#"similarposition "a.pgn""#);
-        assert!(has(&ir, |f| matches!(f, Filter::Sort { doc, min: true, .. } if doc == "submission game")));
-        assert!(has(&ir, |f| matches!(f, Filter::SimilarPosition { transform: true, .. })));
+        assert!(has(
+            &ir,
+            |f| matches!(f, Filter::Output(OutputFilter::Sort { doc, min: true, .. }) if doc == "submission game")
+        ));
+        assert!(has(&ir, |f| matches!(f, Filter::Keyword62(Keyword62Filter::SimilarPosition { transform: true, .. }))));
         let ir = parse(r#"similarposition nosort notransform "a.pgn""#);
-        assert!(!has(&ir, |f| matches!(f, Filter::Sort { .. })));
-        assert!(has(&ir, |f| matches!(f, Filter::SimilarPosition { transform: false, game_number: false, .. })));
+        assert!(!has(&ir, |f| matches!(f, Filter::Output(OutputFilter::Sort { .. }))));
+        assert!(has(&ir, |f| matches!(
+            f,
+            Filter::Keyword62(Keyword62Filter::SimilarPosition { transform: false, game_number: false, .. })
+        )));
         assert!(refused(r#"similarposition "a.cql""#));
         assert!(refused("similarposition"));
     }
@@ -308,29 +349,29 @@ mod tests {
     #[test]
     fn file_keywords_take_strings() {
         let ir = parse(r#"x = readfile "a.cql" writefile ("b.cqo" x)"#);
-        assert!(has(&ir, |f| matches!(f, Filter::ReadFile(_))));
-        assert!(has(&ir, |f| matches!(f, Filter::WriteFile(..))));
+        assert!(has(&ir, |f| matches!(f, Filter::Keyword62(Keyword62Filter::ReadFile(_)))));
+        assert!(has(&ir, |f| matches!(f, Filter::Keyword62(Keyword62Filter::WriteFile(..)))));
         assert!(refused(r#"writefile ("b.cqo")"#));
     }
 
     #[test]
     fn abort_names_its_place() {
         let ir = parse("check\n  cql_abort");
-        assert!(has(&ir, |f| matches!(f, Filter::Abort(at) if at == "line 2, column 3")));
+        assert!(has(&ir, |f| matches!(f, Filter::Keyword62(Keyword62Filter::Abort(at)) if at == "line 2, column 3")));
     }
 
     #[test]
     fn consecutivemoves_takes_a_range() {
         let text = "echo (s t) { consecutivemoves 2 5 (s t) }";
         let ir = parse(text);
-        assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMoves { min: 2, max: 5, .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { min: 2, max: 5, .. }))));
         let ir = parse("echo (s t) { consecutivemoves quiet 3 (s t) }");
-        assert!(has(&ir, |f| matches!(f, Filter::ConsecutiveMoves { min: 3, max: 3, .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { min: 3, max: 3, .. }))));
         // Reversed ends are accepted, as CQL 6.2 accepts them (`Range` checks nothing when
         // built by `match_range`): the range holds no length, so the filter never matches.
         assert!(has(&parse("echo (s t) { consecutivemoves 5 2 (s t) }"), |f| matches!(
             f,
-            Filter::ConsecutiveMoves { min: 5, max: 2, .. }
+            Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { min: 5, max: 2, .. })
         )));
     }
 
@@ -363,8 +404,8 @@ mod tests {
     #[test]
     fn conditional_assignment_takes_sets_only() {
         let ir = parse("y=?k");
-        assert!(has(&ir, |f| matches!(f, Filter::Assign { op: None, .. })));
-        assert!(has(&ir, |f| matches!(f, Filter::Complement(_))));
+        assert!(has(&ir, |f| matches!(f, Filter::Variables(VariableFilter::Assign { op: None, .. }))));
+        assert!(has(&ir, |f| matches!(f, Filter::Sets(SetFilter::Complement(_)))));
         assert!(crate::lang::cql6::parse("function x(){k} y=?x()").is_ok());
         assert!(refused("y=?3"));
         assert!(refused("y=?\"str\""));
@@ -375,15 +416,18 @@ mod tests {
     #[test]
     fn line_and_find_ranges() {
         let ir = parse("line 1 3 --> check");
-        assert!(has(&ir, |f| matches!(f, Filter::Line { params, .. } if params.range == Some((1, 3)))));
+        assert!(has(
+            &ir,
+            |f| matches!(f, Filter::GameTree(GameTreeFilter::Line { params, .. }) if params.range == Some((1, 3)))
+        ));
         let ir = parse("line quiet 2 firstmatch --> check");
         assert!(has(
             &ir,
-            |f| matches!(f, Filter::Line { params, .. } if params.range == Some((2, 2)) && params.quiet && params.first_match)
+            |f| matches!(f, Filter::GameTree(GameTreeFilter::Line { params, .. }) if params.range == Some((2, 2)) && params.quiet && params.first_match)
         ));
         let ir = parse("v=2 find 1 v <-- quiet check");
-        assert!(has(&ir, |f| matches!(f, Filter::Find { range: Some((1, _)), .. })));
-        assert!(has(&ir, |f| matches!(f, Filter::Compare { .. })));
+        assert!(has(&ir, |f| matches!(f, Filter::GameTree(GameTreeFilter::Find { range: Some((1, _)), .. }))));
+        assert!(has(&ir, |f| matches!(f, Filter::Numbers(NumberFilter::Compare { .. }))));
         assert!(refused("find 1 all check"));
     }
 
@@ -395,24 +439,36 @@ mod tests {
             ("initialposition [<=] currentposition", TreeRelation::AncestorOrSelf),
             ("initialposition[>]currentposition", TreeRelation::Descendant),
         ] {
-            assert!(has(&parse(text), |f| matches!(f, Filter::TreeRelation(r, ..) if *r == rel)), "{text}");
+            assert!(
+                has(&parse(text), |f| matches!(f, Filter::GameTree(GameTreeFilter::TreeRelation(r, ..)) if *r == rel)),
+                "{text}"
+            );
         }
         // A piece designator right before `[` is a name being indexed in CQL 6.2.
         assert!(refused("a[<]1"));
         let ir = parse("ray diagonal vertical horizontal (Q r)");
         let all = Directions(Directions::DIAGONAL.0 | Directions::VERTICAL.0 | Directions::HORIZONTAL.0);
-        assert!(has(&ir, |f| matches!(f, Filter::Ray { dirs, .. } if *dirs == all)));
+        assert!(has(&ir, |f| matches!(f, Filter::Geometry(GeometryFilter::Ray { dirs, .. }) if *dirs == all)));
         assert!(refused("ray up vertical (Q r)"));
-        assert!(has(&parse("message quiet (\"x\")"), |f| matches!(f, Filter::Message { quiet: true, .. })));
-        assert!(has(&parse("message (\"x\")"), |f| matches!(f, Filter::Message { quiet: false, .. })));
+        assert!(has(&parse("message quiet (\"x\")"), |f| matches!(
+            f,
+            Filter::Output(OutputFilter::Message { quiet: true, .. })
+        )));
+        assert!(has(&parse("message (\"x\")"), |f| matches!(
+            f,
+            Filter::Output(OutputFilter::Message { quiet: false, .. })
+        )));
     }
 
     #[test]
     fn small_keywords_parse() {
         assert!(has(&parse("notransform a1"), |f| matches!(f, Filter::NoTransform(_))));
-        assert!(has(&parse(r#"flip {Ka1 currenttransform == "<>"}"#), |f| matches!(f, Filter::CurrentTransform(_))));
-        assert!(has(&parse("equal (check mate)"), |f| matches!(f, Filter::Equal(..))));
-        assert!(has(&parse("lastgamenumber > 3"), |f| matches!(f, Filter::LastGameNumber)));
+        assert!(has(&parse(r#"flip {Ka1 currenttransform == "<>"}"#), |f| matches!(
+            f,
+            Filter::Keyword62(Keyword62Filter::CurrentTransform(_))
+        )));
+        assert!(has(&parse("equal (check mate)"), |f| matches!(f, Filter::Keyword62(Keyword62Filter::Equal(..)))));
+        assert!(has(&parse("lastgamenumber > 3"), |f| matches!(f, Filter::Keyword62(Keyword62Filter::LastGameNumber))));
         assert!(has(&parse("dihedral Ka1"), |f| matches!(f, Filter::Transform { .. })));
     }
 }

@@ -6,6 +6,7 @@
 //! body again. Transforms are left as `Filter::Transform` nodes.
 //! Must never: panic on any input, recurse without bound, look at a game.
 
+use crate::ir::{LogicFilter, OutputFilter};
 use std::collections::{HashMap, HashSet};
 
 use shakmaty::{Bitboard, Color};
@@ -491,7 +492,7 @@ impl<'s> Parser<'s> {
                 Some("add a filter after the `cql(...)` header, e.g. `mate`".into()),
             );
         }
-        let root = self.add(Filter::And(items), Self::join(start, end));
+        let root = self.add(Filter::Logic(LogicFilter::And(items)), Self::join(start, end));
         self.ir.root = Some(root);
     }
 
@@ -518,9 +519,9 @@ impl<'s> Parser<'s> {
         }
         let t = self.bump();
         let args = self.triple_slash_items(t.line, t.span)?;
-        let c = self.add(Filter::Comment(args), t.span);
+        let c = self.add(Filter::Output(OutputFilter::Comment(args)), t.span);
         let sp = Self::join(self.ir.span(f), t.span);
-        Ok(self.add(Filter::And(vec![f, c]), sp))
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![f, c])), sp))
     }
 
     /// The items of a `///` comment (read): the filters on the rest of its line. CQL 6.2

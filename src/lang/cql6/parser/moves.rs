@@ -5,6 +5,7 @@
 //! sections of `docs/moves.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::{LogicFilter, NumberFilter, SetFilter, VariableFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] =
@@ -90,7 +91,7 @@ impl<'s> Parser<'s> {
             }
         }
         if capture {
-            let any = self.add(Filter::Squares(Bitboard::FULL), op.span);
+            let any = self.add(Filter::Sets(SetFilter::Squares(Bitboard::FULL)), op.span);
             m.capture = Some(target.unwrap_or(any));
         } else {
             m.to = target;
@@ -142,7 +143,7 @@ impl<'s> Parser<'s> {
                     self.pos -= 1;
                     let cond = self.parse_block(Sym::RParen, self.path_top)?;
                     m.then = Some(match m.then {
-                        Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
+                        Some(prev) => self.add(Filter::Logic(LogicFilter::And(vec![prev, cond])), sp),
                         None => cond,
                     });
                     // The value of `X――Y(F)` is the value of its target F.
@@ -199,19 +200,21 @@ impl<'s> Parser<'s> {
                 // `――=T` with T a variable holding a piece letter or type name:
                 // any promotion whose new piece matches T afterwards.
                 let var = self.ir.var(name, VarKind::Value);
-                let v = self.add(Filter::Var(var), p.span);
+                let v = self.add(Filter::Variables(VariableFilter::Var(var)), p.span);
                 let landed = self.move_node(
                     MoveFilter { source: MoveSource::Previous, ..MoveFilter::any(MoveSource::Next) },
                     p.span,
                 );
-                let tname = self.add(Filter::Call(Builtin::TypeName, vec![landed]), p.span);
-                let pname = self.add(Filter::Call(Builtin::PieceName, vec![landed]), p.span);
-                let upper = self.add(Filter::Call(Builtin::Uppercase, vec![pname]), p.span);
-                let by_type = self.add(Filter::Compare { first: tname, rest: vec![(CmpOp::Eq, v)] }, p.span);
-                let by_letter = self.add(Filter::Compare { first: upper, rest: vec![(CmpOp::Eq, v)] }, p.span);
-                let cond = self.add(Filter::Or(vec![by_type, by_letter]), p.span);
+                let tname = self.add(Filter::Numbers(NumberFilter::Call(Builtin::TypeName, vec![landed])), p.span);
+                let pname = self.add(Filter::Numbers(NumberFilter::Call(Builtin::PieceName, vec![landed])), p.span);
+                let upper = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Uppercase, vec![pname])), p.span);
+                let by_type = self
+                    .add(Filter::Numbers(NumberFilter::Compare { first: tname, rest: vec![(CmpOp::Eq, v)] }), p.span);
+                let by_letter = self
+                    .add(Filter::Numbers(NumberFilter::Compare { first: upper, rest: vec![(CmpOp::Eq, v)] }), p.span);
+                let cond = self.add(Filter::Logic(LogicFilter::Or(vec![by_type, by_letter])), p.span);
                 m.then = Some(match m.then {
-                    Some(prev) => self.add(Filter::And(vec![prev, cond]), p.span),
+                    Some(prev) => self.add(Filter::Logic(LogicFilter::And(vec![prev, cond])), p.span),
                     None => cond,
                 });
                 promote_roles(PieceMask::WHITE)
@@ -222,7 +225,7 @@ impl<'s> Parser<'s> {
                     // No piece letter in the text: no promotion matches it.
                     let never = self.add(Filter::False, p.span);
                     m.then = Some(match m.then {
-                        Some(prev) => self.add(Filter::And(vec![prev, never]), p.span),
+                        Some(prev) => self.add(Filter::Logic(LogicFilter::And(vec![prev, never])), p.span),
                         None => never,
                     });
                     promote_roles(PieceMask::WHITE)
@@ -337,7 +340,7 @@ impl<'s> Parser<'s> {
                     m.capture = Some(match m.capture {
                         Some(c) => {
                             let s = Self::join(self.ir.span(c), self.ir.span(v));
-                            self.add(Filter::Intersection(vec![c, v]), s)
+                            self.add(Filter::Sets(SetFilter::Intersection(vec![c, v])), s)
                         }
                         None => v,
                     });
@@ -371,7 +374,7 @@ impl<'s> Parser<'s> {
             let word = self.bump();
             if let Some(comment) = self.parse_output_word("comment", word.span)? {
                 m.then = Some(match m.then {
-                    Some(prev) => self.add(Filter::And(vec![prev, comment]), sp),
+                    Some(prev) => self.add(Filter::Logic(LogicFilter::And(vec![prev, comment])), sp),
                     None => comment,
                 });
             }

@@ -6,6 +6,7 @@
 //! sections of `docs/numbers.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::{Keyword62Filter, LogicFilter, NumberFilter, VariableFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &[
@@ -42,7 +43,7 @@ impl Parser<'_> {
             "not" => {
                 let a = self.parse_expr(BP_LOOSE)?;
                 let s = Self::join(sp, self.ir.span(a));
-                Ok(self.add(Filter::Not(a), s))
+                Ok(self.add(Filter::Logic(LogicFilter::Not(a)), s))
             }
             "abs" | "sqrt" | "int" | "str" | "lowercase" | "uppercase" | "ascii" => self.converter(w, sp),
             "min" | "max" => {
@@ -51,18 +52,21 @@ impl Parser<'_> {
                     self.error(format!("`{w}` needs at least one argument"), sp);
                     return Err(());
                 }
-                self.simple(Filter::Call(if w == "min" { Builtin::Min } else { Builtin::Max }, args), sp)
+                self.simple(
+                    Filter::Numbers(NumberFilter::Call(if w == "min" { Builtin::Min } else { Builtin::Max }, args)),
+                    sp,
+                )
             }
             "indexof" => {
                 let a = self.args_exact(w, 2, sp)?;
-                self.simple(Filter::Call(Builtin::IndexOf, a), sp)
+                self.simple(Filter::Numbers(NumberFilter::Call(Builtin::IndexOf, a)), sp)
             }
             "if" => {
                 let cond = self.parse_expr(BP_LOOSE)?;
                 self.eat_word("then");
                 let then = self.parse_expr(BP_LOOSE)?;
                 let otherwise = if self.eat_word("else") { Some(self.parse_expr(BP_LOOSE)?) } else { None };
-                self.simple(Filter::If { cond, then, otherwise }, sp)
+                self.simple(Filter::Logic(LogicFilter::If { cond, then, otherwise }), sp)
             }
             "persistent" => {
                 self.eat_word("quiet");
@@ -116,7 +120,7 @@ impl Parser<'_> {
                         return self.simple(f, Self::join(sp, t.span)).map(Some);
                     }
                     let key = self.parse_dict_key()?;
-                    return self.simple(Filter::DictUnbind { dict, key }, sp).map(Some);
+                    return self.simple(Filter::Variables(VariableFilter::DictUnbind { dict, key }), sp).map(Some);
                 }
                 let var = match self.ir.find_var(&name) {
                     Some(v) => v,
@@ -127,12 +131,12 @@ impl Parser<'_> {
                     }
                 };
                 match w {
-                    "isbound" => self.simple(Filter::IsBound(var), sp),
+                    "isbound" => self.simple(Filter::Variables(VariableFilter::IsBound(var)), sp),
                     "isunbound" => {
-                        let b = self.add(Filter::IsBound(var), sp);
-                        self.simple(Filter::Not(b), sp)
+                        let b = self.add(Filter::Variables(VariableFilter::IsBound(var)), sp);
+                        self.simple(Filter::Logic(LogicFilter::Not(b)), sp)
                     }
-                    _ => self.simple(Filter::Unbind(var), sp),
+                    _ => self.simple(Filter::Variables(VariableFilter::Unbind(var)), sp),
                 }
             }
             "while" => {
@@ -140,27 +144,30 @@ impl Parser<'_> {
                 self.pos -= 1;
                 let cond = self.parse_block(Sym::RParen, true)?;
                 let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::While { cond: Some(cond), body }, sp)
+                self.simple(Filter::Variables(VariableFilter::While { cond: Some(cond), body }), sp)
             }
             "loop" => {
                 let body = self.parse_expr(BP_LOOSE)?;
-                self.simple(Filter::While { cond: None, body }, sp)
+                self.simple(Filter::Variables(VariableFilter::While { cond: None, body }), sp)
             }
             // `assert F` (CQL 6.2 `AssertNode`): F must match here (a variable: must be bound),
             // else the whole run stops with an error naming the assert. It has no value.
             "assert" => {
                 let body = self.parse_expr(BP_LOOSE)?;
                 let checked = match self.ir.get(body) {
-                    Filter::Var(v) => {
+                    Filter::Variables(VariableFilter::Var(v)) => {
                         let v = *v;
-                        self.add(Filter::IsBound(v), self.ir.span(body))
+                        self.add(Filter::Variables(VariableFilter::IsBound(v)), self.ir.span(body))
                     }
                     _ => body,
                 };
                 let (line, column) = self.line_column(sp);
-                let stop = self.add(Filter::Abort(format!("line {line}, column {column}: assert failed")), sp);
+                let stop = self.add(
+                    Filter::Keyword62(Keyword62Filter::Abort(format!("line {line}, column {column}: assert failed"))),
+                    sp,
+                );
                 let s = Self::join(sp, self.ir.span(body));
-                let id = self.add(Filter::Or(vec![checked, stop]), s);
+                let id = self.add(Filter::Logic(LogicFilter::Or(vec![checked, stop])), s);
                 self.kinds.note(id, crate::lang::cql6::types::Kind::Logical);
                 Ok(id)
             }
@@ -203,7 +210,7 @@ impl Parser<'_> {
             }
             _ => vec![self.parse_converter_arg(BP_POSTFIX)?],
         };
-        self.simple(Filter::Call(b, args), sp)
+        self.simple(Filter::Numbers(NumberFilter::Call(b, args)), sp)
     }
 
     /// A word that is no keyword of any family: a variable given a value earlier in the
@@ -212,7 +219,7 @@ impl Parser<'_> {
     /// refused there).
     pub(super) fn parse_variable_word(&mut self, w: String, sp: Span) -> PResult<FilterId> {
         if let Some(v) = self.ir.find_var(&w) {
-            return self.simple(Filter::Var(v), sp);
+            return self.simple(Filter::Variables(VariableFilter::Var(v)), sp);
         }
         if self.declared.contains(&w) {
             self.error_hint(

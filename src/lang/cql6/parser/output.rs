@@ -5,6 +5,7 @@
 //! sections of `docs/output.md`; [`Parser::parse_word`] tries each family in turn.
 
 use super::*;
+use crate::ir::{NumberFilter, OutputFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] =
@@ -19,13 +20,13 @@ impl Parser<'_> {
             // comment the position has in the input, as a string. A string after it is a NAG
             // (`"!"`, `"?!"`, `"$14"`, …) to look for, or else text the comment must contain.
             "hascomment" | "originalcomment" => self.parse_original_comment(sp),
-            "removecomment" => self.simple(Filter::RemoveComment, sp),
+            "removecomment" => self.simple(Filter::Output(OutputFilter::RemoveComment), sp),
             "settag" => {
                 let a = self.args_exact(w, 2, sp)?;
                 // The name is a quoted string CQL 6.2 lets a query write
                 // (`Tokens::match_tagsetnode`, `TagSetNode::isSettable`).
                 let why = match self.ir.get(a[0]) {
-                    Filter::Str(name) => super::header::settable_tag(name).err(),
+                    Filter::Numbers(NumberFilter::Str(name)) => super::header::settable_tag(name).err(),
                     _ => Some("`settag` takes the tag name as a quoted string first".to_string()),
                 };
                 if let Some(why) = why {
@@ -33,7 +34,7 @@ impl Parser<'_> {
                     self.error_hint(why, at, Some(super::header::TAG_NAME_HINT.into()));
                     return Err(());
                 }
-                self.simple(Filter::SetTag(a[0], a[1]), sp)
+                self.simple(Filter::Output(OutputFilter::SetTag(a[0], a[1])), sp)
             }
             "comment" | "message" => {
                 // `message quiet …` (CQL 6.2): the message without the game and position
@@ -46,7 +47,14 @@ impl Parser<'_> {
                 } else {
                     vec![self.parse_converter_arg(BP_OR)?]
                 };
-                self.simple(if w == "comment" { Filter::Comment(args) } else { Filter::Message { args, quiet } }, sp)
+                self.simple(
+                    if w == "comment" {
+                        Filter::Output(OutputFilter::Comment(args))
+                    } else {
+                        Filter::Output(OutputFilter::Message { args, quiet })
+                    },
+                    sp,
+                )
             }
             "sort" => {
                 let mut min = false;
@@ -76,7 +84,7 @@ impl Parser<'_> {
                     return Err(());
                 }
                 let value = self.parse_expr(BP_LOOSE)?;
-                if let Filter::Number(n) = self.ir.get(value) {
+                if let Filter::Numbers(NumberFilter::Number(n)) = self.ir.get(value) {
                     let n = *n;
                     let at = self.ir.span(value);
                     self.error_hint(
@@ -87,7 +95,7 @@ impl Parser<'_> {
                     return Err(());
                 }
                 let s = Self::join(sp, self.ir.span(value));
-                Ok(self.add(Filter::Sort { doc, min, quiet, value }, s))
+                Ok(self.add(Filter::Output(OutputFilter::Sort { doc, min, quiet, value }), s))
             }
             _ => return Ok(None),
         }
@@ -96,7 +104,7 @@ impl Parser<'_> {
 
     /// The rest of `hascomment` / `originalcomment` (the word read, at `sp`).
     fn parse_original_comment(&mut self, sp: Span) -> PResult<FilterId> {
-        let comment = self.add(Filter::OriginalComment, sp);
+        let comment = self.add(Filter::Output(OutputFilter::OriginalComment), sp);
         let Tok::Str(text) = self.peek().tok.clone() else { return Ok(comment) };
         if text.is_empty() {
             return Ok(comment);
@@ -118,8 +126,11 @@ impl Parser<'_> {
             }
             Some(nag) => Ok(self.add(Filter::LegacyFact(crate::ir::LegacyFact::Nag(nag as u8)), whole)),
             None => {
-                let needle = self.add(Filter::Str(text), t.span);
-                Ok(self.add(Filter::Contains { haystack: comment, needle, ignore_case: false }, whole))
+                let needle = self.add(Filter::Numbers(NumberFilter::Str(text)), t.span);
+                Ok(self.add(
+                    Filter::Numbers(NumberFilter::Contains { haystack: comment, needle, ignore_case: false }),
+                    whole,
+                ))
             }
         }
     }

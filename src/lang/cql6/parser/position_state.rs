@@ -5,6 +5,7 @@
 //! Part of the CQL 6 parser ([`super`]): one file per filter family, matching the
 //! sections of `docs/position-state.md`; [`Parser::parse_word`] tries each family in turn.
 
+use crate::ir::{NumberFilter, PositionStateFilter};
 use shakmaty::Color;
 
 use super::*;
@@ -39,23 +40,27 @@ impl Parser<'_> {
         }
         match w {
             "fen" => self.parse_fen(sp),
-            "check" => self.simple(Filter::Check, sp),
-            "mate" => self.simple(Filter::Mate, sp),
-            "stalemate" => self.simple(Filter::Stalemate, sp),
-            "wtm" => self.simple(Filter::ToMove(Color::White), sp),
-            "btm" => self.simple(Filter::ToMove(Color::Black), sp),
-            "initial" => self.simple(Filter::Initial, sp),
-            "terminal" => self.simple(Filter::Terminal, sp),
+            "check" => self.simple(Filter::PositionState(PositionStateFilter::Check), sp),
+            "mate" => self.simple(Filter::PositionState(PositionStateFilter::Mate), sp),
+            "stalemate" => self.simple(Filter::PositionState(PositionStateFilter::Stalemate), sp),
+            "wtm" => self.simple(Filter::PositionState(PositionStateFilter::ToMove(Color::White)), sp),
+            "btm" => self.simple(Filter::PositionState(PositionStateFilter::ToMove(Color::Black)), sp),
+            "initial" => self.simple(Filter::PositionState(PositionStateFilter::Initial), sp),
+            "terminal" => self.simple(Filter::PositionState(PositionStateFilter::Terminal), sp),
             "true" => self.simple(Filter::True, sp),
             "false" => self.simple(Filter::False, sp),
-            "sidetomove" => self.simple(Filter::SideToMove, sp),
-            "white" => self.simple(Filter::Number(1), sp),
-            "black" => self.simple(Filter::Number(-1), sp),
-            "mainline" => self.simple(Filter::Mainline, sp),
-            "variation" => self.simple(Filter::Variation, sp),
+            "sidetomove" => self.simple(Filter::PositionState(PositionStateFilter::SideToMove), sp),
+            "white" => self.simple(Filter::Numbers(NumberFilter::Number(1)), sp),
+            "black" => self.simple(Filter::Numbers(NumberFilter::Number(-1)), sp),
+            "mainline" => self.simple(Filter::PositionState(PositionStateFilter::Mainline), sp),
+            "variation" => self.simple(Filter::PositionState(PositionStateFilter::Variation), sp),
             "ply" | "movenumber" => {
                 self.no_range_after(w);
-                let f = if w == "ply" { Filter::Ply } else { Filter::MoveNumber };
+                let f = if w == "ply" {
+                    Filter::PositionState(PositionStateFilter::Ply)
+                } else {
+                    Filter::PositionState(PositionStateFilter::MoveNumber)
+                };
                 self.simple(f, sp)
             }
             _ => return Ok(None),

@@ -3,6 +3,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::ir::{NumberFilter, VariableFilter};
 
 impl<'s> Parser<'s> {
     /// A range, if one is written here (CQL 6.2 `Tokens::match_range`): `count` (every
@@ -37,11 +38,12 @@ impl<'s> Parser<'s> {
         let mut compared = count;
         for (var, written, op) in [(r.low_var, r.low, CmpOp::Ge), (r.high_var, r.high, CmpOp::Le)] {
             let bound = match var {
-                Some(v) => self.add(Filter::Var(v), sp),
-                None if written_too => self.add(Filter::Number(written), sp),
+                Some(v) => self.add(Filter::Variables(VariableFilter::Var(v)), sp),
+                None if written_too => self.add(Filter::Numbers(NumberFilter::Number(written)), sp),
                 None => continue,
             };
-            compared = self.add(Filter::Compare { first: compared, rest: vec![(op, bound)] }, sp);
+            compared =
+                self.add(Filter::Numbers(NumberFilter::Compare { first: compared, rest: vec![(op, bound)] }), sp);
         }
         compared
     }

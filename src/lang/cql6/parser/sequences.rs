@@ -3,6 +3,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::ir::{GameTreeFilter, LogicFilter, NumberFilter, OutputFilter, PositionStateFilter, SetFilter};
 
 /// The keywords this family reads (its share of [`super::KEYWORDS`]).
 pub(super) const WORDS: &[&str] = &["firstmatch", "nestban", "singlecolor", "quiet", "focus"];
@@ -88,7 +89,7 @@ impl<'s> Parser<'s> {
                             self.bump();
                             let t = self.bump();
                             let s = Self::join(self.ir.span(item), t.span);
-                            item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
+                            item = self.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body: item, min, max }), s);
                             continue;
                         }
                     }
@@ -106,7 +107,7 @@ impl<'s> Parser<'s> {
                         }
                         let t = self.bump();
                         let s = Self::join(self.ir.span(item), t.span);
-                        item = self.add(Filter::SeqRepeat { body: item, min: 0, max: hi }, s);
+                        item = self.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body: item, min: 0, max: hi }), s);
                         continue;
                     }
                     // `{m,n}` / `{m,}` / `{m}`
@@ -144,7 +145,7 @@ impl<'s> Parser<'s> {
             }
             let t = self.bump();
             let s = Self::join(self.ir.span(item), t.span);
-            item = self.add(Filter::SeqRepeat { body: item, min, max }, s);
+            item = self.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body: item, min, max }), s);
         }
         Ok(item)
     }
@@ -179,10 +180,14 @@ impl<'s> Parser<'s> {
             return false;
         }
         match self.ir.get(item) {
-            Filter::SeqRepeat { min: 0, .. } => true,
-            Filter::SeqRepeat { body, .. } => self.matches_empty_sequence(*body, depth + 1),
-            Filter::SeqConcat(items) => items.iter().all(|&i| self.matches_empty_sequence(i, depth + 1)),
-            Filter::SeqAlt(items) => items.iter().any(|&i| self.matches_empty_sequence(i, depth + 1)),
+            Filter::GameTree(GameTreeFilter::SeqRepeat { min: 0, .. }) => true,
+            Filter::GameTree(GameTreeFilter::SeqRepeat { body, .. }) => self.matches_empty_sequence(*body, depth + 1),
+            Filter::GameTree(GameTreeFilter::SeqConcat(items)) => {
+                items.iter().all(|&i| self.matches_empty_sequence(i, depth + 1))
+            }
+            Filter::GameTree(GameTreeFilter::SeqAlt(items)) => {
+                items.iter().any(|&i| self.matches_empty_sequence(i, depth + 1))
+            }
             _ => false,
         }
     }
@@ -247,8 +252,8 @@ impl<'s> Parser<'s> {
         self.in_line = saved_line;
         result?;
         let end = self.toks[self.pos.saturating_sub(1)].span;
-        let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
-        Ok(self.add(Filter::Line { params, body }, Self::join(sp, end)))
+        let body = self.add(Filter::GameTree(GameTreeFilter::SeqConcat(items)), Self::join(sp, end));
+        Ok(self.add(Filter::GameTree(GameTreeFilter::Line { params, body }), Self::join(sp, end)))
     }
 
     /// One constituent of a `line`: a filter with optional repetition, or a parenthesised
@@ -267,7 +272,7 @@ impl<'s> Parser<'s> {
             if group.len() == 1 {
                 group[0]
             } else {
-                self.add(Filter::SeqConcat(group), Self::join(open.span, end))
+                self.add(Filter::GameTree(GameTreeFilter::SeqConcat(group)), Self::join(open.span, end))
             }
         } else {
             let item = self.parse_expr(BP_OR)?;
@@ -300,9 +305,9 @@ impl<'s> Parser<'s> {
     /// Is `id` a set as written (a piece designator, squares, or set operators over them)?
     pub(super) fn is_written_set(&self, id: FilterId) -> bool {
         match self.ir.get(id) {
-            Filter::Pieces { .. } | Filter::Squares(_) => true,
-            Filter::Union(v) | Filter::Intersection(v) => v.iter().all(|&x| self.is_written_set(x)),
-            Filter::Complement(x) => self.is_written_set(*x),
+            Filter::Sets(SetFilter::Pieces { .. } | SetFilter::Squares(_)) => true,
+            Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v)) => v.iter().all(|&x| self.is_written_set(x)),
+            Filter::Sets(SetFilter::Complement(x)) => self.is_written_set(*x),
             _ => false,
         }
     }
@@ -314,27 +319,34 @@ impl<'s> Parser<'s> {
             Filter::Move(m) => m.value != MoveValue::Count,
             Filter::True
             | Filter::False
-            | Filter::Check
-            | Filter::Mate
-            | Filter::Stalemate
-            | Filter::ToMove(_)
-            | Filter::Initial
-            | Filter::Terminal
-            | Filter::Mainline
-            | Filter::Variation
-            | Filter::VirtualMainline
-            | Filter::Tree(_)
-            | Filter::PositionById(_)
-            | Filter::Child(_)
-            | Filter::Lca(..) => true,
+            | Filter::PositionState(
+                PositionStateFilter::Check
+                | PositionStateFilter::Mate
+                | PositionStateFilter::Stalemate
+                | PositionStateFilter::ToMove(_)
+                | PositionStateFilter::Initial
+                | PositionStateFilter::Terminal
+                | PositionStateFilter::Mainline
+                | PositionStateFilter::Variation
+                | PositionStateFilter::VirtualMainline,
+            )
+            | Filter::GameTree(
+                GameTreeFilter::Tree(_)
+                | GameTreeFilter::PositionById(_)
+                | GameTreeFilter::Child(_)
+                | GameTreeFilter::Lca(..),
+            ) => true,
             _ => false,
         }
     }
 
     pub(super) fn is_move(&self, id: FilterId) -> bool {
         match self.ir.get(id) {
-            Filter::Move(_) | Filter::SeqConcat(_) | Filter::SeqAlt(_) | Filter::SeqRepeat { .. } => true,
-            Filter::And(v) => v.iter().any(|&x| self.is_move(x)),
+            Filter::Move(_)
+            | Filter::GameTree(
+                GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqAlt(_) | GameTreeFilter::SeqRepeat { .. },
+            ) => true,
+            Filter::Logic(LogicFilter::And(v)) => v.iter().any(|&x| self.is_move(x)),
             _ => false,
         }
     }
@@ -342,7 +354,7 @@ impl<'s> Parser<'s> {
     /// `――X∩S` in a path (parsed as `(――X)∩S`, the destination squares of the move that are
     /// in S) is the move `――(X∩S)`, so that it stays a move constituent.
     pub(super) fn fold_move_intersection(&mut self, item: FilterId) -> FilterId {
-        let Filter::Intersection(parts) = self.ir.get(item).clone() else { return item };
+        let Filter::Sets(SetFilter::Intersection(parts)) = self.ir.get(item).clone() else { return item };
         let Some((&first, rest)) = parts.split_first() else { return item };
         let Filter::Move(m) = self.ir.get(first).clone() else { return item };
         if m.value != MoveValue::To || m.source != MoveSource::Next || rest.iter().any(|&r| self.is_move(r)) {
@@ -351,7 +363,7 @@ impl<'s> Parser<'s> {
         let sp = self.ir.span(item);
         let mut sets: Vec<FilterId> = m.to.into_iter().collect();
         sets.extend_from_slice(rest);
-        let to = if sets.len() == 1 { sets[0] } else { self.add(Filter::Intersection(sets), sp) };
+        let to = if sets.len() == 1 { sets[0] } else { self.add(Filter::Sets(SetFilter::Intersection(sets)), sp) };
         let mut m = *m;
         m.to = Some(to);
         self.move_node(m, sp)
@@ -363,26 +375,26 @@ impl<'s> Parser<'s> {
         match self.ir.get(unit).clone() {
             Filter::Move(mut m) => {
                 m.then = Some(match m.then {
-                    Some(prev) => self.add(Filter::And(vec![prev, cond]), sp),
+                    Some(prev) => self.add(Filter::Logic(LogicFilter::And(vec![prev, cond])), sp),
                     None => cond,
                 });
                 self.add(Filter::Move(m), sp)
             }
-            Filter::And(mut v) => {
+            Filter::Logic(LogicFilter::And(mut v)) => {
                 let holds_move = |p: &Self, x: FilterId| match p.ir.get(x) {
                     Filter::Move(_) => true,
-                    Filter::And(w) => w.iter().any(|&y| matches!(p.ir.get(y), Filter::Move(_))),
+                    Filter::Logic(LogicFilter::And(w)) => w.iter().any(|&y| matches!(p.ir.get(y), Filter::Move(_))),
                     _ => false,
                 };
                 if let Some(i) = v.iter().rposition(|&x| holds_move(self, x)) {
                     v[i] = self.attach_then(v[i], cond);
-                    self.add(Filter::And(v), sp)
+                    self.add(Filter::Logic(LogicFilter::And(v)), sp)
                 } else {
                     v.push(cond);
-                    self.add(Filter::And(v), sp)
+                    self.add(Filter::Logic(LogicFilter::And(v)), sp)
                 }
             }
-            _ => self.add(Filter::And(vec![unit, cond]), sp),
+            _ => self.add(Filter::Logic(LogicFilter::And(vec![unit, cond])), sp),
         }
     }
 
@@ -393,12 +405,12 @@ impl<'s> Parser<'s> {
                 let sp = self.ir.span(unit);
                 self.add(Filter::Move(m), sp)
             }
-            Filter::And(mut v) => {
+            Filter::Logic(LogicFilter::And(mut v)) => {
                 if let Some(i) = v.iter().position(|&x| matches!(self.ir.get(x), Filter::Move(_))) {
                     v[i] = self.set_line_choice(v[i], choice);
                 }
                 let sp = self.ir.span(unit);
-                self.add(Filter::And(v), sp)
+                self.add(Filter::Logic(LogicFilter::And(v)), sp)
             }
             _ => unit,
         }
@@ -460,7 +472,8 @@ impl<'s> Parser<'s> {
                         return Err(());
                     }
                     let end = self.toks[self.pos - 1].span;
-                    let chain = self.add(Filter::SeqConcat(inner), Self::join(open.span, end));
+                    let chain =
+                        self.add(Filter::GameTree(GameTreeFilter::SeqConcat(inner)), Self::join(open.span, end));
                     self.path_wildcards(chain)?
                 } else {
                     let starts_with_dash = matches!(self.peek().tok, Tok::Sym(Sym::Dash | Sym::Capture));
@@ -527,7 +540,7 @@ impl<'s> Parser<'s> {
             if self.at_sym(Sym::TripleSlash) {
                 let t = self.bump();
                 let args = self.triple_slash_items(t.line, t.span)?;
-                let comment = self.add(Filter::Comment(args), t.span);
+                let comment = self.add(Filter::Output(OutputFilter::Comment(args)), t.span);
                 unit = self.attach_then(unit, comment);
                 continue;
             }
@@ -562,8 +575,8 @@ impl<'s> Parser<'s> {
     /// a repetition or an operator misread. A comparison is a constituent like any filter.
     pub(super) fn refuse_number_constituent(&mut self, item: FilterId, in_line: bool) -> PResult<()> {
         let what = match self.ir.get(item) {
-            Filter::Number(_) => "a single number",
-            Filter::Arith(..) => "arithmetic",
+            Filter::Numbers(NumberFilter::Number(_)) => "a single number",
+            Filter::Numbers(NumberFilter::Arith(..)) => "arithmetic",
             _ => return Ok(()),
         };
         let (holder, hint) = if in_line {
@@ -660,7 +673,7 @@ impl<'s> Parser<'s> {
             return Err(());
         }
         let end = self.toks[self.pos.saturating_sub(1)].span;
-        let body = self.add(Filter::SeqConcat(items), Self::join(sp, end));
-        Ok(self.add(Filter::Path { params, focus, best, title, body }, Self::join(sp, end)))
+        let body = self.add(Filter::GameTree(GameTreeFilter::SeqConcat(items)), Self::join(sp, end));
+        Ok(self.add(Filter::GameTree(GameTreeFilter::Path { params, focus, best, title, body }), Self::join(sp, end)))
     }
 }

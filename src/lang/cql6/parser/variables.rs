@@ -3,6 +3,7 @@
 //! Part of the CQL 6 parser ([`super`]).
 
 use super::*;
+use crate::ir::VariableFilter;
 
 impl<'s> Parser<'s> {
     pub(super) fn parse_assign(&mut self, name: String, sp: Span, persistent: bool) -> PResult<FilterId> {
@@ -77,7 +78,7 @@ impl<'s> Parser<'s> {
         if conditional {
             return Ok(self.conditional_assign(var, value, s));
         }
-        let assign = self.add(Filter::Assign { var, op, value }, s);
+        let assign = self.add(Filter::Variables(VariableFilter::Assign { var, op, value }), s);
         self.note_if_numeric(var, op.is_none().then_some(value));
         Ok(assign)
     }
@@ -88,7 +89,7 @@ impl<'s> Parser<'s> {
         let numeric = match value {
             None => true,
             Some(v) => match self.ir.get(v) {
-                Filter::Var(w) => self.numeric_vars.contains(w),
+                Filter::Variables(VariableFilter::Var(w)) => self.numeric_vars.contains(w),
                 _ => crate::ir::props::value_type(&self.ir, v) == ValueType::Number,
             },
         };

@@ -23,6 +23,7 @@
 //! - `syntax`: the checks the parser makes on tokens (repetitions, moves tied to their
 //!   neighbours, `move` keywords) and on the finished tree (`lastgamenumber` ignored).
 
+use crate::ir::{GameTreeFilter, GeometryFilter, LogicFilter, NumberFilter, OutputFilter, SetFilter, VariableFilter};
 mod operands;
 mod syntax;
 #[cfg(test)]
@@ -211,7 +212,7 @@ impl Checker<'_> {
         self.stack.push(id);
         // Children first, in source order, so that variables get their kinds from the
         // assignments that come before their uses.
-        if let Filter::Assign { value, .. } = &filter {
+        if let Filter::Variables(VariableFilter::Assign { value, .. }) = &filter {
             self.walk(*value, depth + 1);
         } else {
             for c in crate::ir::visit::children(&filter) {
@@ -253,25 +254,27 @@ impl Checker<'_> {
     /// The operand written on the left of a binary operator node.
     fn left_operand(&self, filter: &Filter) -> Option<FilterId> {
         Some(match filter {
-            Filter::Arith(_, a, _) | Filter::TreeRelation(_, a, _) | Filter::In(a, _) => *a,
-            Filter::Compare { first, .. } => *first,
-            Filter::Union(v) | Filter::Intersection(v) => *v.first()?,
-            Filter::Attacks { attackers, targets, value_is_targets } => {
+            Filter::Numbers(NumberFilter::Arith(_, a, _))
+            | Filter::GameTree(GameTreeFilter::TreeRelation(_, a, _))
+            | Filter::Sets(SetFilter::In(a, _)) => *a,
+            Filter::Numbers(NumberFilter::Compare { first, .. }) => *first,
+            Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v)) => *v.first()?,
+            Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets }) => {
                 if *value_is_targets {
                     *targets
                 } else {
                     *attackers
                 }
             }
-            Filter::AttackChain { sets, value_is_last } => {
+            Filter::Geometry(GeometryFilter::AttackChain { sets, value_is_last }) => {
                 if *value_is_last {
                     *sets.last()?
                 } else {
                     *sets.first()?
                 }
             }
-            Filter::AtPosition { at, .. } => *at,
-            Filter::RegexMatch { subject, .. } => *subject,
+            Filter::GameTree(GameTreeFilter::AtPosition { at, .. }) => *at,
+            Filter::Numbers(NumberFilter::RegexMatch { subject, .. }) => *subject,
             _ => return None,
         })
     }
@@ -283,17 +286,16 @@ impl Checker<'_> {
         for _ in 0..4 {
             let prefix = matches!(
                 self.ir.get(cur),
-                Filter::Count(_)
-                    | Filter::Find { .. }
-                    | Filter::Sort { .. }
-                    | Filter::Not(_)
+                Filter::Sets(SetFilter::Count(_))
+                    | Filter::GameTree(GameTreeFilter::Find { .. })
+                    | Filter::Output(OutputFilter::Sort { .. })
+                    | Filter::Logic(LogicFilter::Not(_))
                     | Filter::Transform { .. }
-                    | Filter::SquareIter { .. }
-                    | Filter::PieceIter { .. }
-                    | Filter::Call(..)
-                    | Filter::AtPosition { .. }
-                    | Filter::Assign { .. }
-                    | Filter::If { .. }
+                    | Filter::Variables(VariableFilter::SquareIter { .. } | VariableFilter::PieceIter { .. })
+                    | Filter::Numbers(NumberFilter::Call(..))
+                    | Filter::GameTree(GameTreeFilter::AtPosition { .. })
+                    | Filter::Variables(VariableFilter::Assign { .. })
+                    | Filter::Logic(LogicFilter::If { .. })
             );
             if !prefix {
                 return None;
@@ -312,7 +314,11 @@ impl Checker<'_> {
     /// checked.
     fn in_loose_body(&self) -> bool {
         self.stack.iter().any(|&a| {
-            matches!(self.ir.get(a), Filter::Transform { .. } | Filter::SquareIter { .. } | Filter::PieceIter { .. })
+            matches!(
+                self.ir.get(a),
+                Filter::Transform { .. }
+                    | Filter::Variables(VariableFilter::SquareIter { .. } | VariableFilter::PieceIter { .. })
+            )
         })
     }
 
@@ -322,22 +328,25 @@ impl Checker<'_> {
             return true;
         }
         match filter {
-            Filter::Arith(ArithOp::Add, _, r) => {
+            Filter::Numbers(NumberFilter::Arith(ArithOp::Add, _, r)) => {
                 let rk = self.kind(*r);
                 matches!(lk, Kind::Number | Kind::String) && (rk == lk || rk == Kind::Unknown)
             }
-            Filter::Arith(ArithOp::Sub, ..) => true,
-            Filter::Arith(_, _, r) => lk == Kind::Number && self.kind(*r).is(Kind::Number),
-            Filter::Compare { rest, .. } => rest.first().map_or(true, |&(op, r)| pair_ok(op, lk, self.kind(r))),
-            Filter::TreeRelation(_, _, r) => pair_ok(CmpOp::Lt, lk, self.kind(*r)),
-            Filter::Union(_) | Filter::Attacks { .. } | Filter::AttackChain { .. } => lk == Kind::Set,
-            Filter::Intersection(_) => matches!(lk, Kind::Set | Kind::Position),
-            Filter::In(_, r) => {
+            Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, ..)) => true,
+            Filter::Numbers(NumberFilter::Arith(_, _, r)) => lk == Kind::Number && self.kind(*r).is(Kind::Number),
+            Filter::Numbers(NumberFilter::Compare { rest, .. }) => {
+                rest.first().map_or(true, |&(op, r)| pair_ok(op, lk, self.kind(r)))
+            }
+            Filter::GameTree(GameTreeFilter::TreeRelation(_, _, r)) => pair_ok(CmpOp::Lt, lk, self.kind(*r)),
+            Filter::Sets(SetFilter::Union(_))
+            | Filter::Geometry(GeometryFilter::Attacks { .. } | GeometryFilter::AttackChain { .. }) => lk == Kind::Set,
+            Filter::Sets(SetFilter::Intersection(_)) => matches!(lk, Kind::Set | Kind::Position),
+            Filter::Sets(SetFilter::In(_, r)) => {
                 let rk = self.kind(*r);
                 matches!(lk, Kind::Set | Kind::String) && (rk == lk || rk == Kind::Unknown)
             }
-            Filter::AtPosition { .. } => lk == Kind::Position,
-            Filter::RegexMatch { .. } => lk == Kind::String,
+            Filter::GameTree(GameTreeFilter::AtPosition { .. }) => lk == Kind::Position,
+            Filter::Numbers(NumberFilter::RegexMatch { .. }) => lk == Kind::String,
             _ => true,
         }
     }
@@ -350,14 +359,18 @@ impl Checker<'_> {
             lk = match self.ir.get(a) {
                 // Constituent lists and a move's tied side do not change what the
                 // operator would see.
-                Filter::SeqConcat(_) | Filter::SeqRepeat { .. } | Filter::SeqAlt(_) | Filter::Move(_) => continue,
+                Filter::GameTree(
+                    GameTreeFilter::SeqConcat(_) | GameTreeFilter::SeqRepeat { .. } | GameTreeFilter::SeqAlt(_),
+                )
+                | Filter::Move(_) => continue,
                 // Filters whose kind their parts do not change.
-                Filter::Line { .. }
-                | Filter::Find { .. }
-                | Filter::Not(_)
-                | Filter::Assign { .. }
-                | Filter::SquareIter { .. }
-                | Filter::PieceIter { .. } => self.kind(a),
+                Filter::GameTree(GameTreeFilter::Line { .. } | GameTreeFilter::Find { .. })
+                | Filter::Logic(LogicFilter::Not(_))
+                | Filter::Variables(
+                    VariableFilter::Assign { .. }
+                    | VariableFilter::SquareIter { .. }
+                    | VariableFilter::PieceIter { .. },
+                ) => self.kind(a),
                 Filter::Transform { count, range, .. } => {
                     if *count || range.is_some() {
                         Kind::Number
@@ -365,8 +378,8 @@ impl Checker<'_> {
                         lk
                     }
                 }
-                Filter::Sort { .. } if lk == Kind::Set => Kind::Number,
-                Filter::Sort { .. } | Filter::AtPosition { .. } => lk,
+                Filter::Output(OutputFilter::Sort { .. }) if lk == Kind::Set => Kind::Number,
+                Filter::Output(OutputFilter::Sort { .. }) | Filter::GameTree(GameTreeFilter::AtPosition { .. }) => lk,
                 _ => return false,
             };
             if self.op_ok(filter, lk) {
@@ -407,17 +420,19 @@ fn hint_for(k: Kind) -> &'static str {
 /// arithmetic); `None` for any other node.
 fn with_left_operand(filter: &Filter, left: FilterId) -> Option<Filter> {
     Some(match filter {
-        Filter::Union(v) | Filter::Intersection(v) if !v.is_empty() => {
+        Filter::Sets(SetFilter::Union(v) | SetFilter::Intersection(v)) if !v.is_empty() => {
             let mut v = v.clone();
             v[0] = left;
-            if matches!(filter, Filter::Union(_)) {
-                Filter::Union(v)
+            if matches!(filter, Filter::Sets(SetFilter::Union(_))) {
+                Filter::Sets(SetFilter::Union(v))
             } else {
-                Filter::Intersection(v)
+                Filter::Sets(SetFilter::Intersection(v))
             }
         }
-        Filter::Compare { rest, .. } => Filter::Compare { first: left, rest: rest.clone() },
-        Filter::Arith(op, _, b) => Filter::Arith(*op, left, *b),
+        Filter::Numbers(NumberFilter::Compare { rest, .. }) => {
+            Filter::Numbers(NumberFilter::Compare { first: left, rest: rest.clone() })
+        }
+        Filter::Numbers(NumberFilter::Arith(op, _, b)) => Filter::Numbers(NumberFilter::Arith(*op, left, *b)),
         _ => return None,
     })
 }

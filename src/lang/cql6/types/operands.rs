@@ -4,20 +4,23 @@
 
 use super::{hint_for, pair_ok, Checker, Kind, MAX_DEPTH};
 use crate::ir::*;
+use crate::ir::{
+    GameTreeFilter, GeometryFilter, Keyword62Filter, NumberFilter, OutputFilter, SetFilter, VariableFilter,
+};
 
 impl Checker<'_> {
     /// Check what node `id` (`filter`) asks of its parts.
     // long: a table with one short arm per kind of filter; the arms share nothing to split along
     pub(super) fn check_node(&mut self, id: FilterId, filter: &Filter) {
         match filter {
-            Filter::Union(items) => {
+            Filter::Sets(SetFilter::Union(items)) => {
                 for (n, &i) in items.iter().enumerate() {
                     if !self.notes.absorbs(i, n, items.len()) {
                         self.want(i, Kind::Set, "each side of `|` (`∪`)");
                     }
                 }
             }
-            Filter::Intersection(items) => {
+            Filter::Sets(SetFilter::Intersection(items)) => {
                 let kinds: Vec<Kind> = items.iter().map(|&i| self.kind(i)).collect();
                 let pos = kinds.contains(&Kind::Position);
                 for (n, &i) in items.iter().enumerate() {
@@ -31,8 +34,8 @@ impl Checker<'_> {
                     }
                 }
             }
-            Filter::Complement(x) => self.want(*x, Kind::Set, "the operand of `~`"),
-            Filter::In(a, b) => {
+            Filter::Sets(SetFilter::Complement(x)) => self.want(*x, Kind::Set, "the operand of `~`"),
+            Filter::Sets(SetFilter::In(a, b)) => {
                 if self.kind(*a) == Kind::String {
                     self.want(*b, Kind::String, "the right side of `in` after a string");
                 } else {
@@ -40,9 +43,11 @@ impl Checker<'_> {
                     self.want(*b, Kind::Set, "the right side of `in` after a set");
                 }
             }
-            Filter::Count(x) => self.want_any(*x, &[Kind::Set, Kind::String], "the operand of `#`"),
-            Filter::Direction { arg, .. } => self.want(*arg, Kind::Set, "the argument of a direction"),
-            Filter::Attacks { attackers, targets, value_is_targets } => {
+            Filter::Sets(SetFilter::Count(x)) => self.want_any(*x, &[Kind::Set, Kind::String], "the operand of `#`"),
+            Filter::Geometry(GeometryFilter::Direction { arg, .. }) => {
+                self.want(*arg, Kind::Set, "the argument of a direction")
+            }
+            Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets }) => {
                 let (l, r) = if *value_is_targets { (*targets, *attackers) } else { (*attackers, *targets) };
                 if !self.notes.absorbs(l, 0, 2) {
                     self.want(l, Kind::Set, "each side of an attack");
@@ -51,28 +56,28 @@ impl Checker<'_> {
                     self.want(r, Kind::Set, "each side of an attack");
                 }
             }
-            Filter::AttackChain { sets, .. } => {
+            Filter::Geometry(GeometryFilter::AttackChain { sets, .. }) => {
                 for (n, &s) in sets.iter().enumerate() {
                     if !self.notes.absorbs(s, n, sets.len()) && !self.notes.absorbs(s, sets.len() - 1 - n, sets.len()) {
                         self.want(s, Kind::Set, "each side of an attack arrow");
                     }
                 }
             }
-            Filter::Between(a, b) => {
+            Filter::Geometry(GeometryFilter::Between(a, b)) => {
                 self.want(*a, Kind::Set, "each argument of `between`");
                 self.want(*b, Kind::Set, "each argument of `between`");
             }
-            Filter::Ray { sets, .. } => {
+            Filter::Geometry(GeometryFilter::Ray { sets, .. }) => {
                 for &s in sets {
                     self.want(s, Kind::Set, "each argument of `ray`");
                 }
             }
-            Filter::PinOf { from, through, to, .. } => {
+            Filter::Geometry(GeometryFilter::PinOf { from, through, to, .. }) => {
                 for s in [from, through, to].into_iter().flatten() {
                     self.want(*s, Kind::Set, "each part of `pin`");
                 }
             }
-            Filter::Compare { first, rest } => {
+            Filter::Numbers(NumberFilter::Compare { first, rest }) => {
                 // In a chain (`a == b == c`, CQL 6.2 `a == (b == c)`) every comparison but
                 // the last has a number on its right, so a set there counts its squares.
                 let mut left = *first;
@@ -91,20 +96,29 @@ impl Checker<'_> {
                 }
             }
             // `≺ ≻ ≼ ≽` take the operands of `<`; they only mean something for positions.
-            Filter::TreeRelation(_, a, b) => self.compare(*a, CmpOp::Lt, *b, false),
-            Filter::Arith(op, a, b) => self.arith(*op, *a, *b),
-            Filter::Neg(x) => self.want(*x, Kind::Number, "the operand of unary `-`"),
-            Filter::Call(builtin, args) => self.call(*builtin, args),
-            Filter::RegexMatch { subject, .. } => self.want(*subject, Kind::String, "the left side of `~~`"),
-            Filter::AtPosition { at, .. } => self.want(*at, Kind::Position, "the left side of `:`"),
-            Filter::Child(n) => self.want(*n, Kind::Number, "the argument of `child`"),
-            Filter::PositionById(n) => self.want(*n, Kind::Number, "the argument of `position`"),
-            Filter::ReadFile(name) => self.want(*name, Kind::String, "the file name of `readfile`"),
-            Filter::WriteFile(name, text) => {
+            Filter::GameTree(GameTreeFilter::TreeRelation(_, a, b)) => self.compare(*a, CmpOp::Lt, *b, false),
+            Filter::Numbers(NumberFilter::Arith(op, a, b)) => self.arith(*op, *a, *b),
+            Filter::Numbers(NumberFilter::Neg(x)) => self.want(*x, Kind::Number, "the operand of unary `-`"),
+            Filter::Numbers(NumberFilter::Call(builtin, args)) => self.call(*builtin, args),
+            Filter::Numbers(NumberFilter::RegexMatch { subject, .. }) => {
+                self.want(*subject, Kind::String, "the left side of `~~`")
+            }
+            Filter::GameTree(GameTreeFilter::AtPosition { at, .. }) => {
+                self.want(*at, Kind::Position, "the left side of `:`")
+            }
+            Filter::GameTree(GameTreeFilter::Child(n)) => self.want(*n, Kind::Number, "the argument of `child`"),
+            Filter::GameTree(GameTreeFilter::PositionById(n)) => {
+                self.want(*n, Kind::Number, "the argument of `position`")
+            }
+            Filter::Keyword62(Keyword62Filter::ReadFile(name)) => {
+                self.want(*name, Kind::String, "the file name of `readfile`")
+            }
+            Filter::Keyword62(Keyword62Filter::WriteFile(name, text)) => {
                 self.want(*name, Kind::String, "the file name of `writefile`");
                 self.want(*text, Kind::String, "the text of `writefile`");
             }
-            Filter::ConsecutiveMoves { x: a, y: b, .. } | Filter::Lca(a, b) | Filter::Distance(a, b) => {
+            Filter::Keyword62(Keyword62Filter::ConsecutiveMoves { x: a, y: b, .. })
+            | Filter::GameTree(GameTreeFilter::Lca(a, b) | GameTreeFilter::Distance(a, b)) => {
                 self.want(*a, Kind::Position, "each argument");
                 self.want(*b, Kind::Position, "each argument");
             }
@@ -135,7 +149,9 @@ impl Checker<'_> {
                     self.want(c, Kind::Set, "the captured square of a move");
                 }
             }
-            Filter::SquareIter { domain, var, .. } | Filter::PieceIter { domain, var, .. } => {
+            Filter::Variables(
+                VariableFilter::SquareIter { domain, var, .. } | VariableFilter::PieceIter { domain, var, .. },
+            ) => {
                 self.want(*domain, Kind::Set, "the domain of an iteration (after `∊` / `in`)");
                 let k = self.var_kind(*var);
                 if k != Kind::Unknown && k != Kind::Set {
@@ -147,21 +163,21 @@ impl Checker<'_> {
                     );
                 }
             }
-            Filter::Sort { value, .. } => {
+            Filter::Output(OutputFilter::Sort { value, .. }) => {
                 self.want_any(*value, &[Kind::Number, Kind::String, Kind::Set], "the value of `sort`")
             }
-            Filter::Assign { var, op, value } => self.assign(id, *var, *op, *value),
-            Filter::Line { params, body } => {
+            Filter::Variables(VariableFilter::Assign { var, op, value }) => self.assign(id, *var, *op, *value),
+            Filter::GameTree(GameTreeFilter::Line { params, body }) => {
                 if params.primary && params.secondary {
                     self.error(id, "a `line` cannot be both `primary` and `secondary`".into(), "keep one of them");
                 }
                 self.line_constituents(*body, 0);
             }
-            Filter::SetTag(a, b) => {
+            Filter::Output(OutputFilter::SetTag(a, b)) => {
                 self.want(*a, Kind::String, "the tag name of `settag`");
                 self.want(*b, Kind::String, "the value of `settag`");
             }
-            Filter::DictSet { dict, key, value, op } => {
+            Filter::Variables(VariableFilter::DictSet { dict, key, value, op }) => {
                 let k = self.kind(*value);
                 if !k.is_valued() {
                     self.error(
@@ -175,10 +191,10 @@ impl Checker<'_> {
                     self.dict_value(*dict, *value, k);
                 }
             }
-            Filter::DictGet { dict, key } => {
+            Filter::Variables(VariableFilter::DictGet { dict, key }) => {
                 self.dict_key(*dict, *key);
             }
-            Filter::DictUnbind { dict, key: Some(key) } => {
+            Filter::Variables(VariableFilter::DictUnbind { dict, key: Some(key) }) => {
                 // CQL 6.2 (`match_dictionary_unbind`) wants the kind of key known from an
                 // earlier entry: there is nothing to remove from a dictionary never filled.
                 if self.dict_kinds.get(dict).and_then(|d| d.0).is_none() && self.kind(*key) != Kind::Unknown {
@@ -203,22 +219,22 @@ impl Checker<'_> {
             return;
         }
         match self.ir.get(id) {
-            Filter::SeqConcat(items) | Filter::SeqAlt(items) => {
+            Filter::GameTree(GameTreeFilter::SeqConcat(items) | GameTreeFilter::SeqAlt(items)) => {
                 for &i in items {
                     self.line_constituents(i, depth + 1);
                 }
             }
-            Filter::SeqRepeat { body, .. } => self.line_constituents(*body, depth + 1),
+            Filter::GameTree(GameTreeFilter::SeqRepeat { body, .. }) => self.line_constituents(*body, depth + 1),
             // `check - 3` in a constituent is `check` and then the number -3.
-            Filter::Arith(ArithOp::Sub, a, _) if !self.kind(*a).is(Kind::Number) => {}
-            Filter::Arith(_, a, _) if !self.op_ok(self.ir.get(id), self.kind(*a)) => {}
-            Filter::Number(_) | Filter::Arith(..) => self.error(
+            Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, a, _)) if !self.kind(*a).is(Kind::Number) => {}
+            Filter::Numbers(NumberFilter::Arith(_, a, _)) if !self.op_ok(self.ir.get(id), self.kind(*a)) => {}
+            Filter::Numbers(NumberFilter::Number(_) | NumberFilter::Arith(..)) => self.error(
                 id,
                 "a `line` constituent cannot be a number or arithmetic".into(),
                 "a `+` or `*` meant as repetition must be followed by an arrow or a closing bracket; put a filter in braces",
             ),
             // `{v}` is a compound filter there, not the variable (`match_holderconstituent`).
-            Filter::Var(v) if self.var_kind(*v) == Kind::Number && !self.braced(id) => self.error(
+            Filter::Variables(VariableFilter::Var(v)) if self.var_kind(*v) == Kind::Number && !self.braced(id) => self.error(
                 id,
                 "a `line` constituent cannot be a numeric variable".into(),
                 "put the filter in braces, e.g. `{x > 2}`",
@@ -288,7 +304,9 @@ impl Checker<'_> {
             ArithOp::Div => "/",
             ArithOp::Rem => "%",
         };
-        if matches!(op, ArithOp::Add | ArithOp::Mul) && matches!(self.ir.get(a), Filter::Line { .. }) && !self.braced(a)
+        if matches!(op, ArithOp::Add | ArithOp::Mul)
+            && matches!(self.ir.get(a), Filter::GameTree(GameTreeFilter::Line { .. }))
+            && !self.braced(a)
         {
             self.error(
                 a,

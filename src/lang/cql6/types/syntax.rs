@@ -12,6 +12,7 @@ use super::Kind;
 use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::{Filter, FilterId, Ir};
+use crate::ir::{Keyword62Filter, LogicFilter};
 
 /// Does the text of a `{…}` block spell a CQL 6.2 repetition `{n}`, `{n,m}`, `{n,}` or
 /// `{,m}` (digits only, no spaces)? CQL 6.2 reads such a block only as the repetition of a
@@ -215,13 +216,13 @@ pub fn ignored_values(ir: &Ir) -> Vec<Diagnostic> {
             break;
         }
         match ir.get(id) {
-            Filter::LastGameNumber => diags.push(
+            Filter::Keyword62(Keyword62Filter::LastGameNumber) => diags.push(
                 Diagnostic::new("`lastgamenumber` always matches: its numeric value must not be ignored", ir.span(id))
                     .with_hint("compare it or use it as a value, e.g. `gamenumber == lastgamenumber`"),
             ),
-            Filter::And(items) | Filter::Or(items) => todo.extend(items.iter().copied()),
-            Filter::Not(a) => todo.push(*a),
-            Filter::If { cond, then, otherwise } => {
+            Filter::Logic(LogicFilter::And(items) | LogicFilter::Or(items)) => todo.extend(items.iter().copied()),
+            Filter::Logic(LogicFilter::Not(a)) => todo.push(*a),
+            Filter::Logic(LogicFilter::If { cond, then, otherwise }) => {
                 todo.push(*cond);
                 todo.push(*then);
                 todo.extend(otherwise.iter().copied());

@@ -6,6 +6,7 @@
 //! built from the shared filters, and [`LegacyFact`] leaves where no shared filter can say it.
 //! Must never: panic on any script; every problem is a [`Diagnostic`] naming the keyword.
 
+use crate::ir::{GeometryFilter, LogicFilter, PositionStateFilter, SetFilter};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, Cursor, Lowerer};
@@ -18,39 +19,39 @@ use crate::lang::legacy::syntax::Item;
 impl Lowerer {
     /// `:check`: the side to move is in check.
     pub(super) fn check(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Check, span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::Check), span))
     }
 
     /// `:mate`: the side to move is mated.
     pub(super) fn mate(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Mate, span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::Mate), span))
     }
 
     /// `:stalemate`, `:isstalemate`: the side to move is stalemated.
     pub(super) fn stalemate(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Stalemate, span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::Stalemate), span))
     }
 
     /// `:wtm`, `:btm`: White (Black) is to move.
     pub(super) fn side_to_move(&mut self, kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let color = if kw == ":wtm" { Color::White } else { Color::Black };
-        Ok(self.add(Filter::ToMove(color), span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::ToMove(color)), span))
     }
 
     /// `:initial`: the start position of the game.
     pub(super) fn initial(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Initial, span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::Initial), span))
     }
 
     /// `:terminal`: no further move.
     pub(super) fn terminal(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Terminal, span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::Terminal), span))
     }
 
     /// `:nocheck`: the side to move is not in check.
     pub(super) fn no_check(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        let ch = self.add(Filter::Check, span);
-        Ok(self.add(Filter::Not(ch), span))
+        let ch = self.add(Filter::PositionState(PositionStateFilter::Check), span);
+        Ok(self.add(Filter::Logic(LogicFilter::Not(ch)), span))
     }
 
     /// `:doublecheck`: the side to move is attacked by two pieces or more.
@@ -67,23 +68,38 @@ impl Lowerer {
     pub(super) fn double_check(&mut self, span: Span) -> FilterId {
         let mut alternatives = Vec::new();
         for color in [Color::White, Color::Black] {
-            let tm = self.add(Filter::ToMove(color), span);
-            let king =
-                self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }, span);
+            let tm = self.add(Filter::PositionState(PositionStateFilter::ToMove(color)), span);
+            let king = self.add(
+                Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }),
+                span,
+            );
             let enemy_mask = if color.is_white() { PieceMask::BLACK } else { PieceMask::WHITE };
-            let enemies = self.add(Filter::Pieces { mask: enemy_mask, squares: Bitboard::FULL }, span);
-            let checkers =
-                self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
-            let n = self.add(Filter::Count(checkers), span);
+            let enemies = self.add(Filter::Sets(SetFilter::Pieces { mask: enemy_mask, squares: Bitboard::FULL }), span);
+            let checkers = self.add(
+                Filter::Geometry(GeometryFilter::Attacks {
+                    attackers: enemies,
+                    targets: king,
+                    value_is_targets: false,
+                }),
+                span,
+            );
+            let n = self.add(Filter::Sets(SetFilter::Count(checkers)), span);
             let two = self.compare(n, Range::Compare(CmpOp::Ge, 2), span);
-            alternatives.push(self.add(Filter::And(vec![tm, two]), span));
+            alternatives.push(self.add(Filter::Logic(LogicFilter::And(vec![tm, two])), span));
         }
-        self.add(Filter::Or(alternatives), span)
+        self.add(Filter::Logic(LogicFilter::Or(alternatives)), span)
     }
 
     /// `:movenumber r`, `:halfmovenumber r`: the move number / the ply.
     pub(super) fn move_number(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        let v = self.add(if kw == ":movenumber" { Filter::MoveNumber } else { Filter::Ply }, span);
+        let v = self.add(
+            if kw == ":movenumber" {
+                Filter::PositionState(PositionStateFilter::MoveNumber)
+            } else {
+                Filter::PositionState(PositionStateFilter::Ply)
+            },
+            span,
+        );
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(v, r, rs))
     }
@@ -125,10 +141,10 @@ impl Lowerer {
     /// for the third (fifth) time.
     pub(super) fn repetition(&mut self, kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let n = if kw == ":threefoldrepetition" { 3 } else { 5 };
-        let main = self.add(Filter::Mainline, span);
+        let main = self.add(Filter::PositionState(PositionStateFilter::Mainline), span);
         let v = self.add(Filter::LegacyFact(LegacyFact::RepetitionCount), span);
         let t = self.compare(v, Range::Between(n, n), span);
-        Ok(self.add(Filter::And(vec![main, t]), span))
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![main, t])), span))
     }
 
     /// `:checkcount n` (the last move gave its side's n-th check) or `:checkcount +n+m`
@@ -145,7 +161,7 @@ impl Lowerer {
             let bc = self.add(Filter::LegacyFact(LegacyFact::ChecksGiven(Color::Black)), span);
             let wt = self.compare(wc, Range::Between(w, w), span);
             let bt = self.compare(bc, Range::Between(b, b), span);
-            return Ok(self.add(Filter::And(vec![wt, bt]), span));
+            return Ok(self.add(Filter::Logic(LogicFilter::And(vec![wt, bt])), span));
         }
         let n: i64 = text
             .parse()
@@ -153,13 +169,13 @@ impl Lowerer {
         // The last move gave the n-th check of its side.
         let mut alternatives = Vec::new();
         for color in [Color::White, Color::Black] {
-            let to_move = self.add(Filter::ToMove(color.other()), span);
-            let check = self.add(Filter::Check, span);
+            let to_move = self.add(Filter::PositionState(PositionStateFilter::ToMove(color.other())), span);
+            let check = self.add(Filter::PositionState(PositionStateFilter::Check), span);
             let given = self.add(Filter::LegacyFact(LegacyFact::ChecksGiven(color)), span);
             let nth = self.compare(given, Range::Between(n, n), span);
-            alternatives.push(self.add(Filter::And(vec![to_move, check, nth]), span));
+            alternatives.push(self.add(Filter::Logic(LogicFilter::And(vec![to_move, check, nth])), span));
         }
-        let either = self.add(Filter::Or(alternatives), span);
+        let either = self.add(Filter::Logic(LogicFilter::Or(alternatives)), span);
         if n != 0 {
             return Ok(either);
         }
@@ -167,7 +183,7 @@ impl Lowerer {
         let bc = self.add(Filter::LegacyFact(LegacyFact::ChecksGiven(Color::Black)), span);
         let w0 = self.compare(wc, Range::Between(0, 0), span);
         let b0 = self.compare(bc, Range::Between(0, 0), span);
-        Ok(self.add(Filter::And(vec![w0, b0]), span))
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![w0, b0])), span))
     }
 
     /// `:contactcheck [D]`: a contact check, given by a piece of D when D is written.
@@ -191,37 +207,54 @@ impl Lowerer {
     /// knight (so nothing can be put between), or in double check. With `only`, a checker
     /// of that set gives it.
     pub(super) fn contact_check(&mut self, only: Option<FilterId>, span: Span) -> FilterId {
-        let check = self.add(Filter::Check, span);
+        let check = self.add(Filter::PositionState(PositionStateFilter::Check), span);
         let mut alternatives = Vec::new();
         if only.is_none() {
             alternatives.push(self.double_check(span));
         }
         for color in [Color::White, Color::Black] {
-            let tm = self.add(Filter::ToMove(color), span);
-            let king =
-                self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }, span);
+            let tm = self.add(Filter::PositionState(PositionStateFilter::ToMove(color)), span);
+            let king = self.add(
+                Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, Role::King), squares: Bitboard::FULL }),
+                span,
+            );
             let enemy_mask = if color.is_white() { PieceMask::BLACK } else { PieceMask::WHITE };
-            let enemies = self.add(Filter::Pieces { mask: enemy_mask, squares: Bitboard::FULL }, span);
+            let enemies = self.add(Filter::Sets(SetFilter::Pieces { mask: enemy_mask, squares: Bitboard::FULL }), span);
             let enemies = match only {
-                Some(set) => self.add(Filter::Intersection(vec![enemies, set]), span),
+                Some(set) => self.add(Filter::Sets(SetFilter::Intersection(vec![enemies, set])), span),
                 None => enemies,
             };
-            let checkers =
-                self.add(Filter::Attacks { attackers: enemies, targets: king, value_is_targets: false }, span);
+            let checkers = self.add(
+                Filter::Geometry(GeometryFilter::Attacks {
+                    attackers: enemies,
+                    targets: king,
+                    value_is_targets: false,
+                }),
+                span,
+            );
             let around = self.add(
-                Filter::Direction { dirs: Directions::ANY, min: 1, max: 1, range_variables: (None, None), arg: king },
+                Filter::Geometry(GeometryFilter::Direction {
+                    dirs: Directions::ANY,
+                    min: 1,
+                    max: 1,
+                    range_variables: (None, None),
+                    arg: king,
+                }),
                 span,
             );
             let knights = self.add(
-                Filter::Pieces { mask: PieceMask::piece(color.other(), Role::Knight), squares: Bitboard::FULL },
+                Filter::Sets(SetFilter::Pieces {
+                    mask: PieceMask::piece(color.other(), Role::Knight),
+                    squares: Bitboard::FULL,
+                }),
                 span,
             );
-            let close = self.add(Filter::Union(vec![around, knights]), span);
-            let contact = self.add(Filter::Intersection(vec![checkers, close]), span);
-            alternatives.push(self.add(Filter::And(vec![tm, contact]), span));
+            let close = self.add(Filter::Sets(SetFilter::Union(vec![around, knights])), span);
+            let contact = self.add(Filter::Sets(SetFilter::Intersection(vec![checkers, close])), span);
+            alternatives.push(self.add(Filter::Logic(LogicFilter::And(vec![tm, contact])), span));
         }
-        let any = self.add(Filter::Or(alternatives), span);
-        self.add(Filter::And(vec![check, any]), span)
+        let any = self.add(Filter::Logic(LogicFilter::Or(alternatives)), span);
+        self.add(Filter::Logic(LogicFilter::And(vec![check, any])), span)
     }
 
     /// `:opposition [K|k]`: the named king (or the side to move's) holds the opposition.
@@ -242,11 +275,11 @@ impl Lowerer {
         }
         let mut alternatives = Vec::new();
         for col in [Color::White, Color::Black] {
-            let tm = self.add(Filter::ToMove(col), span);
+            let tm = self.add(Filter::PositionState(PositionStateFilter::ToMove(col)), span);
             let o = self.add(Filter::LegacyFact(LegacyFact::Opposition(col)), span);
-            alternatives.push(self.add(Filter::And(vec![tm, o]), span));
+            alternatives.push(self.add(Filter::Logic(LogicFilter::And(vec![tm, o])), span));
         }
-        Ok(self.add(Filter::Or(alternatives), span))
+        Ok(self.add(Filter::Logic(LogicFilter::Or(alternatives)), span))
     }
 
     /// `:whitecannotwin`, `:blackcannotwin`.
@@ -259,43 +292,43 @@ impl Lowerer {
     fn cannot_win(&mut self, color: Color, span: Span) -> FilterId {
         let all = if color.is_white() { PieceMask::WHITE } else { PieceMask::BLACK };
         let minors = PieceMask::piece(color, Role::Bishop).with(PieceMask::piece(color, Role::Knight));
-        let pieces = self.add(Filter::Pieces { mask: all, squares: Bitboard::FULL }, span);
-        let n = self.add(Filter::Count(pieces), span);
+        let pieces = self.add(Filter::Sets(SetFilter::Pieces { mask: all, squares: Bitboard::FULL }), span);
+        let n = self.add(Filter::Sets(SetFilter::Count(pieces)), span);
         let lone = self.compare(n, Range::Between(1, 1), span);
         let two = self.compare(n, Range::Between(2, 2), span);
-        let minor = self.add(Filter::Pieces { mask: minors, squares: Bitboard::FULL }, span);
-        let m = self.add(Filter::Count(minor), span);
+        let minor = self.add(Filter::Sets(SetFilter::Pieces { mask: minors, squares: Bitboard::FULL }), span);
+        let m = self.add(Filter::Sets(SetFilter::Count(minor)), span);
         let one_minor = self.compare(m, Range::Between(1, 1), span);
-        let with_minor = self.add(Filter::And(vec![two, one_minor]), span);
-        self.add(Filter::Or(vec![lone, with_minor]), span)
+        let with_minor = self.add(Filter::Logic(LogicFilter::And(vec![two, one_minor])), span);
+        self.add(Filter::Logic(LogicFilter::Or(vec![lone, with_minor])), span)
     }
 
     /// `:matingmaterial`: not both sides cannot win.
     pub(super) fn mating_material(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let w = self.cannot_win(Color::White, span);
         let b = self.cannot_win(Color::Black, span);
-        let both = self.add(Filter::And(vec![w, b]), span);
-        Ok(self.add(Filter::Not(both), span))
+        let both = self.add(Filter::Logic(LogicFilter::And(vec![w, b])), span);
+        Ok(self.add(Filter::Logic(LogicFilter::Not(both)), span))
     }
 
     /// `:gameisover`: mate, stalemate, or neither side can win.
     pub(super) fn game_is_over(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        let mate = self.add(Filter::Mate, span);
-        let stalemate = self.add(Filter::Stalemate, span);
+        let mate = self.add(Filter::PositionState(PositionStateFilter::Mate), span);
+        let stalemate = self.add(Filter::PositionState(PositionStateFilter::Stalemate), span);
         let w = self.cannot_win(Color::White, span);
         let b = self.cannot_win(Color::Black, span);
-        let dead = self.add(Filter::And(vec![w, b]), span);
-        Ok(self.add(Filter::Or(vec![mate, stalemate, dead]), span))
+        let dead = self.add(Filter::Logic(LogicFilter::And(vec![w, b])), span);
+        Ok(self.add(Filter::Logic(LogicFilter::Or(vec![mate, stalemate, dead])), span))
     }
 
     /// `:losing`: one side has no piece left (Antichess); never so in standard chess.
     pub(super) fn losing(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let mut alternatives = Vec::new();
         for mask in [PieceMask::WHITE, PieceMask::BLACK] {
-            let p = self.add(Filter::Pieces { mask, squares: Bitboard::FULL }, span);
-            alternatives.push(self.add(Filter::Not(p), span));
+            let p = self.add(Filter::Sets(SetFilter::Pieces { mask, squares: Bitboard::FULL }), span);
+            alternatives.push(self.add(Filter::Logic(LogicFilter::Not(p)), span));
         }
-        Ok(self.add(Filter::Or(alternatives), span))
+        Ok(self.add(Filter::Logic(LogicFilter::Or(alternatives)), span))
     }
 
     /// `:mustcapture`, `:captureforced`, `:takeslastpiece`: Antichess rules only; the
@@ -328,17 +361,21 @@ impl Lowerer {
         for color in [Color::White, Color::Black] {
             for role in Role::ALL {
                 let squares = setup.board.by_piece(shakmaty::Piece { color, role });
-                let p = self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }, ts);
-                let n = self.add(Filter::Count(p), ts);
+                let p = self.add(
+                    Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }),
+                    ts,
+                );
+                let n = self.add(Filter::Sets(SetFilter::Count(p)), ts);
                 parts.push(self.compare(n, Range::Between(squares.count() as i64, squares.count() as i64), ts));
                 if squares.any() {
-                    let on = self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares }, ts);
-                    let k = self.add(Filter::Count(on), ts);
+                    let on =
+                        self.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, role), squares }), ts);
+                    let k = self.add(Filter::Sets(SetFilter::Count(on)), ts);
                     parts.push(self.compare(k, Range::Between(squares.count() as i64, squares.count() as i64), ts));
                 }
             }
         }
-        parts.push(self.add(Filter::ToMove(setup.turn), ts));
+        parts.push(self.add(Filter::PositionState(PositionStateFilter::ToMove(setup.turn)), ts));
         // Castling rights: exactly the FEN's (the rook squares of its castling field).
         let mut wanted = 0u8;
         for (bit, sq) in [
@@ -361,6 +398,6 @@ impl Lowerer {
 
     /// `:insidevariation`: the position is inside a variation.
     pub(super) fn inside_variation(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        Ok(self.add(Filter::Variation, span))
+        Ok(self.add(Filter::PositionState(PositionStateFilter::Variation), span))
     }
 }

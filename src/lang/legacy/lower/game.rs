@@ -11,6 +11,7 @@ use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::legacy::marker;
 use crate::ir::{Filter, FilterId, FindDirection, LegacyFact, TreeStep};
+use crate::ir::{GameTreeFilter, LogicFilter, NumberFilter, OutputFilter, PositionStateFilter};
 use crate::lang::legacy::designator::Range;
 use crate::lang::legacy::syntax::Item;
 
@@ -62,9 +63,10 @@ impl Lowerer {
     /// `:comment "text"`: some comment of the game contains the text.
     pub(super) fn comment(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (text, ts) = c.atom(kw, "a text in double quotes")?;
-        let comment = self.add(Filter::OriginalComment, span);
-        let needle = self.add(Filter::Str(text.to_string()), ts);
-        let has = self.add(Filter::Contains { haystack: comment, needle, ignore_case: true }, span);
+        let comment = self.add(Filter::Output(OutputFilter::OriginalComment), span);
+        let needle = self.add(Filter::Numbers(NumberFilter::Str(text.to_string())), ts);
+        let has =
+            self.add(Filter::Numbers(NumberFilter::Contains { haystack: comment, needle, ignore_case: true }), span);
         Ok(self.whole_game(has, span))
     }
 
@@ -78,13 +80,13 @@ impl Lowerer {
                 c.take();
             }
         }
-        let has = self.add(Filter::HasComment, span);
+        let has = self.add(Filter::Output(OutputFilter::HasComment), span);
         Ok(self.whole_game(has, span))
     }
 
     /// `:hasvariations`: the game has a variation.
     pub(super) fn has_variations(&mut self, _kw: &str, span: Span, _c: &mut Cursor) -> Result<FilterId, Diagnostic> {
-        let v = self.add(Filter::Variation, span);
+        let v = self.add(Filter::PositionState(PositionStateFilter::Variation), span);
         Ok(self.whole_game(v, span))
     }
 
@@ -110,7 +112,7 @@ impl Lowerer {
             })?;
             if n == 0 {
                 let shuffle = self.add(Filter::LegacyFact(LegacyFact::ShuffleStart { chess960: false }), vs);
-                alternatives.push(self.add(Filter::Not(shuffle), vs));
+                alternatives.push(self.add(Filter::Logic(LogicFilter::Not(shuffle)), vs));
             } else {
                 let number = self.add(Filter::LegacyFact(LegacyFact::Chess960Number), vs);
                 alternatives.push(self.compare(number, Range::Between(n, n), vs));
@@ -145,7 +147,7 @@ impl Lowerer {
         }
         Ok(match alternatives.len() {
             1 => alternatives[0],
-            _ => self.add(Filter::Or(alternatives), span),
+            _ => self.add(Filter::Logic(LogicFilter::Or(alternatives)), span),
         })
     }
 
@@ -187,15 +189,21 @@ impl Lowerer {
     /// Some position of the main line after the start holds the fact (a move led into it).
     fn main_line_move_into(&mut self, fact: LegacyFact, span: Span) -> FilterId {
         let f = self.add(Filter::LegacyFact(fact), span);
-        let initial_test = self.add(Filter::Initial, span);
-        let not_initial = self.add(Filter::Not(initial_test), span);
-        let here = self.add(Filter::And(vec![not_initial, f]), span);
-        let initial = self.add(Filter::Tree(TreeStep::Initial), span);
+        let initial_test = self.add(Filter::PositionState(PositionStateFilter::Initial), span);
+        let not_initial = self.add(Filter::Logic(LogicFilter::Not(initial_test)), span);
+        let here = self.add(Filter::Logic(LogicFilter::And(vec![not_initial, f])), span);
+        let initial = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Initial)), span);
         let find = self.add(
-            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: here },
+            Filter::GameTree(GameTreeFilter::Find {
+                direction: FindDirection::Forward,
+                all: false,
+                range: None,
+                quiet: true,
+                body: here,
+            }),
             span,
         );
-        self.add(Filter::AtPosition { at: initial, body: find }, span)
+        self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: initial, body: find }), span)
     }
 
     /// `:error [kinds]`: the game has one of these reading problems in its main line:
@@ -218,7 +226,7 @@ impl Lowerer {
                 "invalid" | "invalidmove" => self.main_line_move_into(LegacyFact::KingLeftInCheck, span),
                 "none" => {
                     let any = self.main_line_move_into(LegacyFact::BreaksSetupRules, span);
-                    self.add(Filter::Not(any), span)
+                    self.add(Filter::Logic(LogicFilter::Not(any)), span)
                 }
                 _ => {
                     return Err(err(format!("`{w}` is not an error kind of `{kw}`"), vs)
@@ -229,18 +237,24 @@ impl Lowerer {
         }
         Ok(match alternatives.len() {
             1 => alternatives[0],
-            _ => self.add(Filter::Or(alternatives), span),
+            _ => self.add(Filter::Logic(LogicFilter::Or(alternatives)), span),
         })
     }
 
     /// `f` holds at some position of the game (variations included).
     fn whole_game(&mut self, f: FilterId, span: Span) -> FilterId {
         self.game_variations = true;
-        let initial = self.add(Filter::Tree(TreeStep::Initial), span);
+        let initial = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Initial)), span);
         let find = self.add(
-            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: f },
+            Filter::GameTree(GameTreeFilter::Find {
+                direction: FindDirection::Forward,
+                all: false,
+                range: None,
+                quiet: true,
+                body: f,
+            }),
             span,
         );
-        self.add(Filter::AtPosition { at: initial, body: find }, span)
+        self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: initial, body: find }), span)
     }
 }

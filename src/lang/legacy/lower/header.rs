@@ -7,6 +7,7 @@
 //! shared filter can say it.
 //! Must never: panic on any script; every problem is a [`Diagnostic`] naming the keyword.
 
+use crate::ir::{GameTreeFilter, HeaderFilter, LogicFilter, NumberFilter, PositionStateFilter};
 use shakmaty::Color;
 
 use super::{err, from_problem, parse_result, Cursor, Lowerer};
@@ -19,7 +20,7 @@ use crate::lang::legacy::syntax::Item;
 
 /// A PGN tag's value as a header filter.
 pub(super) fn tag(name: &str) -> Filter {
-    Filter::Header(HeaderField::Tag(name.to_string()))
+    Filter::Header(HeaderFilter::Field(HeaderField::Tag(name.to_string())))
 }
 
 /// A case-insensitive alternation of literal words, anchored on the whole value.
@@ -54,14 +55,14 @@ impl Lowerer {
     /// `:year r`: the year of the `[Date]` tag.
     pub(super) fn year(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (r, rs) = c.range(kw)?;
-        let y = self.add(Filter::Year, span);
+        let y = self.add(Filter::Header(HeaderFilter::Year), span);
         Ok(self.compare(y, r, rs))
     }
 
     /// `:gamenumber r`: the game's place in the input.
     pub(super) fn game_number(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (r, rs) = c.range(kw)?;
-        let g = self.add(Filter::GameNumber, span);
+        let g = self.add(Filter::Header(HeaderFilter::GameNumber), span);
         Ok(self.compare(g, r, rs))
     }
 
@@ -86,11 +87,13 @@ impl Lowerer {
     /// `:player s`, `:whiteplayer s`, `:blackplayer s`: the name contains s, any case.
     pub(super) fn player(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (name, nspan) = c.atom(kw, "a player name")?;
-        let needle = self.add(Filter::Str(name.to_string()), nspan);
+        let needle = self.add(Filter::Numbers(NumberFilter::Str(name.to_string())), nspan);
         let mut alternatives = Vec::new();
         for &color in colors_of(kw) {
-            let h = self.add(Filter::Header(HeaderField::Player(color)), span);
-            alternatives.push(self.add(Filter::Contains { haystack: h, needle, ignore_case: true }, span));
+            let h = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Player(color))), span);
+            alternatives.push(
+                self.add(Filter::Numbers(NumberFilter::Contains { haystack: h, needle, ignore_case: true }), span),
+            );
         }
         Ok(self.any_of(alternatives, span))
     }
@@ -109,18 +112,18 @@ impl Lowerer {
             ":variant" => HeaderField::Tag("Variant".into()),
             _ => HeaderField::Tag("Annotator".into()),
         };
-        let h = self.add(Filter::Header(field), span);
-        let needle = self.add(Filter::Str(text.to_string()), tspan);
-        Ok(self.add(Filter::Contains { haystack: h, needle, ignore_case: true }, span))
+        let h = self.add(Filter::Header(HeaderFilter::Field(field)), span);
+        let needle = self.add(Filter::Numbers(NumberFilter::Str(text.to_string())), tspan);
+        Ok(self.add(Filter::Numbers(NumberFilter::Contains { haystack: h, needle, ignore_case: true }), span))
     }
 
     /// `:plycount r`: the real number of plies of the main line (the last main-line
     /// position's distance from the start), not the optional `[PlyCount]` tag.
     pub(super) fn ply_count(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (r, rs) = c.range(kw)?;
-        let last = self.add(Filter::Tree(TreeStep::Last), span);
-        let ply = self.add(Filter::Ply, span);
-        let count = self.add(Filter::AtPosition { at: last, body: ply }, span);
+        let last = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Last)), span);
+        let ply = self.add(Filter::PositionState(PositionStateFilter::Ply), span);
+        let count = self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: last, body: ply }), span);
         Ok(self.compare(count, r, rs))
     }
 
@@ -138,9 +141,9 @@ impl Lowerer {
                 GameResult::Draw => "1/2-1/2",
             });
         }
-        let h = self.add(Filter::Header(HeaderField::ResultText), span);
+        let h = self.add(Filter::Header(HeaderFilter::Field(HeaderField::ResultText)), span);
         let pattern = format!("^\\s*(?:{})\\s*$", words.join("|"));
-        Ok(self.add(Filter::RegexMatch { subject: h, pattern }, span))
+        Ok(self.add(Filter::Numbers(NumberFilter::RegexMatch { subject: h, pattern }), span))
     }
 
     /// The game's result is one of a comma list.
@@ -150,7 +153,7 @@ impl Lowerer {
             let r = parse_result(part).ok_or_else(|| {
                 err(format!("`{part}` is not a game result"), span).with_hint("write `1-0`, `0-1`, `1/2-1/2` or `1/2`")
             })?;
-            alternatives.push(self.add(Filter::Result(r), span));
+            alternatives.push(self.add(Filter::Header(HeaderFilter::Result(r)), span));
         }
         Ok(self.any_of(alternatives, span))
     }
@@ -160,9 +163,9 @@ impl Lowerer {
         let (r, rs) = c.range(kw)?;
         let mut alternatives = Vec::new();
         for &color in colors_of(&kw.replace("elo", "")) {
-            let h = self.add(Filter::Header(HeaderField::Elo(color)), span);
+            let h = self.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(color))), span);
             let f = if r == Range::Between(0, 0) && kw == ":elo" {
-                self.add(Filter::Not(h), span)
+                self.add(Filter::Logic(LogicFilter::Not(h)), span)
             } else {
                 self.compare(h, r, rs)
             };
@@ -176,15 +179,16 @@ impl Lowerer {
         if alternatives.len() == 1 {
             alternatives.remove(0)
         } else {
-            self.add(Filter::Or(alternatives), span)
+            self.add(Filter::Logic(LogicFilter::Or(alternatives)), span)
         }
     }
 
     /// The tag is missing, empty or a placeholder (`?`, `-`).
     fn tag_absent(&mut self, name: &str, span: Span) -> FilterId {
         let h = self.add(tag(name), span);
-        let filled = self.add(Filter::RegexMatch { subject: h, pattern: r"[^\s?\-]".to_string() }, span);
-        self.add(Filter::Not(filled), span)
+        let filled =
+            self.add(Filter::Numbers(NumberFilter::RegexMatch { subject: h, pattern: r"[^\s?\-]".to_string() }), span);
+        self.add(Filter::Logic(LogicFilter::Not(filled)), span)
     }
 
     /// The tag's value is one of `values` (case-insensitive); the words in `unknown` stand
@@ -209,7 +213,9 @@ impl Lowerer {
         let mut alternatives = Vec::new();
         if !words.is_empty() {
             let h = self.add(tag(name), span);
-            alternatives.push(self.add(Filter::RegexMatch { subject: h, pattern: whole_words(&words) }, span));
+            alternatives.push(
+                self.add(Filter::Numbers(NumberFilter::RegexMatch { subject: h, pattern: whole_words(&words) }), span),
+            );
         }
         if want_absent {
             alternatives.push(self.tag_absent(name, span));
@@ -217,7 +223,7 @@ impl Lowerer {
         match alternatives.len() {
             0 => self.add(Filter::False, span),
             1 => alternatives[0],
-            _ => self.add(Filter::Or(alternatives), span),
+            _ => self.add(Filter::Logic(LogicFilter::Or(alternatives)), span),
         }
     }
 
@@ -242,7 +248,7 @@ impl Lowerer {
     /// `S` reads the tag `WhiteS` (`WhiteDWZ`, `WhiteECF`, `WhiteUSCF`, `WhiteICCF` …).
     fn rating(&mut self, system: &str, color: Color, span: Span) -> FilterId {
         if system.eq_ignore_ascii_case("elo") {
-            return self.add(Filter::Header(HeaderField::Elo(color)), span);
+            return self.add(Filter::Header(HeaderFilter::Field(HeaderField::Elo(color))), span);
         }
         let side = if color.is_white() { "White" } else { "Black" };
         let suffix = match system.to_ascii_lowercase().as_str() {
@@ -253,14 +259,14 @@ impl Lowerer {
             _ => system.to_ascii_uppercase(),
         };
         let h = self.add(tag(&format!("{side}{suffix}")), span);
-        self.add(Filter::Call(Builtin::Int, vec![h]), span)
+        self.add(Filter::Numbers(NumberFilter::Call(Builtin::Int, vec![h])), span)
     }
 
     /// A rating compared with a range, or (for `-`/`–`) the rating is missing.
     fn rating_test(&mut self, value: FilterId, range: Option<(Range, Span)>, span: Span) -> FilterId {
         match range {
             Some((r, rs)) => self.compare(value, r, rs),
-            None => self.add(Filter::Not(value), span),
+            None => self.add(Filter::Logic(LogicFilter::Not(value)), span),
         }
     }
 
@@ -296,8 +302,8 @@ impl Lowerer {
         let h = self.add(tag("EventDate"), span);
         let zero = self.number(0, span);
         let four = self.number(4, span);
-        let year = self.add(Filter::Call(Builtin::Substring, vec![h, zero, four]), span);
-        let n = self.add(Filter::Call(Builtin::Int, vec![year]), span);
+        let year = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Substring, vec![h, zero, four])), span);
+        let n = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Int, vec![year])), span);
         Ok(self.compare(n, r, rs))
     }
 
@@ -428,25 +434,25 @@ impl Lowerer {
         let b = self.rating(system, Color::Black, span);
         let Some((r, rs)) = range else {
             // No average: neither player has a rating.
-            let nw = self.add(Filter::Not(w), span);
-            let nb = self.add(Filter::Not(b), span);
-            return Ok(self.add(Filter::And(vec![nw, nb]), span));
+            let nw = self.add(Filter::Logic(LogicFilter::Not(w)), span);
+            let nb = self.add(Filter::Logic(LogicFilter::Not(b)), span);
+            return Ok(self.add(Filter::Logic(LogicFilter::And(vec![nw, nb])), span));
         };
-        let sum = self.add(Filter::Arith(ArithOp::Add, w, b), span);
+        let sum = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Add, w, b)), span);
         let two = self.number(2, span);
-        let avg = self.add(Filter::Arith(ArithOp::Div, sum, two), span);
+        let avg = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Div, sum, two)), span);
         let both = self.compare(avg, r, rs);
         if kw == ":averagerating*" {
             return Ok(both);
         }
         // With one rating, that rating is the average.
-        let nb = self.add(Filter::Not(b), span);
+        let nb = self.add(Filter::Logic(LogicFilter::Not(b)), span);
         let only_w = self.compare(w, r, rs);
-        let white_alone = self.add(Filter::And(vec![nb, only_w]), span);
-        let nw = self.add(Filter::Not(w), span);
+        let white_alone = self.add(Filter::Logic(LogicFilter::And(vec![nb, only_w])), span);
+        let nw = self.add(Filter::Logic(LogicFilter::Not(w)), span);
         let only_b = self.compare(b, r, rs);
-        let black_alone = self.add(Filter::And(vec![nw, only_b]), span);
-        Ok(self.add(Filter::Or(vec![both, white_alone, black_alone]), span))
+        let black_alone = self.add(Filter::Logic(LogicFilter::And(vec![nw, only_b])), span);
+        Ok(self.add(Filter::Logic(LogicFilter::Or(vec![both, white_alone, black_alone])), span))
     }
 
     /// `:ratingdifference SYS r`: the absolute difference of the two ratings.
@@ -455,8 +461,8 @@ impl Lowerer {
         let (r, rs) = c.range(kw)?;
         let w = self.rating(system, Color::White, span);
         let b = self.rating(system, Color::Black, span);
-        let d = self.add(Filter::Arith(ArithOp::Sub, w, b), span);
-        let abs = self.add(Filter::Call(Builtin::Abs, vec![d]), span);
+        let d = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, w, b)), span);
+        let abs = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Abs, vec![d])), span);
         Ok(self.compare(abs, r, rs))
     }
 
@@ -488,8 +494,8 @@ impl Lowerer {
             None => h,
             Some(v) => {
                 let vs = c.take().map(Item::span).unwrap_or(ns);
-                let needle = self.add(Filter::Str(v.to_string()), vs);
-                self.add(Filter::Contains { haystack: h, needle, ignore_case: true }, span)
+                let needle = self.add(Filter::Numbers(NumberFilter::Str(v.to_string())), vs);
+                self.add(Filter::Numbers(NumberFilter::Contains { haystack: h, needle, ignore_case: true }), span)
             }
         })
     }
@@ -518,14 +524,17 @@ impl Lowerer {
                 let h = self.add(tag(&format!("{colour}{suffix}")), span);
                 let zero = self.number(0, span);
                 let four = self.number(4, span);
-                let text = self.add(Filter::Call(Builtin::Substring, vec![h, zero, four]), span);
-                let year = self.add(Filter::Call(Builtin::Int, vec![text]), span);
+                let text = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Substring, vec![h, zero, four])), span);
+                let year = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Int, vec![text])), span);
                 let test = self.compare(year, r, rs);
                 chosen = Some(match chosen {
                     None => test,
                     Some(later) => {
                         let present = self.add(tag(&format!("{colour}{suffix}")), span);
-                        self.add(Filter::If { cond: present, then: test, otherwise: Some(later) }, span)
+                        self.add(
+                            Filter::Logic(LogicFilter::If { cond: present, then: test, otherwise: Some(later) }),
+                            span,
+                        )
                     }
                 });
             }
@@ -535,7 +544,7 @@ impl Lowerer {
         }
         match alternatives.len() {
             1 => alternatives[0],
-            _ => self.add(Filter::Or(alternatives), span),
+            _ => self.add(Filter::Logic(LogicFilter::Or(alternatives)), span),
         }
     }
 }

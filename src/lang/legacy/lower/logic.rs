@@ -10,6 +10,7 @@ use super::{err, Cursor, ListState, Lowerer};
 use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::{Filter, FilterId, FindDirection, TreeStep};
+use crate::ir::{GameTreeFilter, LogicFilter};
 use crate::lang::legacy::designator::Range;
 use crate::lang::legacy::syntax::Item;
 
@@ -54,7 +55,7 @@ impl Lowerer {
         Ok(match kw {
             ":and" => self.and(parts, span),
             ":xor" => self.exactly_one(parts, span),
-            _ => self.add(Filter::Or(parts), span),
+            _ => self.add(Filter::Logic(LogicFilter::Or(parts)), span),
         })
     }
 
@@ -82,7 +83,7 @@ impl Lowerer {
 
     /// Exactly one of the filters matches.
     fn exactly_one(&mut self, parts: Vec<FilterId>, span: Span) -> FilterId {
-        let n = self.add(Filter::CountMatching(parts), span);
+        let n = self.add(Filter::Logic(LogicFilter::CountMatching(parts)), span);
         self.compare(n, Range::Between(1, 1), span)
     }
 
@@ -96,7 +97,7 @@ impl Lowerer {
         }
         let sub = c.take().ok_or_else(|| c.missing(kw, "a `(match …)` list"))?;
         let f = self.sub_match(sub)?;
-        Ok(self.add(Filter::Not(f), span))
+        Ok(self.add(Filter::Logic(LogicFilter::Not(f)), span))
     }
 
     /// `:not` in a position list: the flag negates the list, `:not (position …)` is a
@@ -112,7 +113,7 @@ impl Lowerer {
         if matches!(c.peek(), Some(Item::List { .. })) {
             let sub = c.take().ok_or_else(|| c.missing(kw, "a position list"))?;
             let f = self.nested_position_list(sub)?;
-            let not = self.add(Filter::Not(f), span);
+            let not = self.add(Filter::Logic(LogicFilter::Not(f)), span);
             st.conjuncts.push(Some(not));
         } else {
             st.negate = !st.negate;
@@ -146,7 +147,7 @@ impl Lowerer {
         }
         let mut result = otherwise.unwrap_or_else(|| self.add(Filter::False, span));
         while let Some((c, e)) = pairs.pop() {
-            result = self.add(Filter::If { cond: c, then: e, otherwise: Some(result) }, span);
+            result = self.add(Filter::Logic(LogicFilter::If { cond: c, then: e, otherwise: Some(result) }), span);
         }
         Ok(result)
     }
@@ -157,12 +158,18 @@ impl Lowerer {
         let parts = self.sub_lists(kw, c, Sub::Position)?;
         let mut finds = Vec::new();
         for p in parts {
-            let initial = self.add(Filter::Tree(TreeStep::Initial), span);
+            let initial = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Initial)), span);
             let find = self.add(
-                Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: p },
+                Filter::GameTree(GameTreeFilter::Find {
+                    direction: FindDirection::Forward,
+                    all: false,
+                    range: None,
+                    quiet: true,
+                    body: p,
+                }),
                 span,
             );
-            finds.push(self.add(Filter::AtPosition { at: initial, body: find }, span));
+            finds.push(self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: initial, body: find }), span));
         }
         Ok(self.and(finds, span))
     }

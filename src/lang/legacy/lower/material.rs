@@ -6,6 +6,7 @@
 //! leaves where no shared filter can say it.
 //! Must never: panic on any script; every problem is a [`Diagnostic`] naming the keyword.
 
+use crate::ir::{GeometryFilter, LogicFilter, NumberFilter, SetFilter, VariableFilter};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, from_problem, is_singular, Cursor, Lowerer};
@@ -22,7 +23,7 @@ impl Lowerer {
     pub(super) fn piece_count(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (d, ds) = c.designator(kw)?;
         let set = self.designator(&d, ds)?;
-        let n = self.add(Filter::Count(set), span);
+        let n = self.add(Filter::Sets(SetFilter::Count(set)), span);
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(n, r, rs))
     }
@@ -31,7 +32,7 @@ impl Lowerer {
     pub(super) fn power(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let (d, ds) = c.designator(kw)?;
         let set = self.designator(&d, ds)?;
-        let p = self.add(Filter::Call(Builtin::Power, vec![set]), span);
+        let p = self.add(Filter::Numbers(NumberFilter::Call(Builtin::Power, vec![set])), span);
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(p, r, rs))
     }
@@ -44,9 +45,9 @@ impl Lowerer {
         if matches!(d.kinds, PieceKinds::Tag(_)) {
             return Err(err("`:tagmatch` compares a tag with piece types, not with another tag", ds));
         }
-        let v = self.add(Filter::Var(var), nspan);
+        let v = self.add(Filter::Variables(VariableFilter::Var(var)), nspan);
         let set = self.designator(&d, ds)?;
-        Ok(if set == v { v } else { self.add(Filter::Intersection(vec![v, set]), span) })
+        Ok(if set == v { v } else { self.add(Filter::Sets(SetFilter::Intersection(vec![v, set])), span) })
     }
 
     /// `:powerdifference D range` (white part of D minus black part of D) or the CQL-S
@@ -65,8 +66,8 @@ impl Lowerer {
             if mask.0 == 0 || d.squares == 0 {
                 return Ok(me.number(0, s));
             }
-            let set = me.add(Filter::Pieces { mask, squares: Bitboard(d.squares) }, s);
-            Ok(me.add(Filter::Call(Builtin::Power, vec![set]), s))
+            let set = me.add(Filter::Sets(SetFilter::Pieces { mask, squares: Bitboard(d.squares) }), s);
+            Ok(me.add(Filter::Numbers(NumberFilter::Call(Builtin::Power, vec![set])), s))
         };
         let (white, black) = match &second {
             None => (power(self, &d1, s1, PieceMask::WHITE)?, power(self, &d1, s1, PieceMask::BLACK)?),
@@ -74,7 +75,7 @@ impl Lowerer {
                 (power(self, &d1, s1, PieceMask::ANY_PIECE)?, power(self, d2, *s2, PieceMask::ANY_PIECE)?)
             }
         };
-        let diff = self.add(Filter::Arith(ArithOp::Sub, white, black), span);
+        let diff = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, white, black)), span);
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(diff, r, rs))
     }
@@ -87,34 +88,42 @@ impl Lowerer {
         let attackers = self.designator(&d1, s1)?;
         let targets = self.designator(&d2, s2)?;
         if matches!(r, Range::Between(0, 0) | Range::Compare(CmpOp::Eq, 0)) {
-            let a = self.add(Filter::Attacks { attackers, targets, value_is_targets: false }, span);
-            return Ok(self.add(Filter::Not(a), span));
+            let a = self
+                .add(Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets: false }), span);
+            return Ok(self.add(Filter::Logic(LogicFilter::Not(a)), span));
         }
         if is_singular(&d2) {
             // One target: pairs = attackers of it.
-            let a = self.add(Filter::Attacks { attackers, targets, value_is_targets: false }, span);
-            let n = self.add(Filter::Count(a), span);
+            let a = self
+                .add(Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets: false }), span);
+            let n = self.add(Filter::Sets(SetFilter::Count(a)), span);
             return Ok(self.compare(n, r, rs));
         }
         if is_singular(&d1) {
             // One attacker: pairs = squares of D2 it attacks.
-            let a = self.add(Filter::Attacks { attackers, targets, value_is_targets: true }, span);
-            let n = self.add(Filter::Count(a), span);
+            let a = self
+                .add(Filter::Geometry(GeometryFilter::Attacks { attackers, targets, value_is_targets: true }), span);
+            let n = self.add(Filter::Sets(SetFilter::Count(a)), span);
             return Ok(self.compare(n, r, rs));
         }
         // General case: sum, over each attacker square, the targets it attacks.
         let sum = self.fresh_var("attackcount", VarKind::Value);
         let square = self.fresh_var("attacker", VarKind::Square);
         let zero = self.number(0, span);
-        let init = self.add(Filter::Assign { var: sum, op: None, value: zero }, span);
-        let one = self.add(Filter::Var(square), span);
-        let hit = self.add(Filter::Attacks { attackers: one, targets, value_is_targets: true }, span);
-        let hits = self.add(Filter::Count(hit), span);
-        let add = self.add(Filter::Assign { var: sum, op: Some(ArithOp::Add), value: hits }, span);
-        let each = self.add(Filter::SquareIter { var: square, domain: attackers, body: add, forall: true }, span);
-        let total = self.add(Filter::Var(sum), span);
+        let init = self.add(Filter::Variables(VariableFilter::Assign { var: sum, op: None, value: zero }), span);
+        let one = self.add(Filter::Variables(VariableFilter::Var(square)), span);
+        let hit = self
+            .add(Filter::Geometry(GeometryFilter::Attacks { attackers: one, targets, value_is_targets: true }), span);
+        let hits = self.add(Filter::Sets(SetFilter::Count(hit)), span);
+        let add =
+            self.add(Filter::Variables(VariableFilter::Assign { var: sum, op: Some(ArithOp::Add), value: hits }), span);
+        let each = self.add(
+            Filter::Variables(VariableFilter::SquareIter { var: square, domain: attackers, body: add, forall: true }),
+            span,
+        );
+        let total = self.add(Filter::Variables(VariableFilter::Var(sum)), span);
         let test = self.compare(total, r, rs);
-        Ok(self.add(Filter::And(vec![init, each, test]), span))
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![init, each, test])), span))
     }
 
     /// `:ray (D1 … Dk) [range]` and its direction variants.
@@ -154,20 +163,22 @@ impl Lowerer {
                 (Directions::ORTHOGONAL, [Role::Rook, Role::Queen]),
                 (Directions::DIAGONAL, [Role::Bishop, Role::Queen]),
             ] {
-                let sliders = self.add(Filter::Pieces { mask: role_mask(&roles), squares: Bitboard::FULL }, span);
-                let first = self.add(Filter::Intersection(vec![sets[0], sliders]), span);
+                let sliders = self
+                    .add(Filter::Sets(SetFilter::Pieces { mask: role_mask(&roles), squares: Bitboard::FULL }), span);
+                let first = self.add(Filter::Sets(SetFilter::Intersection(vec![sets[0], sliders])), span);
                 let mut these = sets.clone();
                 these[0] = first;
-                alternatives.push(self.add(Filter::Ray { dirs, sets: these, xray: false }, span));
+                alternatives
+                    .push(self.add(Filter::Geometry(GeometryFilter::Ray { dirs, sets: these, xray: false }), span));
             }
-            self.add(Filter::Union(alternatives), span)
+            self.add(Filter::Sets(SetFilter::Union(alternatives)), span)
         } else {
-            self.add(Filter::Ray { dirs, sets, xray: false }, span)
+            self.add(Filter::Geometry(GeometryFilter::Ray { dirs, sets, xray: false }), span)
         };
         Ok(match range {
             None => ray,
             Some((r, rs)) => {
-                let n = self.add(Filter::Count(ray), span);
+                let n = self.add(Filter::Sets(SetFilter::Count(ray)), span);
                 self.compare(n, r, rs)
             }
         })
@@ -187,7 +198,7 @@ impl Lowerer {
             Err(_) => (white_pawns, span, first, fspan),
         };
         let set = self.pawn_set(&pawns, pspan, attrs, aspan)?;
-        let n = self.add(Filter::Count(set), span);
+        let n = self.add(Filter::Sets(SetFilter::Count(set)), span);
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(n, r, rs))
     }
@@ -206,8 +217,8 @@ impl Lowerer {
                         "connected" => PawnStructure::Connected,
                         _ => PawnStructure::Doubled,
                     };
-                    let s = self.add(Filter::PawnStructure(kind), aspan);
-                    self.add(Filter::Intersection(vec![set, s]), aspan)
+                    let s = self.add(Filter::Sets(SetFilter::PawnStructure(kind)), aspan);
+                    self.add(Filter::Sets(SetFilter::Intersection(vec![set, s])), aspan)
                 }
                 _ => {
                     let n = attr
@@ -224,21 +235,21 @@ impl Lowerer {
                     let mut run = base;
                     for _ in 1..n {
                         let above = self.add(
-                            Filter::Direction {
+                            Filter::Geometry(GeometryFilter::Direction {
                                 dirs: Directions::UP,
                                 min: 1,
                                 max: 1,
                                 range_variables: (None, None),
                                 arg: run,
-                            },
+                            }),
                             aspan,
                         );
-                        run = self.add(Filter::Intersection(vec![base, above]), aspan);
+                        run = self.add(Filter::Sets(SetFilter::Intersection(vec![base, above])), aspan);
                     }
                     if set == base {
                         run
                     } else {
-                        self.add(Filter::Intersection(vec![set, run]), aspan)
+                        self.add(Filter::Sets(SetFilter::Intersection(vec![set, run])), aspan)
                     }
                 }
             };
@@ -273,9 +284,9 @@ impl Lowerer {
         let (attrs, aspan) = c.atom(kw, "pawn attributes")?;
         let a = self.pawn_set(&d1, s1, attrs, aspan)?;
         let b = self.pawn_set(&d2, s2, attrs, aspan)?;
-        let na = self.add(Filter::Count(a), span);
-        let nb = self.add(Filter::Count(b), span);
-        let diff = self.add(Filter::Arith(ArithOp::Sub, na, nb), span);
+        let na = self.add(Filter::Sets(SetFilter::Count(a)), span);
+        let nb = self.add(Filter::Sets(SetFilter::Count(b)), span);
+        let diff = self.add(Filter::Numbers(NumberFilter::Arith(ArithOp::Sub, na, nb)), span);
         let (r, rs) = c.range(kw)?;
         Ok(self.compare(diff, r, rs))
     }

@@ -7,6 +7,7 @@
 //! the next position (`AtPosition` at the first child).
 //! Must never: panic on any script; every problem is a [`Diagnostic`] naming the keyword.
 
+use crate::ir::{GameTreeFilter, LogicFilter, PositionStateFilter, SetFilter};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, Cursor, ListState, Lowerer};
@@ -80,12 +81,14 @@ impl Lowerer {
         let black = mask.0 & PieceMask::BLACK.0 != 0;
         if white != black {
             let color = if white { Color::White } else { Color::Black };
-            let pawn =
-                self.add(Filter::Pieces { mask: PieceMask::piece(color, Role::Pawn), squares: Bitboard::FULL }, ds);
+            let pawn = self.add(
+                Filter::Sets(SetFilter::Pieces { mask: PieceMask::piece(color, Role::Pawn), squares: Bitboard::FULL }),
+                ds,
+            );
             st.move_from.push(pawn);
         }
         if d.squares != u64::MAX {
-            let sq = self.add(Filter::Squares(Bitboard(d.squares)), ds);
+            let sq = self.add(Filter::Sets(SetFilter::Squares(Bitboard(d.squares))), ds);
             st.move_to.push(sq);
         }
         st.promote |= roles;
@@ -113,7 +116,7 @@ impl Lowerer {
         inner.move_kind = MoveKind::EnPassant;
         inner.mark_move();
         let m = self.finish(inner, span)?;
-        Ok(self.add(Filter::Not(m), span))
+        Ok(self.add(Filter::Logic(LogicFilter::Not(m)), span))
     }
 
     /// The list's one next-move filter, from its move keywords.
@@ -121,7 +124,7 @@ impl Lowerer {
         let combine = |me: &mut Lowerer, sets: &[FilterId]| match sets.len() {
             0 => None,
             1 => Some(sets[0]),
-            _ => Some(me.add(Filter::Intersection(sets.to_vec()), span)),
+            _ => Some(me.add(Filter::Sets(SetFilter::Intersection(sets.to_vec())), span)),
         };
         let from = combine(self, &st.move_from);
         let to = combine(self, &st.move_to);
@@ -140,16 +143,16 @@ impl Lowerer {
     /// `f` holds at the position after the next move.
     fn next_position(&mut self, f: FilterId, span: Span) -> FilterId {
         let zero = self.number(0, span);
-        let child = self.add(Filter::Child(zero), span);
-        self.add(Filter::AtPosition { at: child, body: f }, span)
+        let child = self.add(Filter::GameTree(GameTreeFilter::Child(zero)), span);
+        self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: child, body: f }), span)
     }
 
     /// `:ischeck [r]`, `:isdoublecheck`, `:ismate`, `:iscontactcheck`: the next move gives
     /// check (the side's r-th one), double check, mate, a contact check.
     pub(super) fn next_move_check(&mut self, kw: &str, span: Span, c: &mut Cursor) -> Result<FilterId, Diagnostic> {
         let after = match kw {
-            ":ischeck" => self.add(Filter::Check, span),
-            ":ismate" => self.add(Filter::Mate, span),
+            ":ischeck" => self.add(Filter::PositionState(PositionStateFilter::Check), span),
+            ":ismate" => self.add(Filter::PositionState(PositionStateFilter::Mate), span),
             ":isdoublecheck" => self.double_check(span),
             _ => self.contact_check(None, span),
         };
@@ -161,14 +164,14 @@ impl Lowerer {
         let (r, rs) = c.range(kw)?;
         let mut alternatives = Vec::new();
         for color in [Color::White, Color::Black] {
-            let tm = self.add(Filter::ToMove(color), span);
+            let tm = self.add(Filter::PositionState(PositionStateFilter::ToMove(color)), span);
             let given = self.add(Filter::LegacyFact(LegacyFact::ChecksGiven(color)), span);
             let counted = self.compare(given, r, rs);
             let later = self.next_position(counted, span);
-            alternatives.push(self.add(Filter::And(vec![tm, later]), span));
+            alternatives.push(self.add(Filter::Logic(LogicFilter::And(vec![tm, later])), span));
         }
-        let count = self.add(Filter::Or(alternatives), span);
-        Ok(self.add(Filter::And(vec![next, count]), span))
+        let count = self.add(Filter::Logic(LogicFilter::Or(alternatives)), span);
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![next, count])), span))
     }
 
     /// `:iscastling [D]`: the next move castles (on the sides named by K, Q, k, q in D).
@@ -204,8 +207,8 @@ impl Lowerer {
             alternatives.push(match color {
                 None => m,
                 Some(col) => {
-                    let tm = self.add(Filter::ToMove(col), span);
-                    self.add(Filter::And(vec![tm, m]), span)
+                    let tm = self.add(Filter::PositionState(PositionStateFilter::ToMove(col)), span);
+                    self.add(Filter::Logic(LogicFilter::And(vec![tm, m])), span)
                 }
             });
         }
@@ -231,7 +234,7 @@ impl Lowerer {
         );
         let only = self.compare(legal, Range::Between(1, 1), span);
         let next = self.add(Filter::Move(Box::new(MoveFilter::any(MoveSource::Next))), span);
-        Ok(self.add(Filter::And(vec![only, next]), span))
+        Ok(self.add(Filter::Logic(LogicFilter::And(vec![only, next])), span))
     }
 
     /// `:isillegal`: the next move leads into a position that breaks the rules of chess.
@@ -273,10 +276,10 @@ impl Lowerer {
             }
             let here = steps.last_mut().expect("a step");
             if let Some((n, black)) = number {
-                let num = self.add(Filter::MoveNumber, ts);
+                let num = self.add(Filter::PositionState(PositionStateFilter::MoveNumber), ts);
                 here.push(self.compare(num, Range::Between(n, n), ts));
                 if black {
-                    here.push(self.add(Filter::ToMove(Color::Black), ts));
+                    here.push(self.add(Filter::PositionState(PositionStateFilter::ToMove(Color::Black)), ts));
                 }
             }
             let (body, suffix) = match mv.find(['+', '#']) {
@@ -288,9 +291,9 @@ impl Lowerer {
             here.push(m);
             let mut next = Vec::new();
             if suffix.starts_with('#') {
-                next.push(self.add(Filter::Mate, ts));
+                next.push(self.add(Filter::PositionState(PositionStateFilter::Mate), ts));
             } else if suffix.starts_with('+') {
-                next.push(self.add(Filter::Check, ts));
+                next.push(self.add(Filter::PositionState(PositionStateFilter::Check), ts));
             }
             steps.push(next);
         }
@@ -305,8 +308,8 @@ impl Lowerer {
             }
             seq.push(self.and(parts, ts));
         }
-        let body = self.add(Filter::SeqConcat(seq), ts);
-        Ok(self.add(Filter::Line { params: LineParams::default(), body }, span))
+        let body = self.add(Filter::GameTree(GameTreeFilter::SeqConcat(seq)), ts);
+        Ok(self.add(Filter::GameTree(GameTreeFilter::Line { params: LineParams::default(), body }), span))
     }
 
     /// One long-algebraic move of `:line`: `[piece]from(-|x)to[=promotion]`, where from
@@ -339,10 +342,10 @@ impl Lowerer {
                 .map(|d| d.squares)
                 .map_err(|_| err(format!("`{t}` in `{text}` is not a square"), span))
         };
-        let from = self.add(Filter::Pieces { mask, squares: Bitboard(squares(from_sq)?) }, span);
+        let from = self.add(Filter::Sets(SetFilter::Pieces { mask, squares: Bitboard(squares(from_sq)?) }), span);
         let to_bb = Bitboard(squares(to_sq)?);
         let to_mask = if capture { PieceMask::ANY_PIECE } else { PieceMask::EMPTY };
-        let to = self.add(Filter::Pieces { mask: to_mask, squares: to_bb }, span);
+        let to = self.add(Filter::Sets(SetFilter::Pieces { mask: to_mask, squares: to_bb }), span);
         let mut promote = 0u8;
         if let Some(p) = promo {
             let role = p.chars().next().and_then(|ch| Role::from_char(ch.to_ascii_lowercase()));
@@ -355,7 +358,7 @@ impl Lowerer {
         let to = if capture && kind == MoveKind::Any && to_bb.count() > 0 {
             to
         } else if capture {
-            self.add(Filter::Squares(to_bb), span)
+            self.add(Filter::Sets(SetFilter::Squares(to_bb)), span)
         } else {
             to
         };

@@ -7,6 +7,7 @@
 //! all of the list's designators) into `echo (s t)` over square counts.
 //! Must never: panic on any script; every problem is a [`Diagnostic`] naming the keyword.
 
+use crate::ir::{GameTreeFilter, LogicFilter, PositionStateFilter, SetFilter, VariableFilter};
 use shakmaty::{Bitboard, Color, Role};
 
 use super::{err, Cursor, Lowerer, Scope};
@@ -141,24 +142,27 @@ impl Lowerer {
         let span = rel.span;
         let s = self.fresh_var("relation", VarKind::Position);
         let t = self.fresh_var("relation", VarKind::Position);
-        let sv = self.add(Filter::Var(s), span);
-        let tv = self.add(Filter::Var(t), span);
-        let at_s = |me: &mut Lowerer, body: FilterId| me.add(Filter::AtPosition { at: sv, body }, span);
-        let mut parts = vec![self.add(Filter::TreeRelation(TreeRelation::Ancestor, sv, tv), span)];
+        let sv = self.add(Filter::Variables(VariableFilter::Var(s)), span);
+        let tv = self.add(Filter::Variables(VariableFilter::Var(t)), span);
+        let at_s = |me: &mut Lowerer, body: FilterId| {
+            me.add(Filter::GameTree(GameTreeFilter::AtPosition { at: sv, body }), span)
+        };
+        let mut parts =
+            vec![self.add(Filter::GameTree(GameTreeFilter::TreeRelation(TreeRelation::Ancestor, sv, tv)), span)];
         match rel.scope {
-            Scope::MainLine => parts.push(self.add(Filter::Mainline, span)),
-            Scope::VariationsOnly => parts.push(self.add(Filter::Variation, span)),
+            Scope::MainLine => parts.push(self.add(Filter::PositionState(PositionStateFilter::Mainline), span)),
+            Scope::VariationsOnly => parts.push(self.add(Filter::PositionState(PositionStateFilter::Variation), span)),
             Scope::All => {}
         }
         if rel.side != SideToMove::Ignore {
-            let white_now = self.add(Filter::ToMove(Color::White), span);
+            let white_now = self.add(Filter::PositionState(PositionStateFilter::ToMove(Color::White)), span);
             let white_then = at_s(self, white_now);
-            let black_now = self.add(Filter::ToMove(Color::Black), span);
+            let black_now = self.add(Filter::PositionState(PositionStateFilter::ToMove(Color::Black)), span);
             let black_then = at_s(self, black_now);
             let (a, b) = if rel.side == SideToMove::Same { (white_now, black_now) } else { (black_now, white_now) };
-            let first = self.add(Filter::And(vec![white_then, a]), span);
-            let second = self.add(Filter::And(vec![black_then, b]), span);
-            parts.push(self.add(Filter::Or(vec![first, second]), span));
+            let first = self.add(Filter::Logic(LogicFilter::And(vec![white_then, a])), span);
+            let second = self.add(Filter::Logic(LogicFilter::And(vec![black_then, b])), span);
+            parts.push(self.add(Filter::Logic(LogicFilter::Or(vec![first, second])), span));
         }
         let maps = relmap::compose(&rel.transforms);
         let mut images = Vec::with_capacity(maps.len());
@@ -168,18 +172,18 @@ impl Lowerer {
         }
         parts.push(match images.len() {
             1 => images[0],
-            _ => self.add(Filter::Or(images), span),
+            _ => self.add(Filter::Logic(LogicFilter::Or(images)), span),
         });
-        let body = self.add(Filter::And(parts), span);
+        let body = self.add(Filter::Logic(LogicFilter::And(parts)), span);
         self.add(
-            Filter::Echo {
+            Filter::GameTree(GameTreeFilter::Echo {
                 source: s,
                 target: t,
                 in_all: false,
                 variations: rel.scope != Scope::MainLine,
                 marks: false,
                 body,
-            },
+            }),
             span,
         )
     }
@@ -195,10 +199,11 @@ impl Lowerer {
     ) -> Vec<FilterId> {
         let span = rel.span;
         let mut parts = Vec::new();
-        let empty_now = self.add(Filter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }, span);
+        let empty_now =
+            self.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::EMPTY, squares: Bitboard::FULL }), span);
         // P1's sets, carried through the map: `then(X)` is the image of X at s.
         let then = |me: &mut Lowerer, x: FilterId| {
-            let at = me.add(Filter::AtPosition { at: sv, body: x }, span);
+            let at = me.add(Filter::GameTree(GameTreeFilter::AtPosition { at: sv, body: x }), span);
             if map.is_empty() {
                 at
             } else {
@@ -209,9 +214,10 @@ impl Lowerer {
             then(self, empty_now)
         } else {
             // Squares no piece of P1 is carried to.
-            let occupied = self.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, span);
+            let occupied =
+                self.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }), span);
             let carried = then(self, occupied);
-            self.add(Filter::Complement(carried), span)
+            self.add(Filter::Sets(SetFilter::Complement(carried)), span)
         };
         // Pieces of P1 (matching D) whose squares are empty in P2, and the reverse.
         for (sets, (d, ds, range)) in [(true, &rel.missing), (false, &rel.new)] {
@@ -219,11 +225,11 @@ impl Lowerer {
             let set = self.designator(d, *ds).unwrap_or(empty_now);
             let vanished = if sets {
                 let before = then(self, set);
-                self.add(Filter::Intersection(vec![before, empty_now]), span)
+                self.add(Filter::Sets(SetFilter::Intersection(vec![before, empty_now])), span)
             } else {
-                self.add(Filter::Intersection(vec![set, empty_then]), span)
+                self.add(Filter::Sets(SetFilter::Intersection(vec![set, empty_then])), span)
             };
-            let n = self.add(Filter::Count(vanished), span);
+            let n = self.add(Filter::Sets(SetFilter::Count(vanished)), span);
             parts.push(self.compare(n, *range, span));
         }
         if rel.same.is_some() || rel.different.is_some() {
@@ -231,34 +237,40 @@ impl Lowerer {
             let mut same_parts = Vec::new();
             for color in [Color::White, Color::Black] {
                 for role in Role::ALL {
-                    let p =
-                        self.add(Filter::Pieces { mask: PieceMask::piece(color, role), squares: Bitboard::FULL }, span);
+                    let p = self.add(
+                        Filter::Sets(SetFilter::Pieces {
+                            mask: PieceMask::piece(color, role),
+                            squares: Bitboard::FULL,
+                        }),
+                        span,
+                    );
                     let before = then(self, p);
-                    same_parts.push(self.add(Filter::Intersection(vec![before, p]), span));
+                    same_parts.push(self.add(Filter::Sets(SetFilter::Intersection(vec![before, p])), span));
                 }
             }
-            let mut same = self.add(Filter::Union(same_parts), span);
-            let occupied_now = self.add(Filter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }, span);
+            let mut same = self.add(Filter::Sets(SetFilter::Union(same_parts)), span);
+            let occupied_now =
+                self.add(Filter::Sets(SetFilter::Pieces { mask: PieceMask::ANY_PIECE, squares: Bitboard::FULL }), span);
             let occupied_then = then(self, occupied_now);
             let mut original = occupied_then;
             if rel.pattern {
                 let pattern = match designators.len() {
                     0 => self.add(Filter::False, span),
                     1 => designators[0],
-                    _ => self.add(Filter::Union(designators.to_vec()), span),
+                    _ => self.add(Filter::Sets(SetFilter::Union(designators.to_vec())), span),
                 };
                 let allowed = then(self, pattern);
-                same = self.add(Filter::Intersection(vec![same, allowed]), span);
-                original = self.add(Filter::Intersection(vec![occupied_then, allowed]), span);
+                same = self.add(Filter::Sets(SetFilter::Intersection(vec![same, allowed])), span);
+                original = self.add(Filter::Sets(SetFilter::Intersection(vec![occupied_then, allowed])), span);
             }
             if let Some(r) = rel.same {
-                let n = self.add(Filter::Count(same), span);
+                let n = self.add(Filter::Sets(SetFilter::Count(same)), span);
                 parts.push(self.compare(n, r, span));
             }
             if let Some(r) = rel.different {
-                let not_same = self.add(Filter::Complement(same), span);
-                let differ = self.add(Filter::Intersection(vec![original, not_same]), span);
-                let n = self.add(Filter::Count(differ), span);
+                let not_same = self.add(Filter::Sets(SetFilter::Complement(same)), span);
+                let differ = self.add(Filter::Sets(SetFilter::Intersection(vec![original, not_same])), span);
+                let n = self.add(Filter::Sets(SetFilter::Count(differ)), span);
                 parts.push(self.compare(n, r, span));
             }
         }

@@ -11,6 +11,7 @@ use super::{err, only_top, Cursor, ListState, Lowerer, Scope};
 use crate::diag::Diagnostic;
 use crate::diag::Span;
 use crate::ir::{Filter, FilterId, FindDirection, LineParams, TreeStep};
+use crate::ir::{GameTreeFilter, LogicFilter};
 use crate::lang::legacy::designator::Range;
 use crate::lang::legacy::syntax::Item;
 
@@ -127,7 +128,7 @@ impl Lowerer {
         if matches!(c.peek(), Some(Item::List { .. })) {
             let item = c.take().ok_or_else(|| c.missing(kw, "a position list"))?;
             let f = self.nested_position_list(item)?;
-            Ok(self.add(Filter::Not(f), span))
+            Ok(self.add(Filter::Logic(LogicFilter::Not(f)), span))
         } else {
             Ok(self.add(Filter::False, span))
         }
@@ -142,7 +143,7 @@ impl Lowerer {
         }
         let gap = if kw == ":gappedsequence" {
             let t = self.add(Filter::True, span);
-            Some(self.add(Filter::SeqRepeat { body: t, min: 0, max: u32::MAX }, span))
+            Some(self.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body: t, min: 0, max: u32::MAX }), span))
         } else {
             None
         };
@@ -153,8 +154,8 @@ impl Lowerer {
             }
             parts.push(self.nested_position_list(sub)?);
         }
-        let body = self.add(Filter::SeqConcat(parts), lspan);
-        Ok(self.add(Filter::Line { params: LineParams::default(), body }, span))
+        let body = self.add(Filter::GameTree(GameTreeFilter::SeqConcat(parts)), lspan);
+        Ok(self.add(Filter::GameTree(GameTreeFilter::Line { params: LineParams::default(), body }), span))
     }
 
     /// `:matchconsecutive (L…)`: the lists match consecutive positions in some order.
@@ -171,8 +172,9 @@ impl Lowerer {
         permutations(&parts, &mut Vec::new(), &mut vec![false; parts.len()], &mut orders);
         let mut alternatives = Vec::new();
         for order in orders {
-            let body = self.add(Filter::SeqConcat(order), lspan);
-            alternatives.push(self.add(Filter::Line { params: LineParams::default(), body }, span));
+            let body = self.add(Filter::GameTree(GameTreeFilter::SeqConcat(order)), lspan);
+            alternatives
+                .push(self.add(Filter::GameTree(GameTreeFilter::Line { params: LineParams::default(), body }), span));
         }
         Ok(self.any_of(alternatives, span))
     }
@@ -183,36 +185,50 @@ impl Lowerer {
         let (lo, hi) = r.interval();
         let run_at_least = |me: &mut Lowerer, n: i64| {
             let min = u32::try_from(n.max(1)).unwrap_or(u32::MAX);
-            let rep = me.add(Filter::SeqRepeat { body, min, max: u32::MAX }, span);
-            let seq = me.add(Filter::SeqConcat(vec![rep]), span);
-            me.add(Filter::Line { params: LineParams::default(), body: seq }, span)
+            let rep = me.add(Filter::GameTree(GameTreeFilter::SeqRepeat { body, min, max: u32::MAX }), span);
+            let seq = me.add(Filter::GameTree(GameTreeFilter::SeqConcat(vec![rep])), span);
+            me.add(Filter::GameTree(GameTreeFilter::Line { params: LineParams::default(), body: seq }), span)
         };
-        let parent = self.add(Filter::Tree(TreeStep::Parent), span);
-        let before = self.add(Filter::AtPosition { at: parent, body }, span);
-        let fresh = self.add(Filter::Not(before), span);
+        let parent = self.add(Filter::GameTree(GameTreeFilter::Tree(TreeStep::Parent)), span);
+        let before = self.add(Filter::GameTree(GameTreeFilter::AtPosition { at: parent, body }), span);
+        let fresh = self.add(Filter::Logic(LogicFilter::Not(before)), span);
         let mut parts = vec![body, fresh];
         if lo > 1 {
             parts.push(run_at_least(self, lo));
         }
         if hi < i64::MAX {
             let longer = run_at_least(self, hi.saturating_add(1));
-            parts.push(self.add(Filter::Not(longer), span));
+            parts.push(self.add(Filter::Logic(LogicFilter::Not(longer)), span));
         }
-        let start = self.add(Filter::And(parts), span);
+        let start = self.add(Filter::Logic(LogicFilter::And(parts)), span);
         let some_run = self.add(
-            Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body: start },
+            Filter::GameTree(GameTreeFilter::Find {
+                direction: FindDirection::Forward,
+                all: false,
+                range: None,
+                quiet: true,
+                body: start,
+            }),
             span,
         );
         if lo > 0 {
             return some_run;
         }
-        let any = self
-            .add(Filter::Find { direction: FindDirection::Forward, all: false, range: None, quiet: true, body }, span);
-        let none = self.add(Filter::Not(any), span);
+        let any = self.add(
+            Filter::GameTree(GameTreeFilter::Find {
+                direction: FindDirection::Forward,
+                all: false,
+                range: None,
+                quiet: true,
+                body,
+            }),
+            span,
+        );
+        let none = self.add(Filter::Logic(LogicFilter::Not(any)), span);
         if hi <= 0 {
             none
         } else {
-            self.add(Filter::Or(vec![none, some_run]), span)
+            self.add(Filter::Logic(LogicFilter::Or(vec![none, some_run])), span)
         }
     }
 }

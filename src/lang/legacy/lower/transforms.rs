@@ -6,6 +6,7 @@
 //! when the list is finished, the last keyword outermost) and its accumulator counts.
 //! Must never: expand a transform (`ir::transform` does), or panic on any script.
 
+use crate::ir::{LogicFilter, SetFilter};
 use shakmaty::Bitboard;
 
 use super::{err, from_problem, Cursor, ListState, Lowerer};
@@ -138,7 +139,7 @@ impl Lowerer {
         let (text, ts) = c.atom(kw, "a square designator such as `[b2,c3]`")?;
         let region = parse_designator(&format!("?{text}")).map_err(|p| from_problem(p, ts))?;
         let fixed = self.add(Filter::LegacyFact(LegacyFact::Region(Bitboard(region.squares))), ts);
-        Ok(self.add(Filter::Intersection(vec![set, fixed]), span))
+        Ok(self.add(Filter::Sets(SetFilter::Intersection(vec![set, fixed])), span))
     }
 
     /// Turn the legacy shifts of a list into the CQL 3 edge-rule shifts when the list
@@ -193,7 +194,7 @@ impl Lowerer {
                 None => {
                     let one = self.number(1, *rs);
                     let zero = self.number(0, *rs);
-                    self.add(Filter::If { cond: acc_body, then: one, otherwise: Some(zero) }, *rs)
+                    self.add(Filter::Logic(LogicFilter::If { cond: acc_body, then: one, otherwise: Some(zero) }), *rs)
                 }
                 Some((&outer, inner)) => {
                     let mut b = acc_body;
@@ -209,7 +210,7 @@ impl Lowerer {
                     Filter::Transform { kind: TransformKind::ReverseColor, range: None, count: false, body: test },
                     *rs,
                 );
-                test = self.add(Filter::Or(vec![test, other]), *rs);
+                test = self.add(Filter::Logic(LogicFilter::Or(vec![test, other])), *rs);
             }
             parts.push((Some(name.clone()) == own, test));
         }
@@ -240,8 +241,8 @@ fn touches_edge(ir: &crate::ir::Ir, root: FilterId) -> bool {
         }
         let node = ir.get(id);
         let squares = match node {
-            Filter::Squares(bb) => Some(*bb),
-            Filter::Pieces { squares, .. } => Some(*squares),
+            Filter::Sets(SetFilter::Squares(bb)) => Some(*bb),
+            Filter::Sets(SetFilter::Pieces { squares, .. }) => Some(*squares),
             _ => None,
         };
         if let Some(bb) = squares {

@@ -9,6 +9,7 @@
 //! Must never: panic; a square carried off the board is dropped (its piece is gone from
 //! the image), as a piece shifted off the edge is.
 
+use crate::ir::{GeometryFilter, SetFilter};
 use shakmaty::Bitboard;
 
 use super::super::Lowerer;
@@ -170,7 +171,13 @@ impl Lowerer {
                         let dirs = if df > 0 { Directions::RIGHT } else { Directions::LEFT };
                         let n = i8::try_from(df.unsigned_abs()).unwrap_or(i8::MAX);
                         s = self.add(
-                            Filter::Direction { dirs, min: n, max: n, range_variables: (None, None), arg: s },
+                            Filter::Geometry(GeometryFilter::Direction {
+                                dirs,
+                                min: n,
+                                max: n,
+                                range_variables: (None, None),
+                                arg: s,
+                            }),
                             span,
                         );
                     }
@@ -178,7 +185,13 @@ impl Lowerer {
                         let dirs = if dr > 0 { Directions::UP } else { Directions::DOWN };
                         let n = i8::try_from(dr.unsigned_abs()).unwrap_or(i8::MAX);
                         s = self.add(
-                            Filter::Direction { dirs, min: n, max: n, range_variables: (None, None), arg: s },
+                            Filter::Geometry(GeometryFilter::Direction {
+                                dirs,
+                                min: n,
+                                max: n,
+                                range_variables: (None, None),
+                                arg: s,
+                            }),
                             span,
                         );
                     }
@@ -194,24 +207,24 @@ impl Lowerer {
     fn move_slices(&mut self, set: FilterId, slices: &[(Bitboard, Directions, u8)], span: Span) -> FilterId {
         let mut parts = Vec::with_capacity(slices.len());
         for &(mask, dirs, distance) in slices {
-            let squares = self.add(Filter::Squares(mask), span);
-            let part = self.add(Filter::Intersection(vec![set, squares]), span);
+            let squares = self.add(Filter::Sets(SetFilter::Squares(mask)), span);
+            let part = self.add(Filter::Sets(SetFilter::Intersection(vec![set, squares])), span);
             parts.push(if distance == 0 {
                 part
             } else {
                 self.add(
-                    Filter::Direction {
+                    Filter::Geometry(GeometryFilter::Direction {
                         dirs,
                         min: i8::try_from(distance).unwrap_or(i8::MAX),
                         max: i8::try_from(distance).unwrap_or(i8::MAX),
                         range_variables: (None, None),
                         arg: part,
-                    },
+                    }),
                     span,
                 )
             });
         }
-        self.add(Filter::Union(parts), span)
+        self.add(Filter::Sets(SetFilter::Union(parts)), span)
     }
 }
 

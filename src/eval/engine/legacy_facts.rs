@@ -12,14 +12,21 @@ use shakmaty::{
     Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, FromSetup, Move, Position, Role, Square,
 };
 
-use super::engine::{Ctx, Loc};
-use super::value::Value;
+use super::{Ctx, Loc};
+use crate::eval::value::Value;
 use crate::ir::legacy::{marker, time_mode};
 use crate::ir::{LegacyFact, PawnShare};
 use crate::pgn::{NodeId, Played, Pos};
 
+impl Ctx<'_> {
+    /// The legacy fact `fact` at a location (see [`eval`]).
+    pub(super) fn eval_legacy_fact(&self, fact: &LegacyFact, at: Loc) -> Option<Value> {
+        eval(self, fact, at)
+    }
+}
+
 /// The fact at a location.
-pub(super) fn eval(ctx: &Ctx, fact: &LegacyFact, at: Loc) -> Option<Value> {
+fn eval(ctx: &Ctx, fact: &LegacyFact, at: Loc) -> Option<Value> {
     let yes = |b: bool| b.then_some(Value::None);
     match fact {
         LegacyFact::Region(bb) => Some(Value::Set(*bb)),
