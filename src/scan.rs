@@ -85,7 +85,7 @@ pub trait Evaluator: Sync {
 
 /// Where the scan's games come from: the games of its input files in order
 /// ([`Games`]), or the games an index ([`crate::index`]) could not rule out, read back
-/// through their locations, with a count of the games it passed over.
+/// through their locations, with the games it decided without reading them.
 pub trait GameFeed: Send {
     /// The next game to read, in input order (`None`: no more games).
     fn next_game(&mut self) -> Option<Result<RawGame, crate::input::Error>>;
@@ -93,12 +93,26 @@ pub trait GameFeed: Send {
     fn give_back(&mut self, bytes: Vec<u8>) {
         let _ = bytes;
     }
-    /// Games proved not to match and passed over unread just before the game
-    /// [`GameFeed::next_game`] last gave (or, after it gave `None`, at the end of the
-    /// input); the count is reset by the call. The scan counts them read and unmatched.
-    fn take_passed(&mut self) -> u64 {
-        0
+    /// Games accounted for without being read that come before the game the next call
+    /// of [`GameFeed::next_game`] gives (or before the end), in input order, into `out`
+    /// (a few at a time: the scan asks again until none is given, then asks for the
+    /// game).
+    fn take_decided(&mut self, out: &mut Vec<Decided>) {
+        let _ = out;
     }
+}
+
+/// Games a feed accounts for without handing them out (an index's answers that its
+/// tables decide, see docs/index.md); the scan counts them as it would have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decided {
+    /// This many games proved not to match: read and unmatched.
+    Unmatched(u64),
+    /// This many games outside the `gamenumber` range: read, not evaluated.
+    Outside(u64),
+    /// The game of this number matches, and what is written of it is its number alone:
+    /// only with [`Format::Numbers`] and [`Format::Count`], a query without `sort`.
+    Matched(u64),
 }
 
 impl GameFeed for Games {
@@ -367,9 +381,9 @@ impl RunawayTally {
 struct Batch {
     seq: u64,
     games: Vec<RawGame>,
-    /// Games the feed passed over: `(i, n)` = `n` games just before `games[i]` (or
-    /// after the last game when `i == games.len()`).
-    passed: Vec<(usize, u64)>,
+    /// Games the feed decided unread: `(i, d)` = `d` just before `games[i]` (or after
+    /// the last game when `i == games.len()`).
+    passed: Vec<(usize, Decided)>,
     /// Games cut off by a damaged input: number and the message saying so.
     cut: Vec<(u64, String)>,
 }
@@ -380,6 +394,8 @@ enum Verdict {
     PassedOver,
     /// This many games passed over by the feed (proved not to match): read, unmatched.
     Passed(u64),
+    /// This many games outside the `gamenumber` range, decided by the feed.
+    PassedOverRun(u64),
     /// Not read: the message, and the game's raw bytes when rejects are kept.
     Skipped(String, Vec<u8>),
     /// The evaluator gave up: the message.
@@ -568,12 +584,15 @@ impl Reader {
         let mut cut = Vec::new();
         let mut passed = Vec::new();
         let mut bytes = 0;
-        while games.len() < BATCH_SIZE && bytes < BATCH_BYTES {
-            let item = self.games.next_game();
-            let skipped_over = self.games.take_passed();
-            if skipped_over > 0 {
-                passed.push((games.len(), skipped_over));
+        let mut decided = Vec::new();
+        while games.len() + passed.len() < BATCH_SIZE && bytes < BATCH_BYTES {
+            // Games the feed decided unread come before its next game.
+            self.games.take_decided(&mut decided);
+            if !decided.is_empty() {
+                passed.extend(decided.drain(..).map(|d| (games.len(), d)));
+                continue;
             }
+            let item = self.games.next_game();
             let Some(item) = item else {
                 self.done = true;
                 break;
@@ -658,10 +677,24 @@ fn work<E: Evaluator>(
         outcomes.clear();
         outcomes.reserve(batch.games.len() + batch.passed.len());
         let mut passed = batch.passed.iter().peekable();
-        let pass = |n: u64| Outcome { number: 0, verdict: Verdict::Passed(n), messages: Vec::new(), partly_read: None };
+        let pass = |d: Decided| {
+            let (number, verdict) = match d {
+                Decided::Unmatched(n) => (0, Verdict::Passed(n)),
+                Decided::Outside(n) => (0, Verdict::PassedOverRun(n)),
+                Decided::Matched(number) => {
+                    debug_assert!(matches!(config.format, Format::Numbers | Format::Count));
+                    let bytes = match config.format {
+                        Format::Numbers => format!("{number}\n").into_bytes(),
+                        _ => Vec::new(),
+                    };
+                    (number, Verdict::Matched { bytes, sort: Vec::new() })
+                }
+            };
+            Outcome { number, verdict, messages: Vec::new(), partly_read: None }
+        };
         for (i, raw) in batch.games.iter().enumerate() {
-            while let Some(&(_, n)) = passed.next_if(|(at, _)| *at == i) {
-                outcomes.push(pass(n));
+            while let Some(&(_, d)) = passed.next_if(|(at, _)| *at == i) {
+                outcomes.push(pass(d));
             }
             if let Some(next) = batch.games.get(i + 1) {
                 prefetch_game(&next.bytes);
@@ -758,7 +791,7 @@ fn work<E: Evaluator>(
         }
         if !shared.stop.load(AtomicOrdering::Relaxed) {
             // Games passed over after the batch's last game (the end of the input).
-            outcomes.extend(passed.map(|&(_, n)| pass(n)));
+            outcomes.extend(passed.map(|&(_, d)| pass(d)));
         }
         if result_tx.send(BatchResult { seq: batch.seq, outcomes }).is_err() {
             break;
@@ -953,6 +986,10 @@ fn write_in_order<S>(
                         // One outcome for `n` games: the `+= 1` above was the first.
                         out.read += n - 1;
                         out.unmatched += n;
+                    }
+                    Verdict::PassedOverRun(n) => {
+                        out.read += n - 1;
+                        out.passed_over += n;
                     }
                     Verdict::Skipped(message, bytes) => {
                         out.skipped += 1;

@@ -116,6 +116,9 @@ pub struct GameRecord {
     pub checks: u32,
     /// Captures (main line and variations).
     pub captures: u32,
+    /// Positions of the game tree (main line and variations): a search whose memory
+    /// budget admits fewer skips the game.
+    pub nodes: u32,
     /// The tags in game order, values as the reader decoded them.
     pub tags: Vec<(String, Vec<u8>)>,
     /// Every distinct material of the game tree's positions, in order of first sight
@@ -148,6 +151,14 @@ pub fn material_of(pos: &impl Position) -> Material {
     m
 }
 
+/// Record `marker` as the game's termination marker (`None`, or not a marker: none).
+pub fn set_termination(r: &mut GameRecord, marker: Option<&str>) {
+    r.flags &= !(7 << TERMINATION_SHIFT);
+    if let Some(i) = marker.and_then(|t| TERMINATIONS.iter().position(|x| *x == t)) {
+        r.flags |= (i as u32 + 1) << TERMINATION_SHIFT;
+    }
+}
+
 /// The record of a game the scan could not read (or read past, too large).
 pub fn unread(raw: &RawGame, source: u32, too_large: bool) -> GameRecord {
     GameRecord {
@@ -178,11 +189,7 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
     if game.encoding == crate::pgn::TextEncoding::Windows1252 {
         r.flags |= WINDOWS_1252;
     }
-    if let Some(t) = game.termination.as_deref() {
-        if let Some(i) = TERMINATIONS.iter().position(|x| *x == t) {
-            r.flags |= (i as u32 + 1) << TERMINATION_SHIFT;
-        }
-    }
+    set_termination(&mut r, game.termination.as_deref());
     if game.tag("FEN").is_some() {
         r.flags |= SET_UP;
     }
@@ -272,5 +279,6 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
         r.final_material = node_material.get(last.index()).copied().unwrap_or(0);
     }
     r.plies = game.mainline().count().saturating_sub(1) as u32;
+    r.nodes = u32::try_from(game.nodes.len()).unwrap_or(u32::MAX);
     r
 }
