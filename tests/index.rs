@@ -82,6 +82,11 @@ fn index_answers_equal_source_answers_in_every_output_mode() {
     // `-gamenumber`, `--limit` and the gallery scripts.
     same(GAMES, ix, &["--numbers", "--cql", "mate", "-gamenumber", "100", "900"]);
     same(GAMES, ix, &["-o", "-", "--limit", "3", "--cql", "check"]);
+    // A shard of an index is the shard of its sources (scanned).
+    for k in ["1/2", "2/2"] {
+        same(GAMES, ix, &["--numbers", "--shard", k, "--cql", "player white \"a\""]);
+        same(GAMES, ix, &["-o", "-", "--shard", k, "--cql", "mate"]);
+    }
     for mode in [&["--numbers"][..], &["--count"], &["-o", "-"]] {
         same(GAMES, ix, &[mode, &["--cql", "player white \"a\"", "-gamenumber", "50", "400"]].concat());
         same(GAMES, ix, &[mode, &["--limit", "7", "--cql", "result 0-1"]].concat());

@@ -51,6 +51,9 @@ pub const WINDOWS_1252: u32 = 1 << 22;
 /// The game was larger than the build's `--max-game-bytes` and not read: an index that
 /// holds one answers every query by scanning its sources.
 pub const TOO_LARGE: u32 = 1 << 23;
+/// An unreadable game whose tags could be read (its moves, or its set-up, could not): a
+/// header-only query, which reads no moves, sees its tags (recorded) like any other.
+pub const TAGS_READ: u32 = 1 << 27;
 /// First of three bits holding the termination marker: 0 none, 1 `1-0`, 2 `0-1`,
 /// 3 `1/2-1/2`, 4 `*`.
 pub const TERMINATION_SHIFT: u32 = 24;

@@ -167,8 +167,15 @@ impl Index {
                 continue;
             }
             if s & unsure != 0 {
-                items.read(i);
-                candidates += 1;
+                // A header-only query reads no moves of a game its tags do not match: when
+                // the tags are known, such a game is unmatched whatever its moves.
+                let tags_known = s & format::STATUS_SKIPPED == 0 || s & format::STATUS_TAGS_READ != 0;
+                if exact && tags_known && verdicts[i - first] == 0 {
+                    items.unmatched();
+                } else {
+                    items.read(i);
+                    candidates += 1;
+                }
                 continue;
             }
             match verdicts[i - first] {
@@ -246,6 +253,8 @@ enum Memo {
     One(Vec<u8>),
     /// Up to three columns and the marker, packed.
     Packed(FxHashMap<u128, bool>),
+    /// Two columns of fewer than 2^30 values and the marker, packed.
+    Two(FxHashMap<u64, bool>),
     /// More.
     Wide(FxHashMap<Vec<u32>, bool>),
     /// Nothing remembered (the game number is read).
@@ -310,6 +319,8 @@ impl<'a> HeaderTest<'a> {
                     Memo::None
                 } else if columns.len() == 1 {
                     Memo::One(vec![2; (columns[0].0.len() + 1) * if result_read { 8 } else { 1 }])
+                } else if columns.len() == 2 && columns.iter().all(|(values, _)| values.len() < (1 << 30) - 1) {
+                    Memo::Two(FxHashMap::default())
                 } else if columns.len() <= 3 {
                     Memo::Packed(FxHashMap::default())
                 } else {
@@ -399,6 +410,20 @@ impl<'a> HeaderTest<'a> {
                         let mut key = if *result_read { u128::from(status[g] & 7) } else { 0 };
                         for (_, column) in columns.iter() {
                             key = (key << 32) | u128::from(column.get(g));
+                        }
+                        if let Some(&a) = known.get(&key) {
+                            return Some(a);
+                        }
+                        let answer = fresh(game, scratch);
+                        if let Some(a) = answer {
+                            known.insert(key, a);
+                        }
+                        answer
+                    }
+                    Memo::Two(known) => {
+                        let mut key = u64::from(columns[0].1.get(g)) << 31 | u64::from(columns[1].1.get(g));
+                        if *result_read {
+                            key = key << 3 | u64::from(status[g] & 7);
                         }
                         if let Some(&a) = known.get(&key) {
                             return Some(a);

@@ -29,7 +29,7 @@
 //! * flags: the fact bits of [`super::facts`], then main-line plies, checks, captures and
 //!   positions of the game tree;
 //! * status: one byte per game, what a header-only answer needs besides the tags: the
-//!   termination code (3 bits), unreadable, read in part, too large, large tree;
+//!   termination code (3 bits), unreadable, read in part, too large, large tree, tags read;
 //! * tags: the tag names, then per name its distinct values, then per game its tags as
 //!   (name, value) pairs of those tables (for queries that read every tag, and updates);
 //! * tag names (as is): the names that have a column;
@@ -74,9 +74,11 @@ pub(crate) const STATUS_TOO_LARGE: u8 = 1 << 5;
 /// Its tree has more positions than the smallest limit a search may set
 /// ([`LARGE_TREE`]).
 pub(crate) const STATUS_LARGE_TREE: u8 = 1 << 6;
-/// Positions of a game tree above which a game is marked [`STATUS_LARGE_TREE`]: the least
-/// `max_game_positions` a search can have (`scan::positions_for_memory`).
-pub(crate) const LARGE_TREE: u32 = 1000;
+/// An unreadable game whose tags could be read ([`super::facts::TAGS_READ`]).
+pub(crate) const STATUS_TAGS_READ: u8 = 1 << 7;
+/// Positions of a game tree above which a game is marked [`STATUS_LARGE_TREE`]: below the
+/// least `max_game_positions` a search can have (1,000, `scan::positions_for_memory`).
+pub(crate) const LARGE_TREE: u32 = 900;
 
 /// Games per locations section.
 pub(crate) const LOCATION_CHUNK: usize = 4096;
@@ -896,6 +898,9 @@ fn status_of(g: &GameRecord) -> u8 {
     }
     if g.nodes > LARGE_TREE {
         b |= STATUS_LARGE_TREE;
+    }
+    if g.flags & facts::TAGS_READ != 0 {
+        b |= STATUS_TAGS_READ;
     }
     b
 }

@@ -202,16 +202,39 @@ impl Evaluator for Builder {
                 let mut r = facts::of_game(raw, source, game);
                 // The termination marker as a search reads it before the moves (the last
                 // token of the game), which is what its header tests see; reading the
-                // moves can find another marker among them.
-                if scratch.parser.parse_with(raw, &mut scratch.header, &|_| false, false).is_ok() {
+                // moves can find another marker among them. When the game ends with the
+                // marker the moves gave, standing alone, it is that one.
+                let marker = game.termination.as_deref();
+                if !marker.is_some_and(|t| ends_with_token(&raw.bytes, t))
+                    && scratch.parser.parse_with(raw, &mut scratch.header, &|_| false, false).is_ok()
+                {
                     facts::set_termination(&mut r, scratch.header.termination.as_deref());
                 }
                 r
             }
-            None => facts::unread(raw, source, raw.bytes.is_empty() && self.max_game_bytes < usize::MAX),
+            None => {
+                let mut r = facts::unread(raw, source, raw.bytes.is_empty() && self.max_game_bytes < usize::MAX);
+                // What a search that reads no moves sees of it: its tags, when they can be read.
+                if !raw.bytes.is_empty()
+                    && scratch.parser.parse_with(raw, &mut scratch.header, &|_| false, false).is_ok()
+                {
+                    r.tags = scratch.header.tags.iter().map(|t| (t.name.clone(), t.value.clone())).collect();
+                    facts::set_termination(&mut r, scratch.header.termination.as_deref());
+                    r.flags |= facts::TAGS_READ;
+                }
+                r
+            }
         };
         scratch.records.push(record);
     }
+}
+
+/// Do `bytes` end with the token `token` (after blanks), a blank before it?
+fn ends_with_token(bytes: &[u8], token: &str) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let end = bytes.iter().rposition(|b| !blank(b)).map_or(0, |k| k + 1);
+    let body = &bytes[..end];
+    body.len() > token.len() && body.ends_with(token.as_bytes()) && blank(&body[body.len() - token.len() - 1])
 }
 
 /// Files to index: the files given, and the PGN files (`.pgn`, `.gz`, `.zst`, `.bz2`)

@@ -467,6 +467,20 @@ fn need(ir: &Ir, id: FilterId, depth: usize) -> Cond {
         Filter::AttackChain { sets, .. } => Cond::all(sets.iter().map(|&s| non_empty(ir, s)).collect()),
         Filter::Compare { first, rest } if rest.len() == 1 => {
             let (op, second) = rest[0];
+            // How many images of a transform match (`CountMatching`, kept when its body
+            // depends on evaluation order), compared with a number: when the count is at
+            // least 1, one of the images matches here.
+            let counting = match (ir.get(*first), ir.get(second)) {
+                (Filter::CountMatching(parts), _) => number(ir, second).map(|n| (parts, op, n)),
+                (_, Filter::CountMatching(parts)) => number(ir, *first).map(|n| (parts, flip(op), n)),
+                _ => None,
+            };
+            if let Some((parts, op, n)) = counting {
+                return match range(op, n) {
+                    Some((lo, _)) if lo >= 1 => Cond::any(parts.iter().map(|&p| need(ir, p, depth + 1)).collect()),
+                    _ => Cond::True,
+                };
+            }
             let (set, op, n) = match (counted(ir, *first), number(ir, second)) {
                 (Some(set), Some(n)) => (set, op, n),
                 _ => match (number(ir, *first), counted(ir, second)) {
