@@ -73,7 +73,7 @@ pub trait Evaluator: Sync {
 
 /// Where the scan's games come from: the games of its input files in order
 /// ([`Games`]), or the games an index ([`crate::index`]) could not rule out, read back
-/// through their locations, with a count of the games it passed over.
+/// through their locations, with the games it decided without reading them.
 pub trait GameFeed: Send {
     /// The next game to read, in input order (`None`: no more games).
     fn next_game(&mut self) -> Option<Result<RawGame, crate::input::Error>>;
@@ -81,12 +81,26 @@ pub trait GameFeed: Send {
     fn give_back(&mut self, bytes: Vec<u8>) {
         let _ = bytes;
     }
-    /// Games proved not to match and passed over unread just before the game
-    /// [`GameFeed::next_game`] last gave (or, after it gave `None`, at the end of the
-    /// input); the count is reset by the call. The scan counts them read and unmatched.
-    fn take_passed(&mut self) -> u64 {
-        0
+    /// Games accounted for without being read that come before the game the next call
+    /// of [`GameFeed::next_game`] gives (or before the end), in input order, into `out`
+    /// (a few at a time: the scan asks again until none is given, then asks for the
+    /// game).
+    fn take_decided(&mut self, out: &mut Vec<Decided>) {
+        let _ = out;
     }
+}
+
+/// Games a feed accounts for without handing them out (an index's answers that its
+/// tables decide, see docs/index.md); the scan counts them as it would have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decided {
+    /// This many games proved not to match: read and unmatched.
+    Unmatched(u64),
+    /// This many games outside the `gamenumber` range: read, not evaluated.
+    Outside(u64),
+    /// The game of this number matches, and what is written of it is its number alone:
+    /// only with [`Format::Numbers`] and [`Format::Count`], a query without `sort`.
+    Matched(u64),
 }
 
 impl GameFeed for Games {

@@ -63,6 +63,11 @@ fn index_answers_equal_source_answers_in_every_output_mode() {
         "not mate",
         "mate sort \"plies\" ply",
         "countmoves --(castle) == 0",
+        // Header-only: decided by the tag columns (numbers and counts unread).
+        "result 1-0",
+        "elo white > 1700 result 0-1",
+        "player black \"a\" or event \"Blitz\"",
+        "year >= 2017 player white \"e\"",
     ];
     let mut some_match = 0;
     for q in queries {
@@ -77,6 +82,16 @@ fn index_answers_equal_source_answers_in_every_output_mode() {
     // `-gamenumber`, `--limit` and the gallery scripts.
     same(GAMES, ix, &["--numbers", "--cql", "mate", "-gamenumber", "100", "900"]);
     same(GAMES, ix, &["-o", "-", "--limit", "3", "--cql", "check"]);
+    // A shard of an index is the shard of its sources (scanned).
+    for k in ["1/2", "2/2"] {
+        same(GAMES, ix, &["--numbers", "--shard", k, "--cql", "player white \"a\""]);
+        same(GAMES, ix, &["-o", "-", "--shard", k, "--cql", "mate"]);
+    }
+    for mode in [&["--numbers"][..], &["--count"], &["-o", "-"]] {
+        same(GAMES, ix, &[mode, &["--cql", "player white \"a\"", "-gamenumber", "50", "400"]].concat());
+        same(GAMES, ix, &[mode, &["--limit", "7", "--cql", "result 0-1"]].concat());
+        same(GAMES, ix, &[mode, &["--cql", "mate", "-gamenumber", "300", "700"]].concat());
+    }
     for script in ["smothered-mate", "back-rank-mate", "underpromotion", "lucena", "rook-vs-bishop", "knight-fork"] {
         let path = format!("{}/examples/cql/{script}.cql", env!("CARGO_MANIFEST_DIR"));
         same(GAMES, ix, &["-o", "-", &path]);
@@ -209,7 +224,7 @@ fn the_condition_passes_over_games_and_never_one_the_scan_matches() {
         let query = cqlrs::Query::compile(q, &mut cqlrs::CompileOptions::new(cqlrs::Syntax::Cql6)).unwrap();
         let plan = prune::plan(&query).expect("a query without effects may be pruned");
         let config = cqlrs::scan::ScanConfig::new();
-        let (_, selection) = index.feed(&query, &config).unwrap().expect("a feed");
+        let (_, selection) = index.feed(&query, &config, &cqlrs::output::Format::Pgn).unwrap().expect("a feed");
         assert!(
             selection.candidates * least <= selection.games,
             "{q}: {} of {} games read ({plan:?})",
@@ -222,4 +237,84 @@ fn the_condition_passes_over_games_and_never_one_the_scan_matches() {
         let query = cqlrs::Query::compile(q, &mut cqlrs::CompileOptions::new(cqlrs::Syntax::Cql6)).unwrap();
         assert!(prune::plan(&query).is_none(), "{q}");
     }
+}
+
+#[test]
+fn header_only_answers_decide_games_by_their_tags_and_read_only_what_is_written() {
+    // Termination markers inside the moves, unreadable and partly read games among
+    // header-only matches: every mode answers as the scan does.
+    let dir = temp_dir("header-only");
+    let text = "[Event \"a\"]\n[White \"Ann\"]\n[Result \"1-0\"]\n\n1. e4 0-1 e5 1-0\n\n\
+                [Event \"b\"]\n[White \"Ann\"]\n\n1. e4 e5 *\n\n\
+                [Event \"c\"]\n[White \"Bob\"]\n[Result \"0-1\"]\n\n1. e4 {1-0} 0-1\n\n\
+                [Event \"d\"]\n[White \"Ann\"]\n[FEN \"no position\"]\n\n1. e4 *\n\n\
+                [Event \"e\"]\n[White \"Ann\"]\n[Result \"1-0\"]\n\n1. e4 Ke7 2. d4 1-0\n\n\
+                [Event \"f\"]\n[White \"Ann (2400)\"]\n[WhiteElo \"2100\"]\n\n1. d4 d5 1/2-1/2\n\n";
+    let pgn = write(&dir, "h.pgn", text);
+    let ix = dir.join("h.cqlx");
+    build(&ix, &[pgn.to_str().unwrap()]);
+    let (pgn_s, ix_s) = (pgn.to_str().unwrap(), ix.to_str().unwrap());
+    for q in
+        ["result 1-0", "result 0-1", "result 1/2-1/2", "player white \"Ann\"", "elo white > 2200", "not result 1-0"]
+    {
+        for mode in [&["-o", "-"][..], &["--numbers"], &["--count"], &["--json"]] {
+            same(pgn_s, ix_s, &[mode, &["--cql", q]].concat());
+        }
+    }
+    // What a header-only count decides is not read: a source whose bytes changed (its
+    // size and time kept) still answers `--count` and `--numbers`, while writing the
+    // matches reads them and finds the change.
+    let big = write(&dir, "big.pgn", std::fs::read(GAMES).unwrap());
+    let big_ix = dir.join("big.cqlx");
+    build(&big_ix, &[big.to_str().unwrap()]);
+    let (big_s, big_ix_s) = (big.to_str().unwrap(), big_ix.to_str().unwrap());
+    let q = "player white \"a\"";
+    let before = cqlrs(&["-i", big_ix_s, "--numbers", "--cql", q]);
+    assert_eq!(before.status.code(), Some(0), "{}", stderr(&before));
+    let mut bytes = std::fs::read(&big).unwrap();
+    let modified = std::fs::metadata(&big).unwrap().modified().unwrap();
+    // Change a move of every game (the tags stay), keeping the size.
+    for k in 0..bytes.len() - 3 {
+        if &bytes[k..k + 3] == b"1. " {
+            bytes[k] = b'2';
+        }
+    }
+    std::fs::write(&big, &bytes).unwrap();
+    std::fs::File::options().write(true).open(&big).unwrap().set_modified(modified).unwrap();
+    let after = cqlrs(&["-i", big_ix_s, "--numbers", "--cql", q]);
+    assert_eq!(after.status.code(), Some(0), "{}", stderr(&after));
+    assert_eq!(before.stdout, after.stdout, "numbers are answered from the index alone");
+    let count = cqlrs(&["-i", big_ix_s, "--count", "--cql", q]);
+    assert_eq!(count.status.code(), Some(0), "{}", stderr(&count));
+    let written = cqlrs(&["-i", big_ix_s, "-o", "-", "--cql", q]);
+    assert_eq!(written.status.code(), Some(2), "writing the games reads them: {}", stderr(&written));
+    assert!(stderr(&written).contains("big.pgn") && stderr(&written).contains("changed"), "{}", stderr(&written));
+    let _ = big_s;
+}
+
+#[test]
+fn a_damaged_tag_column_is_refused_when_a_query_reads_it() {
+    let dir = temp_dir("damaged-column");
+    let ix = dir.join("g.cqlx");
+    build(&ix, &[GAMES]);
+    let good = std::fs::read(&ix).unwrap();
+    // Flip one byte in each region of the file in turn: every header-only query that
+    // reads a damaged section is refused; none panics or answers differently.
+    let scan = cqlrs(&["-i", GAMES, "--numbers", "--cql", "player white \"a\""]);
+    let mut refused = 0;
+    for k in (40..good.len()).step_by(good.len() / 50) {
+        let mut bad = good.clone();
+        bad[k] ^= 0x11;
+        let path = write(&dir, "bad.cqlx", &bad);
+        let o = cqlrs(&["-i", path.to_str().unwrap(), "--numbers", "--cql", "player white \"a\""]);
+        assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+        match o.status.code() {
+            Some(2) => {
+                refused += 1;
+                assert!(stderr(&o).contains("cqlrs index -o"), "a rebuild hint: {}", stderr(&o));
+            }
+            _ => assert_eq!(o.stdout, scan.stdout, "byte {k}: an unread section may be damaged, not a read one"),
+        }
+    }
+    assert!(refused > 0);
 }

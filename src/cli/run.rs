@@ -98,7 +98,7 @@ pub(super) fn execute(args: &Args) -> Result<i32, String> {
     // sources is scanned as usual).
     let feed = match &index {
         Some(ix) if plan.range.is_none() && plan.first_number == 1 => {
-            ix.feed(&query, &config).map_err(|e| format!("cqlrs: {}: {e}", ix.path))?
+            ix.feed(&query, &config, &format).map_err(|e| format!("cqlrs: {}: {e}", ix.path))?
         }
         _ => None,
     };

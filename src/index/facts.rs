@@ -51,6 +51,9 @@ pub const WINDOWS_1252: u32 = 1 << 22;
 /// The game was larger than the build's `--max-game-bytes` and not read: an index that
 /// holds one answers every query by scanning its sources.
 pub const TOO_LARGE: u32 = 1 << 23;
+/// An unreadable game whose tags could be read (its moves, or its set-up, could not): a
+/// header-only query, which reads no moves, sees its tags (recorded) like any other.
+pub const TAGS_READ: u32 = 1 << 27;
 /// First of three bits holding the termination marker: 0 none, 1 `1-0`, 2 `0-1`,
 /// 3 `1/2-1/2`, 4 `*`.
 pub const TERMINATION_SHIFT: u32 = 24;
@@ -116,6 +119,9 @@ pub struct GameRecord {
     pub checks: u32,
     /// Captures (main line and variations).
     pub captures: u32,
+    /// Positions of the game tree (main line and variations): a search whose memory
+    /// budget admits fewer skips the game.
+    pub nodes: u32,
     /// The tags in game order, values as the reader decoded them.
     pub tags: Vec<(String, Vec<u8>)>,
     /// Every distinct material of the game tree's positions, in order of first sight
@@ -148,6 +154,14 @@ pub fn material_of(pos: &impl Position) -> Material {
     m
 }
 
+/// Record `marker` as the game's termination marker (`None`, or not a marker: none).
+pub fn set_termination(r: &mut GameRecord, marker: Option<&str>) {
+    r.flags &= !(7 << TERMINATION_SHIFT);
+    if let Some(i) = marker.and_then(|t| TERMINATIONS.iter().position(|x| *x == t)) {
+        r.flags |= (i as u32 + 1) << TERMINATION_SHIFT;
+    }
+}
+
 /// The record of a game the scan could not read (or read past, too large).
 pub fn unread(raw: &RawGame, source: u32, too_large: bool) -> GameRecord {
     GameRecord {
@@ -178,11 +192,7 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
     if game.encoding == crate::pgn::TextEncoding::Windows1252 {
         r.flags |= WINDOWS_1252;
     }
-    if let Some(t) = game.termination.as_deref() {
-        if let Some(i) = TERMINATIONS.iter().position(|x| *x == t) {
-            r.flags |= (i as u32 + 1) << TERMINATION_SHIFT;
-        }
-    }
+    set_termination(&mut r, game.termination.as_deref());
     if game.tag("FEN").is_some() {
         r.flags |= SET_UP;
     }
@@ -272,5 +282,6 @@ pub fn of_game(raw: &RawGame, source: u32, game: &Game) -> GameRecord {
         r.final_material = node_material.get(last.index()).copied().unwrap_or(0);
     }
     r.plies = game.mainline().count().saturating_sub(1) as u32;
+    r.nodes = u32::try_from(game.nodes.len()).unwrap_or(u32::MAX);
     r
 }

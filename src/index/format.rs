@@ -1,32 +1,46 @@
-//! The `.cqlx` file: a versioned, checksummed, sectioned binary file.
+//! The `.cqlx` file: a versioned, sectioned binary file whose sections are read one by
+//! one, each only when a query needs it, and each checked as it is read.
 //!
 //! Takes in: the source descriptions and game records of a build.
-//! Gives out: the file's bytes, and back from bytes the sections a query needs.
+//! Gives out: the file's bytes, and back from the file the sections a query needs
+//! ([`IndexFile`]), read with positioned reads.
 //! Must never: panic on a cut, damaged or foreign file (every read is bounds-checked
-//! and reports [`Error::Damaged`]), or trust a length it has not checked.
+//! and reports [`Error::Damaged`]), use a byte of a section whose checksum it has not
+//! checked, or trust a length it has not checked.
 //!
-//! Layout (all integers little-endian):
+//! Layout (all fixed-size integers little-endian):
 //!
 //! ```text
 //! "CQLRSIDX"  magic, 8 bytes
 //! u32         format version (FORMAT_VERSION)
-//! u64         payload length
-//! u32         CRC-32 of the payload
-//! payload     sections, each: u8 id, u64 stored length, u64 decoded length, bytes
+//! u64         length of the whole file
+//! u32         number of sections
+//! u32         CRC-32 of the table of sections
+//! table       per section (34 bytes): u8 kind, u32 sub-id, u64 offset, u64 stored length,
+//!             u64 decoded length, u32 CRC-32 of the stored bytes, u8 codec (0 as is, 1 zstd)
+//! sections    at their offsets
 //! ```
 //!
-//! Sections other than the sources are zstd-compressed streams of variable-length
-//! integers, one entry per game in game order:
-//! * locations: per source its game count, then per game the gap from the previous
-//!   game's end, the length and the line step;
-//! * flags: the fact bits of [`super::facts`], then main-line plies, checks, captures;
+//! Sections (zstd-compressed streams of variable-length integers unless said otherwise,
+//! one entry per game in game order):
+//! * sources (as is): path, absolute path, size, time, block checksums, game count;
+//! * locations, one per chunk of 4,096 games: per game the gap from the previous game's
+//!   end, the length, the line step (from 0 at the start of each chunk and source);
+//! * flags: the fact bits of [`super::facts`], then main-line plies, checks, captures and
+//!   positions of the game tree;
+//! * status: one byte per game, what a header-only answer needs besides the tags: the
+//!   termination code (3 bits), unreadable, read in part, too large, large tree, tags read;
 //! * tags: the tag names, then per name its distinct values, then per game its tags as
-//!   (name, value) pairs of those tables, in game order;
-//! * tag columns (stored as they are): per tag name, compressed on its own, its value
-//!   table and each game's first value of it;
+//!   (name, value) pairs of those tables (for queries that read every tag, and updates);
+//! * tag names (as is): the names that have a column;
+//! * tag values, one per name: the count of distinct values, their lengths, their bytes;
+//! * tag column, one per name: the byte width w (1, 2 or 4), then per game w bytes: 0 when
+//!   the game has no tag of that name, else 1 + the value of its first one;
 //! * material: per game its mate and stalemate positions, the final main-line material,
 //!   then (with its length, so it can be passed over) its distinct materials: the first
 //!   whole or "standard start", each later one as unit changes from the one before.
+
+use std::os::unix::fs::FileExt;
 
 use super::facts::{Ending, GameRecord, Material, START_MATERIAL};
 use super::{Error, SourceInfo};
@@ -34,20 +48,40 @@ use super::{Error, SourceInfo};
 /// The first bytes of every index file.
 pub const MAGIC: &[u8; 8] = b"CQLRSIDX";
 /// The version of the layout this build writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
-/// Bytes of the fixed header before the payload.
-const HEADER: usize = 8 + 4 + 8 + 4;
+pub const FORMAT_VERSION: u32 = 3;
+/// Bytes of the fixed header before the table of sections.
+const HEADER: usize = 8 + 4 + 8 + 4 + 4;
+/// Bytes of one entry of the table of sections.
+const ENTRY: usize = 1 + 4 + 8 + 8 + 8 + 4 + 1;
 
-/// Section ids.
+/// Section kinds.
 pub(crate) const SOURCES: u8 = 1;
 pub(crate) const LOCATIONS: u8 = 2;
 pub(crate) const FLAGS: u8 = 3;
 pub(crate) const TAGS: u8 = 4;
 pub(crate) const MATERIAL: u8 = 5;
-/// Stored as it is: the tag names, then per name (each compressed on its own) its value
-/// table and, for every game, which value its first tag of that name has (0: none,
-/// else value + 1), so that a query reads only the tags it asks about.
-pub(crate) const TAG_COLUMNS: u8 = 6;
+pub(crate) const STATUS: u8 = 6;
+pub(crate) const TAG_NAMES: u8 = 7;
+pub(crate) const TAG_VALUES: u8 = 8;
+pub(crate) const TAG_COLUMN: u8 = 9;
+
+/// Bits of the status section besides the termination code (bits 0–2).
+pub(crate) const STATUS_SKIPPED: u8 = 1 << 3;
+/// Read only in part.
+pub(crate) const STATUS_PARTLY_READ: u8 = 1 << 4;
+/// Too large to keep.
+pub(crate) const STATUS_TOO_LARGE: u8 = 1 << 5;
+/// Its tree has more positions than the smallest limit a search may set
+/// ([`LARGE_TREE`]).
+pub(crate) const STATUS_LARGE_TREE: u8 = 1 << 6;
+/// An unreadable game whose tags could be read ([`super::facts::TAGS_READ`]).
+pub(crate) const STATUS_TAGS_READ: u8 = 1 << 7;
+/// Positions of a game tree above which a game is marked [`STATUS_LARGE_TREE`]: below the
+/// least `max_game_positions` a search can have (1,000, `scan::positions_for_memory`).
+pub(crate) const LARGE_TREE: u32 = 900;
+
+/// Games per locations section.
+pub(crate) const LOCATION_CHUNK: usize = 4096;
 
 /// Largest decoded section accepted (a damaged length must not make us allocate wildly).
 const MAX_SECTION: u64 = 4 << 30;
@@ -86,9 +120,6 @@ impl<'a> In<'a> {
     }
     fn damaged(&self) -> Error {
         Error::Damaged(format!("the {} section ends early or holds a bad value", self.what))
-    }
-    pub fn at_end(&self) -> bool {
-        self.pos >= self.bytes.len()
     }
     pub fn byte(&mut self) -> Result<u8, Error> {
         let b = *self.bytes.get(self.pos).ok_or_else(|| self.damaged())?;
@@ -140,89 +171,172 @@ impl<'a> In<'a> {
     }
 }
 
-/// The sections of an index file, checked and still compressed.
-pub struct Sections {
-    /// `(id, decoded length, stored bytes)`.
-    parts: Vec<(u8, u64, Vec<u8>)>,
+/// One entry of the table of sections.
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    kind: u8,
+    sub: u32,
+    offset: u64,
+    stored: u64,
+    decoded: u64,
+    crc: u32,
+    zstd: bool,
 }
 
-impl Sections {
-    /// The decoded bytes of a section (empty when the file has none of that id).
-    pub(crate) fn get(&self, id: u8) -> Result<Vec<u8>, Error> {
-        let Some((_, len, stored)) = self.parts.iter().find(|(i, _, _)| *i == id) else {
+/// An index file opened for reading: its header and table of sections checked, each
+/// section read (with a positioned read), checked and decoded when asked for.
+pub struct IndexFile {
+    file: std::fs::File,
+    entries: Vec<Entry>,
+}
+
+fn io_damage(e: std::io::Error) -> Error {
+    Error::Damaged(format!("it cannot be read: {e}"))
+}
+
+impl IndexFile {
+    /// Open `path` and check its magic, version, length and table of sections. Nothing
+    /// else is read.
+    pub fn open(path: &str) -> Result<IndexFile, Error> {
+        let file = std::fs::File::open(path).map_err(|e| Error::Io(path.to_string(), e))?;
+        let len = file.metadata().map_err(|e| Error::Io(path.to_string(), e))?.len();
+        let mut head = [0u8; HEADER];
+        let got = read_at_most(&file, &mut head, 0).map_err(|e| Error::Io(path.to_string(), e))?;
+        if got < 8 || &head[..8] != MAGIC {
+            return Err(Error::NotAnIndex);
+        }
+        if got < 12 {
+            return Err(Error::Damaged("the file is cut short inside its header".into()));
+        }
+        let version = u32::from_le_bytes(head[8..12].try_into().expect("4 bytes"));
+        if version != FORMAT_VERSION {
+            return Err(Error::Version(version));
+        }
+        if got < HEADER {
+            return Err(Error::Damaged("the file is cut short inside its header".into()));
+        }
+        let total = u64::from_le_bytes(head[12..20].try_into().expect("8 bytes"));
+        let count = u32::from_le_bytes(head[20..24].try_into().expect("4 bytes")) as u64;
+        let crc = u32::from_le_bytes(head[24..28].try_into().expect("4 bytes"));
+        if len < total {
+            return Err(Error::Damaged(format!("the file is cut short: {len} of {total} bytes")));
+        }
+        if len > total {
+            return Err(Error::Damaged("the file has bytes after its end".into()));
+        }
+        let table_end = (HEADER as u64).saturating_add(count.saturating_mul(ENTRY as u64));
+        if table_end > total {
+            return Err(Error::Damaged("its table of sections runs past its end".into()));
+        }
+        let mut table = vec![0u8; (count as usize) * ENTRY];
+        file.read_exact_at(&mut table, HEADER as u64).map_err(io_damage)?;
+        if crc32fast::hash(&table) != crc {
+            return Err(Error::Damaged("the checksum of its table of sections does not match".into()));
+        }
+        let mut entries = Vec::with_capacity(count as usize);
+        for e in table.chunks_exact(ENTRY) {
+            let u64_at = |k: usize| u64::from_le_bytes(e[k..k + 8].try_into().expect("8 bytes"));
+            let entry = Entry {
+                kind: e[0],
+                sub: u32::from_le_bytes(e[1..5].try_into().expect("4 bytes")),
+                offset: u64_at(5),
+                stored: u64_at(13),
+                decoded: u64_at(21),
+                crc: u32::from_le_bytes(e[29..33].try_into().expect("4 bytes")),
+                zstd: e[33] != 0,
+            };
+            let end = entry.offset.checked_add(entry.stored);
+            if entry.offset < table_end || end.is_none_or(|end| end > total) {
+                return Err(Error::Damaged("a section lies outside the file".into()));
+            }
+            if entry.decoded > MAX_SECTION || (!entry.zstd && entry.decoded != entry.stored) {
+                return Err(Error::Damaged("a section has an impossible length".into()));
+            }
+            entries.push(entry);
+        }
+        Ok(IndexFile { file, entries })
+    }
+
+    /// The decoded bytes of a section (empty when the file has none of that kind), read
+    /// now and checked against its checksum.
+    pub(crate) fn get(&self, kind: u8, sub: u32) -> Result<Vec<u8>, Error> {
+        let Some(e) = self.entries.iter().find(|e| e.kind == kind && e.sub == sub) else {
             return Ok(Vec::new());
         };
-        if id == SOURCES || id == TAG_COLUMNS {
-            return Ok(stored.clone());
+        let size = usize::try_from(e.stored).map_err(|_| Error::Damaged("a section length".into()))?;
+        let mut stored = vec![0u8; size];
+        self.file.read_exact_at(&mut stored, e.offset).map_err(io_damage)?;
+        if crc32fast::hash(&stored) != e.crc {
+            return Err(Error::Damaged("the checksum of a section does not match its contents".into()));
         }
-        let out = zstd::bulk::decompress(stored, *len as usize)
+        if !e.zstd {
+            return Ok(stored);
+        }
+        let out = zstd::bulk::decompress(&stored, e.decoded as usize)
             .map_err(|e| Error::Damaged(format!("a section cannot be decompressed: {e}")))?;
-        if out.len() as u64 != *len {
+        if out.len() as u64 != e.decoded {
             return Err(Error::Damaged("a section decompresses to another length than recorded".into()));
         }
         Ok(out)
     }
 }
 
-/// Check the header and checksum of an index file's bytes and cut it into sections.
-pub fn parse(bytes: Vec<u8>) -> Result<Sections, Error> {
-    if bytes.len() < 8 || &bytes[..8] != MAGIC {
-        return Err(Error::NotAnIndex);
-    }
-    if bytes.len() < HEADER {
-        return Err(Error::Damaged("the file is cut short inside its header".into()));
-    }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().expect("4 bytes"));
-    if version != FORMAT_VERSION {
-        return Err(Error::Version(version));
-    }
-    let len = u64::from_le_bytes(bytes[12..20].try_into().expect("8 bytes"));
-    let crc = u32::from_le_bytes(bytes[20..24].try_into().expect("4 bytes"));
-    let payload = &bytes[HEADER..];
-    if (payload.len() as u64) < len {
-        return Err(Error::Damaged(format!("the file is cut short: {} of {} payload bytes", payload.len(), len)));
-    }
-    if payload.len() as u64 > len {
-        return Err(Error::Damaged("the file has bytes after its end".into()));
-    }
-    if crc32fast::hash(payload) != crc {
-        return Err(Error::Damaged("its checksum does not match its contents".into()));
-    }
-    let mut cur = In::new(payload, "file");
-    let mut parts = Vec::new();
-    while !cur.at_end() {
-        let id = cur.byte()?;
-        let stored = cur.u()?;
-        let decoded = cur.u()?;
-        if decoded > MAX_SECTION {
-            return Err(Error::Damaged("a section is larger than any index holds".into()));
+/// Read up to `buf.len()` bytes at `at` (fewer only at the end of the file).
+fn read_at_most(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], at + got as u64) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
         }
-        let b = cur.fixed(usize::try_from(stored).map_err(|_| Error::Damaged("a section length".into()))?)?;
-        parts.push((id, decoded, b.to_vec()));
     }
-    Ok(Sections { parts })
+    Ok(got)
+}
+
+/// One section to write: kind, sub-id, its bytes, whether to compress them.
+struct Part {
+    kind: u8,
+    sub: u32,
+    raw: Vec<u8>,
+    zstd: bool,
 }
 
 /// Put the sections together into a file's bytes.
-fn assemble(sections: Vec<(u8, Vec<u8>)>) -> Result<Vec<u8>, Error> {
-    let mut payload = Out::default();
-    for (id, raw) in sections {
-        let stored = if id == SOURCES || id == TAG_COLUMNS {
-            raw.clone()
-        } else {
-            zstd::bulk::compress(&raw, 3).map_err(|e| Error::Build(format!("compressing the index: {e}")))?
-        };
-        payload.0.push(id);
-        payload.u(stored.len() as u64);
-        payload.u(raw.len() as u64);
-        payload.0.extend_from_slice(&stored);
+fn assemble(parts: Vec<Part>) -> Result<Vec<u8>, Error> {
+    let stored: Vec<Vec<u8>> = parts
+        .iter()
+        .map(|p| {
+            if p.zstd {
+                zstd::bulk::compress(&p.raw, 3).map_err(|e| Error::Build(format!("compressing the index: {e}")))
+            } else {
+                Ok(p.raw.clone())
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let mut table = Vec::with_capacity(parts.len() * ENTRY);
+    let mut offset = (HEADER + parts.len() * ENTRY) as u64;
+    for (p, s) in parts.iter().zip(&stored) {
+        table.push(p.kind);
+        table.extend_from_slice(&p.sub.to_le_bytes());
+        table.extend_from_slice(&offset.to_le_bytes());
+        table.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        table.extend_from_slice(&(p.raw.len() as u64).to_le_bytes());
+        table.extend_from_slice(&crc32fast::hash(s).to_le_bytes());
+        table.push(u8::from(p.zstd));
+        offset += s.len() as u64;
     }
-    let mut file = Vec::with_capacity(HEADER + payload.0.len());
+    let mut file = Vec::with_capacity(offset as usize);
     file.extend_from_slice(MAGIC);
     file.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    file.extend_from_slice(&(payload.0.len() as u64).to_le_bytes());
-    file.extend_from_slice(&crc32fast::hash(&payload.0).to_le_bytes());
-    file.extend_from_slice(&payload.0);
+    file.extend_from_slice(&offset.to_le_bytes());
+    file.extend_from_slice(&(parts.len() as u32).to_le_bytes());
+    file.extend_from_slice(&crc32fast::hash(&table).to_le_bytes());
+    file.extend_from_slice(&table);
+    for s in &stored {
+        file.extend_from_slice(s);
+    }
     Ok(file)
 }
 
@@ -239,6 +353,7 @@ fn encode_sources(sources: &[SourceInfo]) -> Vec<u8> {
         o.u(u64::from(s.compressed));
         o.u(s.block);
         o.u(s.games);
+        o.u(s.largest_game);
         o.u(s.blocks.len() as u64);
         for c in &s.blocks {
             o.0.extend_from_slice(&c.to_le_bytes());
@@ -261,13 +376,25 @@ pub(crate) fn decode_sources(bytes: &[u8]) -> Result<Vec<SourceInfo>, Error> {
         let compressed = c.u()? != 0;
         let block = c.u()?;
         let games = c.u()?;
+        let largest_game = c.u()?;
         let nb = c.count(bytes.len() / 4)?;
         let raw = c.fixed(nb * 4)?;
         let blocks = raw.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))).collect();
         if block == 0 {
             return Err(Error::Damaged("a source has a block size of 0".into()));
         }
-        out.push(SourceInfo { path, absolute, size, mtime_secs, mtime_nanos, compressed, block, games, blocks });
+        out.push(SourceInfo {
+            path,
+            absolute,
+            size,
+            mtime_secs,
+            mtime_nanos,
+            compressed,
+            block,
+            games,
+            largest_game,
+            blocks,
+        });
     }
     Ok(out)
 }
@@ -287,19 +414,53 @@ pub struct Location {
     pub file_number: u64,
 }
 
-/// Decode the locations section: one entry per game.
-pub(crate) fn decode_locations(bytes: &[u8], sources: &[SourceInfo]) -> Result<Vec<Location>, Error> {
-    let mut c = In::new(bytes, "locations");
-    let total: u64 = sources.iter().map(|s| s.games).sum();
-    let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0).min(bytes.len()));
-    for (k, s) in sources.iter().enumerate() {
+/// The locations of the games `wanted` (indices from 0, increasing), in that order, read
+/// from the chunks that hold them.
+pub(crate) fn decode_locations(
+    file: &IndexFile,
+    sources: &[SourceInfo],
+    wanted: &[u32],
+) -> Result<Vec<Location>, Error> {
+    // Where each source's games start in the game order.
+    let mut starts = Vec::with_capacity(sources.len() + 1);
+    let mut total = 0u64;
+    for s in sources {
+        starts.push(total);
+        total = total.saturating_add(s.games);
+    }
+    let mut out = Vec::with_capacity(wanted.len());
+    let mut w = 0;
+    while w < wanted.len() {
+        let chunk = wanted[w] as usize / LOCATION_CHUNK;
+        let first = (chunk * LOCATION_CHUNK) as u64;
+        if first >= total {
+            return Err(Error::Damaged("a game lies past the indexed ones".into()));
+        }
+        let bytes = file.get(LOCATIONS, chunk as u32)?;
+        let mut c = In::new(&bytes, "locations");
+        let mut source = starts.partition_point(|&s| s <= first) - 1;
         let (mut end, mut line) = (0u64, 0u64);
-        for n in 0..s.games {
+        let last = (first + LOCATION_CHUNK as u64).min(total);
+        for g in first..last {
+            if g > first && source + 1 < starts.len() && g == starts[source + 1] {
+                // Skip sources without games.
+                while source + 1 < starts.len() && g >= starts[source + 1] {
+                    source += 1;
+                }
+                (end, line) = (0, 0);
+            }
             let offset = end.checked_add_signed(c.i()?).ok_or_else(|| Error::Damaged("a game offset".into()))?;
             let len = c.u()?;
             line = line.checked_add_signed(c.i()?).ok_or_else(|| Error::Damaged("a game line".into()))?;
             end = offset.saturating_add(len);
-            out.push(Location { source: k as u32, offset, len, line, file_number: n + 1 });
+            if wanted.get(w) == Some(&(g as u32)) {
+                let file_number = g - starts[source] + 1;
+                out.push(Location { source: source as u32, offset, len, line, file_number });
+                w += 1;
+            }
+        }
+        if wanted.get(w).is_some_and(|&next| (next as u64) < last) {
+            return Err(Error::Damaged("the wanted games are not in order".into()));
         }
     }
     Ok(out)
@@ -316,6 +477,8 @@ pub struct Flags {
     pub checks: u32,
     /// Captures.
     pub captures: u32,
+    /// Positions of the game tree (main line and variations).
+    pub nodes: u32,
 }
 
 /// Decode the flags section.
@@ -323,7 +486,7 @@ pub(crate) fn decode_flags(bytes: &[u8], games: usize) -> Result<Vec<Flags>, Err
     let mut c = In::new(bytes, "flags");
     let mut out = Vec::with_capacity(games.min(bytes.len()));
     for _ in 0..games {
-        out.push(Flags { bits: c.u32()?, plies: c.u32()?, checks: c.u32()?, captures: c.u32()? });
+        out.push(Flags { bits: c.u32()?, plies: c.u32()?, checks: c.u32()?, captures: c.u32()?, nodes: c.u32()? });
     }
     Ok(out)
 }
@@ -383,55 +546,104 @@ impl TagTable {
     }
 }
 
-/// The tag columns read back for some names: for each name asked, the value of every
-/// game's first tag of that name (`None`: the game has no such tag).
-pub(crate) fn tag_columns(
-    sections: &Sections,
-    wanted: &[String],
-    games: usize,
-) -> Result<Vec<(Vec<Vec<u8>>, Vec<u32>)>, Error> {
-    let bytes = sections.get(TAG_COLUMNS)?;
-    let mut c = In::new(&bytes, "tag columns");
+/// The status section read back: one byte per game (see the module's layout).
+pub(crate) fn decode_status(bytes: Vec<u8>, games: usize) -> Result<Vec<u8>, Error> {
+    if bytes.len() != games {
+        return Err(Error::Damaged("the status section does not hold one entry per game".into()));
+    }
+    Ok(bytes)
+}
+
+/// The names that have a tag column, in the order of their sub-ids.
+pub(crate) fn tag_column_names(file: &IndexFile) -> Result<Vec<String>, Error> {
+    let bytes = file.get(TAG_NAMES, 0)?;
+    let mut c = In::new(&bytes, "tag names");
     let n = c.count(bytes.len())?;
-    let mut names = Vec::with_capacity(n);
+    (0..n).map(|_| c.string()).collect()
+}
+
+/// The distinct values of one tag name, by value number.
+pub struct TagValues {
+    ends: Vec<usize>,
+    blob: Vec<u8>,
+}
+
+impl TagValues {
+    /// How many distinct values.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Are there none?
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The bytes of value `v` (`v < len()`).
+    pub fn get(&self, v: usize) -> &[u8] {
+        let start = if v == 0 { 0 } else { self.ends[v - 1] };
+        &self.blob[start..self.ends[v]]
+    }
+}
+
+/// The value table of a name no game has.
+pub(crate) fn tag_values_empty() -> TagValues {
+    TagValues { ends: Vec::new(), blob: Vec::new() }
+}
+
+/// The value table of the tag column `k`.
+pub(crate) fn tag_values(file: &IndexFile, k: u32) -> Result<TagValues, Error> {
+    let bytes = file.get(TAG_VALUES, k)?;
+    let mut c = In::new(&bytes, "tag values");
+    let n = c.count(bytes.len())?;
+    let mut ends = Vec::with_capacity(n);
+    let mut end = 0usize;
     for _ in 0..n {
-        names.push(c.string()?);
+        end = end.checked_add(c.count(bytes.len())?).ok_or_else(|| Error::Damaged("a tag value".into()))?;
+        ends.push(end);
     }
-    let mut blobs = Vec::with_capacity(n);
-    for _ in 0..n {
-        let raw = c.u()?;
-        blobs.push((raw, c.bytes()?));
+    let blob = c.fixed(end)?.to_vec();
+    Ok(TagValues { ends, blob })
+}
+
+/// One tag name's column: for every game, 0 when it has no tag of that name, else 1 +
+/// the value number of its first one.
+pub struct TagColumn {
+    width: usize,
+    /// The width byte, then the entries.
+    data: Vec<u8>,
+}
+
+impl TagColumn {
+    /// The entry of game `g` (an index from 0, below the game count it was read for).
+    #[inline]
+    pub fn get(&self, g: usize) -> u32 {
+        let at = 1 + g * self.width;
+        match self.width {
+            1 => u32::from(self.data[at]),
+            2 => u32::from(u16::from_le_bytes([self.data[at], self.data[at + 1]])),
+            _ => u32::from_le_bytes(self.data[at..at + 4].try_into().expect("4 bytes")),
+        }
     }
-    let mut out = Vec::new();
-    for w in wanted {
-        let Some(k) = names.iter().position(|x| x == w) else {
-            // No game has this tag.
-            out.push((Vec::new(), vec![0; games]));
-            continue;
-        };
-        let (raw, packed) = blobs[k];
-        if raw > MAX_SECTION {
-            return Err(Error::Damaged("a tag column is larger than any index holds".into()));
-        }
-        let part = zstd::bulk::decompress(packed, raw as usize)
-            .map_err(|e| Error::Damaged(format!("a tag column cannot be decompressed: {e}")))?;
-        let mut p = In::new(&part, "tag columns");
-        let k = p.count(part.len())?;
-        let mut values = Vec::with_capacity(k);
-        for _ in 0..k {
-            values.push(p.bytes()?.to_vec());
-        }
-        let mut column = Vec::with_capacity(games);
-        for _ in 0..games {
-            let v = p.u32()?;
-            if v as usize > values.len() {
-                return Err(Error::Damaged("a tag column refers to no value".into()));
-            }
-            column.push(v);
-        }
-        out.push((values, column));
+
+    /// A column for a name no game has.
+    pub(crate) fn empty(games: usize) -> TagColumn {
+        TagColumn { width: 1, data: vec![0; games + 1] }
     }
-    Ok(out)
+}
+
+/// The column `k` for `games` games whose values lie below `values` + 1.
+pub(crate) fn tag_column(file: &IndexFile, k: u32, games: usize, values: usize) -> Result<TagColumn, Error> {
+    let bytes = file.get(TAG_COLUMN, k)?;
+    let width = usize::from(*bytes.first().ok_or_else(|| Error::Damaged("a tag column is empty".into()))?);
+    if !matches!(width, 1 | 2 | 4) || bytes.len() != 1 + width * games {
+        return Err(Error::Damaged("a tag column does not hold one entry per game".into()));
+    }
+    let column = TagColumn { width, data: bytes };
+    if values < (1usize << (8 * width)) - 1 && (0..games).any(|g| column.get(g) as usize > values) {
+        return Err(Error::Damaged("a tag column refers to no value".into()));
+    }
+    Ok(column)
 }
 
 /// The material section read back one game at a time.
@@ -553,25 +765,33 @@ fn encode_material(o: &mut Out, r: &GameRecord) {
 pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, Error> {
     let mut loc = Out::default();
     let mut flags = Out::default();
+    let mut status = Vec::with_capacity(games.len());
     let mut mat = Out::default();
     let mut names: Vec<String> = Vec::new();
     let mut name_ids: rustc_hash::FxHashMap<&str, u32> = rustc_hash::FxHashMap::default();
     let mut values: Vec<Vec<&[u8]>> = Vec::new();
     let mut value_ids: Vec<rustc_hash::FxHashMap<&[u8], u32>> = Vec::new();
     let mut tag_games = Out::default();
-    let mut at = 0usize;
-    for (k, s) in sources.iter().enumerate() {
-        let mine = &games[at..at + s.games as usize];
-        at += s.games as usize;
-        let (mut end, mut line) = (0u64, 0u64);
-        for g in mine {
-            debug_assert_eq!(g.source as usize, k);
-            loc.i(g.offset as i64 - end as i64);
-            loc.u(g.len);
-            loc.i(g.line as i64 - line as i64);
-            end = g.offset + g.len;
-            line = g.line;
+    // Locations in chunks of LOCATION_CHUNK games, each a section: a query decodes only
+    // the chunks of the games it reads.
+    let mut chunks = Vec::new();
+    let (mut end, mut line, mut source) = (0u64, 0u64, u32::MAX);
+    for (gi, g) in games.iter().enumerate() {
+        if gi % LOCATION_CHUNK == 0 && gi > 0 {
+            chunks.push(std::mem::take(&mut loc.0));
         }
+        if gi % LOCATION_CHUNK == 0 || g.source != source {
+            // Each chunk, and each source, starts from offset 0 and line 0.
+            (end, line, source) = (0, 0, g.source);
+        }
+        loc.i(g.offset as i64 - end as i64);
+        loc.u(g.len);
+        loc.i(g.line as i64 - line as i64);
+        end = g.offset + g.len;
+        line = g.line;
+    }
+    if !loc.0.is_empty() {
+        chunks.push(std::mem::take(&mut loc.0));
     }
     // For each name, the games that have it and the value of their first tag of it.
     let mut firsts: Vec<Vec<(u32, u32)>> = Vec::new();
@@ -580,6 +800,8 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
         flags.u(u64::from(g.plies));
         flags.u(u64::from(g.checks));
         flags.u(u64::from(g.captures));
+        flags.u(u64::from(g.nodes));
+        status.push(status_of(g));
         tag_games.u(g.tags.len() as u64);
         for (name, value) in &g.tags {
             let n = *name_ids.entry(name.as_str()).or_insert_with(|| {
@@ -605,31 +827,6 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
         }
         encode_material(&mut mat, g);
     }
-    // One column per name: the value of each game's first tag of that name.
-    let mut columns = Out::default();
-    columns.u(names.len() as u64);
-    for n in &names {
-        columns.bytes(n.as_bytes());
-    }
-    for (k, name) in names.iter().enumerate() {
-        let mut part = Out::default();
-        part.u(values[k].len() as u64);
-        for x in &values[k] {
-            part.bytes(x);
-        }
-        let _ = name;
-        let mut set = firsts.get(k).map(|v| v.iter()).into_iter().flatten().peekable();
-        for gi in 0..games.len() as u32 {
-            match set.next_if(|(g, _)| *g == gi) {
-                Some((_, v)) => part.u(u64::from(*v) + 1),
-                None => part.u(0),
-            }
-        }
-        let packed =
-            zstd::bulk::compress(&part.0, 3).map_err(|e| Error::Build(format!("compressing the index: {e}")))?;
-        columns.u(part.0.len() as u64);
-        columns.bytes(&packed);
-    }
     let mut tags = Out::default();
     tags.u(names.len() as u64);
     for n in &names {
@@ -642,24 +839,82 @@ pub fn encode(sources: &[SourceInfo], games: &[GameRecord]) -> Result<Vec<u8>, E
         }
     }
     tags.0.extend_from_slice(&tag_games.0);
-    assemble(vec![
-        (SOURCES, encode_sources(sources)),
-        (LOCATIONS, loc.0),
-        (FLAGS, flags.0),
-        (TAGS, tags.0),
-        (TAG_COLUMNS, columns.0),
-        (MATERIAL, mat.0),
-    ])
+    let mut column_names = Out::default();
+    column_names.u(names.len() as u64);
+    for n in &names {
+        column_names.bytes(n.as_bytes());
+    }
+    let mut parts = vec![
+        Part { kind: SOURCES, sub: 0, raw: encode_sources(sources), zstd: false },
+        Part { kind: STATUS, sub: 0, raw: status, zstd: true },
+        Part { kind: TAG_NAMES, sub: 0, raw: column_names.0, zstd: false },
+    ];
+    // One value table and one column per name: a query reads only those it asks about.
+    for k in 0..names.len() {
+        let mut table = Out::default();
+        table.u(values[k].len() as u64);
+        for x in &values[k] {
+            table.u(x.len() as u64);
+        }
+        for x in &values[k] {
+            table.0.extend_from_slice(x);
+        }
+        parts.push(Part { kind: TAG_VALUES, sub: k as u32, raw: table.0, zstd: true });
+        let width: usize = match values[k].len() + 1 {
+            n if n <= 0xff => 1,
+            n if n <= 0xffff => 2,
+            _ => 4,
+        };
+        let mut column = Vec::with_capacity(1 + width * games.len());
+        column.push(width as u8);
+        let mut set = firsts.get(k).map(|v| v.iter()).into_iter().flatten().peekable();
+        for gi in 0..games.len() as u32 {
+            let entry = set.next_if(|(g, _)| *g == gi).map_or(0, |(_, v)| v + 1);
+            column.extend_from_slice(&entry.to_le_bytes()[..width]);
+        }
+        parts.push(Part { kind: TAG_COLUMN, sub: k as u32, raw: column, zstd: true });
+    }
+    for (k, chunk) in chunks.into_iter().enumerate() {
+        parts.push(Part { kind: LOCATIONS, sub: k as u32, raw: chunk, zstd: true });
+    }
+    parts.push(Part { kind: FLAGS, sub: 0, raw: flags.0, zstd: true });
+    parts.push(Part { kind: TAGS, sub: 0, raw: tags.0, zstd: true });
+    parts.push(Part { kind: MATERIAL, sub: 0, raw: mat.0, zstd: true });
+    assemble(parts)
+}
+
+/// A game's byte of the status section.
+fn status_of(g: &GameRecord) -> u8 {
+    use super::facts;
+    let mut b = ((g.flags >> facts::TERMINATION_SHIFT) & 7) as u8;
+    if g.flags & facts::SKIPPED != 0 {
+        b |= STATUS_SKIPPED;
+    }
+    if g.flags & facts::PARTLY_READ != 0 {
+        b |= STATUS_PARTLY_READ;
+    }
+    if g.flags & facts::TOO_LARGE != 0 {
+        b |= STATUS_TOO_LARGE;
+    }
+    if g.nodes > LARGE_TREE {
+        b |= STATUS_LARGE_TREE;
+    }
+    if g.flags & facts::TAGS_READ != 0 {
+        b |= STATUS_TAGS_READ;
+    }
+    b
 }
 
 /// Every game record of an index read back (for `--update`, which writes the index
 /// again with more games, and for tests).
-pub fn decode_all(sections: &Sections, sources: &[SourceInfo]) -> Result<Vec<GameRecord>, Error> {
-    let locations = decode_locations(&sections.get(LOCATIONS)?, sources)?;
-    let games = locations.len();
-    let flags = decode_flags(&sections.get(FLAGS)?, games)?;
-    let tags = TagTable::new(sections.get(TAGS)?)?;
-    let mat_bytes = sections.get(MATERIAL)?;
+pub fn decode_all(file: &IndexFile, sources: &[SourceInfo]) -> Result<Vec<GameRecord>, Error> {
+    let games = usize::try_from(sources.iter().map(|s| s.games).sum::<u64>())
+        .map_err(|_| Error::Damaged("its game count".into()))?;
+    let all: Vec<u32> = (0..games as u32).collect();
+    let locations = decode_locations(file, sources, &all)?;
+    let flags = decode_flags(&file.get(FLAGS, 0)?, games)?;
+    let tags = TagTable::new(file.get(TAGS, 0)?)?;
+    let mat_bytes = file.get(MATERIAL, 0)?;
     let mut walk = MaterialWalk::new(&mat_bytes);
     let mut out: Vec<GameRecord> = Vec::with_capacity(games);
     let mut m = GameMaterial::default();
@@ -675,6 +930,7 @@ pub fn decode_all(sections: &Sections, sources: &[SourceInfo]) -> Result<Vec<Gam
             plies: f.plies,
             checks: f.checks,
             captures: f.captures,
+            nodes: f.nodes,
             tags: Vec::new(),
             materials: m.materials.clone(),
             final_material: m.final_material,

@@ -29,7 +29,7 @@ use crate::scan::{Evaluator, ScanConfig, ScanEvents};
 use facts::GameRecord;
 
 /// Bytes of a source covered by one block checksum.
-pub const BLOCK_BYTES: u64 = 64 << 10;
+pub const BLOCK_BYTES: u64 = 16 << 10;
 
 /// What went wrong with an index: one error type for this layer.
 #[derive(Debug)]
@@ -91,6 +91,8 @@ pub struct SourceInfo {
     pub blocks: Vec<u32>,
     /// Games it holds.
     pub games: u64,
+    /// Bytes of its largest game (a search with a smaller `--max-game-bytes` scans).
+    pub largest_game: u64,
 }
 
 fn mtime(meta: &std::fs::Metadata) -> (i64, u32) {
@@ -146,6 +148,7 @@ impl SourceInfo {
             block: BLOCK_BYTES,
             blocks,
             games: 0,
+            largest_game: 0,
         })
     }
 
@@ -176,8 +179,16 @@ struct Builder {
     max_game_bytes: usize,
 }
 
+/// A build worker's records, and the parser it reads headers with.
+#[derive(Default)]
+struct BuildScratch {
+    records: Vec<GameRecord>,
+    parser: crate::pgn::GameParser,
+    header: Game,
+}
+
 impl Evaluator for Builder {
-    type Scratch = Vec<GameRecord>;
+    type Scratch = BuildScratch;
     fn wants_moves(&self, _scratch: &Self::Scratch, _game: &Game) -> bool {
         true
     }
@@ -186,11 +197,44 @@ impl Evaluator for Builder {
     }
     fn observe(&self, scratch: &mut Self::Scratch, raw: &RawGame, game: Option<&Game>) {
         let source = self.sources.get(&raw.file).copied().unwrap_or(u32::MAX);
-        scratch.push(match game {
-            Some(game) => facts::of_game(raw, source, game),
-            None => facts::unread(raw, source, raw.bytes.is_empty() && self.max_game_bytes < usize::MAX),
-        });
+        let record = match game {
+            Some(game) => {
+                let mut r = facts::of_game(raw, source, game);
+                // The termination marker as a search reads it before the moves (the last
+                // token of the game), which is what its header tests see; reading the
+                // moves can find another marker among them. When the game ends with the
+                // marker the moves gave, standing alone, it is that one.
+                let marker = game.termination.as_deref();
+                if !marker.is_some_and(|t| ends_with_token(&raw.bytes, t))
+                    && scratch.parser.parse_with(raw, &mut scratch.header, &|_| false, false).is_ok()
+                {
+                    facts::set_termination(&mut r, scratch.header.termination.as_deref());
+                }
+                r
+            }
+            None => {
+                let mut r = facts::unread(raw, source, raw.bytes.is_empty() && self.max_game_bytes < usize::MAX);
+                // What a search that reads no moves sees of it: its tags, when they can be read.
+                if !raw.bytes.is_empty()
+                    && scratch.parser.parse_with(raw, &mut scratch.header, &|_| false, false).is_ok()
+                {
+                    r.tags = scratch.header.tags.iter().map(|t| (t.name.clone(), t.value.clone())).collect();
+                    facts::set_termination(&mut r, scratch.header.termination.as_deref());
+                    r.flags |= facts::TAGS_READ;
+                }
+                r
+            }
+        };
+        scratch.records.push(record);
     }
+}
+
+/// Do `bytes` end with the token `token` (after blanks), a blank before it?
+fn ends_with_token(bytes: &[u8], token: &str) -> bool {
+    let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n');
+    let end = bytes.iter().rposition(|b| !blank(b)).map_or(0, |k| k + 1);
+    let body = &bytes[..end];
+    body.len() > token.len() && body.ends_with(token.as_bytes()) && blank(&body[body.len() - token.len() - 1])
 }
 
 /// Files to index: the files given, and the PGN files (`.pgn`, `.gz`, `.zst`, `.bz2`)
@@ -281,13 +325,15 @@ fn read_sources(
     if outcome.interrupted != 0 {
         return Err(Error::Build("interrupted; nothing was written".into()));
     }
-    let mut records: Vec<GameRecord> = outcome.scratches.into_iter().flatten().collect();
+    let mut records: Vec<GameRecord> = outcome.scratches.into_iter().flat_map(|s| s.records).collect();
     records.sort_unstable_by_key(|r| r.number);
     if records.len() as u64 != outcome.read || records.iter().any(|r| r.source == u32::MAX) {
         return Err(Error::Build("the build lost count of games; nothing was written".into()));
     }
     for r in &records {
-        infos[r.source as usize].games += 1;
+        let info = &mut infos[r.source as usize];
+        info.games += 1;
+        info.largest_game = info.largest_game.max(r.len);
     }
     Ok((infos, records))
 }
@@ -330,7 +376,7 @@ pub fn build(output: &str, inputs: &[String], threads: usize, events: &dyn ScanE
 pub fn update(path: &str, inputs: &[String], threads: usize, events: &dyn ScanEvents) -> Result<Built, Error> {
     let index = Index::open(path)?;
     index.check_sources()?;
-    let mut records = format::decode_all(&index.sections, &index.sources)?;
+    let mut records = format::decode_all(&index.file, &index.sources)?;
     let paths = expand_inputs(inputs)?;
     for p in &paths {
         if index.sources.iter().any(|s| &s.path == p) {
@@ -350,8 +396,8 @@ pub fn update(path: &str, inputs: &[String], threads: usize, events: &dyn ScanEv
     Ok(built_of(&records, bytes.len()))
 }
 
-/// An index file opened for answering: its sources, and its sections still compressed
-/// (each is decoded when a query needs it).
+/// An index file opened for answering: its sources; every other section is read when a
+/// query needs it.
 pub struct Index {
     /// The file's path.
     pub path: String,
@@ -359,20 +405,20 @@ pub struct Index {
     pub sources: Vec<SourceInfo>,
     /// Games in all.
     pub games: u64,
-    sections: format::Sections,
+    file: format::IndexFile,
 }
 
 impl Index {
-    /// Open and check an index file (magic, version, length, checksum).
+    /// Open and check an index file (magic, version, length, table of sections, the
+    /// sources section).
     pub fn open(path: &str) -> Result<Index, Error> {
-        let bytes = std::fs::read(path).map_err(|e| Error::Io(path.to_string(), e))?;
-        let sections = format::parse(bytes)?;
-        let sources = format::decode_sources(&sections.get(format::SOURCES)?)?;
+        let file = format::IndexFile::open(path)?;
+        let sources = format::decode_sources(&file.get(format::SOURCES, 0)?)?;
         if sources.is_empty() {
             return Err(Error::Damaged("it names no source".into()));
         }
         let games = sources.iter().map(|s| s.games).sum();
-        Ok(Index { path: path.to_string(), sources, games, sections })
+        Ok(Index { path: path.to_string(), sources, games, file })
     }
 
     /// Check every source unchanged (size and modification time).
@@ -387,6 +433,6 @@ impl Index {
 
     /// Every game record (tests, `--update`).
     pub fn records(&self) -> Result<Vec<GameRecord>, Error> {
-        format::decode_all(&self.sections, &self.sources)
+        format::decode_all(&self.file, &self.sources)
     }
 }

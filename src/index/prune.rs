@@ -26,7 +26,7 @@ use shakmaty::{Bitboard, Color, Role};
 use super::facts::{self, Material};
 use super::format::GameMaterial;
 use crate::eval::Query;
-use crate::ir::{CmpOp, Filter, FilterId, HeaderField, Ir, MoveKind, MoveSource, MoveValue, PieceMask};
+use crate::ir::{props, CmpOp, Filter, FilterId, HeaderField, Ir, MoveKind, MoveSource, MoveValue, PieceMask};
 
 /// A bound on how many pieces of some kinds stand on the board: the kinds (bits of
 /// [`Material`]'s indices), and the inclusive range their total must lie in.
@@ -190,6 +190,15 @@ impl Cond {
         }
     }
 
+    /// Does the condition read the fact bits of the flags section?
+    pub fn needs_flags(&self) -> bool {
+        match self {
+            Cond::All(v) | Cond::Any(v) => v.iter().any(Cond::needs_flags),
+            Cond::Promotes(_) | Cond::Castles(_) => true,
+            _ => false,
+        }
+    }
+
     /// Does the condition read the material section?
     pub fn needs_material(&self) -> bool {
         match self {
@@ -254,8 +263,62 @@ pub fn plan(query: &Query) -> Option<Plan> {
     Some(Plan { tags: tags_read(ir), cond })
 }
 
+/// A header-only query's root cut into its conjuncts, each compiled on its own with the
+/// tags it reads, so that each is tested once per distinct value of its own tags (a game
+/// matches when every part does). `None` when the root is not such a conjunction, or a
+/// part reads anything but the header or could see what another part did (variables,
+/// regular-expression groups, comments: [`props::depends_on_evaluation_order`]), or the
+/// settings restrict games (then the whole query is tested at once).
+pub fn header_parts(query: &Query) -> Option<Vec<(Query, TagsRead)>> {
+    let ir = query.ir();
+    let root = ir.root?;
+    let Filter::Logic(LogicFilter::And(parts)) = ir.get(root) else {
+        return None;
+    };
+    let s = &ir.settings;
+    if parts.len() < 2 || s.gamenumber.is_some() || s.result.is_some() || s.per_game {
+        return None;
+    }
+    let mut memo = props::Memo::default();
+    let mut out = Vec::with_capacity(parts.len());
+    for &p in parts {
+        if !props::is_header_only_before_replay(ir, p) || props::depends_on_evaluation_order(ir, p, &mut memo) {
+            return None;
+        }
+        let ids = subtree(ir, p)?;
+        let mut sub = ir.clone();
+        sub.root = Some(p);
+        let mut part = Query::new(sub).ok()?;
+        part.set_limits(query.limits().clone());
+        if part.needs_positions() {
+            return None;
+        }
+        out.push((part, tags_of(ir, ids.into_iter())));
+    }
+    Some(out)
+}
+
+/// The filters under `id` (itself included), or `None` past the analysis depth.
+fn subtree(ir: &Ir, id: FilterId) -> Option<Vec<FilterId>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(id, 0usize)];
+    while let Some((f, depth)) = stack.pop() {
+        if depth > 200 || out.len() > 100_000 {
+            return None;
+        }
+        out.push(f);
+        stack.extend(crate::ir::visit::children(ir.get(f)).into_iter().map(|c| (c, depth + 1)));
+    }
+    Some(out)
+}
+
 /// The tags the query's header filters read.
 fn tags_read(ir: &Ir) -> TagsRead {
+    tags_of(ir, (0..ir.len()).map(|i| FilterId(i as u32)))
+}
+
+/// The tags the filters `ids` and the query's settings read.
+fn tags_of(ir: &Ir, ids: impl Iterator<Item = FilterId>) -> TagsRead {
     let mut names: Vec<String> = Vec::new();
     let mut number = ir.settings.gamenumber.is_some();
     let add = |n: &str, names: &mut Vec<String>| {
@@ -269,8 +332,8 @@ fn tags_read(ir: &Ir) -> TagsRead {
     if ir.settings.per_game {
         return TagsRead::All;
     }
-    for i in 0..ir.len() {
-        match ir.get(FilterId(i as u32)) {
+    for id in ids {
+        match ir.get(id) {
             Filter::Header(HeaderFilter::Field(field)) => match field {
                 // Transforms swap the colour in the IR itself, so the colour here is
                 // the tag read.
@@ -415,6 +478,22 @@ fn need(ir: &Ir, id: FilterId, depth: usize) -> Cond {
         }
         Filter::Numbers(NumberFilter::Compare { first, rest }) if rest.len() == 1 => {
             let (op, second) = rest[0];
+            // How many images of a transform match (`CountMatching`, kept when its body
+            // depends on evaluation order), compared with a number: when the count is at
+            // least 1, one of the images matches here.
+            let counting = match (ir.get(*first), ir.get(second)) {
+                (Filter::Logic(LogicFilter::CountMatching(parts)), _) => number(ir, second).map(|n| (parts, op, n)),
+                (_, Filter::Logic(LogicFilter::CountMatching(parts))) => {
+                    number(ir, *first).map(|n| (parts, flip(op), n))
+                }
+                _ => None,
+            };
+            if let Some((parts, op, n)) = counting {
+                return match range(op, n) {
+                    Some((lo, _)) if lo >= 1 => Cond::any(parts.iter().map(|&p| need(ir, p, depth + 1)).collect()),
+                    _ => Cond::True,
+                };
+            }
             let (set, op, n) = match (counted(ir, *first), number(ir, second)) {
                 (Some(set), Some(n)) => (set, op, n),
                 _ => match (number(ir, *first), counted(ir, second)) {

@@ -60,6 +60,10 @@ impl<S> Consumer<Outcome> for Accounts<'_, S> {
                 self.out.read += n - 1;
                 self.out.unmatched += n;
             }
+            Verdict::PassedOverRun(n) => {
+                self.out.read += n - 1;
+                self.out.passed_over += n;
+            }
             Verdict::Skipped(message, bytes) => {
                 self.out.skipped += 1;
                 events.warning(&message);

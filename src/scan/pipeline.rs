@@ -28,7 +28,7 @@ use std::sync::Mutex;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
 
-use super::{GameFeed, Runaway, ScanEvents, RUNAWAY_MIN_GAMES, RUNAWAY_SHARE};
+use super::{Decided, GameFeed, Runaway, ScanEvents, RUNAWAY_MIN_GAMES, RUNAWAY_SHARE};
 use crate::input::RawGame;
 
 /// Most raw games in a batch a worker takes from the input.
@@ -58,9 +58,9 @@ pub trait Job: Sync {
     /// The record of one game cut out of the input; `cut` is set (the message) when the
     /// input damaged it or it is too large to keep, so that it cannot be read.
     fn game(&self, worker: &mut Self::Worker, raw: &RawGame, cut: Option<&str>, control: &Control) -> Self::Record;
-    /// The record of `n` games the feed proved not to match and passed over unread
-    /// (`None`: the job does not count them).
-    fn passed(&self, n: u64) -> Option<Self::Record>;
+    /// The record of games the feed decided without handing them out (see [`Decided`];
+    /// `None`: the job does not count them).
+    fn decided(&self, decided: Decided) -> Option<Self::Record>;
 }
 
 /// What sees the records of a run, in input order, on the thread that started it.
@@ -210,9 +210,9 @@ pub fn run<J: Job>(
 struct Batch {
     seq: u64,
     games: Vec<RawGame>,
-    /// Games the feed passed over: `(i, n)` = `n` games just before `games[i]` (or
-    /// after the last game when `i == games.len()`).
-    passed: Vec<(usize, u64)>,
+    /// Games the feed decided unread: `(i, d)` = `d` just before `games[i]` (or after
+    /// the last game when `i == games.len()`).
+    passed: Vec<(usize, Decided)>,
     /// Games cut off by a damaged input: number and the message saying so.
     cut: Vec<(u64, String)>,
 }
@@ -298,12 +298,15 @@ impl Reader {
         let mut cut = Vec::new();
         let mut passed = Vec::new();
         let mut bytes = 0;
-        while games.len() < BATCH_SIZE && bytes < BATCH_BYTES {
-            let item = self.games.next_game();
-            let skipped_over = self.games.take_passed();
-            if skipped_over > 0 {
-                passed.push((games.len(), skipped_over));
+        let mut decided = Vec::new();
+        while games.len() + passed.len() < BATCH_SIZE && bytes < BATCH_BYTES {
+            // Games the feed decided unread come before its next game.
+            self.games.take_decided(&mut decided);
+            if !decided.is_empty() {
+                passed.extend(decided.drain(..).map(|d| (games.len(), d)));
+                continue;
             }
+            let item = self.games.next_game();
             let Some(item) = item else {
                 self.done = true;
                 break;
@@ -385,8 +388,8 @@ fn work<J: Job>(
         records.reserve(batch.games.len() + batch.passed.len());
         let mut passed = batch.passed.iter().peekable();
         for (i, raw) in batch.games.iter().enumerate() {
-            while let Some(&(_, n)) = passed.next_if(|(at, _)| *at == i) {
-                records.extend(job.passed(n));
+            while let Some(&(_, d)) = passed.next_if(|(at, _)| *at == i) {
+                records.extend(job.decided(d));
             }
             if let Some(next) = batch.games.get(i + 1) {
                 prefetch_game(&next.bytes);
@@ -401,7 +404,7 @@ fn work<J: Job>(
         }
         if !shared.control.stopped() {
             // Games passed over after the batch's last game (the end of the input).
-            records.extend(passed.filter_map(|&(_, n)| job.passed(n)));
+            records.extend(passed.filter_map(|&(_, d)| job.decided(d)));
         }
         if result_tx.send(BatchResult { seq: batch.seq, records }).is_err() {
             break;

@@ -10,7 +10,7 @@
 //! Must never: let a malformed game stop the scan, or write a game cut short.
 
 use super::pipeline::{abandoned_warning, partly_read_warning, printable, Control, Job};
-use super::{sort_key, Evaluator, ScanConfig, SortOrder};
+use super::{sort_key, Decided, Evaluator, ScanConfig, SortOrder};
 use crate::eval::SortValue;
 use crate::input::RawGame;
 use crate::output::{render_game, Format};
@@ -24,6 +24,9 @@ pub(crate) enum Verdict {
     PassedOver,
     /// This many games passed over by the feed (proved not to match): read, unmatched.
     Passed(u64),
+    /// This many games outside the `gamenumber` range, decided by the feed: read, not
+    /// evaluated.
+    PassedOverRun(u64),
     /// Not read: the message, and the game's raw bytes when rejects are kept.
     Skipped(String, Vec<u8>),
     /// The evaluator gave up: the message.
@@ -76,8 +79,21 @@ impl<E: Evaluator> Job for QueryJob<'_, E> {
         QueryWorker { parser, game: Game::default(), scratch: E::Scratch::default() }
     }
 
-    fn passed(&self, n: u64) -> Option<Outcome> {
-        Some(Outcome { number: 0, verdict: Verdict::Passed(n), messages: Vec::new(), partly_read: None })
+    fn decided(&self, decided: Decided) -> Option<Outcome> {
+        let (number, verdict) = match decided {
+            Decided::Unmatched(n) => (0, Verdict::Passed(n)),
+            Decided::Outside(n) => (0, Verdict::PassedOverRun(n)),
+            Decided::Matched(number) => {
+                // Only with numbers or a count written (see `Decided::Matched`).
+                debug_assert!(matches!(self.format, Format::Numbers | Format::Count));
+                let bytes = match self.format {
+                    Format::Numbers => format!("{number}\n").into_bytes(),
+                    _ => Vec::new(),
+                };
+                (number, Verdict::Matched { bytes, sort: Vec::new() })
+            }
+        };
+        Some(Outcome { number, verdict, messages: Vec::new(), partly_read: None })
     }
 
     fn game(&self, worker: &mut Self::Worker, raw: &RawGame, cut: Option<&str>, control: &Control) -> Outcome {

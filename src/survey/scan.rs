@@ -169,7 +169,7 @@ impl Job for SurveyJob<'_> {
     }
 
     /// A survey reads its files whole: its feed passes over no game.
-    fn passed(&self, _n: u64) -> Option<SurveyGame> {
+    fn decided(&self, _decided: crate::scan::Decided) -> Option<SurveyGame> {
         None
     }
 }
