@@ -224,7 +224,7 @@ fn the_condition_passes_over_games_and_never_one_the_scan_matches() {
         let query = cqlrs::Query::compile(q, &mut cqlrs::CompileOptions::new(cqlrs::Syntax::Cql6)).unwrap();
         let plan = prune::plan(&query).expect("a query without effects may be pruned");
         let config = cqlrs::scan::ScanConfig::new();
-        let (_, selection) = index.feed(&query, &config, &cqlrs::output::Format::Pgn).unwrap().expect("a feed");
+        let (_, selection) = index.feed(&query, &config, &cqlrs::output::Format::Numbers).unwrap().expect("a feed");
         assert!(
             selection.candidates * least <= selection.games,
             "{q}: {} of {} games read ({plan:?})",
