@@ -17,6 +17,10 @@
 //!   path that is a file's module decides. A module and its ancestors are one unit (a
 //!   parent declares and re-exports its children), so uses between them do not count.
 //! - A circle is two files each using the other.
+//!
+//! It also holds docs/architecture.md to the code: its table of where each CQL 6 keyword
+//! is read is the parser's own (`FAMILY_WORDS`), and every file it and the README's map
+//! of the layout name exists.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -382,4 +386,66 @@ fn the_readers_understand_the_forms_they_rely_on() {
     assert_eq!(declared_fn("    pub(crate) fn run<E>("), Some("run"));
     assert_eq!(declared_fn("    // fn not_code()"), None);
     assert_eq!(declared_fn("    let f = |x| x; // fn"), None);
+}
+
+/// The table of docs/architecture.md: one row per parser family, its words sorted.
+fn keyword_table() -> String {
+    let mut out = String::from("| parser family | keywords |\n|---|---|\n");
+    for (family, words) in cqlrs::lang::cql6::parser::FAMILY_WORDS {
+        let mut words: Vec<&str> = words.to_vec();
+        words.sort_unstable();
+        let listed: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+        out.push_str(&format!("| `{family}` | {} |\n", listed.join(" ")));
+    }
+    out
+}
+
+#[test]
+fn the_keyword_table_of_the_architecture_is_the_parsers() {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md")).unwrap();
+    let start = "<!-- keywords: generated from lang::cql6::parser::FAMILY_WORDS -->\n";
+    let end = "<!-- end keywords -->";
+    let a = doc.find(start).expect("docs/architecture.md has the keyword table's start marker") + start.len();
+    let b = doc[a..].find(end).expect("and its end marker") + a;
+    let expected = keyword_table();
+    assert!(
+        doc[a..b] == expected,
+        "docs/architecture.md's keyword table is not the parser's; put this between the markers:\n{expected}"
+    );
+    // Every keyword is in the table once.
+    let total: usize = cqlrs::lang::cql6::parser::FAMILY_WORDS.iter().map(|(_, w)| w.len()).sum();
+    assert_eq!(total, cqlrs::lang::cql6::parser::KEYWORDS.len());
+    assert!(expected.contains("`pin`") && expected.contains("| `attacks_and_geometry` |"));
+}
+
+/// The paths written in back quotes in a Markdown text that name files or folders of the
+/// repository (`src/…`, `tests/…`, `docs/…`, …), without patterns (`<family>`, `*`).
+fn files_named_in(text: &str) -> Vec<String> {
+    let roots = ["src/", "tests/", "docs/", "scripts/", "benches/", "assets/", "examples/", "fuzz/", ".ci/"];
+    text.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|t| roots.iter().any(|r| t.starts_with(r)))
+        .filter(|t| !t.contains(['<', '*', ' ', '{']))
+        .map(|t| t.trim_end_matches('/').to_string())
+        .collect()
+}
+
+#[test]
+fn the_architecture_and_the_readme_name_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut missing = Vec::new();
+    let mut seen = 0;
+    for doc in ["docs/architecture.md", "README.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        for path in files_named_in(&text) {
+            seen += 1;
+            if !root.join(&path).exists() {
+                missing.push(format!("{doc}: `{path}`"));
+            }
+        }
+    }
+    assert!(seen > 20, "the docs name the files of the layout ({seen} found)");
+    assert!(missing.is_empty(), "files named in the docs that do not exist:\n{}", missing.join("\n"));
+    assert_eq!(files_named_in("see `src/a.rs`, `docs/<x>.md` and `ir::visit`"), vec!["src/a.rs".to_string()]);
 }

@@ -18,8 +18,7 @@
 //! every position of the tree (main line and variations) and every mate and stalemate.
 
 use crate::ir::{
-    GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, OutputFilter, PositionStateFilter,
-    SetFilter, VariableFilter,
+    GeometryFilter, HeaderFilter, Keyword62Filter, LogicFilter, NumberFilter, PositionStateFilter, SetFilter,
 };
 use shakmaty::{Bitboard, Color, Role};
 
@@ -228,21 +227,11 @@ pub struct Plan {
     pub cond: Cond,
 }
 
-/// Filters whose evaluation shows on games that do not match, or carries state from
-/// game to game: a query holding one is never pruned.
-fn shows_on_unmatched(f: &Filter) -> bool {
-    matches!(
-        f,
-        Filter::Output(OutputFilter::Message { .. })
-            | Filter::Keyword62(
-                Keyword62Filter::WriteFile(..)
-                    | Keyword62Filter::ReadFile(..)
-                    | Keyword62Filter::Abort(..)
-                    | Keyword62Filter::PathDebug
-            )
-            | Filter::Variables(VariableFilter::DictSet { .. } | VariableFilter::DictUnbind { .. })
-            | Filter::Keyword62(Keyword62Filter::LastGameNumber)
-    )
+/// Filters that read what the run has done outside the game (a file, perhaps written by
+/// an earlier game; the number of the last game read): a query holding one is never
+/// pruned, as the games passed over would change what they read.
+fn reads_the_run(f: &Filter) -> bool {
+    matches!(f, Filter::Keyword62(Keyword62Filter::ReadFile(..) | Keyword62Filter::LastGameNumber))
 }
 
 /// The pruning plan of a query, or `None` when no game may be passed over.
@@ -256,7 +245,11 @@ pub fn plan(query: &Query) -> Option<Plan> {
     if query.sequential() || ir.vars.iter().any(|v| v.persistent) {
         return None;
     }
-    if (0..ir.len()).any(|i| shows_on_unmatched(ir.get(FilterId(i as u32)))) {
+    // What a game that does not match leaves seen (a message, a file written, state a
+    // later game reads), decided by the IR's effect facts: such a game may not go unread.
+    if props::effects(ir, root) == props::Effects::BeyondTheGame
+        || (0..ir.len()).any(|i| reads_the_run(ir.get(FilterId(i as u32))))
+    {
         return None;
     }
     let cond = need(ir, root, 0).lift();

@@ -60,9 +60,11 @@ const BP_INTER: u8 = 11;
 const BP_ATTACK_WORD: u8 = 12;
 const BP_POSTFIX: u8 = 13;
 
-/// Each keyword family (one module of this parser) with the words it owns. A word
-/// belongs to exactly one family (checked by a test); [`KEYWORDS`] is their union.
-pub(super) const FAMILY_WORDS: &[(&str, &[&str])] = &[
+/// Each keyword family (one module of this parser, `src/lang/cql6/parser/<family>.rs`)
+/// with the CQL 6 words it parses: where a keyword of the language is read. A word belongs
+/// to exactly one family (checked by a test; docs/architecture.md lists them, checked by
+/// `tests/architecture.rs`); [`KEYWORDS`] is their union.
+pub const FAMILY_WORDS: &[(&str, &[&str])] = &[
     ("attacks_and_geometry", attacks_and_geometry::WORDS),
     ("cql_header", cql_header::WORDS),
     ("dictionaries", dictionaries::WORDS),
