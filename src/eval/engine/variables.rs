@@ -54,10 +54,10 @@ impl<'a> Ctx<'a> {
                 Some(Value::None)
             }
             VariableFilter::SquareIter { var, domain, body, forall } => {
-                return self.square_iter(f, var, domain, body, forall, at)
+                return self.square_or_piece_iter(f, (*var, *domain, *body), *forall, false, at)
             }
             VariableFilter::PieceIter { var, domain, body, forall } => {
-                return self.piece_iter(f, var, domain, body, forall, at)
+                return self.square_or_piece_iter(f, (*var, *domain, *body), *forall, true, at)
             }
             VariableFilter::IdentityIter { var, mask, body } => return self.identity_iter(*var, *mask, *body, at),
             VariableFilter::While { cond: Some(c), body }
@@ -248,98 +248,55 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// `square [all] x in Z F` (the iteration `f`): bind `var` to each square of the domain.
-    /// Existential: the squares for which the body matched; universal: whether it matched at
-    /// each.
-    fn square_iter(
+    /// `square [all] x in Z F` (`pieces` false: `var` is bound to each square of the domain)
+    /// or `piece [all] y in Z F` (`pieces` true: bound to the piece on each occupied square),
+    /// the iteration `f`. Existential: the squares for which the body matched; universal:
+    /// whether it matched at each.
+    fn square_or_piece_iter(
         &mut self,
         f: FilterId,
-        var: &VarId,
-        domain: &FilterId,
-        body: &FilterId,
-        forall: &bool,
+        (var, domain, body): (VarId, FilterId, FilterId),
+        forall: bool,
+        pieces: bool,
         at: Loc,
     ) -> Eval {
-        let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok({
-            // A domain filter that does not match (`move to …` with no such move) is
-            // the empty set: `square all` over it holds vacuously, as in CQL 6.2.
-            let dom = match self.set_value(*domain, at)? {
-                Some(dom) => dom,
-                None if *forall => Bitboard::EMPTY,
-                None => return Ok(None),
+        // A domain filter that does not match (`move to …` with no such move) is the empty
+        // set: `square all` over it holds vacuously, as in CQL 6.2.
+        let dom = match self.set_value(domain, at)? {
+            Some(dom) => dom,
+            None if forall => Bitboard::EMPTY,
+            None => return Ok(None),
+        };
+        // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
+        let dom = if forall { dom } else { self.squares_to_try(f, dom, at) };
+        // The piece identities, read once (only a piece iteration needs them).
+        let ids = pieces.then(|| self.ids(at));
+        let saved = self.set_var(var, None);
+        let mut hits = Bitboard::EMPTY;
+        let mut all = true;
+        for sq in dom {
+            let value = match &ids {
+                Some(ids) => match ids.at(sq) {
+                    0 => continue,
+                    id => Value::Piece(id),
+                },
+                None => Value::square(sq),
             };
-            // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
-            let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
-            let saved = self.set_var(*var, None);
-            let mut hits = Bitboard::EMPTY;
-            let mut all = true;
-            for sq in dom {
-                self.set_var(*var, Some(Value::square(sq)));
-                if self.test(*body, at)? {
-                    hits.add(sq);
-                } else if *forall {
-                    all = false;
-                    break;
-                }
+            self.set_var(var, Some(value));
+            if self.test(body, at)? {
+                hits.add(sq);
+            } else if forall {
+                all = false;
+                break;
             }
-            self.set_var(*var, saved);
-            if *forall {
-                found(all)
-            } else if hits.is_empty() {
-                None
-            } else {
-                Some(Value::Set(hits))
-            }
-        })
-    }
-
-    /// `piece [all] y in Z F` (the iteration `f`): bind `var` to the piece on each square of
-    /// the domain. Existential: the squares whose piece made the body match; universal:
-    /// whether it matched for each piece.
-    fn piece_iter(
-        &mut self,
-        f: FilterId,
-        var: &VarId,
-        domain: &FilterId,
-        body: &FilterId,
-        forall: &bool,
-        at: Loc,
-    ) -> Eval {
-        let found = |b: bool| if b { Some(Value::None) } else { None };
-        Ok({
-            let dom = match self.set_value(*domain, at)? {
-                Some(dom) => dom,
-                None if *forall => Bitboard::EMPTY,
-                None => return Ok(None),
-            };
-            // Squares where the body fails at once are not tried (`plan::Plan::Iteration`).
-            let dom = if *forall { dom } else { self.squares_to_try(f, dom, at) };
-            let ids = self.ids(at);
-            let saved = self.set_var(*var, None);
-            let mut hits = Bitboard::EMPTY;
-            let mut all = true;
-            for sq in dom {
-                let id = ids.at(sq);
-                if id == 0 {
-                    continue;
-                }
-                self.set_var(*var, Some(Value::Piece(id)));
-                if self.test(*body, at)? {
-                    hits.add(sq);
-                } else if *forall {
-                    all = false;
-                    break;
-                }
-            }
-            self.set_var(*var, saved);
-            if *forall {
-                found(all)
-            } else if hits.is_empty() {
-                None
-            } else {
-                Some(Value::Set(hits))
-            }
+        }
+        self.set_var(var, saved);
+        Ok(if forall {
+            all.then_some(Value::None)
+        } else if hits.is_empty() {
+            None
+        } else {
+            Some(Value::Set(hits))
         })
     }
 }
